@@ -1,0 +1,39 @@
+# nop-sim: `make run` and `make test` set themselves up on a fresh clone.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+
+.PHONY: run test test-slow bench lint clean-cache clean install
+
+# One install step for everything: the dev extra is a superset of the runtime.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/nop-sim frequencies --hands 2000000 --moved "Two Pair>Full House"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow
+
+bench: $(STAMP)
+	$(BIN)/nop-sim bench evaluator
+
+lint: $(STAMP)
+	$(BIN)/ruff check nop_sim tests scripts
+
+clean-cache:
+	find . -name __pycache__ -type d -prune -not -path './$(VENV)/*' -exec rm -rf {} +
+	find . -name '*.nbi' -not -path './$(VENV)/*' -delete
+	find . -name '*.nbc' -not -path './$(VENV)/*' -delete
+
+clean: clean-cache
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,1 @@
+"""Numba kernels: plain arrays and scalars only, no Python objects."""
