@@ -1,0 +1,148 @@
+"""Policies as rows of a parameter table (no Python in the hot loop).
+
+Each seat's policy is one float64 row of ``N_AGENT_PARAMS`` numbers; the
+columns are named in :data:`nop_sim.types.AGENT_PARAM_NAMES`:
+
+=============  ===============================================================
+random         1: every choice uniform over the legal ones (actions, sizes,
+               promotions, hedges, discards, mucks, drafts, targets); 0: use
+               the parameters below
+call_margin    call when judged strength >= pot odds + call_margin
+               (negative = looser); strength is the chance to beat all live
+               opponents under the LIVE column, wilds and elevation
+bet_threshold  bet or raise when strength >= bet_threshold
+bluff          probability of betting / raising whatever the strength
+station        1: never fold and never bet or raise (calls everything)
+bet_fraction   pot-limit / no-limit bet size as a fraction of the pot
+manipulate     promote your own category when manipulate * (gain in win
+               chance) * pot exceeds the fee (0 = never manipulate)
+hedge          hedge when hedge * expected payout exceeds the cost
+               (0 = never hedge)
+draw_aim       probability of drawing for the plan the column rewards most
+               (else the classic "keep pairs, else high cards")
+muck           probability of mucking a shown-down hand that cannot win
+draft_skill    probability of drafting the most valuable Disruptor (else
+               uniformly)
+noise          width of uniform noise added to judged strength
+=============  ===============================================================
+
+Presets: ``random``, ``station``, ``rock``, ``maniac``, ``manipulator``,
+``hedger``, ``balanced``. A seat is a preset name, a mapping of parameters
+(optionally with ``preset`` as the base), or a row of numbers.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from nop_sim import types as T
+
+__all__ = ["AgentError", "PRESETS", "agent_row", "agent_table", "preset_names"]
+
+
+class AgentError(ValueError):
+    """An unknown preset or policy parameter, or a parameter out of range."""
+
+
+def _row(**values: float) -> dict[str, float]:
+    base = dict(
+        random=0.0, call_margin=0.0, bet_threshold=0.7, bluff=0.02, station=0.0,
+        bet_fraction=0.6, manipulate=0.0, hedge=0.0, draw_aim=1.0, muck=1.0,
+        draft_skill=1.0, noise=0.05,
+    )
+    base.update(values)
+    return base
+
+
+PRESETS: dict[str, dict[str, float]] = {
+    "random": _row(random=1.0, draw_aim=0.0, muck=0.5, draft_skill=0.0, noise=0.0),
+    "station": _row(station=1.0, bet_threshold=2.0, bluff=0.0, call_margin=-1.0,
+                    muck=0.0, draft_skill=0.5),
+    "rock": _row(call_margin=0.15, bet_threshold=0.8, bluff=0.0, bet_fraction=0.5),
+    "maniac": _row(call_margin=-0.25, bet_threshold=0.35, bluff=0.3, bet_fraction=1.0,
+                   manipulate=0.5, hedge=0.3, noise=0.2),
+    "manipulator": _row(call_margin=0.0, bet_threshold=0.65, bluff=0.05, manipulate=3.0),
+    "hedger": _row(call_margin=0.0, bet_threshold=0.65, bluff=0.05, hedge=2.0),
+    "balanced": _row(call_margin=0.02, bet_threshold=0.65, bluff=0.05, manipulate=1.0,
+                     hedge=1.0),
+}
+
+# (lowest, highest) of each parameter
+_BOUNDS = {
+    "random": (0.0, 1.0), "call_margin": (-1.0, 1.0), "bet_threshold": (0.0, 2.0),
+    "bluff": (0.0, 1.0), "station": (0.0, 1.0), "bet_fraction": (0.0, 10.0),
+    "manipulate": (0.0, 100.0), "hedge": (0.0, 100.0), "draw_aim": (0.0, 1.0),
+    "muck": (0.0, 1.0), "draft_skill": (0.0, 1.0), "noise": (0.0, 1.0),
+}
+assert tuple(_BOUNDS) == T.AGENT_PARAM_NAMES
+
+
+def preset_names() -> tuple[str, ...]:
+    return tuple(PRESETS)
+
+
+def _preset(name: str) -> dict[str, float]:
+    if name not in PRESETS:
+        close = difflib.get_close_matches(str(name), list(PRESETS), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise AgentError(f"unknown agent preset {name!r}.{hint} Allowed: {', '.join(PRESETS)}")
+    return dict(PRESETS[name])
+
+
+def agent_row(spec: str | Mapping[str, Any] | Sequence[float]) -> np.ndarray:
+    """One seat's parameter row, float64 ``(N_AGENT_PARAMS,)``.
+
+    ``spec`` is a preset name, a mapping of parameter -> value (``preset``
+    names the base, default ``balanced``) or a full row of numbers.
+    """
+    if isinstance(spec, str):
+        values = _preset(spec)
+    elif isinstance(spec, Mapping):
+        spec = dict(spec)
+        values = _preset(str(spec.pop("preset", "balanced")))
+        for key, value in spec.items():
+            if key not in values:
+                close = difflib.get_close_matches(str(key), list(values), n=1)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise AgentError(
+                    f"unknown agent parameter {key!r}.{hint} Allowed: "
+                    f"preset, {', '.join(T.AGENT_PARAM_NAMES)}"
+                )
+            values[key] = value
+    else:
+        row = np.asarray(spec, dtype=float)
+        if row.shape != (T.N_AGENT_PARAMS,):
+            raise AgentError(
+                f"an agent row needs {T.N_AGENT_PARAMS} numbers "
+                f"({', '.join(T.AGENT_PARAM_NAMES)}), got shape {row.shape}"
+            )
+        values = dict(zip(T.AGENT_PARAM_NAMES, row.tolist(), strict=True))
+    out = np.empty(T.N_AGENT_PARAMS, dtype=T.PARAM_DTYPE)
+    for i, name in enumerate(T.AGENT_PARAM_NAMES):
+        value = values[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            raise AgentError(f"agent parameter {name} = {value!r} is not a number")
+        lo, hi = _BOUNDS[name]
+        if not lo <= float(value) <= hi:
+            raise AgentError(
+                f"agent parameter {name} = {value!r} is out of range: allowed {lo} to {hi}"
+            )
+        out[i] = float(value)
+    return out
+
+
+def agent_table(seats: str | Sequence, players: int) -> np.ndarray:
+    """The parameter table, float64 ``(players, N_AGENT_PARAMS)``.
+
+    ``seats`` is one spec for every seat or a list of one spec per seat.
+    """
+    if isinstance(seats, (str, Mapping)):
+        seats = [seats] * players
+    seats = list(seats)
+    if len(seats) != players:
+        raise AgentError(f"{len(seats)} agents given for {players} players: give one per seat")
+    return np.stack([agent_row(s) for s in seats]).astype(T.PARAM_DTYPE)

@@ -1,0 +1,181 @@
+"""The Disruptor catalog as data, and mixes -> the arrays the kernels take (SPEC 7).
+
+The catalog ships as ``nop_sim/data/disruptors.toml``: one ``[[card]]`` per id
+with its type, default copies and the number its effect uses. A *mix* says
+which cards form the Disruptor deck and how many copies of each: the name of a
+shipped mix (``default`` = the 85-card catalog, ``none``, ``chaos``) or an
+explicit table ``{id: copies}``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+from nop_sim import types as T
+
+__all__ = [
+    "Catalog",
+    "DisruptorCard",
+    "DisruptorArrays",
+    "SHIPPED_MIXES",
+    "load_catalog",
+    "mix_arrays",
+    "resolve_mix",
+]
+
+SHIPPED_MIXES = ("default", "none", "chaos")
+MAX_COPIES = 64
+
+
+class MixError(ValueError):
+    """A Disruptor mix names an unknown card or a bad number of copies."""
+
+
+@dataclass(frozen=True)
+class DisruptorCard:
+    """One catalog entry."""
+
+    id: str
+    index: int
+    type: str
+    copies: int
+    amount: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The shipped catalog: cards in kernel-id order and the shipped mixes."""
+
+    cards: tuple[DisruptorCard, ...]
+    mixes: Mapping[str, Mapping[str, int]]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.cards)
+
+    def card(self, card_id: str) -> DisruptorCard:
+        for c in self.cards:
+            if c.id == card_id:
+                return c
+        raise MixError(_unknown_id_message(card_id, self.ids))
+
+
+@dataclass(frozen=True)
+class DisruptorArrays:
+    """What the kernels take.
+
+    deck : int64 (n_cards,)   card ids of the mix, copies repeated, unshuffled
+    type : int64 (25,)        TYPE_INSTANT / TYPE_PERSONAL / TYPE_COMMUNITY per id
+    amount : int64 (25,)      the number of each card's effect
+    """
+
+    deck: np.ndarray
+    type: np.ndarray
+    amount: np.ndarray
+
+
+def _unknown_id_message(card_id: object, ids: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(str(card_id), ids, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return f"unknown Disruptor id {card_id!r}.{hint} Allowed: {', '.join(ids)}"
+
+
+@lru_cache(maxsize=1)
+def load_catalog() -> Catalog:
+    """Read and check ``nop_sim/data/disruptors.toml`` (once per process)."""
+    raw = resources.files("nop_sim").joinpath("data/disruptors.toml").read_bytes()
+    data = tomllib.loads(raw.decode("utf-8"))
+    cards = []
+    for index, entry in enumerate(data.get("card", [])):
+        card = DisruptorCard(
+            id=str(entry["id"]), index=index, type=str(entry["type"]),
+            copies=int(entry["copies"]), amount=int(entry.get("amount", 0)),
+            text=str(entry.get("text", "")),
+        )
+        # The effects are code: the data must list the ids in the kernels' order.
+        if index >= T.N_DISRUPTORS or T.DISRUPTOR_IDS[index] != card.id:
+            raise RuntimeError(
+                f"disruptors.toml card {index} is {card.id!r}; the kernels expect "
+                f"{T.DISRUPTOR_IDS[index] if index < T.N_DISRUPTORS else 'no more cards'}"
+            )
+        if card.type not in T.TYPE_NAMES:
+            raise RuntimeError(f"disruptors.toml: {card.id} has unknown type {card.type!r}")
+        cards.append(card)
+    if len(cards) != T.N_DISRUPTORS:
+        raise RuntimeError(f"disruptors.toml lists {len(cards)} cards, expected {T.N_DISRUPTORS}")
+    mixes = {"default": {c.id: c.copies for c in cards}}
+    for name, table in data.get("mix", {}).items():
+        mixes[name] = dict(table)
+    catalog = Catalog(cards=tuple(cards), mixes=mixes)
+    for name, table in mixes.items():
+        _check_table(table, catalog.ids, where=f"shipped mix {name!r}")
+    return catalog
+
+
+def _check_table(table: Mapping, ids: tuple[str, ...], where: str) -> dict[str, int]:
+    out = {}
+    for key, copies in table.items():
+        if key not in ids:
+            raise MixError(f"{where}: " + _unknown_id_message(key, ids))
+        if isinstance(copies, bool) or not isinstance(copies, (int, np.integer)):
+            raise MixError(
+                f"{where}: copies of {key!r} must be an integer 0..{MAX_COPIES}, got {copies!r}"
+            )
+        if not 0 <= int(copies) <= MAX_COPIES:
+            raise MixError(
+                f"{where}: copies of {key!r} = {copies} is out of range; allowed 0..{MAX_COPIES}"
+            )
+        out[key] = int(copies)
+    return out
+
+
+def resolve_mix(mix: str | Mapping[str, int]) -> dict[str, int]:
+    """The table id -> copies of a mix name or an explicit table (ids not named: 0).
+
+    Raises
+    ------
+    MixError
+        Unknown mix name, unknown card id, copies negative or not an integer.
+    """
+    catalog = load_catalog()
+    if isinstance(mix, str):
+        if mix not in catalog.mixes:
+            close = difflib.get_close_matches(mix, list(catalog.mixes), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise MixError(
+                f"unknown Disruptor mix {mix!r}.{hint} Allowed: "
+                f"{', '.join(catalog.mixes)}, or a table of card id -> copies"
+            )
+        table = catalog.mixes[mix]
+        where = f"mix {mix!r}"
+    elif isinstance(mix, Mapping):
+        table = mix
+        where = "disruptors table"
+    else:
+        raise MixError(
+            f"disruptors must be a mix name ({', '.join(catalog.mixes)}) or a table of "
+            f"card id -> copies, got {mix!r}"
+        )
+    checked = _check_table(table, catalog.ids, where)
+    return {c.id: checked.get(c.id, 0) for c in catalog.cards}
+
+
+def mix_arrays(mix: str | Mapping[str, int]) -> DisruptorArrays:
+    """Arrays of a mix for the kernels (see :class:`DisruptorArrays`)."""
+    catalog = load_catalog()
+    copies = resolve_mix(mix)
+    deck = np.repeat(
+        np.arange(T.N_DISRUPTORS, dtype=np.int64),
+        [copies[c.id] for c in catalog.cards],
+    )
+    kind = np.array([T.TYPE_NAMES.index(c.type) for c in catalog.cards], dtype=np.int64)
+    amount = np.array([c.amount for c in catalog.cards], dtype=np.int64)
+    return DisruptorArrays(deck=deck, type=kind, amount=amount)
