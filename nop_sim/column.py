@@ -38,10 +38,20 @@ class Category(IntEnum):
     @property
     def label(self) -> str:
         """Readable name, e.g. ``"Two Pair"``."""
-        return self.name.replace("_", " ").title()
+        return _LABELS[self]
 
     def __str__(self) -> str:
         return self.label
+
+
+_LABELS = {
+    Category.FLUSH_FIVE: "Flush Five", Category.FLUSH_HOUSE: "Flush House",
+    Category.FIVE_OF_A_KIND: "Five of a Kind", Category.ROYAL_FLUSH: "Royal Flush",
+    Category.STRAIGHT_FLUSH: "Straight Flush", Category.FOUR_OF_A_KIND: "Four of a Kind",
+    Category.FULL_HOUSE: "Full House", Category.FLUSH: "Flush", Category.STRAIGHT: "Straight",
+    Category.THREE_OF_A_KIND: "Three of a Kind", Category.TWO_PAIR: "Two Pair",
+    Category.ONE_PAIR: "One Pair", Category.HIGH_CARD: "High Card",
+}
 
 
 def _key(text: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numba
 
-JIT_OPTIONS = dict(nopython=True, cache=True, nogil=True, fastmath=False, error_model="numpy")
+JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
 
 def jit(*args, **overrides):

@@ -1,0 +1,270 @@
+"""Public hand evaluation: which hand is best under today's Ranking Column.
+
+Validate, allocate, call a kernel, wrap. The kernels live in
+:mod:`nop_sim.kernels.evaluate`, whose docstring defines the score.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from nop_sim.cards import CARD_DTYPE, MAX_DECKS, format_cards, validate_cards
+from nop_sim.column import DEFAULT_COLUMN, N_CATEGORIES, Category, Column
+from nop_sim.kernels import evaluate as _k
+
+__all__ = [
+    "BestHand",
+    "best_category",
+    "best_hand",
+    "category_of_scores",
+    "evaluate",
+    "profile",
+]
+
+MASK_LIMIT = 1 << 13
+MAX_CARDS = 8
+
+
+def _column_positions(column) -> np.ndarray:
+    """int8 positions per category id from a Column or an array of ids (top first)."""
+    if isinstance(column, Column):
+        return column.positions()
+    arr = np.asarray(column)
+    if arr.ndim != 1 or arr.shape[0] != N_CATEGORIES or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(
+            f"column {arr.tolist()!r} must be a Column or 13 integer category ids, top first"
+        )
+    return Column.from_array(arr).positions()
+
+
+def _masks(value, n: int, name: str, allowed: str) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(value))
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} must be an integer 13-bit mask ({allowed}), got {value!r}")
+    arr = arr.astype(np.int64)
+    if arr.ndim != 1 or arr.shape[0] not in (1, n):
+        raise ValueError(f"{name} must be one mask or one per hand ({n}), got shape {arr.shape}")
+    bad = (arr < 0) | (arr >= MASK_LIMIT)
+    if bad.any():
+        raise ValueError(
+            f"{name} {int(arr[bad][0])} is outside 0..8191 (a 13-bit mask: {allowed})"
+        )
+    return arr
+
+
+def _prepare(cards, decks: int, wild_ranks, elevated=0):
+    arr = np.asarray(cards)
+    single = arr.ndim == 1
+    if single:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise ValueError(f"cards must be one hand (1-D) or hands x cards (2-D), got {arr.shape}")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"cards must be integer card codes 0..51 (-1 = none), got {arr.dtype}")
+    if arr.shape[1] > MAX_CARDS:
+        raise ValueError(f"{arr.shape[1]} cards per hand; at most {MAX_CARDS} are allowed")
+    if not isinstance(decks, (int, np.integer)) or not 1 <= decks <= MAX_DECKS:
+        raise ValueError(f"decks {decks!r} is not allowed: use an integer from 1 to {MAX_DECKS}")
+    validate_cards(arr, decks=int(decks), min_cards=5)
+    arr = np.ascontiguousarray(arr, dtype=CARD_DTYPE)
+    n = arr.shape[0]
+    wild = _masks(wild_ranks, n, "wild_ranks", "bit 0 = rank 2 ... bit 12 = ace")
+    elev = _masks(elevated, n, "elevated", "bit i = category id i")
+    return arr, single, wild, elev
+
+
+def _threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
+def evaluate(cards, column=DEFAULT_COLUMN, *, wild_ranks=0, elevated=0, inverted=False,
+             decks=1, parallel=False):
+    """Score hands under a Ranking Column; larger wins, equal scores split.
+
+    Parameters
+    ----------
+    cards : array_like of int
+        ``(n, k)`` card codes with ``k`` from 5 to 8 and ``-1`` padding, or one
+        hand (1-D), which returns a scalar.
+    column : Column or array_like of 13 ints
+        The Ranking Column, position 0 (index 0) on top.
+    wild_ranks : int or array_like
+        13-bit mask of wild ranks (bit 0 = rank 2), one for all or one per hand.
+    elevated : int or array_like
+        13-bit mask of categories the player's Elevator names (bit i = id i).
+    inverted : bool
+        The Inversion community card: the column is read bottom-up.
+    decks : int
+        Copies of the deck in play (1..4): how often one card may repeat.
+    parallel : bool
+        Split the batch over all cores (bit-identical to the serial result).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,), or an int for one hand. Scores compare
+    only between hands evaluated with the same column and ``inverted``.
+    """
+    arr, single, wild, elev = _prepare(cards, decks, wild_ranks, elevated)
+    pos = _column_positions(column)
+    out = np.empty(arr.shape[0], np.int64)
+    if parallel and arr.shape[0] > 1:
+        n_chunks = max(1, min(arr.shape[0], 4 * _threads()))
+        _k.score_batch_parallel(arr, pos, bool(inverted), wild, elev, n_chunks, out)
+    else:
+        _k.score_batch(arr, pos, bool(inverted), wild, elev, out)
+    return int(out[0]) if single else out
+
+
+def category_of_scores(scores, column=DEFAULT_COLUMN, *, inverted=False) -> np.ndarray:
+    """Category ids (int8) of scores returned by :func:`evaluate` with that column."""
+    pos = _column_positions(column)
+    scores = np.atleast_1d(np.asarray(scores, np.int64))
+    level = scores >> 20
+    elev = level & 1
+    reading = 13 - (level - 3 * elev) // 2
+    real = 12 - reading if inverted else reading
+    order = np.argsort(pos)  # category at each position
+    return order[real].astype(np.int8)
+
+
+def best_category(cards, column=DEFAULT_COLUMN, *, wild_ranks=0, elevated=0, inverted=False,
+                  decks=1, parallel=False):
+    """Category id (int8) of each hand's best hand under the column; same arguments."""
+    scores = evaluate(cards, column, wild_ranks=wild_ranks, elevated=elevated,
+                      inverted=inverted, decks=decks, parallel=parallel)
+    cats = category_of_scores(scores, column, inverted=inverted)
+    return np.int8(cats[0]) if np.ndim(scores) == 0 else cats
+
+
+def profile(cards, *, wild_ranks=0, decks=1) -> np.ndarray:
+    """Which categories each hand can make, and how well.
+
+    Returns ``(n, 13)`` int64 (or ``(13,)`` for one hand): for each category id
+    the tie-break code of the best hand of that category the cards can make
+    (larger is better within the category), or -1 when they cannot make it.
+    One profile serves every column: the best hand under a column is the
+    made category highest in it.
+    """
+    arr, single, wild, _ = _prepare(cards, decks, wild_ranks)
+    out = np.empty((arr.shape[0], N_CATEGORIES), np.int64)
+    _k.profile_batch(arr, wild, out)
+    return out[0] if single else out
+
+
+@dataclass(frozen=True)
+class BestHand:
+    """The five cards behind a score, for hand histories."""
+
+    category: Category
+    elevated: bool
+    cards: np.ndarray   # int8[5], the player's own cards used
+    values: np.ndarray  # int8[5], what each stands for (wild cards take a value)
+    score: int
+
+    def __str__(self) -> str:
+        shown = []
+        for c, v in zip(self.cards, self.values):
+            shown.append(format_cards([c]) if c == v else f"{format_cards([c])}={format_cards([v])}")
+        tag = " (elevated)" if self.elevated else ""
+        return f"{self.category.label}{tag}: {' '.join(shown)}"
+
+
+def _target_ranks(cat: int, tb: int) -> list[int]:
+    """Rank indices (0..12) of the five cards a (category, tie-break) describes."""
+    r = [((tb >> (16 - 4 * j)) & 15) - 2 for j in range(5)]
+    if cat in (Category.FLUSH_FIVE, Category.FIVE_OF_A_KIND):
+        return [r[0]] * 5
+    if cat in (Category.FLUSH_HOUSE, Category.FULL_HOUSE):
+        return [r[0]] * 3 + [r[1]] * 2
+    if cat == Category.ROYAL_FLUSH:
+        return [12, 11, 10, 9, 8]
+    if cat in (Category.STRAIGHT_FLUSH, Category.STRAIGHT):
+        top = r[0]
+        return [12, 3, 2, 1, 0] if top == 3 else [top - j for j in range(5)]
+    if cat == Category.FOUR_OF_A_KIND:
+        return [r[0]] * 4 + [r[1]]
+    if cat == Category.THREE_OF_A_KIND:
+        return [r[0]] * 3 + r[1:3]
+    if cat == Category.TWO_PAIR:
+        return [r[0]] * 2 + [r[1]] * 2 + [r[2]]
+    if cat == Category.ONE_PAIR:
+        return [r[0]] * 2 + r[1:4]
+    return r  # Flush, High Card: the five ranks
+
+
+_SUITED = {Category.FLUSH_FIVE, Category.FLUSH_HOUSE, Category.ROYAL_FLUSH,
+           Category.STRAIGHT_FLUSH, Category.FLUSH}
+
+
+def _classify_values(values) -> tuple[int, int]:
+    v = np.asarray(values, np.int64)
+    code = int(_k.classify5(v >> 2, v & 3))
+    return code >> 20, code & 0xFFFFF
+
+
+def _realise(cat: Category, tb: int, hand, wild_ranks: int):
+    """Five of ``hand`` and values for their wilds that classify as (cat, tb).
+
+    Every five-card subset is tried (at most 56); missing ranks of the target
+    are given to the subset's wild cards, suited for the flush-type
+    categories and off-suit otherwise, and the result is checked by
+    classification, so what is returned is right by construction.
+    """
+    from itertools import combinations
+
+    target = Counter(_target_ranks(int(cat), tb))
+    real = sorted((int(c) for c in hand if c >= 0), key=lambda c: -c)
+    for combo in combinations(real, 5):
+        naturals = [c for c in combo if not (wild_ranks >> (c >> 2)) & 1]
+        wilds = [c for c in combo if (wild_ranks >> (c >> 2)) & 1]
+        if Counter(c >> 2 for c in naturals) - target:
+            continue  # a natural card outside the target
+        missing = sorted((target - Counter(c >> 2 for c in naturals)).elements(), reverse=True)
+        if len(missing) != len(wilds):
+            continue
+        nat_suits = {c & 3 for c in naturals}
+        if cat in _SUITED:
+            if len(nat_suits) > 1:
+                continue
+            suit_options = [next(iter(nat_suits))] if nat_suits else [3]
+            fill = [[s] * len(missing) for s in suit_options]
+        else:
+            base = next(iter(nat_suits)) if nat_suits else 3
+            fill = [[(base + 1 + j) % 4 for j in range(len(missing))]]
+        for suits in fill:
+            values = [c for c in naturals] + [4 * r + s for r, s in zip(missing, suits)]
+            cards5 = naturals + wilds
+            if _classify_values(values) == (int(cat), tb):
+                # show in tie-break order: bigger groups first, then higher ranks
+                count = Counter(v >> 2 for v in values)
+                order = sorted(range(5), key=lambda i: (-count[values[i] >> 2], -(values[i] >> 2)))
+                return (np.array(cards5, CARD_DTYPE)[order], np.array(values, CARD_DTYPE)[order])
+    raise AssertionError(f"no five cards of {format_cards(real)} make {cat.label} {tb:#x}")
+
+
+def best_hand(hand, column=DEFAULT_COLUMN, *, wild_ranks=0, elevated=0, inverted=False,
+              decks=1) -> BestHand:
+    """The best hand of one player under the column: category, five cards, wild values.
+
+    Slow (plain Python around the kernel); for hand histories and the CLI.
+    """
+    arr = np.asarray(hand)
+    if arr.ndim != 1:
+        raise ValueError(f"best_hand takes one hand (1-D), got shape {arr.shape}")
+    score = evaluate(arr, column, wild_ranks=wild_ranks, elevated=elevated,
+                     inverted=inverted, decks=decks)
+    cat = Category(int(category_of_scores(score, column, inverted=inverted)[0]))
+    cards5, values5 = _realise(cat, score & 0xFFFFF, arr.astype(np.int64), int(wild_ranks))
+    return BestHand(category=cat, elevated=bool((score >> 20) & 1), cards=cards5,
+                    values=values5, score=score)
+
+
+def parallel_threads() -> int:
+    """Threads used by ``parallel=True`` (numba's default: all cores)."""
+    return int(os.environ.get("NUMBA_NUM_THREADS", _threads()))

@@ -1,0 +1,921 @@
+"""Hand evaluation under any Ranking Column (numba only).
+
+Scores
+------
+A score is ``level << 20 | tiebreak``; between hands scored under the same
+column and inversion, the larger score wins and equal scores split.
+
+* ``level = 2 * (13 - p) + 3 * e`` where ``p`` is the category's position in
+  the column as read (``12 - p`` under Inversion) and ``e`` is 1 when the
+  player's Elevator names that category. Elevation adds 3: the hand jumps
+  over the natural category directly above (``+2``) and wins the tie at the
+  same effective position (``+1``), but not over the one above that
+  (``+4``), exactly SPEC section 2.
+* ``tiebreak`` packs the SPEC tie-break ranks (2..14), 4 bits each,
+  left-aligned from bit 16: ``r1 << 16 | r2 << 12 | ...``. Royal is 0.
+
+The best five cards are chosen under the column: categories are tried from
+the top of the (elevated) reading order and the first one the hand can make
+wins, with the best tie-break the hand achieves *in that category* (a
+five-card choice is of category X only if X is the FIRST pattern it matches).
+
+Three exact paths compute "best tie-break of category c, or -1":
+
+* fast: one deck, no wild card in the hand -- rank and suit bit masks;
+* wild: at least one wild card -- rank counts and greedy choices with exact
+  feasibility (a wild may be any card, duplicates included);
+* brute: duplicate cards and no wild -- every five-card subset classified.
+
+The brute path doubles as the rare fallback of the fast path (a High Card
+hand whose best five ranks could only be taken in one suit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numba import prange
+
+from nop_sim.kernels._jit import jit, pjit
+
+N_CAT = 13
+ALL_RANKS = 0x1FFF
+ROYAL_RUN = 0x1F00
+WHEEL_RUN = 0x100F
+NO_HAND = -1
+NEED_BRUTE = -2  # the fast path cannot decide; classify every subset
+
+# Category ids (mirror nop_sim.column.Category; kernels never import enums).
+FLUSH_FIVE, FLUSH_HOUSE, FIVE_KIND, ROYAL, STRAIGHT_FLUSH = 0, 1, 2, 3, 4
+FOUR_KIND, FULL_HOUSE, FLUSH, STRAIGHT, THREE_KIND = 5, 6, 7, 8, 9
+TWO_PAIR, ONE_PAIR, HIGH_CARD = 10, 11, 12
+
+
+# ---------------------------------------------------------------------------
+# Tables over 13-bit rank masks (bit i = rank i + 2), built once at import.
+# ---------------------------------------------------------------------------
+def _build_tables():
+    masks = np.arange(1 << 13)
+    pop = np.zeros(1 << 13, np.int8)
+    hi = np.full(1 << 13, -1, np.int8)
+    pack = np.zeros(1 << 13, np.int32)
+    for m in range(1, 1 << 13):
+        bits = [i for i in range(12, -1, -1) if m >> i & 1]
+        pop[m] = len(bits)
+        hi[m] = bits[0]
+        code = 0
+        for j, b in enumerate(bits[:5]):
+            code |= (b + 2) << (16 - 4 * j)
+        pack[m] = code
+    del masks
+    return pop, hi, pack
+
+
+POP, HI, PACK = _build_tables()
+# bit of each card code in a mask of 16 bits per suit: suit s, rank bit r at 16 * s + r
+# a 13-bit rank mask spread to one 4-bit count per rank
+NIBBLES = np.array([sum(((m >> r) & 1) << (4 * r) for r in range(13)) for m in range(1 << 13)],
+                   np.int64)
+CARD_BIT = np.array([1 << (16 * (c & 3) + (c >> 2)) for c in range(52)], np.int64)
+
+
+def _straight_tops_py(m: int) -> int:
+    run = m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4)
+    tops = (run << 4) & ALL_RANKS
+    if (m & WHEEL_RUN) == WHEEL_RUN:
+        tops |= 1 << 3
+    return tops
+
+
+def _build_patterns():
+    """Flush and High Card rank patterns, best first.
+
+    High Card: five distinct ranks that are not a straight. Flush (possible
+    with wilds or several decks): those, plus 2+1+1+1, 2+2+1 and 3+1+1
+    multisets (3+2, 4+1 and 5 are Flush House, Four and Flush Five).
+    """
+    from itertools import combinations_with_replacement
+    from collections import Counter
+
+    flush = []
+    for combo in combinations_with_replacement(range(13), 5):
+        ranks = sorted(combo, reverse=True)
+        shape = sorted(Counter(ranks).values(), reverse=True)
+        mask = 0
+        for r in ranks:
+            mask |= 1 << r
+        if shape == [1, 1, 1, 1, 1]:
+            if _straight_tops_py(mask):
+                continue
+        elif shape not in ([2, 1, 1, 1], [2, 2, 1], [3, 1, 1]):
+            continue
+        tb = 0
+        for j, r in enumerate(ranks):
+            tb |= (r + 2) << (16 - 4 * j)
+        flush.append((tb, ranks, mask, shape == [1, 1, 1, 1, 1]))
+    flush.sort(key=lambda t: -t[0])
+    f_tb = np.array([t[0] for t in flush], np.int64)
+    f_ranks = np.array([t[1] for t in flush], np.int8)
+    f_mask = np.array([t[2] for t in flush], np.int64)
+    hc = [t for t in flush if t[3]]
+    h_tb = np.array([t[0] for t in hc], np.int64)
+    h_mask = np.array([t[2] for t in hc], np.int64)
+    return f_tb, f_ranks, f_mask, h_tb, h_mask
+
+
+FLUSH_PAT_TB, FLUSH_PAT_RANKS, FLUSH_PAT_MASK, HIGH_PAT_TB, HIGH_PAT_MASK = _build_patterns()
+
+
+# ---------------------------------------------------------------------------
+# Small scalar helpers
+# ---------------------------------------------------------------------------
+@jit
+def _straight_tops(m):
+    """Bit t set when the ranks of ``m`` hold a straight topped by rank t (wheel: t=3)."""
+    run = m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4)
+    tops = (run << 4) & ALL_RANKS
+    if (m & WHEEL_RUN) == WHEEL_RUN:
+        tops |= 8
+    return tops
+
+
+@jit
+def _run_mask(top):
+    """Rank mask of the straight topped by rank index ``top`` (3 = the wheel)."""
+    if top == 3:
+        return WHEEL_RUN
+    return 0x1F << (top - 4)
+
+
+@jit
+def _top_k(m, k):
+    """Mask of the ``k`` highest set bits of ``m`` (fewer if ``m`` has fewer)."""
+    out = 0
+    for _ in range(k):
+        if m == 0:
+            break
+        b = 1 << HI[m]
+        out |= b
+        m ^= b
+    return out
+
+
+@jit
+def _best_distinct5(m):
+    """Best five distinct ranks of ``m`` that are not a straight, as a mask; 0 if none.
+
+    Obvious version: max over all 5-subsets. Fast version: the top five, and
+    when they are a straight, the top four plus the next lower rank (any
+    lower rank breaks the run; nothing else beats it lexicographically).
+    """
+    if POP[m] < 5:
+        return 0
+    t = _top_k(m, 5)
+    if _straight_tops(t) == 0:
+        return t
+    rest = m & ~t
+    if rest == 0:
+        return 0
+    return (t & ~(t & -t)) | (1 << HI[rest])
+
+
+@jit
+def _level(cat, column_pos, inverted, elevated):
+    p = np.int64(column_pos[cat])
+    if inverted:
+        p = 12 - p
+    return 2 * (13 - p) + 3 * ((elevated >> cat) & 1)
+
+
+@jit
+def _lv(lv_a, lv_b, cat):
+    if cat < 7:
+        return (lv_a >> (5 * cat)) & 31
+    return (lv_b >> (5 * (cat - 7))) & 31
+
+
+@jit
+def reading(column_pos, inverted, elevated):
+    """How the column is read for one player, packed into three int64 scalars.
+
+    Returns ``(lv_a, lv_b, order)``: the level of categories 0..6 (5 bits
+    each) in ``lv_a`` and of 7..12 in ``lv_b``; ``order`` the 13 category
+    ids, 4 bits each, highest level first. Scalars, not arrays, so hot
+    loops pass them around for free.
+    """
+    lv_a = 0
+    lv_b = 0
+    for cat in range(N_CAT):
+        lv = _level(cat, column_pos, inverted, elevated)
+        if cat < 7:
+            lv_a |= lv << (5 * cat)
+        else:
+            lv_b |= lv << (5 * (cat - 7))
+    order = 0
+    placed = 0
+    for i in range(N_CAT):
+        best = -1
+        best_cat = 0
+        for cat in range(N_CAT):
+            if (placed >> cat) & 1 == 0:
+                lv = _lv(lv_a, lv_b, cat)
+                if lv > best:
+                    best = lv
+                    best_cat = cat
+        placed |= 1 << best_cat
+        order |= np.int64(best_cat) << (4 * i)
+    return lv_a, lv_b, order
+
+
+# ---------------------------------------------------------------------------
+# Classification of five concrete cards (brute path, histories, blocks)
+# ---------------------------------------------------------------------------
+@jit
+def classify5(ranks, suits):
+    """Category id and tie-break of five concrete cards (SPEC section 2).
+
+    ranks : int64[5] rank indices 0..12 (rank - 2); suits : int64[5] 0..3.
+    Duplicates allowed (several decks). Returns ``cat << 20 | tiebreak``.
+    """
+    mono = True
+    for i in range(1, 5):
+        if suits[i] != suits[0]:
+            mono = False
+    cnt = np.zeros(13, np.int64)
+    mask = 0
+    for i in range(5):
+        cnt[ranks[i]] += 1
+        mask |= 1 << ranks[i]
+    # groups ordered by (count desc, rank desc) give both shape and tie-break
+    tb = 0
+    slot = 0
+    shape0 = 0
+    shape1 = 0
+    for c in range(5, 0, -1):
+        for r in range(12, -1, -1):
+            if cnt[r] == c:
+                if shape0 == 0:
+                    shape0 = c
+                elif shape1 == 0:
+                    shape1 = c
+                tb |= (r + 2) << (16 - 4 * slot)
+                slot += 1
+    # full-rank tie-break (duplicates included) for Flush / High Card
+    full = 0
+    slot = 0
+    for r in range(12, -1, -1):
+        for _ in range(cnt[r]):
+            full |= (r + 2) << (16 - 4 * slot)
+            slot += 1
+    tops = _straight_tops(mask) if POP[mask] == 5 else 0
+    if shape0 == 5:
+        return ((FLUSH_FIVE if mono else FIVE_KIND) << 20) | tb
+    if shape0 == 3 and shape1 == 2 and mono:
+        return (FLUSH_HOUSE << 20) | tb
+    if tops != 0 and mono:
+        top = HI[tops]
+        if top == 12:
+            return ROYAL << 20
+        return (STRAIGHT_FLUSH << 20) | ((top + 2) << 16)
+    if shape0 == 4:
+        return (FOUR_KIND << 20) | tb
+    if shape0 == 3 and shape1 == 2:
+        return (FULL_HOUSE << 20) | tb
+    if mono:
+        return (FLUSH << 20) | full
+    if tops != 0:
+        return (STRAIGHT << 20) | ((HI[tops] + 2) << 16)
+    if shape0 == 3:
+        return (THREE_KIND << 20) | tb
+    if shape0 == 2 and shape1 == 2:
+        return (TWO_PAIR << 20) | tb
+    if shape0 == 2:
+        return (ONE_PAIR << 20) | tb
+    return (HIGH_CARD << 20) | full
+
+
+@jit
+def _brute_profile(cards, wild_ranks, out_tb):
+    """Best tie-break per category over every 5-card subset (no wild cards used).
+
+    Wild cards, if any, are treated as the cards they are; only called when
+    the hand holds no wild card. Writes ``out_tb[13]`` (-1 = not made).
+    """
+    n = 0
+    real = np.empty(cards.shape[0], np.int64)
+    for c8 in cards:
+        c = np.int64(c8)
+        if c >= 0:
+            real[n] = c
+            n += 1
+    for cat in range(N_CAT):
+        out_tb[cat] = NO_HAND
+    ranks = np.empty(5, np.int64)
+    suits = np.empty(5, np.int64)
+    idx = np.arange(5)
+    while True:
+        for j in range(5):
+            ranks[j] = real[idx[j]] >> 2
+            suits[j] = real[idx[j]] & 3
+        code = classify5(ranks, suits)
+        cat = code >> 20
+        tb = code & 0xFFFFF
+        if tb > out_tb[cat]:
+            out_tb[cat] = tb
+        # next combination of 5 indices out of n
+        j = 4
+        while j >= 0 and idx[j] == n - 5 + j:
+            j -= 1
+        if j < 0:
+            break
+        idx[j] += 1
+        for t in range(j + 1, 5):
+            idx[t] = idx[t - 1] + 1
+
+
+# ---------------------------------------------------------------------------
+# Fast path: one deck, no wild card in the hand
+# ---------------------------------------------------------------------------
+@jit
+def _fast_tb(cat, m1, m2, m3, m4, fs):
+    """Best tie-break of ``cat`` for a hand of distinct natural cards, or -1.
+
+    m1..m4 : rank masks of ranks held at least 1..4 times.
+    fs : rank mask of the flush suit (a suit with 5 or more cards), else 0.
+    """
+    if cat <= FIVE_KIND:
+        return NO_HAND
+    if cat == ROYAL:
+        return 0 if (fs & ROYAL_RUN) == ROYAL_RUN else NO_HAND
+    if cat == STRAIGHT_FLUSH:
+        tops = _straight_tops(fs) & ~(1 << 12)
+        return (HI[tops] + 2) << 16 if tops else NO_HAND
+    if cat == FOUR_KIND:
+        if m4 == 0:
+            return NO_HAND
+        q = HI[m4]
+        return (q + 2) << 16 | (HI[m1 & ~(1 << q)] + 2) << 12
+    if cat == FULL_HOUSE:
+        if m3 == 0:
+            return NO_HAND
+        t = HI[m3]
+        rest = m2 & ~(1 << t)
+        return (t + 2) << 16 | (HI[rest] + 2) << 12 if rest else NO_HAND
+    if cat == FLUSH:
+        t = _best_distinct5(fs) if fs else 0
+        return PACK[t] if t else NO_HAND
+    if cat == STRAIGHT:
+        tops = _straight_tops(m1)
+        while tops:
+            top = HI[tops]
+            run = _run_mask(top)
+            # one card per rank, all in the flush suit: only a straight flush
+            if not ((fs & run) == run and (m2 & run) == 0):
+                return (top + 2) << 16
+            tops ^= 1 << top
+        return NO_HAND
+    if cat == THREE_KIND:
+        if m3 == 0 or POP[m1] < 3:
+            return NO_HAND
+        t = HI[m3]
+        return (t + 2) << 16 | PACK[_top_k(m1 & ~(1 << t), 2)] >> 4
+    if cat == TWO_PAIR:
+        if POP[m2] < 2 or POP[m1] < 3:
+            return NO_HAND
+        pairs = _top_k(m2, 2)
+        return PACK[pairs] | PACK[1 << HI[m1 & ~pairs]] >> 8
+    if cat == ONE_PAIR:
+        if m2 == 0 or POP[m1] < 4:
+            return NO_HAND
+        p = HI[m2]
+        return (p + 2) << 16 | PACK[_top_k(m1 & ~(1 << p), 3)] >> 4
+    # HIGH_CARD
+    t = _best_distinct5(m1)
+    if t == 0:
+        return NO_HAND
+    if (fs & t) == t and (m2 & t) == 0:
+        # every card of these ranks is in one suit: that is a Flush (rare)
+        return NEED_BRUTE
+    return PACK[t]
+
+
+# ---------------------------------------------------------------------------
+# Wild path: at least one wild card in the hand
+# ---------------------------------------------------------------------------
+@jit
+def _nib(word, r):
+    return (word >> (4 * r)) & 15
+
+
+@jit
+def _kickers(avail, excl, k, wl):
+    """Best ``k`` distinct kicker ranks outside ``excl`` (packed from bit 16), or -1.
+
+    avail : ranks held naturally (free); any other rank costs one wild from ``wl``.
+    Greedy from the top, keeping enough ranks below for the rest.
+    """
+    chosen = 0
+    for i in range(k):
+        rem = k - i - 1
+        found = False
+        for r in range(12, -1, -1):
+            b = 1 << r
+            if excl & b or chosen & b:
+                continue
+            cost = 0 if avail & b else 1
+            if cost > wl:
+                continue
+            below = (b - 1) & ~excl & ~chosen & ALL_RANKS
+            nat_below = POP[avail & below]
+            if min(POP[below], nat_below + wl - cost) >= rem:
+                chosen |= b
+                wl -= cost
+                found = True
+                break
+        if not found:
+            return NO_HAND
+    return PACK[chosen]
+
+
+@jit
+def _wild_tb(cat, w, crank, m1, sm, cs0, cs1, cs2, cs3, c1, c2, maxsc, multi):
+    """Best tie-break of ``cat`` with ``w >= 1`` wild cards, or -1.
+
+    crank : rank counts of the natural cards, 4 bits per rank.
+    m1 : rank mask of natural cards; sm : per-suit rank masks, 16 bits a suit.
+    cs0..cs3 : per-suit rank counts (4 bits per rank); c1 >= c2 the two
+    largest rank counts; maxsc the largest (suit, rank) count; multi: a
+    natural card repeats (several decks). Each category first rejects on a
+    lower bound of the wilds it needs, so most calls cost a few operations. A wild may be any card, so "not all one suit" is
+    always achievable here: a wild left unused can replace a natural of the
+    same rank in another suit.
+    """
+    if cat == FLUSH_FIVE:
+        if maxsc + w < 5:
+            return NO_HAND
+        for r in range(12, -1, -1):
+            if (max(max(_nib(cs0, r), _nib(cs1, r)), max(_nib(cs2, r), _nib(cs3, r)))
+                    + w >= 5):
+                return (r + 2) << 16
+        return NO_HAND
+    if cat == FLUSH_HOUSE:
+        if max(0, 3 - maxsc) + max(0, 2 - maxsc) > w:
+            return NO_HAND
+        for t in range(12, -1, -1):
+            best_p = -1
+            for s in range(4):
+                cs = cs0 if s == 0 else cs1 if s == 1 else cs2 if s == 2 else cs3
+                dt = max(0, 3 - _nib(cs, t))
+                if dt > w:
+                    continue
+                for p in range(12, best_p, -1):
+                    if p != t and _nib(cs, p) + w - dt >= 2:
+                        best_p = p
+                        break
+            if best_p >= 0:
+                return (t + 2) << 16 | (best_p + 2) << 12
+        return NO_HAND
+    if cat == FIVE_KIND:
+        if c1 + w < 5:
+            return NO_HAND
+        for r in range(12, -1, -1):
+            if _nib(crank, r) + w >= 5:
+                return (r + 2) << 16
+        return NO_HAND
+    if cat == ROYAL or cat == STRAIGHT_FLUSH:
+        best = -1
+        for s in range(4):
+            smask = (sm >> (16 * s)) & ALL_RANKS
+            if POP[smask] + w < 5:
+                continue
+            if cat == ROYAL:
+                if 5 - POP[smask & ROYAL_RUN] <= w:
+                    return 0
+            else:
+                for top in range(11, max(best, 2), -1):
+                    if 5 - POP[smask & _run_mask(top)] <= w:
+                        best = top
+                        break
+        if cat == ROYAL or best < 0:
+            return NO_HAND
+        return (best + 2) << 16
+    if cat == FOUR_KIND:
+        if c1 + w < 4:
+            return NO_HAND
+        for q in range(12, -1, -1):
+            dq = max(0, 4 - _nib(crank, q))
+            if dq > w:
+                continue
+            kick = _kickers(m1, 1 << q, 1, w - dq)
+            if kick >= 0:
+                return (q + 2) << 16 | kick >> 4
+        return NO_HAND
+    if cat == FULL_HOUSE:
+        if max(0, 3 - c1) + max(0, 2 - c2) > w:
+            return NO_HAND
+        for t in range(12, -1, -1):
+            dt = max(0, 3 - _nib(crank, t))
+            if dt > w:
+                continue
+            for p in range(12, -1, -1):
+                if p != t and _nib(crank, p) + w - dt >= 2:
+                    return (t + 2) << 16 | (p + 2) << 12
+        return NO_HAND
+    if cat == FLUSH:
+        suits = 0  # suits holding enough cards, wilds included
+        for s in range(4):
+            if multi:
+                cs = cs0 if s == 0 else cs1 if s == 1 else cs2 if s == 2 else cs3
+                total = 0
+                for r in range(13):
+                    total += _nib(cs, r)
+            else:
+                total = POP[(sm >> (16 * s)) & ALL_RANKS]
+            if total + w >= 5:
+                suits |= 1 << s
+        if suits == 0:
+            return NO_HAND
+        for i in range(FLUSH_PAT_TB.shape[0]):
+            pmask = FLUSH_PAT_MASK[i]
+            for s in range(4):
+                if (suits >> s) & 1 == 0:
+                    continue
+                smask = (sm >> (16 * s)) & ALL_RANKS
+                if not multi:
+                    deficit = 5 - POP[smask & pmask]
+                else:
+                    cs = cs0 if s == 0 else cs1 if s == 1 else cs2 if s == 2 else cs3
+                    deficit = 0
+                    j = 0
+                    while j < 5:
+                        r = FLUSH_PAT_RANKS[i, j]
+                        need = 1
+                        while j + need < 5 and FLUSH_PAT_RANKS[i, j + need] == r:
+                            need += 1
+                        deficit += max(0, need - _nib(cs, r))
+                        j += need
+                if deficit <= w:
+                    return FLUSH_PAT_TB[i]
+        return NO_HAND
+    if cat == STRAIGHT:
+        for top in range(12, 2, -1):
+            if 5 - POP[m1 & _run_mask(top)] <= w:
+                return (top + 2) << 16
+        return NO_HAND
+    if cat == THREE_KIND:
+        if c1 + w < 3:
+            return NO_HAND
+        for t in range(12, -1, -1):
+            dt = max(0, 3 - _nib(crank, t))
+            if dt > w:
+                continue
+            kick = _kickers(m1, 1 << t, 2, w - dt)
+            if kick >= 0:
+                return (t + 2) << 16 | kick >> 4
+        return NO_HAND
+    if cat == TWO_PAIR:
+        if max(0, 2 - c1) + max(0, 2 - c2) > w:
+            return NO_HAND
+        for p1 in range(12, 0, -1):
+            d1 = max(0, 2 - _nib(crank, p1))
+            if d1 > w:
+                continue
+            for p2 in range(p1 - 1, -1, -1):
+                d2 = max(0, 2 - _nib(crank, p2))
+                if d1 + d2 > w:
+                    continue
+                kick = _kickers(m1, (1 << p1) | (1 << p2), 1, w - d1 - d2)
+                if kick >= 0:
+                    return (p1 + 2) << 16 | (p2 + 2) << 12 | kick >> 8
+        return NO_HAND
+    if cat == ONE_PAIR:
+        for p in range(12, -1, -1):
+            dp = max(0, 2 - _nib(crank, p))
+            if dp > w:
+                continue
+            kick = _kickers(m1, 1 << p, 3, w - dp)
+            if kick >= 0:
+                return (p + 2) << 16 | kick >> 4
+        return NO_HAND
+    # HIGH_CARD: five distinct ranks, not a straight
+    for i in range(HIGH_PAT_TB.shape[0]):
+        if 5 - POP[m1 & HIGH_PAT_MASK[i]] <= w:
+            return HIGH_PAT_TB[i]
+    return NO_HAND
+
+
+# ---------------------------------------------------------------------------
+# One hand
+# ---------------------------------------------------------------------------
+@jit
+def _flush_suit(sm):
+    """Rank mask of a suit holding five or more of the cards (at most one can), else 0."""
+    for s in range(4):
+        smask = (sm >> (16 * s)) & ALL_RANKS
+        if POP[smask] >= 5:
+            return smask
+    return 0
+
+
+@jit
+def _key(lv_a, lv_b, cat, made):
+    """``level << 4 | cat`` when ``made`` (0/1), else 0: maxima pick the best made category."""
+    return ((_lv(lv_a, lv_b, cat) << 4) | cat) & -made
+
+
+@jit
+def _fast_best(m1, m2, m3, m4, fs, lv_a, lv_b):
+    """Score of distinct natural cards, or NEED_BRUTE.
+
+    Decides which categories the cards can make with bit tests, keeps the
+    one read highest (branch-free maxima: random hands defeat branch
+    prediction), then computes the tie-break of that category alone.
+    """
+    pc = np.int64(POP[m1])
+    p2 = np.int64(POP[m2])
+    st = _straight_tops(m1)
+    has3 = np.int64(m3 != 0)
+    straight = np.int64(st != 0)
+    high = np.int64(pc >= 6) | (np.int64(pc == 5) & (1 - straight))
+    best = _key(lv_a, lv_b, FOUR_KIND, np.int64(m4 != 0))
+    best = max(best, _key(lv_a, lv_b, FULL_HOUSE, has3 & np.int64(p2 >= 2)))
+    best = max(best, _key(lv_a, lv_b, THREE_KIND, has3 & np.int64(pc >= 3)))
+    best = max(best, _key(lv_a, lv_b, TWO_PAIR, np.int64(p2 >= 2) & np.int64(pc >= 3)))
+    best = max(best, _key(lv_a, lv_b, ONE_PAIR, np.int64(m2 != 0) & np.int64(pc >= 4)))
+    if fs:
+        # rare (about 3% of seven-card hands): decide the suited categories and
+        # whether a straight or high card can be taken off-suit
+        tops = _straight_tops(fs)
+        best = max(best, _key(lv_a, lv_b, ROYAL, np.int64((tops >> 12) & 1)))
+        best = max(best, _key(lv_a, lv_b, STRAIGHT_FLUSH, np.int64((tops & 0xFFF) != 0)))
+        best = max(best, _key(lv_a, lv_b, FLUSH, np.int64(POP[fs] >= 6 or tops == 0)))
+        if straight:
+            straight = np.int64(_fast_tb(STRAIGHT, m1, m2, m3, m4, fs) >= 0)
+    best = max(best, _key(lv_a, lv_b, STRAIGHT, straight))
+    best = max(best, _key(lv_a, lv_b, HIGH_CARD, high))
+    if best == 0:
+        return NO_HAND
+    cat = best & 15
+    tb = _fast_tb(cat, m1, m2, m3, m4, fs)
+    if tb < 0:
+        return NEED_BRUTE
+    return ((best >> 4) << 20) | tb
+
+
+@jit
+def _wild_counts(cards, i, wild_ranks):
+    """Wild count and packed counts of the natural cards of row ``i`` (see :func:`_wild_tb`)."""
+    w = 0
+    crank = 0
+    sm = 0
+    multi = False
+    for j in range(cards.shape[1]):
+        c = np.int64(cards[i, j])
+        if c < 0:
+            continue
+        r = c >> 2
+        if (wild_ranks >> r) & 1:
+            w += 1
+            continue
+        crank += np.int64(1) << (4 * r)
+        bit = CARD_BIT[c]
+        multi |= (sm & bit) != 0
+        sm |= bit
+    m1 = (sm | (sm >> 16) | (sm >> 32) | (sm >> 48)) & ALL_RANKS
+    if multi:
+        cs0 = cs1 = cs2 = cs3 = 0
+        for j in range(cards.shape[1]):
+            c = np.int64(cards[i, j])
+            if c < 0 or (wild_ranks >> (c >> 2)) & 1:
+                continue
+            inc = np.int64(1) << (4 * (c >> 2))
+            s = c & 3
+            if s == 0:
+                cs0 += inc
+            elif s == 1:
+                cs1 += inc
+            elif s == 2:
+                cs2 += inc
+            else:
+                cs3 += inc
+        maxsc = 0
+        for r in range(13):
+            maxsc = max(maxsc, max(max(_nib(cs0, r), _nib(cs1, r)),
+                                   max(_nib(cs2, r), _nib(cs3, r))))
+    else:
+        cs0 = NIBBLES[sm & ALL_RANKS]
+        cs1 = NIBBLES[(sm >> 16) & ALL_RANKS]
+        cs2 = NIBBLES[(sm >> 32) & ALL_RANKS]
+        cs3 = NIBBLES[(sm >> 48) & ALL_RANKS]
+        maxsc = 1 if m1 else 0
+    c1 = 0
+    c2 = 0
+    x = crank
+    while x:
+        v = x & 15
+        if v > c1:
+            c2 = c1
+            c1 = v
+        elif v > c2:
+            c2 = v
+        x >>= 4
+    return w, crank, m1, sm, cs0, cs1, cs2, cs3, c1, c2, maxsc, multi
+
+
+@jit
+def _wild_best(cards, i, wild_ranks, lv_a, lv_b, order):
+    """Score of row ``i`` holding wild cards: first made category in reading order."""
+    w, crank, m1, sm, cs0, cs1, cs2, cs3, c1, c2, maxsc, multi = _wild_counts(cards, i,
+                                                                               wild_ranks)
+    for j in range(N_CAT):
+        cat = (order >> (4 * j)) & 15
+        tb = _wild_tb(cat, w, crank, m1, sm, cs0, cs1, cs2, cs3, c1, c2, maxsc, multi)
+        if tb >= 0:
+            return (_lv(lv_a, lv_b, cat) << 20) | tb
+    return NO_HAND
+
+
+@jit
+def _brute_best(cards, i, lv_a, lv_b):
+    tbs = np.empty(N_CAT, np.int64)
+    _brute_profile(cards[i], 0, tbs)
+    best = NO_HAND
+    for cat in range(N_CAT):
+        if tbs[cat] >= 0:
+            best = max(best, (_lv(lv_a, lv_b, cat) << 20) | tbs[cat])
+    return best
+
+
+@jit(inline="always")
+def score_row(cards, i, wild_ranks, lv_a, lv_b, order):
+    """Score of hand ``cards[i]`` (int8[n, k], -1 ignored) under a :func:`reading`."""
+    sm = 0
+    n = 0
+    for j in range(cards.shape[1]):
+        c = cards[i, j]
+        if c >= 0:
+            sm |= CARD_BIT[c]
+            n += 1
+    s0 = sm & ALL_RANKS
+    s1 = (sm >> 16) & ALL_RANKS
+    s2 = (sm >> 32) & ALL_RANKS
+    s3 = (sm >> 48) & ALL_RANKS
+    lo = s0 | s1
+    hi = s2 | s3
+    m1 = lo | hi
+    if m1 & wild_ranks:
+        return _wild_best(cards, i, wild_ranks, lv_a, lv_b, order)
+    if POP[s0] + POP[s1] + POP[s2] + POP[s3] != n:
+        return _brute_best(cards, i, lv_a, lv_b)  # a card repeats: several decks
+    # ranks held in at least 2, 3, 4 suits (one deck: rank counts)
+    a = s0 & s1
+    b = s2 & s3
+    m2 = a | b | (lo & hi)
+    m3 = (a & hi) | (b & lo)
+    m4 = a & b
+    fs = 0
+    if POP[s0] >= 5:
+        fs = s0
+    elif POP[s1] >= 5:
+        fs = s1
+    elif POP[s2] >= 5:
+        fs = s2
+    elif POP[s3] >= 5:
+        fs = s3
+    score = _fast_best(m1, m2, m3, m4, fs, lv_a, lv_b)
+    if score == NEED_BRUTE:
+        return _brute_best(cards, i, lv_a, lv_b)
+    return score
+
+
+@jit
+def score_hand(cards, column_pos, wild_ranks, elevated, inverted):
+    """Score of one hand, for use inside other kernels.
+
+    cards : int8[k] (5..8 cards, -1 ignored); column_pos : int8[13] position
+    of each category id; wild_ranks / elevated : 13-bit masks. Kernels that
+    score many hands under one reading should call :func:`reading` once and
+    :func:`score_row` per hand instead.
+    """
+    lv_a, lv_b, order = reading(column_pos, inverted, elevated)
+    return score_row(cards.reshape(1, cards.shape[0]), 0, wild_ranks, lv_a, lv_b, order)
+
+
+@jit
+def category_of_score(score, column_pos, inverted):
+    """Category id of a score produced under ``column_pos`` / ``inverted``."""
+    lv = score >> 20
+    elevated = lv & 1  # natural levels are even, elevated ones odd
+    p = 13 - (lv - 3 * elevated) // 2
+    if inverted:
+        p = 12 - p
+    for cat in range(N_CAT):
+        if column_pos[cat] == p:
+            return cat
+    return -1
+
+
+@jit
+def best_category_hand(cards, column_pos, wild_ranks, elevated, inverted):
+    """Category id of the best hand of one player (for use inside kernels)."""
+    return category_of_score(score_hand(cards, column_pos, wild_ranks, elevated, inverted),
+                             column_pos, inverted)
+
+
+@jit
+def hand_profile(cards, wild_ranks, out_tb):
+    """Best tie-break of every category for one hand; -1 where not made.
+
+    cards : int8[k], -1 entries ignored. out_tb : int64[13], written.
+    """
+    rows = cards.reshape(1, cards.shape[0])
+    w, crank, m1, sm, cs0, cs1, cs2, cs3, c1, c2, maxsc, multi = _wild_counts(rows, 0,
+                                                                               wild_ranks)
+    if w > 0:
+        for cat in range(N_CAT):
+            out_tb[cat] = _wild_tb(cat, w, crank, m1, sm, cs0, cs1, cs2, cs3, c1, c2, maxsc,
+                                   multi)
+        return
+    m1 = m2 = m3 = m4 = 0
+    sm = 0
+    dup = False
+    for c8 in cards:
+        c = np.int64(c8)
+        if c < 0:
+            continue
+        b = 1 << (c >> 2)
+        sb = b << (16 * (c & 3))
+        dup |= (sm & sb) != 0
+        sm |= sb
+        m4 |= m3 & b
+        m3 |= m2 & b
+        m2 |= m1 & b
+        m1 |= b
+    if not dup:
+        fs = _flush_suit(sm)
+        for cat in range(N_CAT):
+            out_tb[cat] = _fast_tb(cat, m1, m2, m3, m4, fs)
+            if out_tb[cat] == NEED_BRUTE:
+                dup = True
+    if dup:
+        _brute_profile(cards, wild_ranks, out_tb)
+
+
+# ---------------------------------------------------------------------------
+# Array drivers
+# ---------------------------------------------------------------------------
+@jit
+def _score_rows(cards, column_pos, inverted, wild, elev, start, stop, out_scores):
+    n_wild = wild.shape[0]
+    if elev.shape[0] == 1:
+        lv_a, lv_b, order = reading(column_pos, inverted, elev[0])
+        if n_wild == 1:
+            w = wild[0]
+            for i in range(start, stop):
+                out_scores[i] = score_row(cards, i, w, lv_a, lv_b, order)
+        else:
+            for i in range(start, stop):
+                out_scores[i] = score_row(cards, i, wild[i], lv_a, lv_b, order)
+        return
+    last = -1
+    lv_a = lv_b = order = 0
+    for i in range(start, stop):
+        if elev[i] != last:
+            lv_a, lv_b, order = reading(column_pos, inverted, elev[i])
+            last = elev[i]
+        out_scores[i] = score_row(cards, i, wild[i if n_wild > 1 else 0], lv_a, lv_b, order)
+
+
+@jit
+def score_batch(cards, column_pos, inverted, wild, elev, out_scores):
+    """Scores of many hands, serially.
+
+    cards : int8[n, k]; column_pos : int8[13]; wild, elev : int64[1] (shared)
+    or int64[n] (per hand); out_scores : int64[n], written in place.
+    """
+    _score_rows(cards, column_pos, inverted, wild, elev, 0, cards.shape[0], out_scores)
+
+
+@pjit
+def score_batch_parallel(cards, column_pos, inverted, wild, elev, n_chunks, out_scores):
+    """:func:`score_batch` split into ``n_chunks`` contiguous chunks over threads.
+
+    Each chunk writes only its own rows, so the result is bit-identical to
+    the serial driver whatever the thread count.
+    """
+    n = cards.shape[0]
+    for ch in prange(n_chunks):
+        start = ch * n // n_chunks
+        stop = (ch + 1) * n // n_chunks
+        _score_rows(cards, column_pos, inverted, wild, elev, start, stop, out_scores)
+
+
+@jit
+def profile_batch(cards, wild, out_profile):
+    """Per-category best tie-break of many hands.
+
+    cards : int8[n, k]; wild : int64[1] or int64[n]; out_profile : int64[n, 13].
+    """
+    n_wild = wild.shape[0]
+    for i in range(cards.shape[0]):
+        hand_profile(cards[i], wild[i if n_wild > 1 else 0], out_profile[i])
