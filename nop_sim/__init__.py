@@ -1,5 +1,6 @@
 """nop-sim: Monte Carlo balance analysis for New Order Poker."""
 
+from nop_sim.blocks import beats, classify_block
 from nop_sim.cards import format_cards, make_deck, parse_cards
 from nop_sim.column import DEFAULT_COLUMN, Category, Column
 from nop_sim.evaluator import BestHand, best_category, best_hand, evaluate, profile
@@ -8,7 +9,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BestHand",
+    "beats",
     "best_category",
+    "classify_block",
     "best_hand",
     "evaluate",
     "profile",

@@ -1,0 +1,135 @@
+"""Benchmarks: speeds measured as medians, with a reference measured in the same run.
+
+Never timed inside unit tests: the machines are shared and noisy, so each
+figure is the median of several repeats and compared with a peer measured
+alongside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+__all__ = ["bench_evaluator", "random_hands"]
+
+
+def random_hands(n: int, k: int = 7, seed: int = 0, decks: int = 1) -> np.ndarray:
+    """``n`` uniformly random ``k``-card hands from ``decks`` decks, int8 ``(n, k)``."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((n, k), np.int8)
+    block = 200_000
+    for start in range(0, n, block):
+        m = min(block, n - start)
+        keys = rng.random((m, 52 * decks))
+        out[start:start + m] = (np.argpartition(keys, k, axis=1)[:, :k] % 52).astype(np.int8)
+    return out
+
+
+def _median_rate(fn, n_items: int, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return n_items / float(np.median(times))
+
+
+_COMPILE_SNIPPET = """
+import time, numpy as np
+t0 = time.perf_counter()
+from nop_sim import evaluate, Column
+hands = np.array([[0, 5, 10, 15, 20, 25, 30]], np.int8)
+evaluate(hands)
+evaluate(hands, wild_ranks=1)
+evaluate(np.vstack([hands, hands]), parallel=True)
+print(time.perf_counter() - t0)
+"""
+
+
+def _compile_seconds(cold: bool) -> float:
+    """Import plus first calls in a fresh process; ``cold`` uses an empty numba cache."""
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as tmp:
+        if cold:
+            env["NUMBA_CACHE_DIR"] = tmp
+        out = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET], env=env, check=True,
+                             capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _eval7_rate(n_iter: int, repeats: int) -> float | None:
+    try:
+        import eval7
+    except ImportError:
+        return None
+    hero = [eval7.Card("As"), eval7.Card("Kd")]
+    villain = eval7.HandRange("QQ")
+    eval7.py_hand_vs_range_monte_carlo(hero, villain, [], 1000)
+    # each Monte Carlo iteration evaluates two seven-card hands
+    return _median_rate(lambda: eval7.py_hand_vs_range_monte_carlo(hero, villain, [], n_iter),
+                        2 * n_iter, repeats)
+
+
+def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
+                    compile_time: bool = True) -> dict:
+    """Speed of the evaluator; returns the figures as a dict (see the README)."""
+    import numba
+
+    from nop_sim import Column, DEFAULT_COLUMN
+    from nop_sim.kernels import evaluate as k
+
+    hands = random_hands(n_hands, 7, seed)
+    out = np.empty(n_hands, np.int64)
+    none = np.zeros(1, np.int64)
+    deuces = np.ones(1, np.int64)
+    rng = np.random.default_rng(seed)
+    moved = Column(rng.permutation(13))
+    default_pos = DEFAULT_COLUMN.positions()
+
+    def serial(pos, wild):
+        k.score_batch(hands[:10], pos, False, wild, none, out[:10])  # compile outside timing
+        return _median_rate(lambda: k.score_batch(hands, pos, False, wild, none, out),
+                            n_hands, repeats)
+
+    threads = numba.get_num_threads()
+
+    def parallel():
+        chunks = 4 * threads
+        k.score_batch_parallel(hands[:100], default_pos, False, none, none, 4, out[:100])
+        return _median_rate(
+            lambda: k.score_batch_parallel(hands, default_pos, False, none, none, chunks, out),
+            n_hands, repeats)
+
+    # eval7 first and last, so drift in machine load shows in the ratio's inputs
+    e7_before = _eval7_rate(n_hands // 2, repeats)
+    result = {
+        "hands": n_hands,
+        "repeats": repeats,
+        "default_column_hands_per_s": serial(default_pos, none),
+        "random_column_hands_per_s": serial(moved.positions(), none),
+        "deuces_wild_hands_per_s": serial(default_pos, deuces),
+        "threads": threads,
+        "parallel_hands_per_s": parallel(),
+    }
+    e7_after = _eval7_rate(n_hands // 2, repeats)
+    result["parallel_speedup"] = result["parallel_hands_per_s"] / result["default_column_hands_per_s"]
+    if e7_before is not None:
+        e7 = float(np.median([e7_before, e7_after]))
+        result["eval7_hands_per_s"] = e7
+        result["ratio_vs_eval7"] = result["default_column_hands_per_s"] / e7
+        result["random_column_ratio_vs_eval7"] = result["random_column_hands_per_s"] / e7
+    if compile_time:
+        result["compile_s"] = _compile_seconds(cold=True)
+        result["cached_start_s"] = _compile_seconds(cold=False)
+    result["cpu_count"] = os.cpu_count()
+    return {key: (round(v, 3) if isinstance(v, float) else v) for key, v in result.items()}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(json.dumps(bench_evaluator(), indent=2))
