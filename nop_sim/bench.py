@@ -81,7 +81,7 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
     """Speed of the evaluator; returns the figures as a dict (see the README)."""
     import numba
 
-    from nop_sim import Column, DEFAULT_COLUMN
+    from nop_sim import DEFAULT_COLUMN, Column
     from nop_sim.kernels import evaluate as k
 
     hands = random_hands(n_hands, 7, seed)

@@ -6,7 +6,6 @@ Validate, allocate, call a kernel, wrap. The kernels live in
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass
 
@@ -169,7 +168,7 @@ class BestHand:
 
     def __str__(self) -> str:
         shown = []
-        for c, v in zip(self.cards, self.values):
+        for c, v in zip(self.cards, self.values, strict=True):
             shown.append(format_cards([c]) if c == v else f"{format_cards([c])}={format_cards([v])}")
         tag = " (elevated)" if self.elevated else ""
         return f"{self.category.label}{tag}: {' '.join(shown)}"
@@ -238,7 +237,7 @@ def _realise(cat: Category, tb: int, hand, wild_ranks: int):
             base = next(iter(nat_suits)) if nat_suits else 3
             fill = [[(base + 1 + j) % 4 for j in range(len(missing))]]
         for suits in fill:
-            values = [c for c in naturals] + [4 * r + s for r, s in zip(missing, suits)]
+            values = naturals + [4 * r + s for r, s in zip(missing, suits, strict=True)]
             cards5 = naturals + wilds
             if _classify_values(values) == (int(cat), tb):
                 # show in tie-break order: bigger groups first, then higher ranks
@@ -263,8 +262,3 @@ def best_hand(hand, column=DEFAULT_COLUMN, *, wild_ranks=0, elevated=0, inverted
     cards5, values5 = _realise(cat, score & 0xFFFFF, arr.astype(np.int64), int(wild_ranks))
     return BestHand(category=cat, elevated=bool((score >> 20) & 1), cards=cards5,
                     values=values5, score=score)
-
-
-def parallel_threads() -> int:
-    """Threads used by ``parallel=True`` (numba's default: all cores)."""
-    return int(os.environ.get("NUMBA_NUM_THREADS", _threads()))

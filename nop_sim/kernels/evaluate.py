@@ -33,7 +33,6 @@ hand whose best five ranks could only be taken in one suit).
 from __future__ import annotations
 
 import numpy as np
-
 from numba import prange
 
 from nop_sim.kernels._jit import jit, pjit
@@ -94,8 +93,8 @@ def _build_patterns():
     with wilds or several decks): those, plus 2+1+1+1, 2+2+1 and 3+1+1
     multisets (3+2, 4+1 and 5 are Flush House, Four and Flush Five).
     """
-    from itertools import combinations_with_replacement
     from collections import Counter
+    from itertools import combinations_with_replacement
 
     flush = []
     for combo in combinations_with_replacement(range(13), 5):

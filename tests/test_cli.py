@@ -1,0 +1,65 @@
+"""The nop-sim command line: output a designer reads, and clear errors (exit 2)."""
+
+import json
+
+from click.testing import CliRunner
+
+from nop_sim.cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_eval_plays_two_pair_when_it_is_promoted_above_full_house():
+    res = run("eval", "Ks Kd Kh 7c 7d Qs 2c", "--column", "Two Pair > Full House")
+    assert res.exit_code == 0
+    assert res.output.startswith("Two Pair: Ks Kh 7d 7c Qs")
+    res = run("eval", "Ks Kd Kh 7c 7d Qs 2c")
+    assert res.output.startswith("Full House:")
+
+
+def test_eval_shows_what_each_wild_stands_for():
+    res = run("eval", "2c 2d Ah Kh Qh", "--wild", "2")
+    assert res.exit_code == 0
+    assert res.output.startswith("Royal Flush:")
+    assert "2d=" in res.output and "2c=" in res.output
+
+
+def test_bad_input_is_one_clear_line_and_exit_2():
+    for args, needle in [
+        (("eval", "Ks Kd Kh 7c 2x"), "'2x' does not parse"),
+        (("eval", "Ks Kd Kh 7c"), "at least 5"),
+        (("eval", "Ks Ks Kh 7c 7d"), "copies of Ks"),
+        (("eval", "Ks Kd Kh 7c 7d", "--column", "Two Pear > Flush"), "unknown category"),
+        (("eval", "Ks Kd Kh 7c 7d", "--wild", "1"), "rank '1'"),
+        (("frequencies", "--hands", "10"), "10"),
+    ]:
+        res = CliRunner().invoke(main, list(args))
+        assert res.exit_code == 2, (args, res.output)
+        assert needle in res.output, (args, res.output)
+        assert "Traceback" not in res.output
+
+
+def test_frequencies_moves_full_houses_to_two_pair():
+    res = run("frequencies", "--hands", "20000", "--moved", "Two Pair > Full House")
+    assert res.exit_code == 0
+    rows = {line[:16].strip(): line[16:].split() for line in res.output.splitlines()[3:]}
+    default_fh, moved_fh = (float(x.rstrip("%")) for x in rows["Full House"][:2])
+    default_tp, moved_tp = (float(x.rstrip("%")) for x in rows["Two Pair"][:2])
+    assert default_fh > 1.5 and moved_fh < default_fh
+    assert moved_tp > default_tp
+
+
+def test_bench_evaluator_reports_the_promised_fields():
+    res = run("bench", "evaluator", "--hands", "20000", "--repeats", "1", "--no-compile")
+    assert res.exit_code == 0
+    figures = json.loads(res.output)
+    for key in ("default_column_hands_per_s", "random_column_hands_per_s",
+                "deuces_wild_hands_per_s", "parallel_hands_per_s"):
+        assert figures[key] > 0
+
+
+def test_version_and_module_entry():
+    res = run("--version")
+    assert res.exit_code == 0 and "nop-sim" in res.output
