@@ -1,0 +1,143 @@
+"""Ordered Hand agents as rows of a parameter table (the kernels read the rows).
+
+Presets
+-------
+``random``
+    Uniform over the legal moves (every block that beats the middle, check,
+    and Bet when allowed) and over the insert positions; answers a Bet
+    uniformly with Fold, Call or Raise (when a raise is possible) and a random
+    one-card move.
+``low``
+    Plays the weakest block that beats the middle; inserts drawn cards at the
+    end; never bets; raises a Bet when it can, else folds.
+``high``
+    Plays the block with the most cards (to shed fast; the weakest of those);
+    inserts at the end; otherwise as ``low``.
+``builder``
+    Inserts each drawn card next to a card of its rank, of a neighbouring rank
+    or of its suit, never splitting a group; plays like ``high``.
+``bettor``
+    Bets whenever it holds a block that beats a non-empty middle, then plays
+    the weakest block that still beats it; builds like ``builder``.
+``raiser``
+    The caller/raiser: answers a Bet by raising when a block (after at most
+    one card moved next to a card of its rank) beats the middle, else calls
+    with that move; plays like ``low`` and builds.
+
+Every preset except ``random`` plays a block that empties its sequence when it
+has one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from nop_sim.ordered import kernels as K
+
+__all__ = ["PRESETS", "OrderedAgent", "agent_table", "resolve_agents"]
+
+_PLAY = {"random": K.PLAY_RANDOM, "low": K.PLAY_LOW, "high": K.PLAY_HIGH, "strong": K.PLAY_STRONG}
+_INSERT = {"random": K.INSERT_RANDOM, "end": K.INSERT_END, "builder": K.INSERT_BUILDER}
+_RESPOND = {
+    "random": K.RESPOND_RANDOM,
+    "fold": K.RESPOND_FOLD,
+    "raise_else_call": K.RESPOND_RAISE_ELSE_CALL,
+    "raise_else_fold": K.RESPOND_RAISE_ELSE_FOLD,
+}
+
+
+@dataclass(frozen=True)
+class OrderedAgent:
+    """One policy; :meth:`row` turns it into the kernels' parameter row.
+
+    Parameters
+    ----------
+    play : {"random", "low", "high", "strong"}
+    insert : {"random", "end", "builder"}
+    check_prob : float in [0, 1], chance to check when a play exists
+    bet : bool, bet when holding a block that beats a non-empty middle
+    bet_prob : float in [0, 1], chance to bet when ``bet`` applies
+    respond : {"random", "fold", "raise_else_call", "raise_else_fold"}
+    take_win : bool, always play a block that empties the sequence
+    """
+
+    play: str = "low"
+    insert: str = "end"
+    check_prob: float = 0.0
+    bet: bool = False
+    bet_prob: float = 1.0
+    respond: str = "raise_else_fold"
+    take_win: bool = True
+
+    def __post_init__(self) -> None:
+        for name, table in (("play", _PLAY), ("insert", _INSERT), ("respond", _RESPOND)):
+            value = getattr(self, name)
+            if value not in table:
+                raise ValueError(
+                    f"agent {name}={value!r} is not allowed: use one of {', '.join(table)}"
+                )
+        for name in ("check_prob", "bet_prob"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+                raise ValueError(f"agent {name}={value!r} is not allowed: use a number in [0, 1]")
+
+    def row(self) -> np.ndarray:
+        """float64 (N_AGENT_PARAMS,) row of the parameter table."""
+        out = np.zeros(K.N_AGENT_PARAMS, dtype=np.float64)
+        out[K.A_PLAY] = _PLAY[self.play]
+        out[K.A_CHECK_PROB] = self.check_prob
+        out[K.A_INSERT] = _INSERT[self.insert]
+        out[K.A_BET] = 1.0 if self.bet else 0.0
+        out[K.A_BET_PROB] = self.bet_prob
+        out[K.A_RESPOND] = _RESPOND[self.respond]
+        out[K.A_TAKE_WIN] = 1.0 if self.take_win else 0.0
+        return out
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+PRESETS: dict[str, OrderedAgent] = {
+    "random": OrderedAgent(play="random", insert="random", respond="random", take_win=False),
+    "low": OrderedAgent(play="low", insert="end"),
+    "high": OrderedAgent(play="high", insert="end"),
+    "builder": OrderedAgent(play="high", insert="builder"),
+    "bettor": OrderedAgent(play="low", insert="builder", bet=True, bet_prob=1.0),
+    "raiser": OrderedAgent(play="low", insert="builder", respond="raise_else_call"),
+}
+
+
+def resolve_agents(
+    agents: str | OrderedAgent | Sequence[str | OrderedAgent], players: int
+) -> tuple[list[str], list[OrderedAgent]]:
+    """Names and policies for each seat.
+
+    ``agents`` is one preset name or agent for every seat, or one per seat.
+    """
+    if isinstance(agents, (str, OrderedAgent)):
+        agents = [agents] * players
+    agents = list(agents)
+    if len(agents) != players:
+        raise ValueError(f"{len(agents)} agents given for players={players}: give one per seat")
+    names, policies = [], []
+    for seat, a in enumerate(agents):
+        if isinstance(a, OrderedAgent):
+            names.append("custom")
+            policies.append(a)
+        elif isinstance(a, str) and a.strip().lower() in PRESETS:
+            names.append(a.strip().lower())
+            policies.append(PRESETS[a.strip().lower()])
+        else:
+            raise ValueError(
+                f"agent {a!r} for seat {seat} is not allowed: use one of "
+                f"{', '.join(PRESETS)} or an OrderedAgent"
+            )
+    return names, policies
+
+
+def agent_table(policies: Sequence[OrderedAgent]) -> np.ndarray:
+    """float64 (seats, N_AGENT_PARAMS) parameter table, one row per seat."""
+    return np.stack([p.row() for p in policies]).astype(np.float64)

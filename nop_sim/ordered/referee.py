@@ -1,0 +1,417 @@
+"""Replay logged Ordered Hand games in plain Python and check every rule.
+
+The referee shares nothing with the kernels but the log format: it deals from
+the logged deck, keeps its own sequences, stock and middle, classifies blocks
+with its own obviously-written code (``collections.Counter``), and checks
+
+- turn order, including the three turns of a bet exchange;
+- every play: an adjacent block of the player's sequence, a valid block type
+  for its size, beating the middle under the scenario's column;
+- every draw: the next stock card, inserted at a position 0..len, drawn
+  exactly when the rules say (after a play or check, not after a winning play,
+  not for a Call, not for the bettor's winning answer, the extra card of a
+  beaten Raise);
+- the round of checks: the middle is cleared exactly when every player has
+  passed in turn since the last play;
+- no card lost or duplicated (sequences + played cards + stock = the deck);
+- the end: an emptied sequence, the last stock card, or the turn cap, and the
+  winners (fewest cards, then best hand under the default column, then a
+  shared win);
+- the game's record row (counts of turns, draws, plays by size and category,
+  clears, bets...) against what the replay saw.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+import numpy as np
+
+from nop_sim.ordered import kernels as K
+from nop_sim.ordered.settings import OrderedSettings
+
+__all__ = ["RuleViolation", "check_game", "check_result", "py_classify_block", "py_classify_five"]
+
+_FIVE_CARD_BLOCKS = {0, 1, 2, 3, 4, 6, 7, 8}
+
+
+class RuleViolation(AssertionError):
+    """A logged game broke a rule; the message says which game, event and rule."""
+
+
+def _rank(card: int) -> int:
+    return card // 4 + 2
+
+
+def _grouped(ranks: list[int]) -> list[int]:
+    """Group ranks by size then rank, highest first; each group's rank once."""
+    counts = Counter(ranks)
+    return [r for r, _ in sorted(counts.items(), key=lambda rc: (-rc[1], -rc[0]))]
+
+
+def py_classify_five(cards: list[int]) -> tuple[int, list[int]]:
+    """SPEC section 2: the first matching pattern and its tie-break ranks."""
+    ranks = [_rank(c) for c in cards]
+    suits = {c % 4 for c in cards}
+    shape = sorted(Counter(ranks).values(), reverse=True)
+    flush = len(suits) == 1
+    distinct = sorted(set(ranks))
+    straight_top = None
+    if len(distinct) == 5:
+        if distinct[-1] - distinct[0] == 4:
+            straight_top = distinct[-1]
+        elif distinct == [2, 3, 4, 5, 14]:
+            straight_top = 5
+    grouped = _grouped(ranks)
+    desc = sorted(ranks, reverse=True)
+    if shape == [5] and flush:
+        return 0, grouped
+    if shape == [3, 2] and flush:
+        return 1, grouped
+    if shape == [5]:
+        return 2, grouped
+    if straight_top is not None and flush and straight_top == 14:
+        return 3, []
+    if straight_top is not None and flush:
+        return 4, [straight_top]
+    if shape[0] == 4:
+        return 5, grouped
+    if shape == [3, 2]:
+        return 6, grouped
+    if flush:
+        return 7, desc
+    if straight_top is not None:
+        return 8, [straight_top]
+    if shape[0] == 3:
+        return 9, grouped
+    if shape == [2, 2, 1]:
+        return 10, grouped
+    if shape[0] == 2:
+        return 11, grouped
+    return 12, desc
+
+
+def py_classify_block(cards: list[int]) -> tuple[int, list[int]] | None:
+    """(category, tie-break ranks) of a block of 1..5 cards, or None if not a play."""
+    n = len(cards)
+    ranks = [_rank(c) for c in cards]
+    shape = sorted(Counter(ranks).values(), reverse=True)
+    if n == 1:
+        return 12, ranks
+    if n == 2:
+        return (11, _grouped(ranks)) if shape == [2] else None
+    if n == 3:
+        return (9, _grouped(ranks)) if shape == [3] else None
+    if n == 4:
+        if shape == [4]:
+            return 5, _grouped(ranks)
+        if shape == [2, 2]:
+            return 10, _grouped(ranks)
+        return None
+    if n == 5:
+        cat, tb = py_classify_five(cards)
+        return (cat, tb) if cat in _FIVE_CARD_BLOCKS else None
+    return None
+
+
+def pack_tiebreak(ranks: list[int]) -> int:
+    """Ranks as the kernels pack them: 4 bits each, first rank highest."""
+    code = 0
+    for r in ranks:
+        code = (code << 4) | r
+    return code
+
+
+def _best_hand(cards: list[int]) -> tuple[int, list[int]]:
+    """Sort key of the best poker hand from ``cards`` under the default column.
+
+    Five or more cards: best five-card subset. Fewer: all of them as a short
+    hand (Four of a Kind, Three of a Kind, Two Pair, One Pair, High Card).
+    """
+    if len(cards) >= 5:
+        return max((-cat, tb) for cat, tb in map(py_classify_five, combinations(cards, 5)))
+    ranks = [_rank(c) for c in cards]
+    shape = sorted(Counter(ranks).values(), reverse=True)
+    if shape[0] == 4:
+        cat = 5
+    elif shape[0] == 3:
+        cat = 9
+    elif shape[:2] == [2, 2]:
+        cat = 10
+    elif shape[0] == 2:
+        cat = 11
+    else:
+        cat = 12
+    return -cat, _grouped(ranks)
+
+
+class _Replay:
+    """State of one game being replayed."""
+
+    def __init__(self, settings: OrderedSettings, deck, events, game: int):
+        self.s = settings
+        self.n = settings.players
+        self.pos = settings.column.positions().tolist()
+        self.deck = [int(c) for c in deck]
+        self.events = [tuple(int(x) for x in e) for e in events]
+        self.game = game
+        self.i = 0
+        self.top = 0
+        self.seq: list[list[int]] = [[] for _ in range(self.n)]
+        self.played: list[int] = []
+        self.middle: tuple[int, list[int]] | None = None
+        self.passes = 0
+        self.c = Counter()  # record counts
+
+    # -- helpers -----------------------------------------------------------------
+    def fail(self, msg: str):
+        raise RuleViolation(f"game {self.game}, event {self.i}: {msg}")
+
+    def peek(self):
+        if self.i >= len(self.events):
+            self.fail("the log ends before the game does")
+        return self.events[self.i]
+
+    def take(self, player: int, *kinds: int):
+        ev = self.peek()
+        if ev[1] not in kinds:
+            names = "/".join(K.EV_NAMES[k] for k in kinds)
+            self.fail(f"expected {names} by seat {player}, got {K.EV_NAMES.get(ev[1], ev[1])} "
+                      f"by seat {ev[0]}")
+        if ev[0] != player:
+            self.fail(f"{K.EV_NAMES[ev[1]]} by seat {ev[0]} out of turn (seat {player} to act)")
+        self.i += 1
+        return ev
+
+    def stock_left(self) -> int:
+        return len(self.deck) - self.top
+
+    def check_cards(self):
+        held = [c for row in self.seq for c in row]
+        every = sorted(held + self.played + self.deck[self.top:])
+        if every != list(range(K.DECK_SIZE)):
+            self.fail("a card was lost or duplicated")
+
+    def beats(self, block: tuple[int, list[int]]) -> bool:
+        if self.middle is None:
+            return True
+        p, q = self.pos[block[0]], self.pos[self.middle[0]]
+        return p < q or (p == q and block[1] > self.middle[1])
+
+    # -- actions -----------------------------------------------------------------
+    def play(self, player: int, what: str) -> bool:
+        """A PLAY event by ``player``; True when it emptied the sequence."""
+        _, _, start, length = self.take(player, K.EV_PLAY)
+        row = self.seq[player]
+        if not (0 <= start and 1 <= length <= 5 and start + length <= len(row)):
+            self.fail(f"{what}: block start {start} length {length} outside a sequence of "
+                      f"{len(row)} cards")
+        cards = row[start : start + length]
+        block = py_classify_block(cards)
+        if block is None:
+            self.fail(f"{what}: cards {cards} are not a valid block of {length}")
+        if not self.beats(block):
+            self.fail(f"{what}: block {block} does not beat the middle {self.middle}")
+        del row[start : start + length]
+        self.played.extend(cards)
+        self.middle = block
+        self.passes = 0
+        self.c["plays"] += 1
+        self.c[f"size{length}"] += 1
+        self.c[f"cat{block[0]}"] += 1
+        return not row
+
+    def draw(self, player: int) -> bool:
+        """The DRAW the rules require now (if the stock has a card); True at stock-out."""
+        if self.stock_left() == 0:
+            return False
+        _, _, card, at = self.take(player, K.EV_DRAW)
+        if card != self.deck[self.top]:
+            self.fail(f"drew {card}, but the next stock card is {self.deck[self.top]}")
+        if not 0 <= at <= len(self.seq[player]):
+            self.fail(f"insert position {at} outside 0..{len(self.seq[player])}")
+        self.seq[player].insert(at, card)
+        self.top += 1
+        self.c["drawn"] += 1
+        return self.stock_left() == 0
+
+    def move(self, player: int):
+        _, _, src, dst = self.take(player, K.EV_MOVE)
+        row = self.seq[player]
+        if not (0 <= src < len(row) and 0 <= dst < len(row)):
+            self.fail(f"move {src}->{dst} outside a sequence of {len(row)} cards")
+        row.insert(dst, row.pop(src))
+
+    def round_of_checks(self, leader: int):
+        if self.passes >= self.n:
+            self.passes = 0
+            if self.middle is not None:
+                self.take(leader, K.EV_CLEAR)
+                self.middle = None
+                self.c["clears"] += 1
+
+    # -- the game ----------------------------------------------------------------
+    def run(self) -> tuple[int, int]:
+        """Replay to the end; returns (END_* kind, winners mask) as the referee sees them."""
+        if sorted(self.deck) != list(range(K.DECK_SIZE)):
+            self.fail("the deck is not the 52 cards once each")
+        first = self.peek()[0]
+        if not 0 <= first < self.n:
+            self.fail(f"first player {first} is not a seat")
+        self.first = first
+        k = 0
+        for _ in range(self.s.hand_size):
+            for q in range(self.n):
+                self.seq[(first + q) % self.n].append(self.deck[k])
+                k += 1
+        self.top = k
+        p = first
+        while True:
+            self.check_cards()
+            if self.c["turns"] >= self.s.max_turns:
+                return K.END_CAPPED, self.stock_out_winners()
+            self.c["turns"] += 1
+            ev = self.peek()
+            if ev[1] == K.EV_PLAY:
+                if self.play(p, "play"):
+                    return K.END_EMPTIED, 1 << p
+                if self.draw(p):
+                    return K.END_STOCK_OUT, self.stock_out_winners()
+            elif ev[1] == K.EV_CHECK:
+                self.take(p, K.EV_CHECK)
+                self.c["checks"] += 1
+                self.passes += 1
+                if self.draw(p):
+                    return K.END_STOCK_OUT, self.stock_out_winners()
+                self.round_of_checks((p + 1) % self.n)
+            elif ev[1] == K.EV_BET:
+                end = self.bet_exchange(p)
+                if end is not None:
+                    return end
+            else:
+                self.take(p, K.EV_PLAY, K.EV_CHECK, K.EV_BET)
+            p = (p + 1) % self.n
+
+    def bet_exchange(self, b: int):
+        if not self.s.betting:
+            self.fail("a Bet without the advanced rules")
+        if self.middle is None:
+            self.fail("a Bet on an empty middle")
+        self.take(b, K.EV_BET)
+        self.c[f"bets{b}"] += 1
+        self.passes += 1
+        o = 1 - b
+        self.c["turns"] += 1
+        ev = self.peek()
+        resp = ev[1]
+        if resp == K.EV_FOLD:
+            self.take(o, K.EV_FOLD)
+            self.c["folds"] += 1
+            self.passes += 1
+            if self.draw(o):
+                return K.END_STOCK_OUT, self.stock_out_winners()
+        elif resp == K.EV_CALL:
+            self.take(o, K.EV_CALL)
+            self.c["calls"] += 1
+            self.move(o)
+            self.passes += 1
+        else:
+            self.take(o, K.EV_RAISE)
+            self.c["raises"] += 1
+            self.move(o)
+            if self.play(o, "raise"):
+                return K.END_EMPTIED, 1 << o
+            if self.draw(o):
+                return K.END_STOCK_OUT, self.stock_out_winners()
+        self.c["turns"] += 1
+        ev = self.peek()
+        if ev[1] == K.EV_PLAY:
+            self.c[f"bets_won{b}"] += 1
+            if self.play(b, "answer to a bet"):
+                return K.END_EMPTIED, 1 << b
+            # The bettor does not draw; a beaten raiser draws one extra card.
+            if resp == K.EV_RAISE and self.draw(o):
+                return K.END_STOCK_OUT, self.stock_out_winners()
+        else:
+            self.take(b, K.EV_CHECK if resp == K.EV_FOLD else K.EV_FOLD)
+            if resp == K.EV_FOLD:
+                self.c["checks"] += 1
+            self.passes += 1
+            if self.draw(b):
+                return K.END_STOCK_OUT, self.stock_out_winners()
+        self.round_of_checks(o)
+        return None
+
+    def stock_out_winners(self) -> int:
+        fewest = min(len(r) for r in self.seq)
+        tied = [p for p in range(self.n) if len(self.seq[p]) == fewest]
+        if len(tied) == 1:
+            return 1 << tied[0]
+        keys = {p: _best_hand(self.seq[p]) for p in tied}
+        best = max(keys.values())
+        return sum(1 << p for p in tied if keys[p] == best)
+
+
+def check_game(settings: OrderedSettings, deck, events, record=None, game: int = 0) -> dict:
+    """Replay one game; raise :class:`RuleViolation` at the first broken rule.
+
+    Parameters
+    ----------
+    deck : (52,) the shuffled deck, events : (m, 4) its events,
+    record : (N_FIELDS,) the game's record row, checked when given.
+
+    Returns the referee's counts (``end``, ``winners``, ``turns`` ...).
+    """
+    rp = _Replay(settings, deck, events, game)
+    end, winners = rp.run()
+    rp.check_cards()
+    ev = rp.take(-1, K.EV_END)
+    if end == K.END_STOCK_OUT and bin(winners).count("1") > 1:
+        end = K.END_SHARED
+    if (ev[2], ev[3]) != (end, winners):
+        rp.fail(f"the log ends as {K.END_NAMES[ev[2]]} won by mask {ev[3]}, the referee "
+                f"finds {K.END_NAMES[end]} won by mask {winners}")
+    if rp.i != len(rp.events):
+        rp.fail("events after the end of the game")
+    counts = dict(rp.c)
+    counts.update(end=end, winners=winners, first=rp.first)
+    if record is not None:
+        _check_record(rp, np.asarray(record), counts)
+    return counts
+
+
+def _check_record(rp: _Replay, rec: np.ndarray, c: dict) -> None:
+    expect = {
+        K.F_FIRST: c["first"], K.F_WINNERS: c["winners"],
+        K.F_N_WINNERS: bin(c["winners"]).count("1"), K.F_END: c["end"],
+        K.F_TURNS: c.get("turns", 0), K.F_DRAWN: c.get("drawn", 0),
+        K.F_CLEARS: c.get("clears", 0), K.F_PLAYS: c.get("plays", 0),
+        K.F_CHECKS: c.get("checks", 0), K.F_FOLDS: c.get("folds", 0),
+        K.F_CALLS: c.get("calls", 0), K.F_RAISES: c.get("raises", 0),
+    }
+    for size in range(1, 6):
+        expect[K.F_SIZE + size - 1] = c.get(f"size{size}", 0)
+    for cat in range(K.N_CATEGORIES):
+        expect[K.F_CAT + cat] = c.get(f"cat{cat}", 0)
+    for seat in range(K.MAX_PLAYERS):
+        held = len(rp.seq[seat]) if seat < rp.n else -1
+        expect[K.F_CARDS_LEFT + seat] = held
+        expect[K.F_BETS + seat] = c.get(f"bets{seat}", 0)
+        expect[K.F_BETS_WON + seat] = c.get(f"bets_won{seat}", 0)
+    for f, want in expect.items():
+        if int(rec[f]) != want:
+            rp.fail(f"record field {f} is {int(rec[f])}, the replay counts {want}")
+
+
+def check_result(result) -> int:
+    """Replay every logged game of an :class:`~nop_sim.ordered.engine.OrderedResult`.
+
+    Returns the number of games checked; raises :class:`RuleViolation`.
+    """
+    if result.log is None:
+        raise ValueError("the result has no event log: play it with log=True")
+    for i in range(result.n_games):
+        check_game(result.settings, result.log.decks[i], result.log.game_events(i),
+                   result.games[i], game=result.first_game + i)
+    return result.n_games
