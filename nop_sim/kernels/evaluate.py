@@ -67,10 +67,17 @@ def _build_tables():
             code |= (b + 2) << (16 - 4 * j)
         pack[m] = code
     del masks
-    return pop, hi, pack
+    top5 = np.zeros(1 << 13, np.int16)
+    for m in range(1, 1 << 13):
+        bits = [i for i in range(12, -1, -1) if m >> i & 1][:5]
+        top5[m] = sum(1 << b for b in bits)
+    return pop, hi, pack, top5
 
 
-POP, HI, PACK = _build_tables()
+# POP: set bits; HI: highest bit (-1 for 0); PACK: the top five ranks as a
+# tie-break (rank + 2, 4 bits each, highest first from bit 16); TOP5: mask of
+# the top five bits.
+POP, HI, PACK, TOP5 = _build_tables()
 # bit of each card code in a mask of 16 bits per suit: suit s, rank bit r at 16 * s + r
 # a 13-bit rank mask spread to one 4-bit count per rank
 NIBBLES = np.array([sum(((m >> r) & 1) << (4 * r) for r in range(13)) for m in range(1 << 13)],
@@ -160,6 +167,13 @@ def _top_k(m, k):
 
 
 @jit
+def _top2(m):
+    """Mask of the two highest set bits of ``m`` (which has at least two)."""
+    b = 1 << HI[m]
+    return b | (1 << HI[m ^ b])
+
+
+@jit
 def _best_distinct5(m):
     """Best five distinct ranks of ``m`` that are not a straight, as a mask; 0 if none.
 
@@ -169,7 +183,7 @@ def _best_distinct5(m):
     """
     if POP[m] < 5:
         return 0
-    t = _top_k(m, 5)
+    t = TOP5[m]
     if _straight_tops(t) == 0:
         return t
     rest = m & ~t
@@ -377,17 +391,18 @@ def _fast_tb(cat, m1, m2, m3, m4, fs):
         if m3 == 0 or POP[m1] < 3:
             return NO_HAND
         t = HI[m3]
-        return (t + 2) << 16 | PACK[_top_k(m1 & ~(1 << t), 2)] >> 4
+        # PACK of a mask lists its top five ranks; keep the first two
+        return (t + 2) << 16 | (PACK[m1 & ~(1 << t)] & 0xFF000) >> 4
     if cat == TWO_PAIR:
         if POP[m2] < 2 or POP[m1] < 3:
             return NO_HAND
-        pairs = _top_k(m2, 2)
-        return PACK[pairs] | PACK[1 << HI[m1 & ~pairs]] >> 8
+        pairs = _top2(m2)
+        return PACK[pairs] | (HI[m1 & ~pairs] + 2) << 8
     if cat == ONE_PAIR:
         if m2 == 0 or POP[m1] < 4:
             return NO_HAND
         p = HI[m2]
-        return (p + 2) << 16 | PACK[_top_k(m1 & ~(1 << p), 3)] >> 4
+        return (p + 2) << 16 | (PACK[m1 & ~(1 << p)] & 0xFFF00) >> 4
     # HIGH_CARD
     t = _best_distinct5(m1)
     if t == 0:
