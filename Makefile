@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/nop-sim frequencies --hands 2000000 --moved "Two Pair>Full House"
+	$(BIN)/nop-sim run scenarios/baseline.toml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"

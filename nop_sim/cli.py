@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 import numpy as np
@@ -137,6 +138,173 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
         half = 1.96 * np.sqrt(max(p1 * (1 - p1), 1e-12) / n_hands)
         click.echo(f"{cat.label:<16}{100 * p0:>11.3f}%{100 * p1:>11.3f}%"
                    f"{100 * (p1 - p0):>+9.3f}%   ±{100 * half:.3f}%")
+
+
+def _run_options(f):
+    """Options shared by run and sweep (defined once)."""
+    for deco in reversed([
+        click.option("--matches", type=click.IntRange(1, 100_000_000), default=None,
+                     help="Matches per sweep point (overrides [run] matches)."),
+        click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+                     help="Root seed (overrides [run] seed)."),
+        click.option("--workers", type=click.IntRange(1, 1024), default=None,
+                     help="Local worker processes [default: all cores]."),
+        click.option("--scheduler", metavar="ADDRESS", default=None,
+                     help="Run on a Dask cluster, e.g. tcp://10.0.0.5:8786."),
+        click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+                     help="Results folder [default: reports/<scenario name>]."),
+        click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+                     help="Override a setting, e.g. --set dart_cap=30 --set run.chunk=100."),
+        click.option("--resume", is_flag=True,
+                     help="Finish a run that was stopped, reusing its finished chunks."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+    ]):
+        f = deco(f)
+    return f
+
+
+def _load(path: Path, overrides, matches, seed):
+    from nop_sim.scenario import ScenarioError, load_scenario
+
+    extra = list(overrides)
+    if matches is not None:
+        extra.append(f"run.matches={matches}")
+    if seed is not None:
+        extra.append(f"run.seed={seed}")
+    try:
+        return load_scenario(path, extra)
+    except ScenarioError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+class _Progress:
+    """A progress bar on stderr with ETA and hands/s; silent when not a terminal."""
+
+    def __init__(self, quiet: bool):
+        self.enabled = not quiet and sys.stderr.isatty()
+        self.bar = None
+        self.t0 = None
+        self.start_hands = 0
+
+    def __call__(self, done: int, total: int, hands: int):
+        import time
+
+        if not self.enabled:
+            return
+        if self.bar is None:
+            self.t0 = time.perf_counter()
+            self.start_hands = hands
+            self.bar = click.progressbar(length=total, label="chunks", file=sys.stderr,
+                                         show_eta=True, show_percent=True,
+                                         item_show_func=lambda _: self.rate)
+            self.bar.__enter__()
+            self.rate = ""
+            self.bar.update(done)
+            return
+        elapsed = max(time.perf_counter() - self.t0, 1e-9)
+        self.rate = f"{(hands - self.start_hands) / elapsed:,.0f} hands/s"
+        self.bar.update(done - self.bar.pos, current_item=self.rate)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+def _execute(scn, out_dir, workers, scheduler, resume, quiet):
+    from nop_sim.runner import RunError, run_scenario
+    from nop_sim.summary import write_summary
+
+    out = out_dir or Path("reports") / scn.name
+    progress = _Progress(quiet)
+    try:
+        result = run_scenario(scn, out, workers=workers, scheduler=scheduler, resume=resume,
+                              progress=progress)
+    except RunError as exc:
+        raise click.UsageError(str(exc)) from None
+    finally:
+        progress.close()
+    summary = write_summary(out)
+    report = _build_report(out)
+    rate = result.n_hands / result.seconds if result.seconds > 0 else 0.0
+    click.echo(f"{scn.name}: {result.n_matches:,} matches, {result.n_hands:,} hands "
+               f"({result.computed} chunks run, {result.reused} reused) in "
+               f"{result.seconds:.1f} s ({rate:,.0f} hands/s)")
+    click.echo(f"results: {out}/")
+    click.echo(f"summary: {summary}")
+    if report:
+        click.echo(f"report:  {report}")
+
+
+def _build_report(out: Path):
+    """The balance report when the report module is present (it follows the runner)."""
+    try:
+        from nop_sim.report import write_report
+    except ImportError:
+        return None
+    return write_report(out)
+
+
+@main.command("run", context_settings=CONTEXT)
+@click.argument("scenario", type=click.Path(path_type=Path))
+@_run_options
+def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet):
+    """Run SCENARIO (a .toml file) and write results and a summary.
+
+    Results go to reports/<scenario name>/ unless --out says otherwise;
+    running the same scenario again into the same folder reuses what is done.
+
+    \b
+    Examples:
+      nop-sim run scenarios/baseline.toml
+      nop-sim run scenarios/baseline.toml --matches 5000 --set dart_cap=30 --out reports/cap30
+      nop-sim run scenarios/baseline.toml --resume            # after a crash or Ctrl-C
+      nop-sim run scenarios/baseline.toml --scheduler tcp://127.0.0.1:8786
+    """
+    scn = _load(scenario, overrides, matches, seed)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet)
+
+
+@main.command("sweep", context_settings=CONTEXT)
+@click.argument("scenario", type=click.Path(path_type=Path))
+@_run_options
+def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet):
+    """Run every point of SCENARIO's [sweep] table.
+
+    A grid runs every combination; mode = "random" or "lhs" (Latin
+    hypercube) draws `samples` points.
+
+    \b
+    Example:
+      nop-sim sweep scenarios/ledger_sweep.toml --matches 500
+    """
+    scn = _load(scenario, overrides, matches, seed)
+    if not scn.sweep:
+        raise click.UsageError(f"{scenario}: has no [sweep] table; use nop-sim run, or add "
+                               f"e.g. [sweep] dart_cap = [10, 20, 30]")
+    click.echo(f"{len(scn.points())} sweep points x {scn.matches:,} matches", err=True)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet)
+
+
+@main.command("report", context_settings=CONTEXT)
+@click.argument("results_dir", type=click.Path(path_type=Path))
+def report_cmd(results_dir):
+    """Regenerate the summary and report of a finished results folder.
+
+    \b
+    Example:
+      nop-sim report reports/baseline
+    """
+    from nop_sim.runner import RunError
+    from nop_sim.summary import write_summary
+
+    try:
+        summary = write_summary(results_dir)
+    except RunError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(f"summary: {summary}")
+    report = _build_report(results_dir)
+    if report:
+        click.echo(f"report:  {report}")
 
 
 @main.group(context_settings=CONTEXT)

@@ -1,0 +1,471 @@
+"""Runs scenarios: chunks of matches, seeds, executors and the Parquet results store.
+
+A run is a list of chunks, each ``(point, index)``: a sweep point and a
+slice of its matches. A chunk's seed comes from
+``SeedSequence(seed, spawn_key=(point, index))``, so a chunk's numbers do not
+depend on the worker count, the order chunks finish in, or the backend
+(local processes or a Dask cluster).
+
+The store is one folder::
+
+    manifest.json              scenario, resolved settings, seed, versions, git, times
+    chunks/p0000-c000000/      one folder per finished chunk, renamed into place
+        matches.parquet ...    when complete, with done.json holding checksums
+    matches.parquet            merged tables, rebuilt from the chunks at the end
+    seats.parquet, drafts.parquet, counts.parquet, arrays.parquet, points.parquet
+
+A run killed at any moment leaves only whole chunk folders (plus ``.tmp-*``
+folders, removed on the next start); ``--resume`` checks every finished
+chunk's checksums, redoes damaged ones and runs the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from nop_sim.scenario import Scenario
+
+__all__ = ["Chunk", "RunError", "RunResult", "plan_chunks", "run_chunk", "run_scenario",
+           "load_tables"]
+
+TABLES = ("matches", "seats", "drafts", "counts", "arrays")
+STORE_VERSION = 1
+
+
+class RunError(ValueError):
+    """A run that cannot start or continue (bad output folder, changed scenario, scheduler)."""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A slice of one sweep point's matches."""
+
+    point: int
+    index: int
+    first_match: int
+    n_matches: int
+    rotation: int
+    seed: int
+
+    @property
+    def name(self) -> str:
+        return f"p{self.point:04d}-c{self.index:06d}"
+
+
+def chunk_seed(seed: int, point: int, index: int) -> int:
+    """The chunk's own seed: independent streams keyed by (point, chunk index)."""
+    ss = np.random.SeedSequence(seed, spawn_key=(point, index))
+    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def plan_chunks(scn: Scenario) -> list[Chunk]:
+    """Every chunk of the run, sweep point by sweep point."""
+    chunks = []
+    for p, _point in enumerate(scn.points()):
+        n_chunks = -(-scn.matches // scn.chunk)
+        for i in range(n_chunks):
+            first = i * scn.chunk
+            chunks.append(Chunk(p, i, first, min(scn.chunk, scn.matches - first),
+                                i % scn.n_rotations, chunk_seed(scn.seed, p, i)))
+    return chunks
+
+
+def _label(spec) -> str:
+    if isinstance(spec, str):
+        return spec
+    base = spec.get("preset", "custom")
+    extra = ",".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "preset")
+    return f"{base}({extra})" if extra else base
+
+
+# ---------------------------------------------------------------------------
+# One chunk -> tidy tables (runs in a worker: top-level, picklable arguments)
+# ---------------------------------------------------------------------------
+def run_chunk(scn: Scenario, chunk: Chunk) -> dict[str, pd.DataFrame]:
+    """Play one chunk and return its tables (see the module docstring)."""
+    if scn.kind == "ordered-hand":
+        from nop_sim.ordered.engine import run_ordered_chunk
+
+        return run_ordered_chunk(scn, chunk)
+    return _new_order_chunk(scn, chunk)
+
+
+def _names(prefix: str) -> dict[int, str]:
+    from nop_sim import types as T
+
+    return {getattr(T, n): n[len(prefix):].lower() for n in dir(T)
+            if n.startswith(prefix) and isinstance(getattr(T, n), int)}
+
+
+def _new_order_chunk(scn: Scenario, chunk: Chunk) -> dict[str, pd.DataFrame]:
+    from nop_sim import types as T
+    from nop_sim.engine import play_matches
+
+    point = scn.points()[chunk.point]
+    settings = scn.settings_at(point)
+    specs = scn.seat_specs(point, chunk.rotation)
+    log_every = scn.log_sample
+    res = play_matches(settings, specs, chunk.n_matches, seed=chunk.seed,
+                       chunk_size=chunk.n_matches, threads=1, log_every=log_every)
+    n, players = res.n_matches, settings.players
+    labels = [_label(s) for s in specs]
+    match_ids = chunk.first_match + np.arange(n)
+    base = {"point": np.full(n, chunk.point), "chunk": np.full(n, chunk.index),
+            "match": match_ids, "rotation": np.full(n, chunk.rotation)}
+    params = {k: [v] * n for k, v in point.items()}
+    m = res.match
+    match_fields = _names("M_")
+    matches = pd.DataFrame({**base, **params,
+                            "players": np.full(n, players),
+                            **{name: m[:, idx] for idx, name in sorted(match_fields.items())},
+                            "winner_preset": [labels[w] if 0 <= w < players else ""
+                                              for w in m[:, T.M_WINNER]],
+                            "column": [" ".join(map(str, row)) for row in res.column.tolist()]})
+    pl = res.player
+    seat_fields = _names("PL_")
+    seat_rows = {
+        "point": np.repeat(base["point"], players), "chunk": np.repeat(base["chunk"], players),
+        "match": np.repeat(match_ids, players), "seat": np.tile(np.arange(players), n),
+        "preset": np.tile(np.array(labels, dtype=object), n),
+        **{k: np.repeat(np.array(v, dtype=object), players) for k, v in params.items()},
+        **{name: pl[:, :, idx].reshape(-1) for idx, name in sorted(seat_fields.items())},
+    }
+    seats = pd.DataFrame(seat_rows)
+    mi, si, ci = np.nonzero(res.drafted)
+    drafts = pd.DataFrame({"point": chunk.point, "chunk": chunk.index, "match": match_ids[mi],
+                           "seat": si, "card": np.array(T.DISRUPTOR_IDS, dtype=object)[ci],
+                           "count": res.drafted[mi, si, ci]})
+    count_names = _names("C_")
+    counts = pd.DataFrame({"point": [chunk.point], "chunk": [chunk.index],
+                           "n_matches": [n], **{k: [v] for k, v in point.items()},
+                           **{name: [int(res.counts[idx])]
+                              for idx, name in sorted(count_names.items())}})
+    arrays = _arrays_frame(chunk, res)
+    return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
+            "arrays": arrays}
+
+
+def _arrays_frame(chunk: Chunk, res) -> pd.DataFrame:
+    from nop_sim import types as T
+
+    parts = []
+    for table, arr, names, index_names in (
+        ("category", res.categories, _names("K_"), None),
+        ("time", res.time.T, _names("T_"), None),
+        ("disruptor", res.disruptors, _names("DS_"), T.DISRUPTOR_IDS),
+    ):
+        stat_idx, pos = np.nonzero(arr)
+        if stat_idx.size == 0:
+            continue
+        stat_names = np.array([names.get(int(s), f"{table}_{s}") for s in stat_idx], dtype=object)
+        parts.append(pd.DataFrame({
+            "point": chunk.point, "table": table, "stat": stat_names,
+            "index": pos.astype(np.int64),
+            "label": (np.array(index_names, dtype=object)[pos] if index_names is not None
+                      else pos.astype(str).astype(object)),
+            "value": arr[stat_idx, pos].astype(np.int64)}))
+    if not parts:
+        return pd.DataFrame({"point": [], "table": [], "stat": [], "index": [], "label": [],
+                             "value": []})
+    return pd.concat(parts, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------
+# The store
+# ---------------------------------------------------------------------------
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _write_chunk(out: Path, chunk: Chunk, tables: dict[str, pd.DataFrame]) -> None:
+    """Write a chunk's tables into a temporary folder, then rename it into place."""
+    final = out / "chunks" / chunk.name
+    tmp = out / "chunks" / f".tmp-{chunk.name}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    done = {"chunk": chunk.name, "n_matches": chunk.n_matches, "seed": chunk.seed, "files": {}}
+    for name, frame in tables.items():
+        path = tmp / f"{name}.parquet"
+        frame.to_parquet(path, index=False)
+        with open(path, "rb") as fh:
+            os.fsync(fh.fileno())
+        done["files"][name] = {"rows": len(frame), "sha256": _sha256(path)}
+    (tmp / "done.json").write_text(json.dumps(done, indent=1))
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+
+
+def _chunk_ok(out: Path, chunk: Chunk) -> bool:
+    """True when the chunk's folder is complete and every file matches its checksum."""
+    folder = out / "chunks" / chunk.name
+    try:
+        done = json.loads((folder / "done.json").read_text())
+    except (OSError, ValueError):
+        return False
+    if done.get("n_matches") != chunk.n_matches or done.get("seed") != chunk.seed:
+        return False
+    files = done.get("files", {})
+    if set(files) != set(TABLES):
+        return False
+    for name, meta in files.items():
+        path = folder / f"{name}.parquet"
+        if not path.is_file() or _sha256(path) != meta.get("sha256"):
+            return False
+    return True
+
+
+def _git_revision() -> str | None:
+    try:
+        root = Path(__file__).resolve().parents[1]
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=5)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _versions() -> dict[str, str]:
+    import numba
+    import pyarrow
+
+    from nop_sim import __version__
+
+    return {"nop_sim": __version__, "python": platform.python_version(),
+            "numpy": np.__version__, "numba": numba.__version__, "pandas": pd.__version__,
+            "pyarrow": pyarrow.__version__}
+
+
+def _manifest(scn: Scenario, chunks: list[Chunk], started: str) -> dict[str, Any]:
+    points = scn.points()
+    return {
+        "store_version": STORE_VERSION,
+        "scenario": {"name": scn.name, "source": scn.source, "kind": scn.kind,
+                     "text": scn.text, "fingerprint": scn.fingerprint()},
+        "seed": scn.seed, "matches_per_point": scn.matches, "chunk": scn.chunk,
+        "n_points": len(points), "n_chunks": len(chunks),
+        "points": [{"point": i, "params": p,
+                    "settings": _settings_dict(scn.settings_at(p)),
+                    "seats": [_label(s) for s in scn.seat_specs(p, 0)]}
+                   for i, p in enumerate(points)],
+        "rotation": [_label(s) for s in scn.seats] if scn.rotate else None,
+        "targets": dict(scn.targets),
+        "versions": _versions(), "git_revision": _git_revision(),
+        "started": started, "ended": None, "status": "running",
+    }
+
+
+def _settings_dict(settings) -> dict[str, Any]:
+    return settings.to_dict() if hasattr(settings, "to_dict") else dict(vars(settings))
+
+
+def _prepare_folder(out: Path, scn: Scenario, resume: bool) -> dict | None:
+    """Check the output folder; return the existing manifest when continuing a run."""
+    if out.exists() and not out.is_dir():
+        raise RunError(f"{out}: the output folder is a file; choose another --out")
+    manifest_path = out / "manifest.json"
+    if not manifest_path.exists():
+        if resume:
+            raise RunError(f"{out}: nothing to resume (no manifest.json); run without --resume")
+        if out.exists() and any(p.name != ".gitkeep" for p in out.iterdir()):
+            raise RunError(f"{out}: the folder is not empty and holds no nop-sim run; choose "
+                           f"another --out (nothing was changed)")
+        return None
+    try:
+        old = json.loads(manifest_path.read_text())
+        old_fp = old["scenario"]["fingerprint"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise RunError(f"{manifest_path}: is damaged; move the folder away or choose another "
+                       f"--out (nothing was changed)") from None
+    if old_fp != scn.fingerprint():
+        raise RunError(
+            f"{out}: holds results of a different scenario or settings ({old['scenario'].get('name')}, "
+            f"fingerprint {old_fp}; this one is {scn.fingerprint()}); "
+            f"{'resuming with a changed scenario is refused' if resume else 'refusing to mix them'}"
+            f": choose another --out (nothing was changed)")
+    return old
+
+
+@dataclass
+class RunResult:
+    """Where a run went and what it did."""
+
+    out: Path
+    n_chunks: int
+    reused: int
+    computed: int
+    n_matches: int
+    n_hands: int
+    seconds: float
+
+
+def _executor(workers: int, scheduler: str | None):
+    """An iterator factory: submit(chunks) -> yields (chunk, tables) as they finish."""
+    if scheduler:
+        return _dask_map(scheduler)
+    if workers <= 1:
+        return lambda scn, chunks: ((c, run_chunk(scn, c)) for c in chunks)
+    return _process_map(workers)
+
+
+def _process_map(workers: int):
+    def submit(scn: Scenario, chunks: list[Chunk]) -> Iterator[tuple[Chunk, dict]]:
+        import multiprocessing
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        ctx = multiprocessing.get_context("spawn")  # numba's thread pools do not survive fork
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            pending = {}
+            todo = iter(chunks)
+            for c in itertools.islice(todo, 2 * workers):
+                pending[pool.submit(run_chunk, scn, c)] = c
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    c = pending.pop(fut)
+                    yield c, fut.result()
+                    for nxt in itertools.islice(todo, 1):
+                        pending[pool.submit(run_chunk, scn, nxt)] = nxt
+    return submit
+
+
+def _dask_map(address: str):
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise RunError("--scheduler needs dask.distributed: pip install 'nop-sim[dask]' "
+                       "(or pip install 'dask[distributed]')") from None
+
+    def submit(scn: Scenario, chunks: list[Chunk]) -> Iterator[tuple[Chunk, dict]]:
+        try:
+            client = Client(address, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise RunError(f"--scheduler {address}: cannot reach the Dask scheduler ({exc}); "
+                           f"check the address (tcp://HOST:PORT) and that it is running") from None
+        try:
+            futures = {client.submit(run_chunk, scn, c, key=f"nop-{c.name}-{c.seed}", pure=False): c
+                       for c in chunks}
+            for fut in as_completed(futures):
+                yield futures[fut], fut.result()
+        finally:
+            client.close()
+    return submit
+
+
+def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
+                 scheduler: str | None = None, resume: bool = False,
+                 progress: Callable[[int, int, int], None] | None = None) -> RunResult:
+    """Run every chunk not already finished in ``out`` and merge the tables.
+
+    ``progress(done_chunks, total_chunks, hands_so_far)`` is called after each chunk.
+    """
+    out = Path(out)
+    t0 = time.perf_counter()
+    old = _prepare_folder(out, scn, resume)
+    chunks = plan_chunks(scn)
+    started = old["started"] if old else datetime.now(UTC).isoformat(timespec="seconds")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "chunks").mkdir(exist_ok=True)
+    for tmp in (out / "chunks").glob(".tmp-*"):
+        shutil.rmtree(tmp, ignore_errors=True)
+    manifest = _manifest(scn, chunks, started)
+    _write_json(out / "manifest.json", manifest)
+    todo = [c for c in chunks if not _chunk_ok(out, c)]
+    reused = len(chunks) - len(todo)
+    hands = _hands_done(out, [c for c in chunks if c not in set(todo)]) if reused else 0
+    done = reused
+    if progress:
+        progress(done, len(chunks), hands)
+    workers = (os.cpu_count() or 1) if workers is None else int(workers)
+    if todo:
+        for chunk, tables in _executor(workers, scheduler)(scn, todo):
+            _write_chunk(out, chunk, tables)
+            done += 1
+            hands += int(tables["counts"]["hands"].sum()) if "hands" in tables["counts"] else 0
+            if progress:
+                progress(done, len(chunks), hands)
+    n_matches, n_hands = merge_chunks(out, chunks)
+    manifest["ended"] = datetime.now(UTC).isoformat(timespec="seconds")
+    manifest["status"] = "finished"
+    manifest["totals"] = {"matches": n_matches, "hands": n_hands}
+    _write_json(out / "manifest.json", manifest)
+    return RunResult(out, len(chunks), reused, len(todo), n_matches, n_hands,
+                     time.perf_counter() - t0)
+
+
+def _hands_done(out: Path, chunks: Iterable[Chunk]) -> int:
+    total = 0
+    for c in chunks:
+        frame = pd.read_parquet(out / "chunks" / c.name / "counts.parquet")
+        total += int(frame["hands"].sum()) if "hands" in frame else 0
+    return total
+
+
+def _write_json(path: Path, data: dict) -> None:
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=str))
+    os.replace(tmp, path)
+
+
+def merge_chunks(out: Path, chunks: list[Chunk]) -> tuple[int, int]:
+    """Merge chunk tables into the run's tables (arrays summed per point)."""
+    merged = {}
+    for name in TABLES:
+        frames = [pd.read_parquet(out / "chunks" / c.name / f"{name}.parquet") for c in chunks]
+        frames = [f for f in frames if len(f)]
+        merged[name] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    arrays = merged["arrays"]
+    if len(arrays):
+        merged["arrays"] = (arrays.groupby(["point", "table", "stat", "index", "label"],
+                                           sort=True, as_index=False)["value"].sum())
+    for name, frame in merged.items():
+        tmp = out / f".{name}.parquet.tmp"
+        frame.to_parquet(tmp, index=False)
+        os.replace(tmp, out / f"{name}.parquet")
+    n_hands = int(merged["counts"]["hands"].sum()) if "hands" in merged["counts"] else 0
+    return len(merged["matches"]), n_hands
+
+
+def load_tables(out: str | Path) -> dict[str, pd.DataFrame]:
+    """The merged tables of a finished run folder."""
+    out = Path(out)
+    manifest = out / "manifest.json"
+    if not manifest.exists():
+        raise RunError(f"{out}: not a nop-sim results folder (no manifest.json)")
+    tables = {}
+    for name in TABLES:
+        path = out / f"{name}.parquet"
+        if not path.exists():
+            raise RunError(f"{out}: {path.name} is missing; the run did not finish — "
+                           f"finish it with nop-sim run ... --resume --out {out}")
+        try:
+            tables[name] = pd.read_parquet(path)
+        except Exception as exc:  # pyarrow raises several kinds for damaged files
+            raise RunError(f"{path}: cannot be read ({exc.__class__.__name__}); "
+                           f"rebuild it with --resume") from None
+    return tables
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use the nop-sim command")

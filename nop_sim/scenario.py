@@ -1,0 +1,437 @@
+"""Scenario files: TOML -> a validated, frozen :class:`Scenario`.
+
+A scenario names the game's settings (``[game]``), who sits where
+(``[seats]``), how much to run (``[run]``), what to sweep (``[sweep]``) and,
+optionally, what the designer is aiming for (``[targets]``). Settings resolve
+as defaults < scenario file < ``--set`` overrides. Every problem is a
+:class:`ScenarioError` naming the file, the field, the value and what is
+allowed. The full reference is ``docs/scenarios.md``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import itertools
+import json
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nop_sim.agents import AgentError, agent_table, preset_names
+from nop_sim.rules import Settings, SettingsError
+
+__all__ = ["GAME_KINDS", "Scenario", "ScenarioError", "SweepAxis", "load_scenario",
+           "parse_override"]
+
+GAME_KINDS = ("new-order", "ordered-hand")
+SWEEP_MODES = ("grid", "random", "lhs")
+TOP_KEYS = ("name", "description", "game", "seats", "run", "sweep", "targets")
+RUN_KEYS = {"matches": (1, 100_000_000), "seed": (0, 2**63 - 1), "chunk": (1, 1_000_000),
+            "log_sample": (0, 100_000_000)}
+RUN_DEFAULTS = {"matches": 1000, "seed": 0, "chunk": 250, "log_sample": 0}
+SEAT_KEYS = ("all", "seat", "rotate")
+TARGET_KEYS = {
+    "median_hands": "median hands per match",
+    "max_seat_advantage": "largest |seat win rate - 1/players|",
+    "max_preset_advantage": "largest |preset win rate - 1/players|",
+    "unresolved_share": "share of matches hitting max_hands",
+    "fee_share": "manipulation fees as a share of chips moved",
+    "hedge_hit_rate": "share of hedges that pay",
+}
+
+
+class ScenarioError(ValueError):
+    """A scenario file, field or override that cannot be used; the message says why."""
+
+
+def _did_you_mean(value: str, allowed: Sequence[str]) -> str:
+    close = difflib.get_close_matches(str(value), list(allowed), n=1)
+    return f" Did you mean {close[0]!r}?" if close else ""
+
+
+@dataclass(frozen=True)
+class SweepAxis:
+    """One swept setting and the values it takes (grid) or is drawn from (random, lhs)."""
+
+    name: str
+    values: tuple
+    low: float | None = None   # a continuous or integer range, for random / lhs
+    high: float | None = None
+    integer: bool = True
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario; build it with :func:`load_scenario` or :meth:`from_mapping`."""
+
+    name: str
+    source: str                      # the file (or "<string>") errors are reported against
+    text: str                        # the scenario as TOML after overrides (for the manifest)
+    kind: str
+    game: Mapping[str, Any]          # the [game] table as given, without ``kind``
+    settings: Settings
+    seats: tuple                     # agent specs, one per seat, or the rotation list
+    rotate: bool
+    matches: int
+    seed: int
+    chunk: int
+    log_sample: int
+    sweep: tuple[SweepAxis, ...] = ()
+    sweep_mode: str = "grid"
+    samples: int = 0
+    targets: Mapping[str, float] = field(default_factory=dict)
+    description: str = ""
+
+    # -- construction ------------------------------------------------------------
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], source: str = "<string>",
+                     name: str | None = None) -> Scenario:
+        """Validate a parsed TOML document."""
+        _check_keys(data, TOP_KEYS, source, "the top level")
+        game = dict(_table(data, "game", source))
+        kind = game.pop("kind", "new-order")
+        if kind not in GAME_KINDS:
+            raise ScenarioError(f"{source}: [game] kind = {kind!r} is not allowed: use one of "
+                                f"{', '.join(map(repr, GAME_KINDS))}" + _did_you_mean(kind, GAME_KINDS))
+        if kind == "ordered-hand":
+            settings = _ordered_settings(game, source)
+        else:
+            settings = _settings(game, source)
+        run = _table(data, "run", source)
+        _check_keys(run, tuple(RUN_KEYS), source, "[run]")
+        run_values = {}
+        for key, default in RUN_DEFAULTS.items():
+            value = run.get(key, default)
+            lo, hi = RUN_KEYS[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ScenarioError(f"{source}: [run] {key} = {value!r} is not allowed: "
+                                    f"use an integer from {lo} to {hi}")
+            run_values[key] = value
+        seats, rotate = _seats(_table(data, "seats", source), source, kind)
+        axes, mode, samples = _sweep(_table(data, "sweep", source), source, game, kind)
+        targets = _targets(_table(data, "targets", source), source)
+        text = _dump_toml(data)
+        scn = cls(
+            name=str(data.get("name") or name or "scenario"), source=source, text=text,
+            kind=kind, game=game, settings=settings, seats=seats, rotate=rotate,
+            matches=run_values["matches"], seed=run_values["seed"], chunk=run_values["chunk"],
+            log_sample=run_values["log_sample"], sweep=axes, sweep_mode=mode, samples=samples,
+            targets=targets, description=str(data.get("description", "")),
+        )
+        # every sweep point must give valid settings and seats
+        for point in scn.points():
+            scn.settings_at(point)
+            scn.seat_specs(point, 0)
+        return scn
+
+    # -- reading -------------------------------------------------------------------
+    def points(self) -> list[dict[str, Any]]:
+        """The sweep points, each a mapping of swept setting -> value ([{}] without a sweep)."""
+        if not self.sweep:
+            return [{}]
+        if self.sweep_mode == "grid":
+            names = [a.name for a in self.sweep]
+            return [dict(zip(names, combo, strict=True))
+                    for combo in itertools.product(*(a.values for a in self.sweep))]
+        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2**31 - 1,)))
+        n = self.samples
+        columns = {}
+        for axis in self.sweep:
+            if axis.values:
+                if self.sweep_mode == "lhs":
+                    strata = (rng.permutation(n) + rng.random(n)) / n
+                    idx = np.minimum((strata * len(axis.values)).astype(int), len(axis.values) - 1)
+                else:
+                    idx = rng.integers(0, len(axis.values), n)
+                columns[axis.name] = [axis.values[i] for i in idx]
+            else:
+                u = ((rng.permutation(n) + rng.random(n)) / n if self.sweep_mode == "lhs"
+                     else rng.random(n))
+                if axis.integer:
+                    vals = np.floor(axis.low + u * (axis.high - axis.low + 1)).astype(int)
+                    columns[axis.name] = [int(min(v, axis.high)) for v in vals]
+                else:
+                    columns[axis.name] = [float(axis.low + x * (axis.high - axis.low)) for x in u]
+        return [{name: columns[name][i] for name in columns} for i in range(n)]
+
+    def settings_at(self, point: Mapping[str, Any]):
+        """The game settings at a sweep point (``Settings`` or the Ordered Hand settings)."""
+        if not point:
+            return self.settings
+        game = {**self.game, **point}
+        where = f"{self.source}: [sweep] point {dict(point)}"
+        if self.kind == "ordered-hand":
+            return _ordered_settings(game, where)
+        return _settings(game, where)
+
+    def seat_specs(self, point: Mapping[str, Any], rotation: int) -> list:
+        """Agent spec of each seat at a sweep point and rotation (validated)."""
+        players = self.settings_at(point).players
+        if self.rotate:
+            specs = [self.seats[(s + rotation) % len(self.seats)] for s in range(players)]
+        elif len(self.seats) == 1:
+            specs = [self.seats[0]] * players
+        else:
+            specs = list(self.seats)
+            if len(specs) != players:
+                raise ScenarioError(
+                    f"{self.source}: [seats] seat lists {len(specs)} agents but players = "
+                    f"{players}{' at sweep point ' + str(dict(point)) if point else ''}: give one "
+                    f"per seat, or use rotate = [...] to cycle presets across seats")
+        if self.kind == "new-order":
+            try:
+                agent_table(specs, players)
+            except AgentError as exc:
+                raise ScenarioError(f"{self.source}: [seats] {exc}") from None
+        return specs
+
+    @property
+    def n_rotations(self) -> int:
+        return len(self.seats) if self.rotate else 1
+
+    def fingerprint(self) -> str:
+        """Hash of everything that changes results (not the run's size)."""
+        data = tomllib.loads(self.text)
+        data.pop("name", None)
+        data.pop("description", None)
+        data.pop("targets", None)
+        run = dict(data.get("run", {}))
+        run.pop("matches", None)
+        data["run"] = run
+        blob = json.dumps(data, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------
+def load_scenario(path: str | Path, overrides: Sequence[str] = ()) -> Scenario:
+    """Read a scenario file and apply ``--set key=value`` overrides."""
+    path = Path(path)
+    if not path.exists():
+        raise ScenarioError(f"{path}: no such scenario file")
+    if path.is_dir():
+        raise ScenarioError(f"{path}: is a folder; give a scenario .toml file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"{path}: cannot be read: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    for item in overrides:
+        key, value = parse_override(item)
+        _apply_override(data, key, value, str(path))
+    return Scenario.from_mapping(data, source=str(path), name=path.stem)
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """``"dart_cap=30"`` -> ``("dart_cap", 30)``; the value is read as TOML, else as text."""
+    if "=" not in item:
+        raise ScenarioError(f"--set {item!r}: use key=value, e.g. --set dart_cap=30")
+    key, raw = item.split("=", 1)
+    key, raw = key.strip(), raw.strip()
+    if not key:
+        raise ScenarioError(f"--set {item!r}: the key is empty")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key, value
+
+
+def _apply_override(data: dict, key: str, value: Any, source: str) -> None:
+    parts = key.split(".")
+    if len(parts) == 1:
+        table = "run" if key in RUN_KEYS else "game"
+        parts = [table, key]
+    if parts[0] not in ("game", "run", "targets", "seats", "sweep") or len(parts) != 2:
+        raise ScenarioError(f"--set {key}: use a setting name (dart_cap), or table.key with a "
+                            f"table of game, run, seats, sweep, targets")
+    node = data.setdefault(parts[0], {})
+    if not isinstance(node, dict):
+        raise ScenarioError(f"{source}: [{parts[0]}] is not a table")
+    node[parts[1]] = value
+
+
+def _table(data: Mapping, name: str, source: str) -> Mapping:
+    value = data.get(name, {})
+    if not isinstance(value, Mapping):
+        raise ScenarioError(f"{source}: {name} must be a table ([{name}]), got {value!r}")
+    return value
+
+
+def _check_keys(table: Mapping, allowed: Sequence[str], source: str, where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ScenarioError(f"{source}: unknown key {key!r} in {where}."
+                                + _did_you_mean(key, allowed)
+                                + f" Allowed: {', '.join(allowed)}")
+
+
+def _settings(game: Mapping, source: str) -> Settings:
+    try:
+        return Settings.from_mapping(game, source=f"{source}: [game]")
+    except SettingsError as exc:
+        raise ScenarioError(str(exc)) from None
+    except TypeError as exc:  # e.g. a table where a number belongs
+        raise ScenarioError(f"{source}: [game] {exc}") from None
+
+
+def _ordered_settings(game: Mapping, source: str):
+    try:
+        from nop_sim.ordered.settings import OrderedSettings
+    except ImportError as exc:  # pragma: no cover - the package always ships it
+        raise ScenarioError(f"{source}: the ordered-hand game is not available: {exc}") from None
+    try:
+        return OrderedSettings.from_mapping(game, source=f"{source}: [game]")
+    except ValueError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def _seats(table: Mapping, source: str, kind: str) -> tuple[tuple, bool]:
+    _check_keys(table, SEAT_KEYS, source, "[seats]")
+    given = [k for k in SEAT_KEYS if k in table]
+    if len(given) > 1:
+        raise ScenarioError(f"{source}: [seats] give one of all, seat or rotate, not "
+                            f"{' and '.join(given)}")
+    default = "balanced" if kind == "new-order" else "low"
+    key = given[0] if given else "all"
+    value = table.get(key, default)
+    if key == "all":
+        specs = [value]
+    else:
+        if isinstance(value, (str, Mapping)) or not isinstance(value, Sequence) or not value:
+            raise ScenarioError(f"{source}: [seats] {key} must be a non-empty list of presets "
+                                f"or parameter tables, got {value!r}")
+        specs = list(value)
+    if kind == "new-order":
+        names = preset_names()
+        for spec in specs:
+            if isinstance(spec, str) and spec not in names:
+                raise ScenarioError(f"{source}: [seats] unknown preset {spec!r}."
+                                    + _did_you_mean(spec, names)
+                                    + f" Presets: {', '.join(names)}")
+            if not isinstance(spec, (str, Mapping)):
+                raise ScenarioError(f"{source}: [seats] {spec!r} is not a preset name or a "
+                                    f"parameter table")
+    return tuple(_freeze(s) for s in specs), key == "rotate"
+
+
+def _freeze(spec):
+    return spec if isinstance(spec, str) else dict(spec)
+
+
+def _sweep(table: Mapping, source: str, game: Mapping, kind: str):
+    table = dict(table)
+    mode = table.pop("mode", "grid")
+    samples = table.pop("samples", 0)
+    if mode not in SWEEP_MODES:
+        raise ScenarioError(f"{source}: [sweep] mode = {mode!r} is not allowed: use one of "
+                            f"{', '.join(map(repr, SWEEP_MODES))}" + _did_you_mean(mode, SWEEP_MODES))
+    if mode != "grid" and (isinstance(samples, bool) or not isinstance(samples, int)
+                           or not 1 <= samples <= 100_000):
+        raise ScenarioError(f"{source}: [sweep] samples = {samples!r}: mode {mode!r} needs "
+                            f"samples, an integer from 1 to 100000")
+    known = (Settings.field_names() if kind == "new-order" else _ordered_fields())
+    axes = []
+    for name, spec in table.items():
+        if name not in known:
+            raise ScenarioError(f"{source}: [sweep] {name!r} is not a setting that can be swept."
+                                + _did_you_mean(name, known) + f" Settings: {', '.join(known)}")
+        if isinstance(spec, list):
+            if not spec:
+                raise ScenarioError(f"{source}: [sweep] {name} = [] is empty: give at least one "
+                                    f"value")
+            axes.append(SweepAxis(name, tuple(spec)))
+        elif isinstance(spec, Mapping):
+            axes.append(_range_axis(name, spec, source, mode))
+        else:
+            raise ScenarioError(f"{source}: [sweep] {name} = {spec!r}: give a list of values or "
+                                f"a range table {{from = .., to = .., step = ..}}")
+    return tuple(axes), mode, int(samples) if mode != "grid" else 0
+
+
+def _ordered_fields() -> tuple[str, ...]:
+    from nop_sim.ordered.settings import OrderedSettings
+
+    return OrderedSettings.field_names()
+
+
+def _range_axis(name: str, spec: Mapping, source: str, mode: str) -> SweepAxis:
+    _check_keys(spec, ("from", "to", "step"), source, f"[sweep] {name}")
+    if "from" not in spec or "to" not in spec:
+        raise ScenarioError(f"{source}: [sweep] {name} range needs from and to, e.g. "
+                            f"{{from = 10, to = 30, step = 5}}")
+    lo, hi = spec["from"], spec["to"]
+    step = spec.get("step")
+    for label, v in (("from", lo), ("to", hi), ("step", step)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise ScenarioError(f"{source}: [sweep] {name} {label} = {v!r} must be a number")
+    if hi < lo:
+        raise ScenarioError(f"{source}: [sweep] {name} range from {lo} to {hi} is empty: "
+                            f"'to' must be at least 'from'")
+    integer = all(isinstance(v, int) for v in (lo, hi, step) if v is not None)
+    if step is None:
+        if mode == "grid":
+            if not integer:
+                raise ScenarioError(f"{source}: [sweep] {name}: a grid over a non-integer "
+                                    f"range needs a step")
+            step = 1
+        else:
+            return SweepAxis(name, (), float(lo), float(hi), integer)
+    if step <= 0:
+        raise ScenarioError(f"{source}: [sweep] {name} step = {step} must be positive")
+    n = int(np.floor((hi - lo) / step + 1e-9)) + 1
+    if n > 10_000:
+        raise ScenarioError(f"{source}: [sweep] {name} range has {n} values; at most 10000")
+    values = tuple(lo + i * step for i in range(n))
+    return SweepAxis(name, tuple(int(v) for v in values) if integer else values)
+
+
+def _targets(table: Mapping, source: str) -> dict[str, float]:
+    _check_keys(table, tuple(TARGET_KEYS), source, "[targets]")
+    out = {}
+    for key, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ScenarioError(f"{source}: [targets] {key} = {value!r} must be a number "
+                                f"({TARGET_KEYS[key]})")
+        out[key] = float(value)
+    return out
+
+
+def _dump_toml(data: Mapping, prefix: str = "") -> str:
+    """A small TOML writer for the manifest (tables, arrays, inline tables, scalars)."""
+    lines, tables = [], []
+    for key, value in data.items():
+        if isinstance(value, Mapping) and not prefix and key in TOP_KEYS:
+            tables.append((key, value))
+        else:
+            lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
+    for key, value in tables:
+        lines.append(f"\n[{key}]")
+        for k, v in value.items():
+            lines.append(f"{_toml_key(k)} = {_toml_value(v)}")
+    return "\n".join(lines).strip() + "\n"
+
+
+def _toml_key(key: str) -> str:
+    return key if key.replace("_", "").replace("-", "").isalnum() else json.dumps(key)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise ScenarioError(f"value {value!r} cannot be written as TOML")
