@@ -215,3 +215,47 @@ def test_custom_agents_and_zero_games():
     assert check_result(result) == 200
     assert result.agent_names == ("custom", "high")
     assert play_ordered(OrderedSettings(), "low", 0).games.shape == (0, K.N_FIELDS)
+
+
+def test_fast_legal_blocks_equal_the_obvious_enumeration():
+    rng = np.random.default_rng(5)
+    fast = np.zeros((K.MAX_BLOCKS, 4), dtype=np.int64)
+    slow = np.zeros((K.MAX_BLOCKS, 4), dtype=np.int64)
+    columns = [np.arange(13), np.arange(13)[::-1], *[rng.permutation(13) for _ in range(6)]]
+    for trial in range(3000):
+        length = int(rng.integers(1, 25))
+        # One deck, as in the game: no repeated codes.
+        if trial % 2:
+            row = rng.permutation(52)[:length]
+        else:  # few ranks and suits: pairs, runs, flushes and full houses
+            pool = np.arange(4 * int(rng.integers(0, 9)), 52)[:20]
+            pool = pool[(pool % 4) < int(rng.integers(1, 5))]
+            length = min(length, pool.size)
+            row = rng.permutation(pool)[:length]
+        seq = row.astype(np.int8)[None, :]
+        position_of = np.argsort(columns[trial % len(columns)]).astype(np.int64)
+        mid_cat = int(rng.integers(-1, 13))
+        mid_tb = int(rng.integers(0, 1 << 20)) if mid_cat >= 0 else 0
+        n_fast = K._legal_blocks(seq, 0, length, mid_cat, mid_tb, position_of, fast)
+        n_slow = K._legal_blocks_reference(seq, 0, length, mid_cat, mid_tb, position_of, slow)
+        assert n_fast == n_slow
+        np.testing.assert_array_equal(fast[:n_fast], slow[:n_slow])
+
+
+def test_fast_hand_strength_equals_every_five_card_subset():
+    rng = np.random.default_rng(8)
+    five = np.zeros(K.MAX_SEQ + 1, dtype=np.int8)
+    counts = np.zeros(23, dtype=np.int64)
+    for trial in range(4000):
+        n = int(rng.integers(1, 16))
+        if trial % 3 == 0:  # one or two suits: flushes and straight flushes
+            pool = np.flatnonzero(np.isin(np.arange(52) % 4, rng.choice(4, 2, replace=False)))
+        elif trial % 3 == 1:  # few ranks: quads, full houses, pairs
+            pool = np.arange(4 * int(rng.integers(0, 8)), 4 * 13)[:24]
+        else:
+            pool = np.arange(52)
+        row = rng.choice(pool, size=min(n, pool.size), replace=False).astype(np.int8)
+        seq = row[None, :]
+        fast = K._hand_strength(seq, 0, row.size, counts)
+        slow = K._hand_strength_reference(seq, 0, row.size, five, counts)
+        assert fast == slow, row

@@ -51,13 +51,29 @@ import numpy as np
 from numba import prange
 
 from nop_sim.kernels._jit import jit, pjit
-from nop_sim.kernels.blocks import _block_beats, _classify_block, _classify_five
+from nop_sim.kernels.blocks import (
+    FIVE_CARD_BLOCKS_MASK,
+    FLUSH,
+    FOUR_OF_A_KIND,
+    FULL_HOUSE,
+    HIGH_CARD,
+    ONE_PAIR,
+    ROYAL_FLUSH,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    THREE_OF_A_KIND,
+    TWO_PAIR,
+    _block_beats,
+    _classify_block,
+    _classify_five,
+)
 
 MAX_PLAYERS = 6
 DECK_SIZE = 52
 MAX_SEQ = DECK_SIZE  # a sequence never holds more than the deck
 MAX_BLOCKS = 5 * MAX_SEQ
 N_CATEGORIES = 13
+WHEEL_MASK = (1 << 14) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5)
 
 # ---- agent parameter table: one float64 row per seat -------------------------
 A_PLAY = 0  # PLAY_*: which block to play
@@ -141,6 +157,18 @@ ST_MID_TB = 2
 ST_PASS = 3  # turns without a play since the last play or clear
 N_STATE = 4
 
+# ---- legal blocks: int64 rows of a (MAX_BLOCKS, 4) table -------------------------------
+B_START = 0
+B_LEN = 1
+B_CAT = 2
+B_TB = 3
+
+# Sequences live in one int8 (MAX_PLAYERS + 1, MAX_SEQ + 1) array; the last row is
+# scratch for trying a one-card move. Helpers take (seq, seat) rather than a row
+# view, and (out_games, game) rather than a record view: views of arrays passed
+# between kernels cost reference-count updates in the hot loop.
+SCRATCH_ROW = MAX_PLAYERS
+
 
 # ==== random numbers: xoshiro256** (one state per chunk) ================================
 @jit
@@ -185,71 +213,222 @@ def _rand_unit(state):
 
 # ==== sequences =========================================================================
 @jit
-def _insert(row, length, pos, card):
-    """Insert ``card`` at ``pos`` (0..length) of ``row[:length]``, shifting right."""
+def _insert(seq, p, length, pos, card):
+    """Insert ``card`` at ``pos`` (0..length) of ``seq[p, :length]``, shifting right."""
     for i in range(length, pos, -1):
-        row[i] = row[i - 1]
-    row[pos] = card
+        seq[p, i] = seq[p, i - 1]
+    seq[p, pos] = card
 
 
 @jit
-def _remove(row, length, start, n):
-    """Remove ``row[start:start + n]`` from ``row[:length]``, shifting left."""
+def _remove(seq, p, length, start, n):
+    """Remove ``seq[p, start:start + n]`` from ``seq[p, :length]``, shifting left."""
     for i in range(start, length - n):
-        row[i] = row[i + n]
+        seq[p, i] = seq[p, i + n]
     for i in range(length - n, length):
-        row[i] = -1
+        seq[p, i] = -1
 
 
 @jit
-def _move(row, length, src, dst):
+def _move(seq, p, length, src, dst):
     """Move the card at ``src`` so that it ends at index ``dst`` (both 0..length-1)."""
-    card = row[src]
-    _remove(row, length, src, 1)
-    _insert(row, length - 1, dst, card)
+    card = seq[p, src]
+    _remove(seq, p, length, src, 1)
+    _insert(seq, p, length - 1, dst, card)
 
 
 @jit
-def _legal_blocks(row, length, mid_cat, mid_tb, position_of, b_start, b_len, b_cat, b_tb):
-    """Every block of ``row[:length]`` that is valid and beats the middle.
+def _copy_row(seq, src, dst, length):
+    for i in range(length):
+        seq[dst, i] = seq[src, i]
 
-    Writes start, length, category, tie-break of each into ``b_*`` (in order of
-    start, then length) and returns their count.
+
+# ==== legal blocks ======================================================================
+@jit
+def _store(blocks, n, s, ln, cat, tb):
+    blocks[n, B_START] = s
+    blocks[n, B_LEN] = ln
+    blocks[n, B_CAT] = cat
+    blocks[n, B_TB] = tb
+    return n + 1
+
+
+@jit
+def _threshold(cat, mid_cat, mid_tb, position_of):
+    """A block of ``cat`` beats the middle iff its tie-break exceeds this value."""
+    if mid_cat < 0:
+        return np.int64(-1)
+    p = position_of[cat]
+    q = position_of[mid_cat]
+    if p < q:
+        return np.int64(-1)
+    if p == q:
+        return np.int64(mid_tb)
+    return np.int64(1) << 40  # above every tie-break: never beats
+
+
+@jit
+def _five_block_one_deck(m, flush, two_ranks, run, r0, r1, r2, r3, r4):
+    """Category and tie-break of a five-card block of distinct cards, or (-1, 0).
+
+    ``m`` is the rank bit mask; ``flush``: one suit; ``two_ranks``: at most two
+    ranks; ``run``: five consecutive ranks (or the wheel). With one deck a
+    flush holds five ranks, so Flush Five, Flush House and Five of a Kind
+    cannot occur (:func:`nop_sim.kernels.blocks._classify_five` handles
+    repeated codes).
     """
+    if run:
+        top = np.int64(5)
+        if m != WHEEL_MASK:
+            top = max(max(max(r0, r1), max(r2, r3)), r4)
+        if flush:
+            if top == 14:
+                return np.int64(ROYAL_FLUSH), np.int64(0)
+            return np.int64(STRAIGHT_FLUSH), top
+        return np.int64(STRAIGHT), top
+    if flush:
+        tb = np.int64(0)
+        for r in range(14, 1, -1):
+            if (m >> r) & 1:
+                tb = (tb << 4) | r
+        return np.int64(FLUSH), tb
+    if two_ranks:
+        k = 1 + (r1 == r0) + (r2 == r0) + (r3 == r0) + (r4 == r0)
+        other = r1 if r1 != r0 else (r2 if r2 != r0 else (r3 if r3 != r0 else r4))
+        if k == 3:
+            return np.int64(FULL_HOUSE), (r0 << 4) | other
+        if k == 2:
+            return np.int64(FULL_HOUSE), (other << 4) | r0
+    return np.int64(-1), np.int64(0)
+
+
+@jit
+def _legal_blocks(seq, p, length, mid_cat, mid_tb, position_of, blocks):
+    """Every block of ``seq[p, :length]`` that is valid and beats the middle.
+
+    Writes (start, length, category, tie-break) rows into ``blocks`` (int64
+    (MAX_BLOCKS, 4)), in order of start, then length, and returns their count.
+    One deck is assumed (no repeated codes), as in the game.
+
+    The obvious version is :func:`_legal_blocks_reference` (classify every
+    window with ``_classify_block``); this one reads each card once per
+    window, turns "beats the middle" into one comparison with a per-category
+    threshold, stores singles without a branch, and only classifies five
+    cards that are one suit, hold at most two ranks, or form a run of five.
+    """
+    t1 = _threshold(HIGH_CARD, mid_cat, mid_tb, position_of)
+    t2 = _threshold(ONE_PAIR, mid_cat, mid_tb, position_of)
+    t3 = _threshold(THREE_OF_A_KIND, mid_cat, mid_tb, position_of)
+    t4q = _threshold(FOUR_OF_A_KIND, mid_cat, mid_tb, position_of)
+    t4p = _threshold(TWO_PAIR, mid_cat, mid_tb, position_of)
+    mid_pos = position_of[mid_cat] if mid_cat >= 0 else np.int64(N_CATEGORIES)
+    ok5 = False
+    for cat in range(9):
+        if cat != FOUR_OF_A_KIND and position_of[cat] <= mid_pos:
+            ok5 = True
     n = 0
     for s in range(length):
-        top = min(5, length - s)
-        for ln in range(1, top + 1):
-            cat, tb = _classify_block(row, s, ln)
+        c0 = np.int64(seq[p, s])
+        r0 = (c0 >> 2) + 2
+        # Singles: always valid; store, then keep only if it beats.
+        blocks[n, B_START] = s
+        blocks[n, B_LEN] = 1
+        blocks[n, B_CAT] = HIGH_CARD
+        blocks[n, B_TB] = r0
+        n += r0 > t1
+        if s + 1 >= length:
+            continue
+        c1 = np.int64(seq[p, s + 1])
+        r1 = (c1 >> 2) + 2
+        if r0 == r1:
+            if r0 > t2:
+                n = _store(blocks, n, s, 2, ONE_PAIR, r0)
+            if s + 2 < length:
+                r2 = (np.int64(seq[p, s + 2]) >> 2) + 2
+                if r2 == r0 and r0 > t3:
+                    n = _store(blocks, n, s, 3, THREE_OF_A_KIND, r0)
+        if s + 3 >= length:
+            continue
+        c2 = np.int64(seq[p, s + 2])
+        c3 = np.int64(seq[p, s + 3])
+        r2 = (c2 >> 2) + 2
+        r3 = (c3 >> 2) + 2
+        if (r0 == r1) & (r2 == r3) | (r0 == r2) & (r1 == r3) | (r0 == r3) & (r1 == r2):
+            if r0 == r1 and r1 == r2 and r2 == r3:
+                if r0 > t4q:
+                    n = _store(blocks, n, s, 4, FOUR_OF_A_KIND, r0)
+            else:
+                hi = r0
+                lo = r1 if r1 != r0 else r2
+                if lo > hi:
+                    hi, lo = lo, hi
+                tb = (hi << 4) | lo
+                if tb > t4p:
+                    n = _store(blocks, n, s, 4, TWO_PAIR, tb)
+        if s + 4 >= length or not ok5:
+            continue
+        c4 = np.int64(seq[p, s + 4])
+        r4 = (c4 >> 2) + 2
+        suits = ((1 << (c0 & 3)) | (1 << (c1 & 3)) | (1 << (c2 & 3)) | (1 << (c3 & 3))
+                 | (1 << (c4 & 3)))
+        m = (1 << r0) | (1 << r1) | (1 << r2) | (1 << r3) | (1 << r4)
+        m2 = m & (m - 1)
+        low = m & -m
+        flush = (suits & (suits - 1)) == 0
+        two_ranks = (m2 & (m2 - 1)) == 0
+        run = (m == low * 31) | (m == WHEEL_MASK)
+        if flush | two_ranks | run:
+            cat, tb = _five_block_one_deck(m, flush, two_ranks, run, r0, r1, r2, r3, r4)
             if cat >= 0 and _block_beats(cat, tb, mid_cat, mid_tb, position_of):
-                b_start[n] = s
-                b_len[n] = ln
-                b_cat[n] = cat
-                b_tb[n] = tb
-                n += 1
+                n = _store(blocks, n, s, 5, cat, tb)
     return n
 
 
+@jit
+def _legal_blocks_reference(seq, p, length, mid_cat, mid_tb, position_of, blocks):
+    """The obvious :func:`_legal_blocks`: classify every window (tests compare them)."""
+    row = seq[p]
+    n = 0
+    for s in range(length):
+        for ln in range(1, min(5, length - s) + 1):
+            cat, tb = _classify_block(row, s, ln)
+            if cat >= 0 and _block_beats(cat, tb, mid_cat, mid_tb, position_of):
+                n = _store(blocks, n, s, ln, cat, tb)
+    return n
+
+
+@jit
+def _beats_around(seq, p, length, at, span, mid_cat, mid_tb, position_of):
+    """True when a valid block holding all of ``seq[p, at:at + span]`` beats the middle."""
+    row = seq[p]
+    for s in range(max(0, at + span - 5), at + 1):
+        for ln in range(at + span - s, min(5, length - s) + 1):
+            cat, tb = _classify_block(row, s, ln)
+            if cat >= 0 and _block_beats(cat, tb, mid_cat, mid_tb, position_of):
+                return True
+    return False
+
+
+# ==== agents ============================================================================
 @jit
 def _strength(cat, tb, position_of):
     """One int64 that orders blocks under the column (larger is stronger)."""
     return ((N_CATEGORIES - 1 - position_of[cat]) << 24) | tb
 
 
-# ==== agents ============================================================================
 @jit
-def _pick_block(policy, n, b_len, b_cat, b_tb, position_of, rng):
+def _pick_block(policy, n, blocks, position_of, rng):
     """Index of the block ``policy`` plays among ``n >= 1`` legal blocks."""
     if policy == PLAY_RANDOM:
         return _rand_below(rng, n)
     best = 0
     best_key = np.int64(0)
     for i in range(n):
-        s = _strength(b_cat[i], b_tb[i], position_of)
+        s = _strength(blocks[i, B_CAT], blocks[i, B_TB], position_of)
         if policy == PLAY_LOW:
             key = -s
         elif policy == PLAY_HIGH:
-            key = (np.int64(b_len[i]) << 32) - s
+            key = (blocks[i, B_LEN] << 32) - s
         else:
             key = s
         if i == 0 or key > best_key:
@@ -259,18 +438,18 @@ def _pick_block(policy, n, b_len, b_cat, b_tb, position_of, rng):
 
 
 @jit
-def _winning_block(n, length, b_len):
+def _winning_block(n, length, blocks):
     """Index of a block that empties the sequence, or -1."""
     for i in range(n):
-        if b_len[i] == length:
+        if blocks[i, B_LEN] == length:
             return i
     return -1
 
 
 @jit
-def _choose_turn(agent, n, length, can_bet, b_len, b_cat, b_tb, position_of, rng):
-    """(ACT_*, block index) for an ordinary turn with ``n`` legal blocks."""
-    policy = np.int64(agent[A_PLAY])
+def _choose_turn(agents, p, n, length, can_bet, blocks, position_of, rng):
+    """(ACT_*, block index) for seat ``p``'s ordinary turn with ``n`` legal blocks."""
+    policy = np.int64(agents[p, A_PLAY])
     if policy == PLAY_RANDOM:
         k = n + 1 + (1 if can_bet else 0)
         r = _rand_below(rng, k)
@@ -279,31 +458,32 @@ def _choose_turn(agent, n, length, can_bet, b_len, b_cat, b_tb, position_of, rng
         if r == n:
             return ACT_CHECK, np.int64(-1)
         return ACT_BET, np.int64(-1)
-    if n > 0 and agent[A_TAKE_WIN] > 0:
-        w = _winning_block(n, length, b_len)
+    if n > 0 and agents[p, A_TAKE_WIN] > 0:
+        w = _winning_block(n, length, blocks)
         if w >= 0:
             return ACT_PLAY, w
-    if can_bet and n > 0 and agent[A_BET] > 0 and _rand_unit(rng) < agent[A_BET_PROB]:
+    if can_bet and n > 0 and agents[p, A_BET] > 0 and _rand_unit(rng) < agents[p, A_BET_PROB]:
         return ACT_BET, np.int64(-1)
-    if n > 0 and not (agent[A_CHECK_PROB] > 0 and _rand_unit(rng) < agent[A_CHECK_PROB]):
-        return ACT_PLAY, _pick_block(policy, n, b_len, b_cat, b_tb, position_of, rng)
+    check_prob = agents[p, A_CHECK_PROB]
+    if n > 0 and not (check_prob > 0 and _rand_unit(rng) < check_prob):
+        return ACT_PLAY, _pick_block(policy, n, blocks, position_of, rng)
     return ACT_CHECK, np.int64(-1)
 
 
 @jit
-def _choose_answer(agent, n, length, b_len, b_cat, b_tb, position_of, rng):
+def _choose_answer(agents, p, n, length, blocks, position_of, rng):
     """The bettor's answer: a block index to play without drawing, or -1 to check/fold."""
-    policy = np.int64(agent[A_PLAY])
+    policy = np.int64(agents[p, A_PLAY])
     if policy == PLAY_RANDOM:
         r = _rand_below(rng, n + 1)
         return r if r < n else np.int64(-1)
     if n == 0:
         return np.int64(-1)
-    if agent[A_TAKE_WIN] > 0:
-        w = _winning_block(n, length, b_len)
+    if agents[p, A_TAKE_WIN] > 0:
+        w = _winning_block(n, length, blocks)
         if w >= 0:
             return w
-    return _pick_block(policy, n, b_len, b_cat, b_tb, position_of, rng)
+    return _pick_block(policy, n, blocks, position_of, rng)
 
 
 @jit
@@ -326,8 +506,8 @@ def _affinity(other, rank, suit):
 
 
 @jit
-def _choose_insert(policy, row, length, card, rng):
-    """Insert position 0..length for a drawn ``card``."""
+def _choose_insert(policy, seq, p, length, card, rng):
+    """Insert position 0..length for a drawn ``card`` in seat ``p``'s sequence."""
     if policy == INSERT_RANDOM:
         return _rand_below(rng, length + 1)
     if policy == INSERT_END:
@@ -339,11 +519,12 @@ def _choose_insert(policy, row, length, card, rng):
     for pos in range(length + 1):
         score = 0
         if pos > 0:
-            score += _affinity(row[pos - 1], rank, suit)
+            score += _affinity(seq[p, pos - 1], rank, suit)
         if pos < length:
-            score += _affinity(row[pos], rank, suit)
+            score += _affinity(seq[p, pos], rank, suit)
             # Never split a pair or longer group of one rank.
-            if pos > 0 and _rank(row[pos - 1]) == _rank(row[pos]) and _rank(row[pos]) != rank:
+            if pos > 0 and _rank(seq[p, pos - 1]) == _rank(seq[p, pos]) and \
+                    _rank(seq[p, pos]) != rank:
                 score -= 8
         if score > best_score:
             best = pos
@@ -352,43 +533,46 @@ def _choose_insert(policy, row, length, card, rng):
 
 
 @jit
-def _choose_response(agent, row, length, mid_cat, mid_tb, position_of, rng, tmp,
-                     b_start, b_len, b_cat, b_tb):
-    """The opponent's answer to a Bet: (RESP_*, move from, move to).
+def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, blocks):
+    """Seat ``o``'s answer to a Bet: (RESP_*, move from, move to).
 
-    A Raise is only returned when, after the move, some block beats the middle.
-    ``tmp`` is scratch (int8, at least ``length``).
+    A Raise is only returned when, after the move, some block beats the
+    middle. The scratch row of ``seq`` is used to try moves.
     """
-    policy = np.int64(agent[A_RESPOND])
+    policy = np.int64(agents[o, A_RESPOND])
     if policy == RESPOND_FOLD:
         return RESP_FOLD, np.int64(0), np.int64(0)
     if policy == RESPOND_RANDOM:
         src = _rand_below(rng, length)
         dst = _rand_below(rng, length)
-        for i in range(length):
-            tmp[i] = row[i]
-        _move(tmp, length, src, dst)
-        n = _legal_blocks(tmp, length, mid_cat, mid_tb, position_of, b_start, b_len, b_cat, b_tb)
+        _copy_row(seq, o, SCRATCH_ROW, length)
+        _move(seq, SCRATCH_ROW, length, src, dst)
+        n = _legal_blocks(seq, SCRATCH_ROW, length, mid_cat, mid_tb, position_of, blocks)
         r = _rand_below(rng, 3 if n > 0 else 2)
         return r, src, dst
-    if _legal_blocks(row, length, mid_cat, mid_tb, position_of, b_start, b_len, b_cat, b_tb) > 0:
+    if _legal_blocks(seq, o, length, mid_cat, mid_tb, position_of, blocks) > 0:
         return RESP_RAISE, np.int64(0), np.int64(0)
     # Look for a move that puts a card next to one of its rank and makes a raise.
     call_src = np.int64(0)
     call_dst = np.int64(0)
     found = False
     for i in range(length):
-        ri = _rank(row[i])
+        ri = _rank(seq[o, i])
         for j in range(length):
-            if j == i or j == i - 1 or j == i + 1 or _rank(row[j]) != ri:
+            if j == i or j == i - 1 or j == i + 1 or _rank(seq[o, j]) != ri:
                 continue
             jj = j - 1 if j > i else j  # index of card j once card i is taken out
             for dst in (jj, jj + 1):
-                for k in range(length):
-                    tmp[k] = row[k]
-                _move(tmp, length, i, dst)
-                if _legal_blocks(tmp, length, mid_cat, mid_tb, position_of,
-                                 b_start, b_len, b_cat, b_tb) > 0:
+                _copy_row(seq, o, SCRATCH_ROW, length)
+                _move(seq, SCRATCH_ROW, length, i, dst)
+                # No block beat the middle before the move, so a new one must hold
+                # the moved card or join the two cards it stood between.
+                seam = i - 1 + (1 if dst <= i - 1 else 0)
+                if (_beats_around(seq, SCRATCH_ROW, length, dst, 1, mid_cat, mid_tb,
+                                  position_of)
+                        or (0 < i < length - 1 and _beats_around(
+                            seq, SCRATCH_ROW, length, seam, 2, mid_cat, mid_tb,
+                            position_of))):
                     return RESP_RAISE, np.int64(i), np.int64(dst)
                 if not found:
                     found = True
@@ -415,25 +599,25 @@ def _log(log, ev, ev_n, player, kind, a, b):
 
 
 @jit
-def _play_block(p, idx, seq, slen, b_start, b_len, b_cat, b_tb, st, row, log, ev, ev_n):
-    """Player ``p`` plays legal block ``idx``: it leaves the sequence for the middle."""
-    s = b_start[idx]
-    ln = b_len[idx]
-    cat = b_cat[idx]
+def _play_block(p, idx, seq, slen, blocks, st, out, g, log, ev, ev_n):
+    """Seat ``p`` plays legal block ``idx``: it leaves the sequence for the middle."""
+    s = blocks[idx, B_START]
+    ln = blocks[idx, B_LEN]
+    cat = blocks[idx, B_CAT]
     _log(log, ev, ev_n, p, EV_PLAY, s, ln)
-    _remove(seq[p], slen[p], s, ln)
+    _remove(seq, p, slen[p], s, ln)
     slen[p] -= ln
     st[ST_MID_CAT] = cat
-    st[ST_MID_TB] = b_tb[idx]
+    st[ST_MID_TB] = blocks[idx, B_TB]
     st[ST_PASS] = 0
-    row[F_PLAYS] += 1
-    row[F_SIZE + ln - 1] += 1
-    row[F_CAT + cat] += 1
+    out[g, F_PLAYS] += 1
+    out[g, F_SIZE + ln - 1] += 1
+    out[g, F_CAT + cat] += 1
 
 
 @jit
-def _draw(p, agent, seq, slen, deck, st, rng, row, log, ev, ev_n):
-    """Player ``p`` draws the next stock card, if any, and inserts it.
+def _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+    """Seat ``p`` draws the next stock card, if any, and inserts it.
 
     Returns True when this draw took the last card of the stock (the game ends).
     """
@@ -442,28 +626,30 @@ def _draw(p, agent, seq, slen, deck, st, rng, row, log, ev, ev_n):
         return False
     card = deck[top]
     st[ST_TOP] = top + 1
-    pos = _choose_insert(np.int64(agent[A_INSERT]), seq[p], slen[p], card, rng)
-    _insert(seq[p], slen[p], pos, card)
-    slen[p] += 1
-    row[F_DRAWN] += 1
+    length = slen[p]
+    pos = _choose_insert(np.int64(agents[p, A_INSERT]), seq, p, length, card, rng)
+    _insert(seq, p, length, pos, card)
+    slen[p] = length + 1
+    out[g, F_DRAWN] += 1
     _log(log, ev, ev_n, p, EV_DRAW, card, pos)
     return top + 1 == DECK_SIZE
 
 
 @jit
-def _end_round_of_checks(n_players, leader, st, row, log, ev, ev_n):
+def _end_round_of_checks(n_players, leader, st, out, g, log, ev, ev_n):
     """Clear the middle once every player has passed in turn since the last play."""
     if st[ST_PASS] >= n_players:
         st[ST_PASS] = 0
         if st[ST_MID_CAT] >= 0:
             st[ST_MID_CAT] = -1
             st[ST_MID_TB] = 0
-            row[F_CLEARS] += 1
+            out[g, F_CLEARS] += 1
             _log(log, ev, ev_n, leader, EV_CLEAR, 0, 0)
 
 
+# ==== the stock-out ranking: best poker hand under the default column ===================
 @jit
-def _short_hand_strength(row, n, counts):
+def _short_hand_strength(seq, p, n, counts):
     """Default-column strength of all ``n <= 4`` cards as a short poker hand.
 
     Groups (by size, then rank, highest first) give the category and the
@@ -473,7 +659,7 @@ def _short_hand_strength(row, n, counts):
     for r in range(15):
         counts[r] = 0
     for i in range(n):
-        counts[_rank(row[i])] += 1
+        counts[_rank(seq[p, i])] += 1
     n_pairs = 0
     biggest = 0
     for r in range(2, 15):
@@ -482,15 +668,15 @@ def _short_hand_strength(row, n, counts):
         if counts[r] > biggest:
             biggest = counts[r]
     if biggest == 4:
-        cat = 5
+        cat = FOUR_OF_A_KIND
     elif biggest == 3:
-        cat = 9
+        cat = THREE_OF_A_KIND
     elif n_pairs == 2:
-        cat = 10
+        cat = TWO_PAIR
     elif n_pairs == 1:
-        cat = 11
+        cat = ONE_PAIR
     else:
-        cat = 12
+        cat = HIGH_CARD
     tb = np.int64(0)
     for size in range(4, 0, -1):
         for r in range(14, 1, -1):
@@ -500,25 +686,26 @@ def _short_hand_strength(row, n, counts):
 
 
 @jit
-def _hand_strength(row, n, five, counts):
-    """Strength of the best poker hand from ``row[:n]`` under the default column.
+def _hand_strength_reference(seq, p, n, five, counts):
+    """Strength of the best poker hand from ``seq[p, :n]`` under the default column.
 
-    Five or more cards: the best five-card subset (every subset tried).
-    Fewer: :func:`_short_hand_strength`. Larger is better.
+    Five or more cards: every five-card subset is classified and the best kept
+    (the obvious version of :func:`_hand_strength`). Fewer:
+    :func:`_short_hand_strength`. Larger is better.
     """
     if n < 5:
-        return _short_hand_strength(row, n, counts)
+        return _short_hand_strength(seq, p, n, counts)
     best = np.int64(-1)
     for i0 in range(n - 4):
-        five[0] = row[i0]
+        five[0] = seq[p, i0]
         for i1 in range(i0 + 1, n - 3):
-            five[1] = row[i1]
+            five[1] = seq[p, i1]
             for i2 in range(i1 + 1, n - 2):
-                five[2] = row[i2]
+                five[2] = seq[p, i2]
                 for i3 in range(i2 + 1, n - 1):
-                    five[3] = row[i3]
+                    five[3] = seq[p, i3]
                     for i4 in range(i3 + 1, n):
-                        five[4] = row[i4]
+                        five[4] = seq[p, i4]
                         cat, tb = _classify_five(five, 0)
                         s = (np.int64(N_CATEGORIES - 1 - cat) << 24) | tb
                         if s > best:
@@ -527,7 +714,109 @@ def _hand_strength(row, n, five, counts):
 
 
 @jit
-def _stock_out_winners(n_players, seq, slen, five, counts):
+def _straight_top(mask):
+    """Top rank of the highest run of five ranks in a rank bit mask, or 0."""
+    for top in range(14, 5, -1):
+        run = np.int64(31) << (top - 4)
+        if mask & run == run:
+            return np.int64(top)
+    wheel = np.int64(WHEEL_MASK)
+    if mask & wheel == wheel:
+        return np.int64(5)
+    return np.int64(0)
+
+
+@jit
+def _top_ranks(mask, k, skip1, skip2):
+    """The ``k`` highest ranks of ``mask`` other than ``skip1``/``skip2``, packed 4 bits each."""
+    tb = np.int64(0)
+    got = 0
+    for r in range(14, 1, -1):
+        if got == k:
+            break
+        if (mask >> r) & 1 and r != skip1 and r != skip2:
+            tb = (tb << 4) | r
+            got += 1
+    return tb
+
+
+@jit
+def _hand_strength(seq, p, n, counts):
+    """Strength of the best poker hand from ``seq[p, :n]`` (one deck, default column).
+
+    Equal to :func:`_hand_strength_reference` (tests compare them) without
+    trying every subset: rank counts and per-suit rank masks find the best
+    hand of each category, top of the column first. ``counts`` is int64
+    scratch of length >= 23.
+    """
+    if n < 5:
+        return _short_hand_strength(seq, p, n, counts)
+    for i in range(23):
+        counts[i] = 0
+    ranks = np.int64(0)  # rank bit mask
+    for i in range(n):
+        c = np.int64(seq[p, i])
+        r = (c >> 2) + 2
+        counts[r] += 1
+        counts[15 + (c & 3)] |= np.int64(1) << r
+        counts[19 + (c & 3)] += 1
+        ranks |= np.int64(1) << r
+    best_sf = np.int64(0)
+    for su in range(4):
+        if counts[19 + su] >= 5:
+            top = _straight_top(counts[15 + su])
+            if top > best_sf:
+                best_sf = top
+    if best_sf == 14:
+        return np.int64(N_CATEGORIES - 1 - ROYAL_FLUSH) << 24
+    if best_sf > 0:
+        return (np.int64(N_CATEGORIES - 1 - STRAIGHT_FLUSH) << 24) | best_sf
+    quad = 0
+    trip = 0
+    pair1 = 0
+    pair2 = 0
+    for r in range(14, 1, -1):
+        k = counts[r]
+        if k == 4 and quad == 0:
+            quad = r
+        elif k == 3 and trip == 0:
+            trip = r
+        elif k >= 2:
+            # A second triple serves as the pair of a full house.
+            if pair1 == 0:
+                pair1 = r
+            elif pair2 == 0:
+                pair2 = r
+    if quad > 0:
+        kicker = _top_ranks(ranks, 1, quad, -1)
+        return (np.int64(N_CATEGORIES - 1 - FOUR_OF_A_KIND) << 24) | (quad << 4) | kicker
+    if trip > 0 and pair1 > 0:
+        return (np.int64(N_CATEGORIES - 1 - FULL_HOUSE) << 24) | (trip << 4) | pair1
+    best_flush = np.int64(-1)
+    for su in range(4):
+        if counts[19 + su] >= 5:
+            tb = _top_ranks(counts[15 + su], 5, -1, -1)
+            if tb > best_flush:
+                best_flush = tb
+    if best_flush >= 0:
+        return (np.int64(N_CATEGORIES - 1 - FLUSH) << 24) | best_flush
+    top = _straight_top(ranks)
+    if top > 0:
+        return (np.int64(N_CATEGORIES - 1 - STRAIGHT) << 24) | top
+    if trip > 0:
+        tb = (trip << 8) | _top_ranks(ranks, 2, trip, -1)
+        return (np.int64(N_CATEGORIES - 1 - THREE_OF_A_KIND) << 24) | tb
+    if pair2 > 0:
+        tb = (pair1 << 8) | (pair2 << 4) | _top_ranks(ranks, 1, pair1, pair2)
+        return (np.int64(N_CATEGORIES - 1 - TWO_PAIR) << 24) | tb
+    if pair1 > 0:
+        tb = (pair1 << 12) | _top_ranks(ranks, 3, pair1, -1)
+        return (np.int64(N_CATEGORIES - 1 - ONE_PAIR) << 24) | tb
+    return (np.int64(N_CATEGORIES - 1 - HIGH_CARD) << 24) | _top_ranks(ranks, 5, -1, -1)
+
+
+@jit
+def _stock_out_winners(n_players, seq, slen, counts):
     """Bit mask of the winners when the stock runs out (or the turn cap is hit)."""
     fewest = MAX_SEQ + 1
     for p in range(n_players):
@@ -545,7 +834,7 @@ def _stock_out_winners(n_players, seq, slen, five, counts):
     mask = 0
     for p in range(n_players):
         if slen[p] == fewest:
-            s = _hand_strength(seq[p], slen[p], five, counts)
+            s = _hand_strength(seq, p, slen[p], counts)
             if s > best:
                 best = s
                 mask = 1 << p
@@ -554,83 +843,80 @@ def _stock_out_winners(n_players, seq, slen, five, counts):
     return mask
 
 
+# ==== a game ============================================================================
 @jit
-def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, b_start, b_len, b_cat, b_tb,
-                  tmp, st, row, log, ev, ev_n):
+def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out, g,
+                  log, ev, ev_n):
     """Seat ``b`` bets; the opponent responds; ``b`` answers (2 players).
 
     Returns (END_* or -1 to play on, seat that emptied its sequence or -1).
     """
     o = 1 - b
     _log(log, ev, ev_n, b, EV_BET, 0, 0)
-    row[F_BETS + b] += 1
+    out[g, F_BETS + b] += 1
     st[ST_PASS] += 1
     # The opponent's response (a turn).
-    row[F_TURNS] += 1
-    oagent = agents[o]
-    resp, src, dst = _choose_response(oagent, seq[o], slen[o], st[ST_MID_CAT], st[ST_MID_TB],
-                                      position_of, rng, tmp, b_start, b_len, b_cat, b_tb)
+    out[g, F_TURNS] += 1
+    resp, src, dst = _choose_response(agents, o, seq, slen[o], st[ST_MID_CAT], st[ST_MID_TB],
+                                      position_of, rng, blocks)
     if resp == RESP_FOLD:
         _log(log, ev, ev_n, o, EV_FOLD, 0, 0)
-        row[F_FOLDS] += 1
+        out[g, F_FOLDS] += 1
         st[ST_PASS] += 1
-        if _draw(o, oagent, seq, slen, deck, st, rng, row, log, ev, ev_n):
+        if _draw(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
             return END_STOCK_OUT, np.int64(-1)
     elif resp == RESP_CALL:
         _log(log, ev, ev_n, o, EV_CALL, 0, 0)
         _log(log, ev, ev_n, o, EV_MOVE, src, dst)
-        row[F_CALLS] += 1
-        _move(seq[o], slen[o], src, dst)
+        out[g, F_CALLS] += 1
+        _move(seq, o, slen[o], src, dst)
         st[ST_PASS] += 1
     else:
         _log(log, ev, ev_n, o, EV_RAISE, 0, 0)
         _log(log, ev, ev_n, o, EV_MOVE, src, dst)
-        row[F_RAISES] += 1
-        _move(seq[o], slen[o], src, dst)
-        n = _legal_blocks(seq[o], slen[o], st[ST_MID_CAT], st[ST_MID_TB], position_of,
-                          b_start, b_len, b_cat, b_tb)
-        policy = PLAY_RANDOM if np.int64(oagent[A_PLAY]) == PLAY_RANDOM else PLAY_STRONG
-        idx = _pick_block(policy, n, b_len, b_cat, b_tb, position_of, rng)
-        if oagent[A_TAKE_WIN] > 0:
-            w = _winning_block(n, slen[o], b_len)
+        out[g, F_RAISES] += 1
+        _move(seq, o, slen[o], src, dst)
+        n = _legal_blocks(seq, o, slen[o], st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
+        policy = PLAY_RANDOM if np.int64(agents[o, A_PLAY]) == PLAY_RANDOM else PLAY_STRONG
+        idx = _pick_block(policy, n, blocks, position_of, rng)
+        if agents[o, A_TAKE_WIN] > 0:
+            w = _winning_block(n, slen[o], blocks)
             if w >= 0:
                 idx = w
-        _play_block(o, idx, seq, slen, b_start, b_len, b_cat, b_tb, st, row, log, ev, ev_n)
+        _play_block(o, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
         if slen[o] == 0:
             return END_EMPTIED, np.int64(o)
-        if _draw(o, oagent, seq, slen, deck, st, rng, row, log, ev, ev_n):
+        if _draw(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
             return END_STOCK_OUT, np.int64(-1)
     # The bettor's answer (a turn).
-    row[F_TURNS] += 1
-    bagent = agents[b]
-    n = _legal_blocks(seq[b], slen[b], st[ST_MID_CAT], st[ST_MID_TB], position_of,
-                      b_start, b_len, b_cat, b_tb)
-    idx = _choose_answer(bagent, n, slen[b], b_len, b_cat, b_tb, position_of, rng)
+    out[g, F_TURNS] += 1
+    n = _legal_blocks(seq, b, slen[b], st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
+    idx = _choose_answer(agents, b, n, slen[b], blocks, position_of, rng)
     if idx >= 0:
-        _play_block(b, idx, seq, slen, b_start, b_len, b_cat, b_tb, st, row, log, ev, ev_n)
-        row[F_BETS_WON + b] += 1
+        _play_block(b, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
+        out[g, F_BETS_WON + b] += 1
         if slen[b] == 0:
             return END_EMPTIED, np.int64(b)
         if resp == RESP_RAISE:
-            if _draw(o, oagent, seq, slen, deck, st, rng, row, log, ev, ev_n):
+            if _draw(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
                 return END_STOCK_OUT, np.int64(-1)
     else:
         if resp == RESP_FOLD:
             _log(log, ev, ev_n, b, EV_CHECK, 0, 0)
-            row[F_CHECKS] += 1
+            out[g, F_CHECKS] += 1
         else:
             _log(log, ev, ev_n, b, EV_FOLD, 0, 0)
         st[ST_PASS] += 1
-        if _draw(b, bagent, seq, slen, deck, st, rng, row, log, ev, ev_n):
+        if _draw(b, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
             return END_STOCK_OUT, np.int64(-1)
-    _end_round_of_checks(2, o, st, row, log, ev, ev_n)
+    _end_round_of_checks(2, o, st, out, g, log, ev, ev_n)
     return np.int64(-1), np.int64(-1)
 
 
 @jit
 def _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rng, deck, seq,
-               slen, b_start, b_len, b_cat, b_tb, tmp, counts, st, row, log, ev, ev_n):
-    """Play one game; write its record into ``row`` (int32 (N_FIELDS,), zeroed)."""
+               slen, blocks, counts, st, out, g, log, ev, ev_n):
+    """Play game ``g``; write its record into ``out[g]`` (int32 (N_FIELDS,), zeroed)."""
     # Shuffle (Fisher-Yates) and deal one card at a time from the first player.
     for i in range(DECK_SIZE):
         deck[i] = i
@@ -653,43 +939,42 @@ def _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rn
     st[ST_MID_CAT] = -1
     st[ST_MID_TB] = 0
     st[ST_PASS] = 0
-    row[F_FIRST] = first
+    out[g, F_FIRST] = first
     end = -1
     winners = 0
+    turns = 0
     p = first
     while True:
-        if row[F_TURNS] >= max_turns:
+        if turns >= max_turns:
             end = END_CAPPED
             break
-        row[F_TURNS] += 1
-        agent = agents[p]
+        turns += 1
+        out[g, F_TURNS] += 1
         length = slen[p]
-        n = _legal_blocks(seq[p], length, st[ST_MID_CAT], st[ST_MID_TB], position_of,
-                          b_start, b_len, b_cat, b_tb)
+        n = _legal_blocks(seq, p, length, st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
         can_bet = betting and st[ST_MID_CAT] >= 0
-        action, idx = _choose_turn(agent, n, length, can_bet, b_len, b_cat, b_tb,
-                                   position_of, rng)
+        action, idx = _choose_turn(agents, p, n, length, can_bet, blocks, position_of, rng)
         if action == ACT_PLAY:
-            _play_block(p, idx, seq, slen, b_start, b_len, b_cat, b_tb, st, row, log, ev, ev_n)
+            _play_block(p, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
             if slen[p] == 0:
                 end = END_EMPTIED
                 winners = 1 << p
                 break
-            if _draw(p, agent, seq, slen, deck, st, rng, row, log, ev, ev_n):
+            if _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
                 end = END_STOCK_OUT
                 break
         elif action == ACT_CHECK:
             _log(log, ev, ev_n, p, EV_CHECK, 0, 0)
-            row[F_CHECKS] += 1
+            out[g, F_CHECKS] += 1
             st[ST_PASS] += 1
-            if _draw(p, agent, seq, slen, deck, st, rng, row, log, ev, ev_n):
+            if _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
                 end = END_STOCK_OUT
                 break
-            _end_round_of_checks(n_players, (p + 1) % n_players, st, row, log, ev, ev_n)
+            _end_round_of_checks(n_players, (p + 1) % n_players, st, out, g, log, ev, ev_n)
         else:
-            code, emptied = _bet_exchange(p, position_of, agents, rng, deck, seq, slen,
-                                          b_start, b_len, b_cat, b_tb, tmp, st, row,
-                                          log, ev, ev_n)
+            code, emptied = _bet_exchange(p, position_of, agents, rng, deck, seq, slen, blocks,
+                                          st, out, g, log, ev, ev_n)
+            turns += 2
             if code == END_EMPTIED:
                 end = END_EMPTIED
                 winners = 1 << emptied
@@ -700,18 +985,18 @@ def _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rn
             # The exchange was three turns (bet, response, answer): the opponent is next.
         p = (p + 1) % n_players
     if end != END_EMPTIED:
-        winners = _stock_out_winners(n_players, seq, slen, tmp, counts)
+        winners = _stock_out_winners(n_players, seq, slen, counts)
     n_winners = 0
     for q in range(n_players):
         if (winners >> q) & 1:
             n_winners += 1
     if end == END_STOCK_OUT and n_winners > 1:
         end = END_SHARED
-    row[F_WINNERS] = winners
-    row[F_N_WINNERS] = n_winners
-    row[F_END] = end
+    out[g, F_WINNERS] = winners
+    out[g, F_N_WINNERS] = n_winners
+    out[g, F_END] = end
     for q in range(MAX_PLAYERS):
-        row[F_CARDS_LEFT + q] = slen[q] if q < n_players else -1
+        out[g, F_CARDS_LEFT + q] = slen[q] if q < n_players else -1
     _log(log, ev, ev_n, -1, EV_END, end, winners)
 
 
@@ -723,22 +1008,18 @@ def _play_chunk(lo, hi, n_players, hand_size, betting, max_turns, position_of, a
     Scratch is allocated here, once per chunk, so chunks share nothing mutable.
     """
     deck = np.empty(DECK_SIZE, dtype=np.int8)
-    seq = np.full((MAX_PLAYERS, MAX_SEQ + 1), -1, dtype=np.int8)
-    slen = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    b_start = np.empty(MAX_BLOCKS, dtype=np.int64)
-    b_len = np.empty(MAX_BLOCKS, dtype=np.int64)
-    b_cat = np.empty(MAX_BLOCKS, dtype=np.int64)
-    b_tb = np.empty(MAX_BLOCKS, dtype=np.int64)
-    tmp = np.empty(MAX_SEQ + 1, dtype=np.int8)
-    counts = np.zeros(15, dtype=np.int64)
+    seq = np.full((MAX_PLAYERS + 1, MAX_SEQ + 1), -1, dtype=np.int8)
+    slen = np.zeros(MAX_PLAYERS + 1, dtype=np.int64)
+    blocks = np.zeros((MAX_BLOCKS, 4), dtype=np.int64)
+    counts = np.zeros(23, dtype=np.int64)
     st = np.zeros(N_STATE, dtype=np.int64)
     for g in range(lo, hi):
-        row = out_games[g]
-        row[:] = 0
+        for f in range(N_FIELDS):
+            out_games[g, f] = 0
         if log:
             out_ev_start[g] = ev_n[0]
         _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rng, deck,
-                   seq, slen, b_start, b_len, b_cat, b_tb, tmp, counts, st, row, log, ev, ev_n)
+                   seq, slen, blocks, counts, st, out_games, g, log, ev, ev_n)
         if log:
             for i in range(DECK_SIZE):
                 out_decks[g, i] = deck[i]
