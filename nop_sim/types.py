@@ -221,3 +221,42 @@ DS_DISCARDED = 4      # left over after a draft, discarded to make room, purged
 DS_HANDS_IN_PLAY = 5  # hands a personal / community copy was in play (per copy)
 DS_OWNER_WINS = 6     # main pots won by a personal card's owner while it was in play
 N_DISRUPTOR_STATS = 7
+
+# -- strength tables (nop_sim/data/strength_tables.csv, kernel order) -------------
+STRENGTH_TABLES = (
+    "random5", "random6", "random7", "random8", "keep_nothing", "keep_high1",
+    "keep_high2", "keep_pair", "keep_two_pair", "keep_trips", "keep_quads",
+    "keep_full_house", "keep_flush3", "keep_flush4", "keep_flush5", "keep_oesd",
+    "keep_gutshot", "keep_straight5", "keep_sf_draw",
+)
+
+# -- event log (int64 rows: match, hand, kind, seat, then EV_ARGS arguments) -------
+# The meaning of each kind's arguments is in nop_sim/events.py (EVENT_SCHEMA).
+EV_WIDTH = 14
+EV_ARGS = EV_WIDTH - 4
+EV_MATCH_START = 0
+EV_HAND_START = 1
+EV_ANTE = 2
+EV_DEAL = 3
+EV_HEDGE = 4
+EV_ACTION = 5
+EV_PROMOTE = 6
+EV_DISCARD = 7
+EV_DRAWN = 8
+EV_BOARD = 9
+EV_SHOW = 10
+EV_MUCK = 11
+EV_HEDGE_PAY = 12
+EV_POT = 13
+EV_AWARD = 14
+EV_FOLD_WIN = 15
+EV_REVEAL = 16
+EV_PICK = 17
+EV_EFFECT = 18
+EV_DISRUPTOR_DISCARD = 19
+EV_ELIMINATED = 20
+EV_SAFETY = 21
+EV_MATCH_END = 22
+EV_RESHUFFLE = 23
+EV_HAND_END = 24
+N_EVENT_KINDS = 25

@@ -1,0 +1,190 @@
+"""Play matches: settings + agents -> the match kernel -> raw results.
+
+:func:`play_matches` turns a :class:`~nop_sim.rules.Settings` and one agent
+spec per seat into arrays, splits the matches into chunks seeded from
+``numpy.random.SeedSequence(seed).spawn(n_chunks)``, runs the kernel
+(threads over chunks) and returns a :class:`MatchResults`: one row per match,
+and per-hand counters already merged over chunks (they are sums and counts).
+
+The same seed, settings, agents, ``n_matches`` and ``chunk_size`` give
+identical results whatever the number of threads.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numba
+import numpy as np
+
+from nop_sim import types as T
+from nop_sim.agents import agent_table, draft_values
+from nop_sim.kernels.rng import seed_states
+from nop_sim.rules import Settings
+
+__all__ = ["MatchResults", "play_matches", "strength_tables"]
+
+DEFAULT_CHUNK = 32
+DEFAULT_HORIZON = 1000
+
+
+@lru_cache(maxsize=1)
+def strength_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start int64 (N_TABLES+1,), mask int64, freq float64) from strength_tables.csv."""
+    text = resources.files("nop_sim").joinpath("data/strength_tables.csv").read_text()
+    rows: dict[str, list[tuple[int, int]]] = {name: [] for name in T.STRENGTH_TABLES}
+    reader = csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#"))
+    for row in reader:
+        rows[row["table"]].append((int(row["mask"]), int(row["count"])))
+    start = [0]
+    masks: list[int] = []
+    freqs: list[float] = []
+    for name in T.STRENGTH_TABLES:
+        entries = rows[name]
+        if not entries:
+            raise RuntimeError(f"strength_tables.csv has no rows for table {name!r}")
+        total = sum(c for _, c in entries)
+        masks += [m for m, _ in entries]
+        freqs += [c / total for _, c in entries]
+        start.append(len(masks))
+    return (np.array(start, np.int64), np.array(masks, np.int64), np.array(freqs, np.float64))
+
+
+@dataclass
+class MatchResults:
+    """What :func:`play_matches` returns (layouts in :mod:`nop_sim.types`).
+
+    Per match: ``match`` int64 (n, N_MATCH_FIELDS), ``player`` int64
+    (n, players, N_PLAYER_FIELDS), ``drafted`` int64 (n, players, 25) cards
+    drafted per id, ``column`` int8 (n, 13) final column, top first.
+    Merged per-hand counters: ``counts`` (N_COUNTS,), ``categories``
+    (N_CAT_STATS, 13), ``time`` (horizon, N_TIME_STATS), ``disruptors``
+    (N_DISRUPTOR_STATS, 25). ``events``: int64 (n_events, EV_WIDTH) rows of
+    the logged matches, in match order (empty when the log is off).
+    """
+
+    settings: Settings
+    agents: np.ndarray
+    seed: int
+    match: np.ndarray
+    player: np.ndarray
+    drafted: np.ndarray
+    column: np.ndarray
+    counts: np.ndarray
+    categories: np.ndarray
+    time: np.ndarray
+    disruptors: np.ndarray
+    events: np.ndarray = field(default_factory=lambda: np.zeros((0, T.EV_WIDTH), np.int64))
+    events_lost: int = 0
+
+    @property
+    def n_matches(self) -> int:
+        return self.match.shape[0]
+
+    def count(self, name: str) -> int:
+        """A merged counter by its name in types (``"hands"`` -> ``C_HANDS``)."""
+        return int(self.counts[getattr(T, "C_" + name.upper())])
+
+    def matches_frame(self):
+        """One row per match: winner, hands, unresolved, final dart and column, per-seat places."""
+        import pandas as pd
+
+        n_players = self.player.shape[1]
+        data: dict[str, Any] = {
+            "winner": self.match[:, T.M_WINNER],
+            "hands": self.match[:, T.M_HANDS],
+            "unresolved": self.match[:, T.M_UNRESOLVED].astype(bool),
+            "dart": self.match[:, T.M_DART],
+            "button_start": self.match[:, T.M_BUTTON_START],
+            "bank_in": self.match[:, T.M_BANK_IN],
+            "bank_out": self.match[:, T.M_BANK_OUT],
+            "column": [" ".join(map(str, row)) for row in self.column.tolist()],
+        }
+        fields = [("place", T.PL_PLACE), ("eliminated_hand", T.PL_ELIMINATED_HAND),
+                  ("manipulations", T.PL_MANIPULATIONS), ("fees", T.PL_FEES),
+                  ("hedges_placed", T.PL_HEDGES_PLACED), ("hedges_won", T.PL_HEDGES_WON)]
+        for seat in range(n_players):
+            for name, idx in fields:
+                data[f"{name}_{seat}"] = self.player[:, seat, idx]
+        return pd.DataFrame(data)
+
+
+def play_matches(
+    settings: Settings | None = None,
+    agents: str | Sequence = "balanced",
+    n_matches: int = 100,
+    seed: int = 0,
+    *,
+    chunk_size: int = DEFAULT_CHUNK,
+    check: bool = False,
+    log_every: int = 0,
+    log_capacity: int = 200_000,
+    horizon: int | None = None,
+    threads: int | None = None,
+) -> MatchResults:
+    """Play ``n_matches`` matches.
+
+    Parameters
+    ----------
+    settings : the scenario (default: the SPEC's defaults)
+    agents : one agent spec for every seat, or one per seat (see :mod:`nop_sim.agents`)
+    seed : root seed; chunk ``i`` is seeded by ``SeedSequence(seed).spawn(n_chunks)[i]``
+    chunk_size : matches per chunk (part of the result's identity, like the seed)
+    check : check chip conservation and card accounting after every hand;
+        failures are counted in ``counts[C_INVARIANT_ERRORS]``
+    log_every : write the event log of every ``log_every``-th match (0: no log)
+    log_capacity : event rows kept per chunk (more are counted in ``events_lost``)
+    horizon : hands tracked by the time series (default ``min(max_hands, 1000)``)
+    threads : numba threads for this call (default: numba's current setting)
+    """
+    settings = settings or Settings()
+    if n_matches < 1:
+        raise ValueError(f"n_matches = {n_matches} must be >= 1")
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size = {chunk_size} must be >= 1")
+    arr, mix = settings.to_arrays()
+    table = agent_table(agents, settings.players)
+    n_chunks = -(-n_matches // chunk_size)
+    bounds = np.minimum(np.arange(n_chunks + 1, dtype=np.int64) * chunk_size, n_matches)
+    states = seed_states(seed, n_chunks)
+    horizon = min(settings.max_hands, DEFAULT_HORIZON) if horizon is None else int(horizon)
+    cap = log_capacity if log_every > 0 else 0
+    events = np.zeros((n_chunks, cap, T.EV_WIDTH), np.int64)
+    ev_counts = np.zeros((n_chunks, 2), np.int64)
+    n_players = settings.players
+    out_match = np.zeros((n_matches, T.N_MATCH_FIELDS), np.int64)
+    out_player = np.zeros((n_matches, T.MAX_PLAYERS, T.N_PLAYER_FIELDS), np.int64)
+    out_drafted = np.zeros((n_matches, T.MAX_PLAYERS, T.N_DISRUPTORS), np.int64)
+    out_column = np.zeros((n_matches, T.N_CATEGORIES), np.int8)
+    out_counts = np.zeros((n_chunks, T.N_COUNTS), np.int64)
+    out_cat = np.zeros((n_chunks, T.N_CAT_STATS, T.N_CATEGORIES), np.int64)
+    out_time = np.zeros((n_chunks, horizon, T.N_TIME_STATS), np.int64)
+    out_dis = np.zeros((n_chunks, T.N_DISRUPTOR_STATS, T.N_DISRUPTORS), np.int64)
+    tab_start, tab_mask, tab_freq = strength_tables()
+    from nop_sim.kernels.match import play_chunks
+
+    previous = numba.get_num_threads()
+    if threads is not None:
+        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        play_chunks(bounds, states, arr, mix.type, mix.amount, draft_values(), mix.deck, table,
+                    tab_start, tab_mask, tab_freq, int(bool(check)), int(log_every), events,
+                    ev_counts, out_match, out_player, out_drafted, out_column, out_counts,
+                    out_cat, out_time, out_dis)
+    finally:
+        numba.set_num_threads(previous)
+    ev = np.concatenate([events[c, : ev_counts[c, 0]] for c in range(n_chunks)]) if cap else (
+        np.zeros((0, T.EV_WIDTH), np.int64))
+    return MatchResults(
+        settings=settings, agents=table, seed=seed, match=out_match,
+        player=out_player[:, :n_players], drafted=out_drafted[:, :n_players], column=out_column,
+        counts=out_counts.sum(axis=0), categories=out_cat.sum(axis=0),
+        time=out_time.sum(axis=0), disruptors=out_dis.sum(axis=0), events=ev,
+        events_lost=int(ev_counts[:, 1].sum()),
+    )

@@ -1,0 +1,218 @@
+"""Small shared helpers of the match kernels: seats, cards, events, evaluation."""
+
+from __future__ import annotations
+
+from nop_sim.kernels._jit import jit
+from nop_sim.kernels.evaluate import best_category_hand, score_hand
+from nop_sim.kernels.rng import below
+from nop_sim.kernels.state import (
+    G_BOARD_N,
+    G_BUTTON,
+    G_CARDVER,
+    G_COLVER,
+    G_DISC_N,
+    G_EV_LOST,
+    G_EVN,
+    G_HAND,
+    G_INVERTED,
+    G_LOG,
+    G_MATCH,
+    G_N,
+    G_STOCK_N,
+    G_STOCK_TOP,
+    P_ALIVE,
+    P_ALLIN,
+    P_CAT,
+    P_CAT_KEY,
+    P_ELEV,
+    P_FOLDED,
+    P_INHAND,
+    P_WILDS,
+)
+from nop_sim.types import (
+    C_STOCK_RESHUFFLES,
+    EV_RESHUFFLE,
+    S_DECKS,
+)
+
+
+# -- events ------------------------------------------------------------------------
+@jit(_nrt=False)
+def log_event(ev, g, kind, seat, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
+    """Append one event row; inlined, so a match that is not logged pays one branch."""
+    if g[G_LOG] != 0:
+        _log_write(ev, g, kind, seat, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)
+
+
+@jit(_nrt=False)
+def _log_write(ev, g, kind, seat, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
+    i = g[G_EVN]
+    if i >= ev.shape[0]:
+        g[G_EV_LOST] += 1
+        return
+    ev[i, 0] = g[G_MATCH]
+    ev[i, 1] = g[G_HAND]
+    ev[i, 2] = kind
+    ev[i, 3] = seat
+    ev[i, 4] = a0
+    ev[i, 5] = a1
+    ev[i, 6] = a2
+    ev[i, 7] = a3
+    ev[i, 8] = a4
+    ev[i, 9] = a5
+    ev[i, 10] = a6
+    ev[i, 11] = a7
+    ev[i, 12] = a8
+    ev[i, 13] = a9
+    g[G_EVN] = i + 1
+
+
+@jit(_nrt=False)
+def log0(ev, g, kind, seat):
+    log_event(ev, g, kind, seat, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+
+
+# -- seats -------------------------------------------------------------------------
+@jit(_nrt=False)
+def is_live(ps, p):
+    """Dealt into this hand and not folded."""
+    return ps[p, P_INHAND] != 0 and ps[p, P_FOLDED] == 0
+
+
+@jit(_nrt=False)
+def can_act(ps, p):
+    return ps[p, P_INHAND] != 0 and ps[p, P_FOLDED] == 0 and ps[p, P_ALLIN] == 0
+
+
+@jit(_nrt=False)
+def count_live(ps, n):
+    k = 0
+    for p in range(n):
+        if is_live(ps, p):
+            k += 1
+    return k
+
+
+@jit(_nrt=False)
+def count_can_act(ps, n, skip):
+    k = 0
+    for p in range(n):
+        if p != skip and can_act(ps, p):
+            k += 1
+    return k
+
+
+@jit(_nrt=False)
+def next_alive(ps, n, seat):
+    """The first seat left of ``seat`` still in the match."""
+    for i in range(1, n + 1):
+        q = (seat + i) % n
+        if ps[q, P_ALIVE] != 0:
+            return q
+    return seat
+
+
+@jit(_nrt=False)
+def seat_order(g, ps, out_order):
+    """Seats dealt into the hand, left of the dealer first; returns how many."""
+    n = g[G_N]
+    k = 0
+    for i in range(1, n + 1):
+        q = (g[G_BUTTON] + i) % n
+        if ps[q, P_INHAND] != 0:
+            out_order[k] = q
+            k += 1
+    return k
+
+
+# -- cards -------------------------------------------------------------------------
+@jit(_nrt=False)
+def reset_stock(g, settings, stock):
+    """All ``decks`` x 52 cards back in the stock (shuffled lazily as dealt)."""
+    n = 52 * settings[S_DECKS]
+    for i in range(n):
+        stock[i] = i % 52
+    g[G_STOCK_TOP] = 0
+    g[G_STOCK_N] = n
+    g[G_DISC_N] = 0
+
+
+@jit(_nrt=False)
+def _restock(g, stock, disc, counts, ev):
+    """The discard pile becomes the new stock (SPEC 4.4: the stock ran out)."""
+    nd = g[G_DISC_N]
+    for i in range(nd):
+        stock[i] = disc[i]
+    g[G_STOCK_TOP] = 0
+    g[G_STOCK_N] = nd
+    g[G_DISC_N] = 0
+    counts[C_STOCK_RESHUFFLES] += 1
+    log_event(ev, g, EV_RESHUFFLE, -1, 0, nd, -1, -1, -1, -1, -1, -1, -1, -1)
+
+
+@jit(_nrt=False)
+def deal_card(g, stock, disc, rng, counts, ev):
+    """One card off a uniformly shuffled stock (lazy Fisher-Yates)."""
+    if g[G_STOCK_TOP] >= g[G_STOCK_N]:
+        _restock(g, stock, disc, counts, ev)
+    top = g[G_STOCK_TOP]
+    r = top + below(rng, g[G_STOCK_N] - top)
+    c = stock[r]
+    stock[r] = stock[top]
+    stock[top] = c
+    g[G_STOCK_TOP] = top + 1
+    return c
+
+
+@jit(_nrt=False)
+def fill_buf(p, hole, board, n_board, buf):
+    """``buf`` (int8[8]) = the 5 hole cards of ``p`` + ``n_board`` community cards, -1 padded."""
+    for i in range(5):
+        buf[i] = hole[p, i]
+    for i in range(3):
+        buf[5 + i] = board[i] if i < n_board else -1
+
+
+@jit(_nrt=False)
+def player_category(g, ps, p, colpos, hole, board, buf):
+    """Best category of ``p``'s cards under the live column (cached until cards or column move)."""
+    key = (g[G_COLVER] << 24) | g[G_CARDVER]
+    if ps[p, P_CAT_KEY] == key:
+        return ps[p, P_CAT]
+    return _player_category_compute(g, ps, p, colpos, hole, board, buf, key)
+
+
+@jit(_nrt=True)  # the evaluator allocates; NRT would otherwise be inherited off
+def _player_category_compute(g, ps, p, colpos, hole, board, buf, key):
+    fill_buf(p, hole, board, g[G_BOARD_N], buf)
+    cat = best_category_hand(buf, colpos, ps[p, P_WILDS], ps[p, P_ELEV], g[G_INVERTED] != 0)
+    ps[p, P_CAT] = cat
+    ps[p, P_CAT_KEY] = key
+    return cat
+
+
+@jit(_nrt=True)  # the evaluator allocates; NRT would otherwise be inherited off
+def player_score(g, ps, p, colpos, hole, board, buf):
+    fill_buf(p, hole, board, g[G_BOARD_N], buf)
+    return score_hand(buf, colpos, ps[p, P_WILDS], ps[p, P_ELEV], g[G_INVERTED] != 0)
+
+
+# -- column ------------------------------------------------------------------------
+@jit(_nrt=False)
+def swap_positions(g, col, colpos, i, j):
+    """Swap the categories at positions ``i`` and ``j`` of the column."""
+    a = col[i]
+    b = col[j]
+    col[i] = b
+    col[j] = a
+    colpos[a] = j
+    colpos[b] = i
+    g[G_COLVER] += 1
+
+
+@jit(_nrt=False)
+def restore_column(g, col, colpos):
+    for c in range(13):
+        col[c] = c
+        colpos[c] = c
+    g[G_COLVER] += 1

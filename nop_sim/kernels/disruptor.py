@@ -1,0 +1,261 @@
+"""Disruptor deck, draft and the 25 effects (SPEC 7; numba only).
+
+The deck (``ddeck``) and discard pile (``ddisc``) persist for the match. A
+reveal takes a uniformly random card of the deck (lazy Fisher-Yates); when
+the deck is empty the discard pile becomes the deck. Instants resolve at the
+pick; Personal and Community cards change the game from the next hand on
+(their derived flags are read at each hand's start, kernels.match).
+"""
+
+from __future__ import annotations
+
+from nop_sim.kernels._jit import jit
+from nop_sim.kernels.common import log_event, restore_column, swap_positions
+from nop_sim.kernels.policy import (
+    choose_community_drop,
+    choose_demote_target,
+    choose_elevator_category,
+    choose_personal_drop,
+    choose_pick,
+    choose_promote_target,
+    choose_purge,
+    choose_swap,
+)
+from nop_sim.kernels.rng import below
+from nop_sim.kernels.state import (
+    G_BANK_IN,
+    G_DART,
+    G_DDISC_N,
+    G_DN,
+    G_DTOP,
+    G_N,
+    P_ALIVE,
+    P_ARG0,
+    P_CHIPS,
+    P_PERS0,
+    TMP_OWNERS,
+    TMP_SLOTS,
+    TMP_TAKEN,
+)
+from nop_sim.types import (
+    C_DISRUPTOR_RESHUFFLES,
+    D_BULL_RUN,
+    D_ELEVATOR,
+    D_INSIDER_TIP,
+    D_LEVY,
+    D_MARKET_CRASH,
+    D_PURGE,
+    D_RESTORE_ORDER,
+    D_SHORT_SELL,
+    D_SWAP_ANY,
+    D_WINDFALL,
+    DS_APPLIED,
+    DS_DISCARDED,
+    DS_PICKS,
+    DS_PICKS_FIRST,
+    DS_REVEALED,
+    EV_DISRUPTOR_DISCARD,
+    EV_EFFECT,
+    EV_PICK,
+    EV_RESHUFFLE,
+    EV_REVEAL,
+    S_DART_CAP,
+    S_DART_START,
+    TYPE_INSTANT,
+    TYPE_PERSONAL,
+)
+
+# reasons logged with EV_DISRUPTOR_DISCARD
+WHY_LEFTOVER = 0
+WHY_PERSONAL_ROOM = 1
+WHY_COMMUNITY_ROOM = 2
+WHY_PURGED = 3
+WHY_ELIMINATED = 4
+WHY_SAFETY_NET = 5
+WHY_INSTANT = 6
+
+
+@jit(_nrt=False)
+def discard_disruptor(st, out, card, owner, why):
+    g, ddisc = st[0], st[10]
+    ddisc[g[G_DDISC_N]] = card
+    g[G_DDISC_N] += 1
+    if why != WHY_INSTANT:
+        out[3][DS_DISCARDED, card] += 1
+    log_event(out[6], g, EV_DISRUPTOR_DISCARD, owner, card, why, -1, -1, -1, -1, -1, -1, -1, -1)
+
+
+@jit(_nrt=False)
+def _reveal_one(st, out, rng):
+    g, ddeck, ddisc = st[0], st[9], st[10]
+    if g[G_DTOP] >= g[G_DN]:
+        nd = g[G_DDISC_N]
+        if nd == 0:
+            return -1
+        for i in range(nd):
+            ddeck[i] = ddisc[i]
+        g[G_DTOP] = 0
+        g[G_DN] = nd
+        g[G_DDISC_N] = 0
+        out[0][C_DISRUPTOR_RESHUFFLES] += 1
+        log_event(out[6], g, EV_RESHUFFLE, -1, 1, nd, -1, -1, -1, -1, -1, -1, -1, -1)
+    top = g[G_DTOP]
+    r = top + below(rng, g[G_DN] - top)
+    c = ddeck[r]
+    ddeck[r] = ddeck[top]
+    ddeck[top] = c
+    g[G_DTOP] = top + 1
+    return c
+
+
+@jit(_nrt=False)
+def _apply_instant(st, cfg, out, rng, p, card):
+    g, ps, col, colpos = st[0], st[1], st[2], st[3]
+    settings, damount = cfg[0], cfg[2]
+    ev = out[6]
+    amount = damount[card]
+    a1 = -1
+    a2 = -1
+    if card == D_MARKET_CRASH:
+        g[G_DART] = max(g[G_DART] - amount, settings[S_DART_START])
+        a1 = g[G_DART]
+    elif card == D_BULL_RUN:
+        g[G_DART] = min(g[G_DART] + amount, settings[S_DART_CAP])
+        a1 = g[G_DART]
+    elif card == D_INSIDER_TIP:
+        c = choose_promote_target(st, cfg, p, rng)
+        pos = colpos[c]
+        if pos > 0:
+            swap_positions(g, col, colpos, pos, pos - 1)
+        a1 = c
+    elif card == D_SHORT_SELL:
+        c = choose_demote_target(st, cfg, p, rng)
+        pos = colpos[c]
+        if pos < 12:
+            swap_positions(g, col, colpos, pos, pos + 1)
+        a1 = c
+    elif card == D_WINDFALL:
+        ps[p, P_CHIPS] += amount
+        g[G_BANK_IN] += amount
+        a1 = amount
+    elif card == D_LEVY:
+        got = 0
+        for q in range(g[G_N]):
+            if q != p and ps[q, P_ALIVE] != 0:
+                pay = min(amount, ps[q, P_CHIPS])
+                ps[q, P_CHIPS] -= pay
+                got += pay
+        ps[p, P_CHIPS] += got
+        a1 = got
+    elif card == D_RESTORE_ORDER:
+        restore_column(g, col, colpos)
+    elif card == D_SWAP_ANY:
+        i, j = choose_swap(st, cfg, p, rng)
+        a1 = col[i]
+        a2 = col[j]
+        swap_positions(g, col, colpos, i, j)
+    elif card == D_PURGE:
+        comm = st[11]
+        owners = st[16][TMP_OWNERS:TMP_OWNERS + 18]
+        slots = st[16][TMP_SLOTS:TMP_SLOTS + 18]
+        k = 0
+        for q in range(g[G_N]):
+            if ps[q, P_ALIVE] != 0:
+                for s in range(2):
+                    if ps[q, P_PERS0 + s] >= 0:
+                        owners[k] = q
+                        slots[k] = s
+                        k += 1
+        for s in range(2):
+            if comm[s] >= 0:
+                owners[k] = -1
+                slots[k] = s
+                k += 1
+        if k > 0:
+            i = choose_purge(st, cfg, p, rng, owners, slots, k)
+            q = owners[i]
+            if q < 0:
+                target = comm[slots[i]]
+                comm[slots[i]] = -1
+            else:
+                target = ps[q, P_PERS0 + slots[i]]
+                ps[q, P_PERS0 + slots[i]] = -1
+                ps[q, P_ARG0 + slots[i]] = -1
+            a1 = target
+            a2 = q
+            discard_disruptor(st, out, target, q, WHY_PURGED)
+    log_event(ev, g, EV_EFFECT, p, card, a1, a2, g[G_DART], -1, -1, -1, -1, -1, -1)
+
+
+@jit(_nrt=False)
+def take_card(st, cfg, out, rng, p, card):
+    """``p`` takes ``card``: resolve an Instant, or put a Personal / Community card in play."""
+    ps, comm = st[1], st[11]
+    dtype = cfg[1]
+    dstat = out[3]
+    dstat[DS_APPLIED, card] += 1
+    kind = dtype[card]
+    if kind == TYPE_INSTANT:
+        _apply_instant(st, cfg, out, rng, p, card)
+        discard_disruptor(st, out, card, p, WHY_INSTANT)
+        return
+    if kind == TYPE_PERSONAL:
+        slot = 0 if ps[p, P_PERS0] < 0 else (1 if ps[p, P_PERS0 + 1] < 0 else -1)
+        if slot < 0:
+            slot = choose_personal_drop(st, cfg, p, rng)
+            discard_disruptor(st, out, ps[p, P_PERS0 + slot], p, WHY_PERSONAL_ROOM)
+        arg = -1
+        if card == D_ELEVATOR:
+            arg = choose_elevator_category(st, cfg, p, rng)
+        ps[p, P_PERS0 + slot] = card
+        ps[p, P_ARG0 + slot] = arg
+        log_event(out[6], st[0], EV_EFFECT, p, card, arg, slot, -1, -1, -1, -1, -1, -1, -1)
+        return
+    slot = 0 if comm[0] < 0 else (1 if comm[1] < 0 else -1)
+    if slot < 0:
+        slot = choose_community_drop(st, cfg, p, rng)
+        discard_disruptor(st, out, comm[slot], p, WHY_COMMUNITY_ROOM)
+    comm[slot] = card
+    log_event(out[6], st[0], EV_EFFECT, p, card, -1, slot, -1, -1, -1, -1, -1, -1, -1)
+
+
+@jit(_nrt=False)
+def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
+    """Reveal ``k_showdown + 1`` cards; ``pickers`` (in draft order) each take one."""
+    g, reveal = st[0], st[14]
+    dstat, odrafted, ev = out[3], out[5], out[6]
+    n_rev = 0
+    for _ in range(k_showdown + 1):
+        c = _reveal_one(st, out, rng)
+        if c < 0:
+            break
+        reveal[n_rev] = c
+        dstat[DS_REVEALED, c] += 1
+        n_rev += 1
+    if n_rev == 0:
+        return
+    log_event(ev, g, EV_REVEAL, -1, n_rev,
+              reveal[0], reveal[1] if n_rev > 1 else -1, reveal[2] if n_rev > 2 else -1,
+              reveal[3] if n_rev > 3 else -1, reveal[4] if n_rev > 4 else -1,
+              reveal[5] if n_rev > 5 else -1, reveal[6] if n_rev > 6 else -1,
+              reveal[7] if n_rev > 7 else -1, reveal[8] if n_rev > 8 else -1)
+    taken = st[16][TMP_TAKEN:TMP_TAKEN + n_rev]
+    taken[:] = 0
+    left = n_rev
+    for j in range(n_pickers):
+        if left == 0:
+            break
+        p = pickers[j]
+        i = choose_pick(st, cfg, p, rng, reveal, n_rev, taken)
+        taken[i] = 1
+        left -= 1
+        card = reveal[i]
+        dstat[DS_PICKS, card] += 1
+        if j == 0:
+            dstat[DS_PICKS_FIRST, card] += 1
+        odrafted[p, card] += 1
+        log_event(ev, g, EV_PICK, p, card, i, j, -1, -1, -1, -1, -1, -1, -1)
+        take_card(st, cfg, out, rng, p, card)
+    for i in range(n_rev):
+        if not taken[i]:
+            discard_disruptor(st, out, reveal[i], -1, WHY_LEFTOVER)

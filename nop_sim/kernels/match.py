@@ -1,0 +1,920 @@
+"""Whole matches of New Order Poker, in chunks (SPEC 3-7; numba only).
+
+Array drivers:
+
+* :func:`play_chunks` -- ``prange`` over chunks; chunk ``c`` plays matches
+  ``bounds[c]:bounds[c+1]`` with its own RNG state ``rng_states[c]`` and
+  writes its own counter rows, so the thread count never changes a result.
+
+Inside, the state of one match travels as two tuples of arrays:
+
+``st``  = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc,
+           comm, dist, tail, reveal, deck0, tmp)
+``cfg`` = (settings, disruptor_type, disruptor_amount, disruptor_value,
+           agents, tab_start, tab_mask, tab_freq)
+``out`` = (counts, cat_stats, time_stats, disruptor_stats, player_rows,
+           drafted_rows, events)
+
+(layouts: nop_sim.types for inputs and outputs, kernels.state for ``g``/``ps``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from nop_sim.kernels._jit import jit, pjit
+from nop_sim.kernels.betting import betting_round, pot_total
+from nop_sim.kernels.common import (
+    count_live,
+    deal_card,
+    is_live,
+    log0,
+    log_event,
+    next_alive,
+    player_category,
+    player_score,
+    reset_stock,
+    seat_order,
+)
+from nop_sim.kernels.disruptor import WHY_ELIMINATED, WHY_SAFETY_NET, discard_disruptor, draft
+from nop_sim.kernels.policy import choose_keep, choose_muck
+from nop_sim.kernels.rng import below
+from nop_sim.kernels.state import (
+    G_ALIVE,
+    G_ANTE_MULT,
+    G_BANK_IN,
+    G_BANK_OUT,
+    G_BETTING,
+    G_BOARD_N,
+    G_BUTTON,
+    G_CARDVER,
+    G_CEILING,
+    G_COLVER,
+    G_DART,
+    G_DDISC_N,
+    G_DEAD,
+    G_DEUCES,
+    G_DISC_N,
+    G_DISTVER,
+    G_DN,
+    G_DTOP,
+    G_ERRORS,
+    G_EV_LOST,
+    G_EVN,
+    G_FROZEN,
+    G_HAND,
+    G_HEDGE_MULT,
+    G_INFLATION,
+    G_INVERTED,
+    G_LOG,
+    G_MATCH,
+    G_N,
+    G_STOCK_N,
+    G_STOCK_TOP,
+    G_THIRD,
+    G_TOTAL0,
+    N_G,
+    N_P,
+    N_TABLES,
+    N_TMP,
+    P_ALIVE,
+    P_ALLIN,
+    P_ARG0,
+    P_BROKERS,
+    P_CAT_KEY,
+    P_CHIPS,
+    P_COMMITTED,
+    P_DEEP,
+    P_ELEV,
+    P_ELIM_HAND,
+    P_ELIM_KEY,
+    P_EXEMPT,
+    P_FOLDED,
+    P_HEDGE,
+    P_HFUND,
+    P_INHAND,
+    P_LAST_CAT,
+    P_MUCKED,
+    P_PERS0,
+    P_ROUND_BET,
+    P_SCORE,
+    P_SHOWN,
+    P_START_CHIPS,
+    P_WILDS,
+    TMP_DSEEN,
+    TMP_ELIG,
+    TMP_GONE,
+    TMP_LEVELS,
+    TMP_ORDER,
+    TMP_PICKERS,
+    TMP_PLACES,
+    TMP_POTS,
+    TMP_SEEN,
+)
+from nop_sim.types import (
+    BET_NO_LIMIT,
+    C_DRAWN,
+    C_ELEVATED_WINS,
+    C_ELIMINATIONS,
+    C_FOLDED_WINS,
+    C_HANDS,
+    C_HEDGE_HITS,
+    C_HEDGE_PAID,
+    C_INVARIANT_ERRORS,
+    C_INVERTED_HANDS,
+    C_MATCHES,
+    C_MUCKS,
+    C_POT_SQ,
+    C_POT_SUM,
+    C_SHOWDOWNS,
+    C_SIDE_POTS,
+    C_SPLITS,
+    C_UNRESOLVED,
+    C_WILD_HANDS,
+    D_ANTE_EXEMPT,
+    D_BROKER,
+    D_DEEP_DRAW,
+    D_DEUCES_WILD,
+    D_DOUBLE_ANTE,
+    D_ELEVATOR,
+    D_FROZEN_MARKET,
+    D_HEDGE_BOOM,
+    D_HEDGE_FUND,
+    D_INFLATION,
+    D_INVERSION,
+    D_NO_LIMIT,
+    D_PRICE_CEILING,
+    D_SAFETY_NET,
+    D_THIRD_CARD,
+    D_WILD_DEUCES,
+    DS_HANDS_IN_PLAY,
+    DS_OWNER_WINS,
+    EV_ANTE,
+    EV_AWARD,
+    EV_BOARD,
+    EV_DEAL,
+    EV_DISCARD,
+    EV_DRAWN,
+    EV_ELIMINATED,
+    EV_FOLD_WIN,
+    EV_HAND_END,
+    EV_HAND_START,
+    EV_HEDGE_PAY,
+    EV_MATCH_END,
+    EV_MATCH_START,
+    EV_MUCK,
+    EV_POT,
+    EV_SAFETY,
+    EV_SHOW,
+    K_HEDGE_HITS,
+    K_SHOWDOWN_HANDS,
+    K_WINS,
+    K_WINS_ELEVATED,
+    M_BANK_IN,
+    M_BANK_OUT,
+    M_BUTTON_START,
+    M_DART,
+    M_HANDS,
+    M_INVARIANT_ERRORS,
+    M_INVERTED,
+    M_UNRESOLVED,
+    M_WINNER,
+    MAX_PLAYERS,
+    N_DISRUPTORS,
+    PL_ELIMINATED_HAND,
+    PL_FINAL_CHIPS,
+    PL_HEDGE_CHIPS,
+    PL_HEDGES_WON,
+    PL_PLACE,
+    PL_POTS_WON,
+    PL_SAFETY_SAVES,
+    PL_SHOWDOWNS,
+    RESET_HAND,
+    S_ANTE,
+    S_BETTING,
+    S_CHIPS,
+    S_DART_RESET,
+    S_DART_START,
+    S_DECKS,
+    S_DRAFT_NO_SHOWDOWN,
+    S_HEDGE_FROM,
+    S_HEDGE_PAYOUT,
+    S_HEDGE_SCOPE,
+    S_MAX_DISCARD,
+    S_MAX_HANDS,
+    S_PLAYERS,
+    SCOPE_HAND,
+    T_ALIVE,
+    T_DART,
+    T_DART_SQ,
+    T_MATCHES,
+    T_POS0,
+    TO_BANK,
+)
+
+N_CAT = 13
+WILD_DEUCES_MASK = 1  # rank 2 is bit 0
+
+
+# -- hand start ------------------------------------------------------------------------
+@jit(_nrt=False)
+def _hand_flags(st, cfg, out):
+    """Read the Disruptors in play into this hand's flags (effects start the hand after)."""
+    g, ps, comm = st[0], st[1], st[11]
+    settings, damount = cfg[0], cfg[2]
+    dstat = out[3]
+    inverted = 0
+    deuces = 0
+    third = 1
+    frozen = 0
+    betting = settings[S_BETTING]
+    inflation = 1
+    ceiling = 0
+    ante_mult = 1
+    hedge_mult = 1
+    for s in range(2):
+        c = comm[s]
+        if c < 0:
+            continue
+        dstat[DS_HANDS_IN_PLAY, c] += 1
+        if c == D_INVERSION:
+            inverted = 1
+        elif c == D_DEUCES_WILD:
+            deuces = 1
+        elif c == D_THIRD_CARD:
+            third = 2
+        elif c == D_FROZEN_MARKET:
+            frozen = 1
+        elif c == D_NO_LIMIT:
+            betting = BET_NO_LIMIT
+        elif c == D_INFLATION:
+            inflation *= damount[c]
+        elif c == D_PRICE_CEILING:
+            ceiling = damount[c] if ceiling == 0 else min(ceiling, damount[c])
+        elif c == D_DOUBLE_ANTE:
+            ante_mult *= damount[c]
+        elif c == D_HEDGE_BOOM:
+            hedge_mult *= damount[c]
+    if inverted != g[G_INVERTED]:
+        g[G_COLVER] += 1
+    g[G_INVERTED] = inverted
+    g[G_DEUCES] = deuces
+    g[G_THIRD] = third
+    g[G_FROZEN] = frozen
+    g[G_BETTING] = betting
+    g[G_INFLATION] = inflation
+    g[G_CEILING] = ceiling
+    g[G_ANTE_MULT] = ante_mult
+    g[G_HEDGE_MULT] = hedge_mult
+    any_wild = deuces
+    for p in range(g[G_N]):
+        wild = WILD_DEUCES_MASK if deuces else 0
+        elev = 0
+        brokers = 0
+        deep = 0
+        exempt = 0
+        hfund = 1
+        if ps[p, P_ALIVE] != 0:
+            for s in range(2):
+                c = ps[p, P_PERS0 + s]
+                if c < 0:
+                    continue
+                dstat[DS_HANDS_IN_PLAY, c] += 1
+                if c == D_WILD_DEUCES:
+                    wild = WILD_DEUCES_MASK
+                    any_wild = 1
+                elif c == D_ELEVATOR:
+                    elev |= 1 << ps[p, P_ARG0 + s]
+                elif c == D_BROKER:
+                    brokers += 1
+                elif c == D_DEEP_DRAW:
+                    deep = 1
+                elif c == D_ANTE_EXEMPT:
+                    exempt = 1
+                elif c == D_HEDGE_FUND:
+                    hfund *= damount[c]
+        ps[p, P_WILDS] = wild
+        ps[p, P_ELEV] = elev
+        ps[p, P_BROKERS] = brokers
+        ps[p, P_DEEP] = deep
+        ps[p, P_EXEMPT] = exempt
+        ps[p, P_HFUND] = hfund
+    return any_wild
+
+
+# -- phases ----------------------------------------------------------------------------
+@jit(_nrt=False)
+def _ante(st, cfg, out, order, n_order):
+    g, ps = st[0], st[1]
+    base = cfg[0][S_ANTE] * g[G_ANTE_MULT]
+    for i in range(n_order):
+        p = order[i]
+        a = 0 if ps[p, P_EXEMPT] else min(base, ps[p, P_CHIPS])
+        ps[p, P_CHIPS] -= a
+        ps[p, P_COMMITTED] += a
+        if ps[p, P_CHIPS] == 0:
+            ps[p, P_ALLIN] = 1
+        log_event(out[6], g, EV_ANTE, p, a, ps[p, P_ALLIN], -1, -1, -1, -1, -1, -1, -1, -1)
+
+
+@jit(_nrt=False)
+def _deal(st, cfg, out, rng, order, n_order):
+    g, hole, stock, disc = st[0], st[4], st[7], st[8]
+    reset_stock(g, cfg[0], stock)
+    for k in range(5):
+        for i in range(n_order):
+            hole[order[i], k] = deal_card(g, stock, disc, rng, out[0], out[6])
+    g[G_CARDVER] += 1
+    if g[G_LOG]:
+        for i in range(n_order):
+            p = order[i]
+            log_event(out[6], g, EV_DEAL, p, hole[p, 0], hole[p, 1], hole[p, 2], hole[p, 3],
+                      hole[p, 4], -1, -1, -1, -1, -1)
+
+
+@jit(_nrt=False)
+def _draw(st, cfg, out, rng, order, n_order):
+    g, ps, hole, stock, disc = st[0], st[1], st[4], st[7], st[8]
+    settings, damount = cfg[0], cfg[2]
+    counts, ev = out[0], out[6]
+    for i in range(n_order):
+        p = order[i]
+        if not is_live(ps, p):
+            continue
+        max_d = damount[D_DEEP_DRAW] if ps[p, P_DEEP] else settings[S_MAX_DISCARD]
+        max_d = min(max_d, 5)
+        keep = choose_keep(st, cfg, p, rng, max_d)
+        gone = st[16][TMP_GONE:TMP_GONE + 5]
+        gone[:] = -1
+        n_gone = 0
+        for k in range(5):
+            if not (keep >> k) & 1:
+                disc[g[G_DISC_N]] = hole[p, k]
+                g[G_DISC_N] += 1
+                gone[k] = hole[p, k]
+                n_gone += 1
+        for k in range(5):
+            if not (keep >> k) & 1:
+                hole[p, k] = deal_card(g, stock, disc, rng, counts, ev)
+        counts[C_DRAWN] += n_gone
+        if n_gone > 0:
+            g[G_CARDVER] += 1
+        log_event(ev, g, EV_DISCARD, p, n_gone, gone[0], gone[1], gone[2], gone[3], gone[4],
+                  -1, -1, -1, -1)
+        log_event(ev, g, EV_DRAWN, p, hole[p, 0], hole[p, 1], hole[p, 2], hole[p, 3],
+                  hole[p, 4], -1, -1, -1, -1, -1)
+
+
+@jit(_nrt=False)
+def _community(st, out, rng, n_cards):
+    g, board, stock, disc = st[0], st[5], st[7], st[8]
+    for _ in range(n_cards):
+        board[g[G_BOARD_N]] = deal_card(g, stock, disc, rng, out[0], out[6])
+        g[G_BOARD_N] += 1
+    g[G_CARDVER] += 1
+    log_event(out[6], g, EV_BOARD, -1, board[0], board[1] if g[G_BOARD_N] > 1 else -1,
+              board[2] if g[G_BOARD_N] > 2 else -1, -1, -1, -1, -1, -1, -1, -1)
+
+
+# -- showdown ----------------------------------------------------------------------------
+@jit(_nrt=False)
+def _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, n_pots):
+    """Hedge payouts before the pot is awarded (SPEC 6), in seat order left of the dealer."""
+    g, ps = st[0], st[1]
+    settings = cfg[0]
+    counts, catst, oplayer, ev = out[0], out[1], out[4], out[6]
+    for i in range(n_order):
+        p = order[i]
+        h = ps[p, P_HEDGE]
+        if h < 0 or not (win_cats >> h) & 1:
+            continue
+        due = settings[S_HEDGE_PAYOUT] * g[G_HEDGE_MULT] * ps[p, P_HFUND]
+        paid = 0
+        if settings[S_HEDGE_FROM] == TO_BANK:
+            paid = due
+            g[G_BANK_IN] += due
+        else:
+            for j in range(n_pots):
+                take = min(due - paid, pots[j])
+                pots[j] -= take
+                paid += take
+                if paid == due:
+                    break
+        ps[p, P_CHIPS] += paid
+        counts[C_HEDGE_HITS] += 1
+        counts[C_HEDGE_PAID] += paid
+        catst[K_HEDGE_HITS, h] += 1
+        oplayer[p, PL_HEDGES_WON] += 1
+        oplayer[p, PL_HEDGE_CHIPS] += paid
+        log_event(ev, g, EV_HEDGE_PAY, p, paid, settings[S_HEDGE_FROM], h, due,
+                  -1, -1, -1, -1, -1, -1)
+
+
+@jit(_nrt=False)
+def _showdown(st, cfg, out, rng, order, n_order, pickers):
+    """Show, muck, pay hedges, split the pots; returns how many may draft (``pickers``)."""
+    g, ps, colpos, hole, board, buf = st[0], st[1], st[3], st[4], st[5], st[6]
+    counts, catst, dstat, oplayer, ev = out[0], out[1], out[3], out[4], out[6]
+    n_live = 0
+    best = np.int64(-1)
+    best_p = -1
+    for i in range(n_order):
+        p = order[i]
+        if not is_live(ps, p):
+            continue
+        n_live += 1
+        sc = player_score(g, ps, p, colpos, hole, board, buf)
+        ps[p, P_SCORE] = sc
+        # muck only a hand beaten by a shown hand that contests every pot this one does
+        if (best_p >= 0 and sc < best and ps[p, P_COMMITTED] <= ps[best_p, P_COMMITTED]
+                and choose_muck(cfg, p, rng)):
+            ps[p, P_MUCKED] = 1
+            counts[C_MUCKS] += 1
+            log0(ev, g, EV_MUCK, p)
+            continue
+        ps[p, P_SHOWN] = 1
+        cat = player_category(g, ps, p, colpos, hole, board, buf)
+        ps[p, P_LAST_CAT] = cat
+        catst[K_SHOWDOWN_HANDS, cat] += 1
+        oplayer[p, PL_SHOWDOWNS] += 1
+        elev = (ps[p, P_ELEV] >> cat) & 1
+        log_event(ev, g, EV_SHOW, p, sc, cat, elev, -1, -1, -1, -1, -1, -1, -1)
+        if sc > best:
+            best = sc
+            best_p = p
+    counts[C_SHOWDOWNS] += 1
+    # categories of the main pot's winning hands (hedges, stats)
+    win_cats = 0
+    elevated = 0
+    for i in range(n_order):
+        p = order[i]
+        if ps[p, P_SHOWN] and ps[p, P_SCORE] == best:
+            c = ps[p, P_LAST_CAT]
+            win_cats |= 1 << c
+            if (ps[p, P_ELEV] >> c) & 1:
+                elevated = 1
+    first_cat = ps[best_p, P_LAST_CAT]
+    if elevated:
+        catst[K_WINS_ELEVATED, first_cat] += 1
+        counts[C_ELEVATED_WINS] += 1
+    else:
+        catst[K_WINS, first_cat] += 1
+    # pots: one layer per distinct commitment of a live player (SPEC 5, side pots)
+    tmp = st[16]
+    levels = tmp[TMP_LEVELS:TMP_LEVELS + MAX_PLAYERS]
+    n_lv = 0
+    for p in range(g[G_N]):
+        if is_live(ps, p):
+            c = ps[p, P_COMMITTED]
+            j = 0
+            while j < n_lv and levels[j] < c:
+                j += 1
+            if j < n_lv and levels[j] == c:
+                continue
+            for k in range(n_lv, j, -1):
+                levels[k] = levels[k - 1]
+            levels[j] = c
+            n_lv += 1
+    pots = tmp[TMP_POTS:TMP_POTS + MAX_PLAYERS]
+    elig = tmp[TMP_ELIG:TMP_ELIG + MAX_PLAYERS]
+    pots[:] = 0
+    elig[:] = 0
+    prev = 0
+    for j in range(n_lv):
+        lv = levels[j]
+        amt = 0
+        for p in range(g[G_N]):
+            if ps[p, P_INHAND]:
+                c = ps[p, P_COMMITTED]
+                amt += min(max(c - prev, 0), lv - prev)
+                if j == n_lv - 1 and c > lv:
+                    amt += c - lv  # folded bets above every live player's
+                if ps[p, P_SHOWN] and c >= lv:
+                    elig[j] |= 1 << p
+        if j == 0:
+            amt += g[G_DEAD]
+        pots[j] = amt
+        prev = lv
+    for j in range(n_lv - 1, 0, -1):
+        if elig[j] == 0:  # only muckers reached this layer: it falls to the layer below
+            pots[j - 1] += pots[j]
+            pots[j] = 0
+    _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, n_lv)
+    n_awarded = 0
+    for j in range(n_lv):
+        amt = pots[j]
+        if elig[j] == 0 or amt == 0:
+            continue
+        top = np.int64(-1)
+        for p in range(g[G_N]):
+            if (elig[j] >> p) & 1 and ps[p, P_SCORE] > top:
+                top = ps[p, P_SCORE]
+        n_win = 0
+        winners = 0
+        for p in range(g[G_N]):
+            if (elig[j] >> p) & 1 and ps[p, P_SCORE] == top:
+                n_win += 1
+                winners |= 1 << p
+        share = amt // n_win
+        odd = amt - share * n_win
+        log_event(ev, g, EV_POT, -1, j, amt, elig[j], winners, -1, -1, -1, -1, -1, -1)
+        for i in range(n_order):
+            p = order[i]
+            if (winners >> p) & 1:
+                won = share + (1 if odd > 0 else 0)
+                odd -= 1
+                ps[p, P_CHIPS] += won
+                oplayer[p, PL_POTS_WON] += 1
+                log_event(ev, g, EV_AWARD, p, won, j, -1, -1, -1, -1, -1, -1, -1, -1)
+                if j == 0:
+                    for s in range(2):
+                        if ps[p, P_PERS0 + s] >= 0:
+                            dstat[DS_OWNER_WINS, ps[p, P_PERS0 + s]] += 1
+        if n_win > 1:
+            counts[C_SPLITS] += 1
+        if n_awarded > 0:
+            counts[C_SIDE_POTS] += 1
+        n_awarded += 1
+        counts[C_POT_SUM] += amt
+        counts[C_POT_SQ] += amt * amt
+    # draft order: shown hands best first, equal hands in seat order left of the dealer
+    n_pick = 0
+    for i in range(n_order):
+        p = order[i]
+        if not ps[p, P_SHOWN]:
+            continue
+        j = n_pick
+        while j > 0 and ps[pickers[j - 1], P_SCORE] < ps[p, P_SCORE]:
+            pickers[j] = pickers[j - 1]
+            j -= 1
+        pickers[j] = p
+        n_pick += 1
+    return n_pick, n_live
+
+
+@jit(_nrt=False)
+def _fold_win(st, cfg, out, order, n_order):
+    g, ps = st[0], st[1]
+    counts, oplayer = out[0], out[4]
+    for i in range(n_order):
+        p = order[i]
+        if is_live(ps, p):
+            amt = pot_total(g, ps)
+            ps[p, P_CHIPS] += amt
+            counts[C_FOLDED_WINS] += 1
+            counts[C_POT_SUM] += amt
+            counts[C_POT_SQ] += amt * amt
+            oplayer[p, PL_POTS_WON] += 1
+            log_event(out[6], g, EV_FOLD_WIN, p, amt, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+            return p
+    return -1
+
+
+@jit(_nrt=False)
+def _eliminate(st, cfg, out, order, n_order):
+    """After the hand and its draft: out with 0 chips, unless a safety_net saves (SPEC 3, 7)."""
+    g, ps = st[0], st[1]
+    damount = cfg[2]
+    counts, oplayer, ev = out[0], out[4], out[6]
+    for i in range(n_order):
+        p = order[i]
+        if ps[p, P_ALIVE] == 0 or ps[p, P_CHIPS] > 0:
+            continue
+        saved = False
+        for s in range(2):
+            if ps[p, P_PERS0 + s] == D_SAFETY_NET:
+                ps[p, P_PERS0 + s] = -1
+                amount = damount[D_SAFETY_NET]
+                ps[p, P_CHIPS] += amount
+                g[G_BANK_IN] += amount
+                oplayer[p, PL_SAFETY_SAVES] += 1
+                log_event(ev, g, EV_SAFETY, p, amount, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+                discard_disruptor(st, out, D_SAFETY_NET, p, WHY_SAFETY_NET)
+                saved = True
+                break
+        if saved:
+            continue
+        ps[p, P_ALIVE] = 0
+        ps[p, P_ELIM_HAND] = g[G_HAND]
+        # same hand: more chips at its start ranks better, then seat order left of the dealer
+        ps[p, P_ELIM_KEY] = ps[p, P_START_CHIPS] * 16 + (15 - i)
+        ps[p, P_HEDGE] = -1
+        for s in range(2):
+            c = ps[p, P_PERS0 + s]
+            if c >= 0:
+                ps[p, P_PERS0 + s] = -1
+                discard_disruptor(st, out, c, p, WHY_ELIMINATED)
+        g[G_ALIVE] -= 1
+        counts[C_ELIMINATIONS] += 1
+        log_event(ev, g, EV_ELIMINATED, p, g[G_HAND], -1, -1, -1, -1, -1, -1, -1, -1, -1)
+
+
+@jit(_nrt=False)
+def _check_invariants(st, cfg, out):
+    """Chips add up with bank flows; every card and Disruptor is somewhere exactly once."""
+    g, ps, hole, board, stock, disc = st[0], st[1], st[4], st[5], st[7], st[8]
+    ddeck, ddisc, comm = st[9], st[10], st[11]
+    settings = cfg[0]
+    errors = 0
+    total = 0
+    for p in range(g[G_N]):
+        total += ps[p, P_CHIPS]
+        if ps[p, P_CHIPS] < 0:
+            errors += 1
+    if total != g[G_TOTAL0] + g[G_BANK_IN] - g[G_BANK_OUT]:
+        errors += 1
+    seen = st[16][TMP_SEEN:TMP_SEEN + 52]
+    seen[:] = 0
+    for i in range(g[G_STOCK_TOP], g[G_STOCK_N]):
+        seen[stock[i]] += 1
+    for i in range(g[G_DISC_N]):
+        seen[disc[i]] += 1
+    for p in range(g[G_N]):
+        if ps[p, P_INHAND]:
+            for k in range(5):
+                seen[hole[p, k]] += 1
+    for i in range(g[G_BOARD_N]):
+        seen[board[i]] += 1
+    for c in range(52):
+        if seen[c] != settings[S_DECKS]:
+            errors += 1
+            break
+    dseen = st[16][TMP_DSEEN:TMP_DSEEN + N_DISRUPTORS]
+    dseen[:] = 0
+    for i in range(g[G_DTOP], g[G_DN]):
+        dseen[ddeck[i]] += 1
+    for i in range(g[G_DDISC_N]):
+        dseen[ddisc[i]] += 1
+    for s in range(2):
+        if comm[s] >= 0:
+            dseen[comm[s]] += 1
+    for p in range(g[G_N]):
+        for s in range(2):
+            if ps[p, P_PERS0 + s] >= 0:
+                dseen[ps[p, P_PERS0 + s]] += 1
+    n_cards = 0
+    for c in range(N_DISRUPTORS):
+        n_cards += dseen[c]
+    deck0 = st[15]
+    if n_cards != deck0.shape[0]:
+        errors += 1
+    else:
+        for i in range(deck0.shape[0]):
+            dseen[deck0[i]] -= 1
+        for c in range(N_DISRUPTORS):
+            if dseen[c] != 0:
+                errors += 1
+                break
+    if errors:
+        g[G_ERRORS] += 1
+        out[0][C_INVARIANT_ERRORS] += 1
+
+
+# -- one hand, one match -----------------------------------------------------------------
+@jit(_nrt=False)
+def _play_hand(st, cfg, out, rng, check):
+    g, ps, colpos = st[0], st[1], st[3]
+    settings = cfg[0]
+    counts, timest, ev = out[0], out[2], out[6]
+    n = g[G_N]
+    g[G_HAND] += 1
+    if g[G_HAND] > 1:
+        g[G_BUTTON] = next_alive(ps, n, g[G_BUTTON])
+    if settings[S_DART_RESET] == RESET_HAND:
+        g[G_DART] = settings[S_DART_START]
+    any_wild = _hand_flags(st, cfg, out)
+    for p in range(n):
+        alive = ps[p, P_ALIVE]
+        ps[p, P_INHAND] = alive
+        ps[p, P_FOLDED] = 0
+        ps[p, P_ALLIN] = 0
+        ps[p, P_COMMITTED] = 0
+        ps[p, P_ROUND_BET] = 0
+        ps[p, P_MUCKED] = 0
+        ps[p, P_SHOWN] = 0
+        ps[p, P_SCORE] = -1
+        ps[p, P_CAT_KEY] = -1
+        ps[p, P_START_CHIPS] = ps[p, P_CHIPS]
+        if settings[S_HEDGE_SCOPE] == SCOPE_HAND or not alive:
+            ps[p, P_HEDGE] = -1
+    g[G_DEAD] = 0
+    g[G_BOARD_N] = 0
+    counts[C_HANDS] += 1
+    counts[C_INVERTED_HANDS] += g[G_INVERTED]
+    counts[C_WILD_HANDS] += any_wild
+    h = g[G_HAND] - 1
+    if h < timest.shape[0]:
+        for c in range(N_CAT):
+            timest[h, T_POS0 + c] += colpos[c]
+        timest[h, T_DART] += g[G_DART]
+        timest[h, T_DART_SQ] += g[G_DART] * g[G_DART]
+        timest[h, T_MATCHES] += 1
+        timest[h, T_ALIVE] += g[G_ALIVE]
+    log_event(ev, g, EV_HAND_START, -1, g[G_BUTTON], g[G_DART], g[G_INVERTED], g[G_BETTING],
+              g[G_THIRD], settings[S_ANTE] * g[G_ANTE_MULT], g[G_FROZEN], g[G_CEILING],
+              g[G_INFLATION], g[G_HEDGE_MULT])
+    order = st[16][TMP_ORDER:TMP_ORDER + MAX_PLAYERS]
+    n_order = seat_order(g, ps, order)
+    _ante(st, cfg, out, order, n_order)
+    _deal(st, cfg, out, rng, order, n_order)
+    betting_round(st, cfg, out, rng, 0)
+    if count_live(ps, n) > 1:
+        _draw(st, cfg, out, rng, order, n_order)
+        _community(st, out, rng, g[G_THIRD])
+        betting_round(st, cfg, out, rng, 1)
+        if count_live(ps, n) > 1:
+            _community(st, out, rng, 1)
+            betting_round(st, cfg, out, rng, 2)
+    pickers = st[16][TMP_PICKERS:TMP_PICKERS + MAX_PLAYERS]
+    if count_live(ps, n) > 1:
+        n_pick, k = _showdown(st, cfg, out, rng, order, n_order, pickers)
+        draft(st, cfg, out, rng, pickers, n_pick, k)
+    else:
+        w = _fold_win(st, cfg, out, order, n_order)
+        if settings[S_DRAFT_NO_SHOWDOWN] and w >= 0:
+            pickers[0] = w
+            draft(st, cfg, out, rng, pickers, 1, 1)
+    for p in range(n):
+        ps[p, P_COMMITTED] = 0
+    g[G_DEAD] = 0
+    _eliminate(st, cfg, out, order, n_order)
+    if check:
+        _check_invariants(st, cfg, out)
+    log_event(ev, g, EV_HAND_END, -1, ps[0, P_CHIPS], ps[1, P_CHIPS],
+              ps[2, P_CHIPS] if n > 2 else -1, ps[3, P_CHIPS] if n > 3 else -1,
+              ps[4, P_CHIPS] if n > 4 else -1, ps[5, P_CHIPS] if n > 5 else -1,
+              ps[6, P_CHIPS] if n > 6 else -1, ps[7, P_CHIPS] if n > 7 else -1,
+              g[G_DART], g[G_BANK_IN] - g[G_BANK_OUT])
+
+
+@jit(_nrt=False)
+def _places(st, out_match_row, out_player_rows):
+    g, ps = st[0], st[1]
+    n = g[G_N]
+    order = st[16][TMP_PLACES:TMP_PLACES + MAX_PLAYERS]
+    k = 0
+    for i in range(1, n + 1):  # still in: chips, then seat order left of the dealer
+        p = (g[G_BUTTON] + i) % n
+        if ps[p, P_ALIVE]:
+            j = k
+            while j > 0 and ps[order[j - 1], P_CHIPS] < ps[p, P_CHIPS]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = p
+            k += 1
+    n_alive = k
+    for p in range(n):  # out: later elimination, then the hand-start chips
+        if not ps[p, P_ALIVE]:
+            j = k
+            while j > n_alive and (
+                ps[order[j - 1], P_ELIM_HAND] < ps[p, P_ELIM_HAND]
+                or (ps[order[j - 1], P_ELIM_HAND] == ps[p, P_ELIM_HAND]
+                    and ps[order[j - 1], P_ELIM_KEY] < ps[p, P_ELIM_KEY])
+            ):
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = p
+            k += 1
+    for i in range(n):
+        p = order[i]
+        out_player_rows[p, PL_PLACE] = i + 1
+        out_player_rows[p, PL_ELIMINATED_HAND] = ps[p, P_ELIM_HAND]
+        out_player_rows[p, PL_FINAL_CHIPS] = ps[p, P_CHIPS]
+    out_match_row[M_WINNER] = order[0]
+    out_match_row[M_UNRESOLVED] = 1 if n_alive > 1 else 0
+    return order[0], n_alive
+
+
+@jit(_nrt=False)
+def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
+    """Play one match from the first ante to one player left or ``max_hands``."""
+    g, ps, col, colpos, ddeck, comm = st[0], st[1], st[2], st[3], st[9], st[11]
+    settings = cfg[0]
+    counts, oplayer = out[0], out[4]
+    n = settings[S_PLAYERS]
+    chips = settings[S_CHIPS]
+    evn = g[G_EVN]
+    lost = g[G_EV_LOST]
+    log = g[G_LOG]
+    match = g[G_MATCH]
+    for i in range(N_G):
+        g[i] = 0
+    g[G_EVN] = evn
+    g[G_EV_LOST] = lost
+    g[G_LOG] = log
+    g[G_MATCH] = match
+    g[G_N] = n
+    g[G_DART] = settings[S_DART_START]
+    g[G_TOTAL0] = n * chips
+    g[G_ALIVE] = n
+    g[G_DISTVER] = -1
+    g[G_THIRD] = 1
+    for p in range(n):
+        for f in range(N_P):
+            ps[p, f] = 0
+        ps[p, P_CHIPS] = chips
+        ps[p, P_ALIVE] = 1
+        ps[p, P_HEDGE] = -1
+        ps[p, P_PERS0] = -1
+        ps[p, P_PERS0 + 1] = -1
+        ps[p, P_ARG0] = -1
+        ps[p, P_ARG0 + 1] = -1
+        ps[p, P_LAST_CAT] = -1
+        ps[p, P_CAT_KEY] = -1
+        ps[p, P_HFUND] = 1
+    for c in range(N_CAT):
+        col[c] = c
+        colpos[c] = c
+    comm[0] = -1
+    comm[1] = -1
+    deck0 = st[15]
+    for i in range(deck0.shape[0]):
+        ddeck[i] = deck0[i]
+    g[G_DTOP] = 0
+    g[G_DN] = deck0.shape[0]
+    g[G_DDISC_N] = 0
+    g[G_BUTTON] = below(rng, n)
+    out_match_row[M_BUTTON_START] = g[G_BUTTON]
+    log_event(out[6], g, EV_MATCH_START, -1, n, chips, g[G_BUTTON], g[G_DART],
+              deck0.shape[0], -1, -1, -1, -1, -1)
+    while g[G_ALIVE] > 1 and g[G_HAND] < settings[S_MAX_HANDS]:
+        _play_hand(st, cfg, out, rng, check)
+    winner, n_alive = _places(st, out_match_row, oplayer)
+    out_match_row[M_HANDS] = g[G_HAND]
+    out_match_row[M_DART] = g[G_DART]
+    out_match_row[M_INVERTED] = 1 if (comm[0] == D_INVERSION or comm[1] == D_INVERSION) else 0
+    out_match_row[M_BANK_IN] = g[G_BANK_IN]
+    out_match_row[M_BANK_OUT] = g[G_BANK_OUT]
+    out_match_row[M_INVARIANT_ERRORS] = g[G_ERRORS]
+    for c in range(N_CAT):
+        out_column_row[c] = col[c]
+    counts[C_MATCHES] += 1
+    if n_alive > 1:
+        counts[C_UNRESOLVED] += 1
+    log_event(out[6], g, EV_MATCH_END, -1, winner, g[G_HAND], 1 if n_alive > 1 else 0,
+              -1, -1, -1, -1, -1, -1, -1)
+
+
+# -- drivers --------------------------------------------------------------------------------
+@jit
+def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agents,
+                tab_start, tab_mask, tab_freq, check, log_every, events, ev_count,
+                out_match, out_player, out_drafted, out_column, counts, cat_stats,
+                time_stats, dis_stats):
+    n_cards = 52 * settings[S_DECKS]
+    g = np.zeros(N_G, np.int64)
+    ps = np.zeros((MAX_PLAYERS, N_P), np.int64)
+    col = np.arange(N_CAT).astype(np.int64)
+    colpos = np.arange(N_CAT).astype(np.int8)
+    hole = np.full((MAX_PLAYERS, 5), -1, np.int8)
+    board = np.full(3, -1, np.int8)
+    buf = np.full(8, -1, np.int8)
+    stock = np.zeros(n_cards, np.int8)
+    disc = np.zeros(n_cards, np.int8)
+    ddeck = np.zeros(max(deck0.shape[0], 1), np.int64)
+    ddisc = np.zeros(max(deck0.shape[0], 1), np.int64)
+    comm = np.full(2, -1, np.int64)
+    dist = np.zeros((N_TABLES, N_CAT), np.float64)
+    tail = np.zeros((N_TABLES, N_CAT + 1), np.float64)
+    reveal = np.full(MAX_PLAYERS + 1, -1, np.int64)
+    tmp = np.zeros(N_TMP, np.int64)
+    st = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc, comm, dist, tail,
+          reveal, deck0, tmp)
+    cfg = (settings, dtype, damount, dvalue, agents, tab_start, tab_mask, tab_freq)
+    for m in range(start, stop):
+        g[G_MATCH] = m
+        g[G_LOG] = 1 if (log_every > 0 and m % log_every == 0) else 0
+        out = (counts, cat_stats, time_stats, dis_stats, out_player[m], out_drafted[m], events)
+        play_match(st, cfg, out, rng, out_match[m], out_column[m], check)
+    ev_count[0] = g[G_EVN]
+    ev_count[1] = g[G_EV_LOST]
+
+
+@pjit
+def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, agents,
+                tab_start, tab_mask, tab_freq, check, log_every, events, ev_counts,
+                out_match, out_player, out_drafted, out_column, out_counts, out_cat,
+                out_time, out_dis):
+    """Play matches ``0 .. bounds[-1]`` in ``len(bounds) - 1`` chunks, in parallel.
+
+    bounds : int64 (n_chunks + 1,) first match of each chunk
+    rng_states : uint64 (n_chunks, 4), advanced in place
+    settings : int64 (N_SETTINGS,); dtype, damount : int64 (25,); dvalue : float64 (25,)
+    deck0 : int64 (n_disruptor_cards,); agents : float64 (players, N_AGENT_PARAMS)
+    tab_start, tab_mask, tab_freq : strength tables (kernels.strength)
+    check : 1 to check chips and cards after every hand (counted in C_INVARIANT_ERRORS)
+    log_every : log matches whose index is a multiple (0 = no log)
+    events : int64 (n_chunks, cap, EV_WIDTH); ev_counts : int64 (n_chunks, 2) written
+    out_match (n, N_MATCH_FIELDS), out_player (n, 8, N_PLAYER_FIELDS),
+    out_drafted (n, 8, 25), out_column int8 (n, 13): written per match
+    out_counts (n_chunks, N_COUNTS), out_cat (n_chunks, N_CAT_STATS, 13),
+    out_time (n_chunks, horizon, N_TIME_STATS), out_dis (n_chunks, N_DISRUPTOR_STATS, 25):
+    accumulated per chunk (sum over axis 0 to merge)
+    """
+    n_chunks = bounds.shape[0] - 1
+    for c in prange(n_chunks):
+        _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dvalue,
+                    deck0, agents, tab_start, tab_mask, tab_freq, check, log_every, events[c],
+                    ev_counts[c], out_match, out_player, out_drafted, out_column,
+                    out_counts[c], out_cat[c], out_time[c], out_dis[c])

@@ -1,0 +1,626 @@
+"""Agent decisions: every choice the rules give, driven by a parameter row (numba only).
+
+A row of ``agents`` (columns ``types.A_*``) is the whole policy. With
+``A_RANDOM == 1`` each choice is uniform over the legal ones; otherwise the
+choices follow the judged strength: the chance to beat every live opponent
+under the LIVE column, wilds and elevation (kernels.strength), with no
+rollouts.
+
+State tuples (see kernels.match): ``st`` holds the match state arrays, ``cfg``
+the read-only inputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nop_sim.kernels._jit import jit
+from nop_sim.kernels.common import count_live, player_category
+from nop_sim.kernels.rng import below, uniform
+from nop_sim.kernels.state import (
+    G_BOARD_N,
+    G_HEDGE_MULT,
+    G_INVERTED,
+    G_N,
+    G_THIRD,
+    P_ALIVE,
+    P_ARG0,
+    P_ARG1,
+    P_ELEV,
+    P_HEDGE,
+    P_HFUND,
+    P_LAST_CAT,
+    P_PERS0,
+    P_PERS1,
+    P_WILDS,
+    SH_FLUSH3,
+    SH_FLUSH4,
+    SH_FLUSH5,
+    SH_FULL_HOUSE,
+    SH_GUTSHOT,
+    SH_HIGH1,
+    SH_HIGH2,
+    SH_NOTHING,
+    SH_OESD,
+    SH_PAIR,
+    SH_QUADS,
+    SH_SF_DRAW,
+    SH_STRAIGHT5,
+    SH_TRIPS,
+    SH_TWO_PAIR,
+    TAB_R5,
+    TAB_R7,
+    TMP_OPTS,
+    TMP_RANKS,
+    TMP_RCOUNT,
+    TMP_SCOUNT,
+    TMP_SUITS,
+)
+from nop_sim.kernels.strength import (
+    beat_one,
+    best_of_many,
+    eff_position,
+    shape_value,
+    update_tables,
+)
+from nop_sim.types import (
+    A_BET_FRACTION,
+    A_BET_THRESHOLD,
+    A_BLUFF,
+    A_CALL_MARGIN,
+    A_DRAFT_SKILL,
+    A_DRAW_AIM,
+    A_HEDGE,
+    A_MANIPULATE,
+    A_MUCK,
+    A_NOISE,
+    A_RANDOM,
+    A_STATION,
+    D_BROKER,
+    D_ELEVATOR,
+    D_HEDGE_FUND,
+    D_LEVY,
+    S_HEDGE_COST,
+    S_HEDGE_PAYOUT,
+    TYPE_PERSONAL,
+)
+
+N_CAT = 13
+
+
+@jit(_nrt=False)
+def is_random(cfg, p):
+    return cfg[4][p, A_RANDOM] >= 0.5
+
+
+# -- judged strength -------------------------------------------------------------------
+@jit(_nrt=False)
+def single_strength(st, cfg, p):
+    """(chance to beat ONE random hand with as many cards, own category, effective position)."""
+    g, ps, colpos, hole, board, buf = st[0], st[1], st[3], st[4], st[5], st[6]
+    dist, tail = st[12], st[13]
+    update_tables(g, colpos, cfg[5], cfg[6], cfg[7], dist, tail)
+    cat = player_category(g, ps, p, colpos, hole, board, buf)
+    e = eff_position(colpos, g[G_INVERTED] != 0, cat)
+    elev = (ps[p, P_ELEV] >> cat) & 1
+    if elev:
+        e -= 1
+    t = TAB_R5 + g[G_BOARD_N]
+    return beat_one(dist, tail, t, e, elev != 0), cat, e
+
+
+@jit(_nrt=False)
+def strength(st, cfg, p, rng):
+    """Judged chance to beat every live opponent, with the agent's noise."""
+    g, ps = st[0], st[1]
+    s1, cat, e = single_strength(st, cfg, p)
+    n_opp = count_live(ps, g[G_N]) - 1
+    s = s1 ** max(n_opp, 1)
+    noise = cfg[4][p, A_NOISE]
+    if noise > 0.0:
+        s += noise * (uniform(rng) - 0.5)
+    return s
+
+
+# -- betting ---------------------------------------------------------------------------
+@jit(_nrt=False)
+def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot):
+    """One of ACT_* (0 fold, 1 check, 2 call, 3 bet, 4 raise) among the legal ones."""
+    agent = cfg[4][p]
+    if agent[A_RANDOM] >= 0.5:
+        # uniform over the legal action types
+        opts = st[16][TMP_OPTS:TMP_OPTS + 3]
+        k = 0
+        if can_check:
+            opts[k] = 1
+            k += 1
+        else:
+            opts[k] = 0
+            opts[k + 1] = 2
+            k += 2
+        if can_bet:
+            opts[k] = 3
+            k += 1
+        elif can_raise:
+            opts[k] = 4
+            k += 1
+        return opts[below(rng, k)]
+    if agent[A_STATION] >= 0.5:
+        return 1 if can_check else 2
+    s = strength(st, cfg, p, rng)
+    aggressive = s >= agent[A_BET_THRESHOLD] or uniform(rng) < agent[A_BLUFF]
+    if can_check:
+        if aggressive and can_bet:
+            return 3
+        return 1
+    if aggressive and can_raise:
+        return 4
+    odds = to_call / (pot + to_call) if pot + to_call > 0 else 0.0
+    if s >= odds + agent[A_CALL_MARGIN]:
+        return 2
+    return 0
+
+
+@jit(_nrt=False)
+def choose_size(cfg, p, rng, lo, hi, pot):
+    """Chips for a pot-limit / no-limit bet or raise, within [lo, hi]."""
+    if hi <= lo:
+        return hi
+    if cfg[4][p, A_RANDOM] >= 0.5:
+        return lo + below(rng, hi - lo + 1)
+    want = np.int64(cfg[4][p, A_BET_FRACTION] * pot + 0.5)
+    return min(max(want, lo), hi)
+
+
+@jit(_nrt=False)
+def choose_promotion(st, cfg, p, rng, fee, pot):
+    """Category to promote with this action, or -1 (the caller checks the fee is payable)."""
+    g, ps, col, colpos = st[0], st[1], st[2], st[3]
+    agent = cfg[4][p]
+    if agent[A_RANDOM] >= 0.5:
+        if uniform(rng) < 0.5:
+            return col[1 + below(rng, N_CAT - 1)]
+        return -1
+    w = agent[A_MANIPULATE]
+    if w <= 0.0:
+        return -1
+    s1, cat, e = single_strength(st, cfg, p)
+    pos = np.int64(colpos[cat])
+    inverted = g[G_INVERTED] != 0
+    if not inverted:
+        if pos == 0:
+            return -1
+        target = cat
+    else:
+        # read bottom-up, a category gains by the one below it moving up
+        if pos == N_CAT - 1:
+            return -1
+        target = col[pos + 1]
+    if e <= 0:
+        return -1
+    dist = st[12]
+    t = TAB_R5 + g[G_BOARD_N]
+    gain = 0.5 * (dist[t, e - 1] + dist[t, e])
+    n_opp = max(count_live(ps, g[G_N]) - 1, 1)
+    before = s1 ** n_opp
+    after = min(1.0, s1 + gain) ** n_opp
+    if w * (after - before) * pot > fee:
+        return target
+    return -1
+
+
+@jit(_nrt=False)
+def choose_hedge(st, cfg, p, rng, settings):
+    """Category to put the Hedging Token on now (place or move), or -1."""
+    g, ps = st[0], st[1]
+    agent = cfg[4][p]
+    current = ps[p, P_HEDGE]
+    if agent[A_RANDOM] >= 0.5:
+        if uniform(rng) < 0.5:
+            c = below(rng, N_CAT - 1 if current >= 0 else N_CAT)
+            if current >= 0 and c >= current:
+                c += 1
+            return c
+        return -1
+    w = agent[A_HEDGE]
+    if w <= 0.0:
+        return -1
+    colpos = st[3]
+    tail = st[13]
+    s = strength(st, cfg, p, rng)
+    s = min(max(s, 0.0), 1.0)
+    s1, cat, e = single_strength(st, cfg, p)
+    inverted = g[G_INVERTED] != 0
+    t_final = TAB_R7 + (1 if g[G_THIRD] > 1 else 0)
+    n_opp = max(count_live(ps, g[G_N]) - 1, 1)
+    payout = settings[S_HEDGE_PAYOUT] * g[G_HEDGE_MULT] * ps[p, P_HFUND]
+    best_c = -1
+    best_v = -1.0
+    cur_v = 0.0
+    for c in range(N_CAT):
+        k = eff_position(colpos, inverted, c)
+        prob = (1.0 - s) * best_of_many(tail, t_final, k, n_opp)
+        if c == cat:
+            prob += s
+        v = prob * payout
+        if c == current:
+            cur_v = v
+        if v > best_v:
+            best_v = v
+            best_c = c
+    if best_c == current:
+        return -1
+    if w * (best_v - cur_v) > settings[S_HEDGE_COST]:
+        return best_c
+    return -1
+
+
+# -- draw --------------------------------------------------------------------------------
+@jit(_nrt=False)
+def _keep_count(keep):
+    k = 0
+    for i in range(5):
+        if (keep >> i) & 1:
+            k += 1
+    return k
+
+
+@jit(_nrt=False)
+def _fill_keep(keep, ranks, max_discard):
+    """Keep more cards (highest ranks first) until at most ``max_discard`` are discarded."""
+    while 5 - _keep_count(keep) > max_discard:
+        best = -1
+        for i in range(5):
+            if not (keep >> i) & 1 and (best < 0 or ranks[i] > ranks[best]):
+                best = i
+        keep |= 1 << best
+    return keep
+
+
+@jit(_nrt=False)
+def choose_keep(st, cfg, p, rng, max_discard):
+    """Bit mask of the hole cards ``p`` keeps in the Draw (bit i = hole card i)."""
+    g, ps, hole = st[0], st[1], st[4]
+    agent = cfg[4][p]
+    if max_discard <= 0:
+        return 31
+    if agent[A_RANDOM] >= 0.5:
+        n_disc = below(rng, max_discard + 1)
+        keep = 31
+        while 5 - _keep_count(keep) < n_disc:
+            keep &= ~(1 << below(rng, 5))
+        return keep
+    wilds = ps[p, P_WILDS]
+    tmp = st[16]
+    ranks = tmp[TMP_RANKS:TMP_RANKS + 5]
+    suits = tmp[TMP_SUITS:TMP_SUITS + 5]
+    wild_keep = 0
+    rcount = tmp[TMP_RCOUNT:TMP_RCOUNT + 15]
+    scount = tmp[TMP_SCOUNT:TMP_SCOUNT + 4]
+    rcount[:] = 0
+    scount[:] = 0
+    for i in range(5):
+        c = np.int64(hole[p, i])
+        ranks[i] = c // 4 + 2
+        suits[i] = c % 4
+        if (wilds >> (c // 4)) & 1:
+            wild_keep |= 1 << i
+        else:
+            rcount[ranks[i]] += 1
+            scount[suits[i]] += 1
+    dist, tail = st[12], st[13]
+    s1, cat, e = single_strength(st, cfg, p)
+    # 1. classic plan: keep rank groups, else the high cards
+    keep = wild_keep
+    n_pairs = 0
+    n_trips = 0
+    n_quads = 0
+    for r in range(2, 15):
+        if rcount[r] == 2:
+            n_pairs += 1
+        elif rcount[r] == 3:
+            n_trips += 1
+        elif rcount[r] >= 4:
+            n_quads += 1
+    for i in range(5):
+        if not (wild_keep >> i) & 1 and rcount[ranks[i]] >= 2:
+            keep |= 1 << i
+    if n_quads > 0:
+        shape = SH_QUADS
+    elif n_trips > 0 and n_pairs > 0:
+        shape = SH_FULL_HOUSE
+    elif n_trips > 0:
+        shape = SH_TRIPS
+    elif n_pairs >= 2:
+        shape = SH_TWO_PAIR
+    elif n_pairs == 1:
+        shape = SH_PAIR
+    else:
+        shape = SH_HIGH2
+        n_high = 2 if max_discard >= 3 else 5 - max_discard
+        for _ in range(n_high):
+            best = -1
+            for i in range(5):
+                if not (keep >> i) & 1 and (best < 0 or ranks[i] > ranks[best]):
+                    best = i
+            keep |= 1 << best
+    keep = _fill_keep(keep, ranks, max_discard)
+    classic = keep
+    if uniform(rng) >= agent[A_DRAW_AIM]:
+        return classic
+    update_tables(g, st[3], cfg[5], cfg[6], cfg[7], dist, tail)
+    best_keep = classic
+    best_v = shape_value(dist, tail, shape)
+    # 2. stand pat: the present category, improved by nothing
+    v = beat_one(dist, tail, TAB_R7, max(e, 0), False)
+    if v > best_v:
+        best_v = v
+        best_keep = 31
+    # 3. fewer kept high cards (deep draws)
+    if shape == SH_HIGH2 and max_discard >= 4:
+        sh = SH_HIGH1 if max_discard == 4 else SH_NOTHING
+        v = shape_value(dist, tail, sh)
+        if v > best_v:
+            best_v = v
+            k1 = wild_keep
+            if sh == SH_HIGH1:
+                hi = 0
+                for i in range(5):
+                    if ranks[i] > ranks[hi]:
+                        hi = i
+                k1 |= 1 << hi
+            best_keep = k1
+    # 4. flush plan: the longest suit
+    fs = 0
+    for s in range(4):
+        if scount[s] > scount[fs]:
+            fs = s
+    if scount[fs] >= 3 and 5 - scount[fs] - _keep_count(wild_keep) <= max_discard:
+        k2 = wild_keep
+        for i in range(5):
+            if suits[i] == fs and not (wild_keep >> i) & 1:
+                k2 |= 1 << i
+        sh = SH_FLUSH3 if scount[fs] == 3 else (SH_FLUSH4 if scount[fs] == 4 else SH_FLUSH5)
+        if 5 - _keep_count(k2) <= max_discard:
+            v = shape_value(dist, tail, sh)
+            if v > best_v:
+                best_v = v
+                best_keep = k2
+    # 5. straight plan: the five-rank window holding most ranks (ace high or low)
+    best_low = -1
+    best_n = 0
+    for low in range(1, 11):
+        n_in = 0
+        for r in range(low, low + 5):
+            rr = 14 if r == 1 else r
+            if rcount[rr] > 0:
+                n_in += 1
+        if n_in > best_n:
+            best_n = n_in
+            best_low = low
+    if best_n >= 4:
+        k3 = wild_keep
+        seen = 0
+        same_suit = -1
+        suited = True
+        lo_in = 99
+        hi_in = -1
+        for i in range(5):
+            if (wild_keep >> i) & 1:
+                continue
+            r = ranks[i]
+            rel = -1
+            if best_low <= r <= best_low + 4:
+                rel = r - best_low
+            elif r == 14 and best_low == 1:
+                rel = 0
+            if rel >= 0 and not (seen >> rel) & 1:
+                seen |= 1 << rel
+                k3 |= 1 << i
+                lo_in = min(lo_in, rel)
+                hi_in = max(hi_in, rel)
+                if same_suit < 0:
+                    same_suit = suits[i]
+                elif suits[i] != same_suit:
+                    suited = False
+        if best_n == 5:
+            sh = SH_STRAIGHT5
+        elif suited:
+            sh = SH_SF_DRAW
+        elif hi_in - lo_in == 3 and best_low + lo_in >= 2 and best_low + hi_in <= 13:
+            sh = SH_OESD
+        else:
+            sh = SH_GUTSHOT
+        if 5 - _keep_count(k3) <= max_discard:
+            v = shape_value(dist, tail, sh)
+            if v > best_v:
+                best_v = v
+                best_keep = k3
+    return best_keep
+
+
+# -- showdown --------------------------------------------------------------------------------
+@jit(_nrt=False)
+def choose_muck(cfg, p, rng):
+    """Muck a hand that cannot win? (asked only when mucking is allowed)."""
+    return uniform(rng) < cfg[4][p, A_MUCK]
+
+
+# -- Disruptors ----------------------------------------------------------------------------
+@jit(_nrt=False)
+def card_value(st, cfg, p, card):
+    """How much ``p`` wants a Disruptor card (drafting, discarding to make room)."""
+    g, ps = st[0], st[1]
+    dtype, dvalue, agent = cfg[1], cfg[3], cfg[4][p]
+    v = dvalue[card]
+    if card == D_BROKER:
+        v += 2.0 * agent[A_MANIPULATE]
+    elif card == D_HEDGE_FUND:
+        v += 3.0 * agent[A_HEDGE]
+    elif card == D_LEVY:
+        v += g[G_N] - 1
+    if dtype[card] == TYPE_PERSONAL and ps[p, P_PERS0] >= 0 and ps[p, P_PERS1] >= 0:
+        v -= 1.0
+    return v
+
+
+@jit(_nrt=False)
+def choose_pick(st, cfg, p, rng, reveal, n_reveal, taken):
+    """Index into ``reveal`` of the card ``p`` drafts (mandatory)."""
+    n_left = 0
+    for i in range(n_reveal):
+        if not taken[i]:
+            n_left += 1
+    if cfg[4][p, A_RANDOM] >= 0.5 or uniform(rng) >= cfg[4][p, A_DRAFT_SKILL]:
+        j = below(rng, n_left)
+        for i in range(n_reveal):
+            if not taken[i]:
+                if j == 0:
+                    return i
+                j -= 1
+    best = -1
+    best_v = -1e18
+    for i in range(n_reveal):
+        if not taken[i]:
+            v = card_value(st, cfg, p, reveal[i])
+            if v > best_v:
+                best_v = v
+                best = i
+    return best
+
+
+@jit(_nrt=False)
+def choose_personal_drop(st, cfg, p, rng):
+    """Which of its two Personal cards ``p`` discards (0 or 1) to take a third."""
+    ps = st[1]
+    if cfg[4][p, A_RANDOM] >= 0.5:
+        return below(rng, 2)
+    v0 = card_value(st, cfg, p, ps[p, P_PERS0])
+    v1 = card_value(st, cfg, p, ps[p, P_PERS1])
+    return 0 if v0 <= v1 else 1
+
+
+@jit(_nrt=False)
+def choose_community_drop(st, cfg, p, rng):
+    """Which of the two Community cards in play (0 or 1) ``p`` discards to add a third."""
+    comm = st[11]
+    if cfg[4][p, A_RANDOM] >= 0.5:
+        return below(rng, 2)
+    v0 = card_value(st, cfg, p, comm[0])
+    v1 = card_value(st, cfg, p, comm[1])
+    return 0 if v0 <= v1 else 1
+
+
+@jit(_nrt=False)
+def _likely_winner(st, cfg, exclude):
+    """The category most likely to win a showdown of every live seat, other than ``exclude``."""
+    g, ps, colpos, tail = st[0], st[1], st[3], st[13]
+    update_tables(g, colpos, cfg[5], cfg[6], cfg[7], st[12], tail)
+    m = 0
+    for q in range(g[G_N]):
+        if ps[q, P_ALIVE] != 0:
+            m += 1
+    best = -1
+    best_v = -1.0
+    for c in range(N_CAT):
+        if c == exclude:
+            continue
+        k = eff_position(colpos, g[G_INVERTED] != 0, c)
+        v = best_of_many(tail, TAB_R7, k, max(m, 2))
+        if v > best_v:
+            best_v = v
+            best = c
+    return best
+
+
+@jit(_nrt=False)
+def _own_category(st, p):
+    """The category ``p`` cares for: its Elevator's, else the one it last showed."""
+    ps = st[1]
+    if ps[p, P_PERS0] == D_ELEVATOR:
+        return ps[p, P_ARG0]
+    if ps[p, P_PERS1] == D_ELEVATOR:
+        return ps[p, P_ARG1]
+    return ps[p, P_LAST_CAT]
+
+
+@jit(_nrt=False)
+def choose_promote_target(st, cfg, p, rng):
+    """insider_tip: a category not at the top."""
+    col, colpos = st[2], st[3]
+    if cfg[4][p, A_RANDOM] < 0.5:
+        c = _own_category(st, p)
+        if c >= 0 and colpos[c] > 0:
+            return c
+    return col[1 + below(rng, N_CAT - 1)]
+
+
+@jit(_nrt=False)
+def choose_demote_target(st, cfg, p, rng):
+    """short_sell: a category not at the bottom."""
+    col, colpos = st[2], st[3]
+    if cfg[4][p, A_RANDOM] < 0.5:
+        c = _likely_winner(st, cfg, _own_category(st, p))
+        if c >= 0 and colpos[c] < N_CAT - 1:
+            return c
+    return col[below(rng, N_CAT - 1)]
+
+
+@jit(_nrt=False)
+def choose_swap(st, cfg, p, rng):
+    """swap_any: two different positions of the column."""
+    colpos = st[3]
+    if cfg[4][p, A_RANDOM] < 0.5:
+        c = _own_category(st, p)
+        if c >= 0 and colpos[c] > 0:
+            return 0, np.int64(colpos[c])
+        return 11, 12
+    i = below(rng, N_CAT)
+    j = below(rng, N_CAT - 1)
+    if j >= i:
+        j += 1
+    return i, j
+
+
+@jit(_nrt=False)
+def choose_elevator_category(st, cfg, p, rng):
+    """The category an Elevator names: most often held times what a step up is worth."""
+    g, colpos, dist, tail = st[0], st[3], st[12], st[13]
+    if cfg[4][p, A_RANDOM] >= 0.5:
+        return below(rng, N_CAT)
+    update_tables(g, colpos, cfg[5], cfg[6], cfg[7], dist, tail)
+    best = N_CAT - 1
+    best_v = -1.0
+    for c in range(N_CAT):
+        k = eff_position(colpos, g[G_INVERTED] != 0, c)
+        gain = beat_one(dist, tail, TAB_R7, k - 1, True) - beat_one(dist, tail, TAB_R7, k, False)
+        v = dist[TAB_R7, k] * gain
+        if v > best_v:
+            best_v = v
+            best = c
+    return best
+
+
+@jit(_nrt=False)
+def choose_purge(st, cfg, p, rng, owners, slots, n_targets):
+    """purge: index of the target among ``n_targets`` cards in play (owner -1 = community)."""
+    ps, comm = st[1], st[11]
+    if cfg[4][p, A_RANDOM] >= 0.5:
+        return below(rng, n_targets)
+    best = 0
+    best_v = -1e18
+    for i in range(n_targets):
+        q = owners[i]
+        if q < 0:
+            card = comm[slots[i]]
+            v = -card_value(st, cfg, p, card) * 0.5 + 1.0
+        elif q == p:
+            card = ps[q, P_PERS0 + slots[i]]
+            v = -card_value(st, cfg, p, card)
+        else:
+            card = ps[q, P_PERS0 + slots[i]]
+            v = card_value(st, cfg, q, card) + 2.0
+        if v > best_v:
+            best_v = v
+            best = i
+    return best

@@ -1,0 +1,141 @@
+"""Invariants of whole matches: chips and cards add up, same seed same bytes, every effect."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nop_sim import types as T
+from nop_sim.agents import AgentError
+from nop_sim.engine import MatchResults, play_matches
+from nop_sim.rules import Settings, SettingsError
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled():
+    """Compile (or load from cache) the match kernel once, before the examples."""
+    play_matches(Settings(), "balanced", n_matches=1, seed=0)
+
+
+def _assert_sound(r: MatchResults) -> None:
+    n = r.settings.players
+    assert r.count("invariant_errors") == 0
+    assert (r.match[:, T.M_INVARIANT_ERRORS] == 0).all()
+    places = np.sort(r.player[:, :, T.PL_PLACE], axis=1)
+    assert (places == np.arange(1, n + 1)).all()
+    winners = r.match[:, T.M_WINNER]
+    assert (r.player[np.arange(r.n_matches), winners, T.PL_PLACE] == 1).all()
+    hands = r.match[:, T.M_HANDS]
+    assert (hands >= 1).all() and (hands <= r.settings.max_hands).all()
+    unresolved = r.match[:, T.M_UNRESOLVED] == 1
+    assert (hands[unresolved] == r.settings.max_hands).all()
+    elim = r.player[:, :, T.PL_ELIMINATED_HAND]
+    assert (elim <= hands[:, None]).all()
+    # a resolved match: everyone but the winner was eliminated, the winner holds every chip
+    resolved = ~unresolved
+    assert ((elim[resolved] > 0).sum(axis=1) == n - 1).all()
+    total = (n * r.settings.starting_chips + r.match[:, T.M_BANK_IN] - r.match[:, T.M_BANK_OUT])
+    assert (r.player[:, :, T.PL_FINAL_CHIPS].sum(axis=1) == total).all()
+    assert r.count("matches") == r.n_matches
+    assert r.count("hands") == hands.sum()
+    assert r.time[0, T.T_MATCHES] == r.n_matches
+    col = np.sort(r.column.astype(np.int64), axis=1)
+    assert (col == np.arange(13)).all()
+
+
+SCENARIOS = [
+    ("default balanced", {}, "balanced"),
+    ("random 2p", {"players": 2}, "random"),
+    ("random 3p pot-limit", {"players": 3, "betting": "pot-limit"}, "random"),
+    ("random 5p no-limit", {"players": 5, "betting": "no-limit"}, "random"),
+    ("random 8p", {"players": 8}, "random"),
+    ("fee to bank, hedges from bank", {"fee_to": "bank", "hedge_from": "bank"}, "random"),
+    ("hedge scope match", {"hedge_scope": "match"}, "hedger"),
+    ("two decks", {"decks": 2, "players": 6}, "random"),
+    ("chaos", {"disruptors": "chaos"}, "random"),
+    ("dart reset, 2 promotions", {"dart_reset": "hand", "promotions_per_action": 2},
+     "manipulator"),
+    ("draft without showdown", {"draft_without_showdown": True}, "maniac"),
+    ("no disruptors, deep discards", {"disruptors": "none", "max_discard": 5}, "rock"),
+    ("mixed table", {"players": 7}, ["random", "station", "rock", "maniac", "manipulator",
+                                     "hedger", "balanced"]),
+    ("tiny stacks", {"chips": 3, "ante": 2}, "random"),
+]
+
+
+@pytest.mark.parametrize("name, changes, agents", SCENARIOS, ids=[s[0] for s in SCENARIOS])
+def test_invariants_hold_after_every_hand(name, changes, agents):
+    settings = Settings().replace(max_hands=300, **changes)
+    r = play_matches(settings, agents, n_matches=12, seed=7, check=True, chunk_size=4)
+    _assert_sound(r)
+
+
+def test_same_seed_same_bytes_whatever_the_threads():
+    s = Settings(players=5, disruptors="chaos", max_hands=200)
+    a = play_matches(s, "random", n_matches=16, seed=11, chunk_size=3, threads=1)
+    b = play_matches(s, "random", n_matches=16, seed=11, chunk_size=3, threads=2)
+    for name in ("match", "player", "drafted", "column", "counts", "categories", "time",
+                 "disruptors"):
+        assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+    c = play_matches(s, "random", n_matches=16, seed=12, chunk_size=3)
+    assert a.match.tobytes() != c.match.tobytes()
+
+
+def test_max_hands_cap_flags_unresolved():
+    r = play_matches(Settings(max_hands=5), "station", n_matches=6, seed=3, check=True)
+    assert (r.match[:, T.M_HANDS] == 5).all()
+    assert (r.match[:, T.M_UNRESOLVED] == 1).all()
+    assert r.count("unresolved") == 6
+    _assert_sound(r)
+    # the recorded winner is the chip leader
+    chips = r.player[:, :, T.PL_FINAL_CHIPS]
+    assert (chips[np.arange(6), r.match[:, T.M_WINNER]] == chips.max(axis=1)).all()
+
+
+def test_no_disruptors_means_no_drafts():
+    r = play_matches(Settings(disruptors="none", max_hands=200), "random", n_matches=6, seed=4)
+    assert r.drafted.sum() == 0 and r.disruptors.sum() == 0
+
+
+def test_frozen_market_blocks_manipulation():
+    s = Settings(disruptors={"frozen_market": 30}, max_hands=200)
+    r = play_matches(s, "random", n_matches=8, seed=5, check=True)
+    free = play_matches(Settings(disruptors="none", max_hands=200), "random", n_matches=8,
+                        seed=5)
+    per_hand = r.count("manipulations") / r.count("hands")
+    assert per_hand < 0.5 * free.count("manipulations") / free.count("hands")
+
+
+# every one of the 25 effects, forced on: a mix holding only that card
+EFFECT_SIGNS = {
+    "windfall": lambda r: r.match[:, T.M_BANK_IN].sum() > 0,
+    "safety_net": lambda r: r.player[:, :, T.PL_SAFETY_SAVES].sum() > 0,
+    "deuces_wild": lambda r: r.count("wild_hands") > 0,
+    "wild_deuces": lambda r: r.count("wild_hands") > 0,
+    "inversion": lambda r: r.count("inverted_hands") > 0,
+    "elevator": lambda r: r.count("elevated_wins") > 0,
+}
+
+
+@pytest.mark.parametrize("card", T.DISRUPTOR_IDS)
+def test_every_effect_is_reached(card):
+    s = Settings(disruptors={card: 12}, max_hands=300)
+    r = play_matches(s, "random", n_matches=10, seed=9, check=True)
+    _assert_sound(r)
+    i = T.DISRUPTOR_IDS.index(card)
+    assert r.disruptors[T.DS_PICKS, i] > 0
+    assert r.disruptors[T.DS_APPLIED, i] > 0
+    assert r.drafted[:, :, i].sum() == r.disruptors[T.DS_PICKS, i]
+    if card in EFFECT_SIGNS:
+        assert EFFECT_SIGNS[card](r), card
+
+
+def test_bad_input_is_one_clear_error():
+    with pytest.raises(SettingsError, match="players"):
+        play_matches(Settings().replace(players=9))
+    with pytest.raises(AgentError, match="preset"):
+        play_matches(Settings(), "shark", n_matches=1)
+    with pytest.raises(AgentError, match="one per seat"):
+        play_matches(Settings(players=3), ["rock", "rock"], n_matches=1)
+    with pytest.raises(ValueError, match="n_matches"):
+        play_matches(Settings(), n_matches=0)
