@@ -52,7 +52,6 @@ from numba import prange
 
 from nop_sim.kernels._jit import jit, pjit
 from nop_sim.kernels.blocks import (
-    FIVE_CARD_BLOCKS_MASK,
     FLUSH,
     FOUR_OF_A_KIND,
     FULL_HOUSE,
@@ -165,8 +164,9 @@ B_TB = 3
 
 # Sequences live in one int8 (MAX_PLAYERS + 1, MAX_SEQ + 1) array; the last row is
 # scratch for trying a one-card move. Helpers take (seq, seat) rather than a row
-# view, and (out_games, game) rather than a record view: views of arrays passed
-# between kernels cost reference-count updates in the hot loop.
+# view, and (out_games, game) rather than a record view, and the helpers of every
+# turn are inlined (``inline="always"``): each array crossing a call boundary
+# costs atomic reference-count updates, which made up a third of a turn.
 SCRATCH_ROW = MAX_PLAYERS
 
 
@@ -302,7 +302,7 @@ def _five_block_one_deck(m, flush, two_ranks, run, r0, r1, r2, r3, r4):
     return np.int64(-1), np.int64(0)
 
 
-@jit
+@jit(inline="always")
 def _legal_blocks(seq, p, length, mid_cat, mid_tb, position_of, blocks):
     """Every block of ``seq[p, :length]`` that is valid and beats the middle.
 
@@ -416,7 +416,7 @@ def _strength(cat, tb, position_of):
     return ((N_CATEGORIES - 1 - position_of[cat]) << 24) | tb
 
 
-@jit
+@jit(inline="always")
 def _pick_block(policy, n, blocks, position_of, rng):
     """Index of the block ``policy`` plays among ``n >= 1`` legal blocks."""
     if policy == PLAY_RANDOM:
@@ -437,7 +437,7 @@ def _pick_block(policy, n, blocks, position_of, rng):
     return best
 
 
-@jit
+@jit(inline="always")
 def _winning_block(n, length, blocks):
     """Index of a block that empties the sequence, or -1."""
     for i in range(n):
@@ -446,7 +446,7 @@ def _winning_block(n, length, blocks):
     return -1
 
 
-@jit
+@jit(inline="always")
 def _choose_turn(agents, p, n, length, can_bet, blocks, position_of, rng):
     """(ACT_*, block index) for seat ``p``'s ordinary turn with ``n`` legal blocks."""
     policy = np.int64(agents[p, A_PLAY])
@@ -505,7 +505,7 @@ def _affinity(other, rank, suit):
     return 0
 
 
-@jit
+@jit(inline="always")
 def _choose_insert(policy, seq, p, length, card, rng):
     """Insert position 0..length for a drawn ``card`` in seat ``p``'s sequence."""
     if policy == INSERT_RANDOM:
@@ -584,7 +584,7 @@ def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, 
 
 
 # ==== one game ==========================================================================
-@jit
+@jit(inline="always")
 def _log(log, ev, ev_n, player, kind, a, b):
     """Append one event when logging; past the capacity only the count grows."""
     if not log:
@@ -598,7 +598,7 @@ def _log(log, ev, ev_n, player, kind, a, b):
     ev_n[0] = i + 1
 
 
-@jit
+@jit(inline="always")
 def _play_block(p, idx, seq, slen, blocks, st, out, g, log, ev, ev_n):
     """Seat ``p`` plays legal block ``idx``: it leaves the sequence for the middle."""
     s = blocks[idx, B_START]
@@ -615,7 +615,7 @@ def _play_block(p, idx, seq, slen, blocks, st, out, g, log, ev, ev_n):
     out[g, F_CAT + cat] += 1
 
 
-@jit
+@jit(inline="always")
 def _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
     """Seat ``p`` draws the next stock card, if any, and inserts it.
 
@@ -635,7 +635,7 @@ def _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
     return top + 1 == DECK_SIZE
 
 
-@jit
+@jit(inline="always")
 def _end_round_of_checks(n_players, leader, st, out, g, log, ev, ev_n):
     """Clear the middle once every player has passed in turn since the last play."""
     if st[ST_PASS] >= n_players:
