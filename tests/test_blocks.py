@@ -5,6 +5,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nop_sim.blocks import beats, classify_block, classify_blocks
 from nop_sim.cards import parse_cards
@@ -171,3 +173,22 @@ def test_beats_under_columns():
     assert not beats("7c 7d 2h", "2s")  # not a block: beats nothing
     with pytest.raises(ValueError, match="not a valid block"):
         beats("Kc Kd", "7c 8d")
+
+
+@st.composite
+def _blocks(draw):
+    n = draw(st.integers(1, 5))
+    low = draw(st.integers(0, 9))
+    ranks = draw(st.lists(st.integers(low, low + 3), min_size=n, max_size=n))
+    suits = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    return [4 * r + s for r, s in zip(ranks, suits, strict=True)]
+
+
+@settings(deadline=None, max_examples=300)
+@given(_blocks(), st.randoms(use_true_random=False), st.permutations([0, 1, 2, 3]))
+def test_card_order_and_suit_names_change_nothing(block, rnd, suit_map):
+    shuffled = block[:]
+    rnd.shuffle(shuffled)
+    relabelled = [4 * (c // 4) + suit_map[c % 4] for c in block]
+    assert classify_block(shuffled) == classify_block(block)
+    assert classify_block(relabelled) == classify_block(block)
