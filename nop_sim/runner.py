@@ -334,6 +334,12 @@ def _process_map(workers: int):
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+        # The first chunk runs here: it compiles the kernels into numba's cache once,
+        # so the workers load them instead of each compiling its own copy.
+        yield chunks[0], run_chunk(scn, chunks[0])
+        chunks = chunks[1:]
+        if not chunks:
+            return
         ctx = multiprocessing.get_context("spawn")  # numba's thread pools do not survive fork
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             pending = {}
@@ -399,6 +405,7 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
         progress(done, len(chunks), hands)
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
     if todo:
+        workers = max(1, min(workers, len(todo) - 1))
         for chunk, tables in _executor(workers, scheduler)(scn, todo):
             _write_chunk(out, chunk, tables)
             done += 1

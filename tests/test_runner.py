@@ -1,0 +1,303 @@
+"""Runs, sweeps and the results store: determinism, crash and resume, bad input."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from nop_sim.cli import main
+from nop_sim.runner import TABLES, load_tables, run_scenario
+from nop_sim.scenario import ScenarioError, load_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
+NOP_SIM = [sys.executable, "-m", "nop_sim"]
+
+SMALL = """
+name = "small"
+[game]
+players = 3
+[seats]
+rotate = ["balanced", "maniac", "hedger"]
+[run]
+matches = 12
+chunk = 4
+seed = 5
+[sweep]
+dart_cap = [10, 30]
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "s.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def sorted_tables(out: Path) -> dict[str, pd.DataFrame]:
+    tables = load_tables(out)
+    keys = {"matches": ["point", "chunk", "match"], "seats": ["point", "chunk", "match", "seat"],
+            "drafts": ["point", "chunk", "match", "seat", "card"], "counts": ["point", "chunk"],
+            "arrays": ["point", "table", "stat", "index"]}
+    return {name: tables[name].sort_values(keys[name]).reset_index(drop=True)
+            for name in TABLES}
+
+
+def assert_same_results(a: Path, b: Path) -> None:
+    ta, tb = sorted_tables(a), sorted_tables(b)
+    for name in TABLES:
+        pd.testing.assert_frame_equal(ta[name], tb[name], check_like=False, obj=name)
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_shipped_scenarios_load_and_run_a_few_matches(path, tmp_path):
+    scn = load_scenario(path, ["run.matches=2", "run.chunk=2"])
+    assert scn.points(), path
+    # the first sweep point stands for the file: every point was validated on load
+    first = scn.points()[0]
+    single = dataclasses.replace(scn, sweep=(), settings=scn.settings_at(first),
+                                 game={**scn.game, **first})
+    result = run_scenario(single, tmp_path / "out", workers=1)
+    assert result.n_matches == 2 and result.n_hands > 0
+
+
+def test_same_seed_same_numbers_whatever_the_worker_count(tmp_path):
+    scn = load_scenario(write(tmp_path, SMALL))
+    run_scenario(scn, tmp_path / "one", workers=1)
+    run_scenario(scn, tmp_path / "two", workers=2)
+    assert_same_results(tmp_path / "one", tmp_path / "two")
+    # and a different seed gives different matches
+    other = load_scenario(write(tmp_path, SMALL), ["run.seed=6"])
+    run_scenario(other, tmp_path / "three", workers=1)
+    a = sorted_tables(tmp_path / "one")["matches"]["hands"].to_numpy()
+    b = sorted_tables(tmp_path / "three")["matches"]["hands"].to_numpy()
+    assert (a != b).any()
+
+
+def test_rerun_into_the_same_folder_reuses_every_chunk(tmp_path):
+    scn = load_scenario(write(tmp_path, SMALL))
+    first = run_scenario(scn, tmp_path / "out", workers=1)
+    again = run_scenario(scn, tmp_path / "out", workers=1)
+    assert first.computed == first.n_chunks == 6
+    assert again.reused == 6 and again.computed == 0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_dask_cluster_gives_the_local_numbers(tmp_path):
+    pytest.importorskip("distributed")
+    port = _free_port()
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    procs = [subprocess.Popen([str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1",
+                               "--port", str(port), "--no-dashboard"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
+    try:
+        time.sleep(2)
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                [str(bin_dir / "dask"), "worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",
+                 "--no-dashboard", "--host", "127.0.0.1"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path))
+        from distributed import Client
+
+        with Client(f"tcp://127.0.0.1:{port}", timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        scn = load_scenario(write(tmp_path, SMALL))
+        run_scenario(scn, tmp_path / "dask", scheduler=f"tcp://127.0.0.1:{port}")
+        run_scenario(scn, tmp_path / "local", workers=1)
+        assert_same_results(tmp_path / "dask", tmp_path / "local")
+    finally:
+        for p in procs[::-1]:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_duplicating(tmp_path):
+    text = SMALL.replace("matches = 12", "matches = 60").replace("chunk = 4", "chunk = 2")
+    scn_path = write(tmp_path, text)
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(NOP_SIM + ["run", str(scn_path), "--out", str(out), "--workers", "1",
+                                       "--quiet"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    chunks = out / "chunks"
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        done = [p for p in chunks.glob("p*") if p.is_dir()] if chunks.exists() else []
+        if len(done) >= 3:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished_before = {p.name: (p / "done.json").stat().st_mtime_ns
+                       for p in chunks.glob("p*") if (p / "done.json").exists()}
+    assert 3 <= len(finished_before) < 60, "the kill should land mid-run"
+    assert not (out / "matches.parquet").exists()
+    # damage one finished chunk: resume must notice and redo it
+    damaged = sorted(finished_before)[0]
+    victim = chunks / damaged / "matches.parquet"
+    victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])
+    res = CliRunner().invoke(main, ["run", str(scn_path), "--out", str(out), "--workers", "1",
+                                    "--resume", "--quiet"])
+    assert res.exit_code == 0, res.output
+    after = {p.name: (p / "done.json").stat().st_mtime_ns for p in chunks.glob("p*")}
+    assert len(after) == 60
+    redone = {name for name, t in finished_before.items() if after[name] != t}
+    assert redone == {damaged}
+    clean = load_scenario(scn_path)
+    run_scenario(clean, tmp_path / "clean", workers=1)
+    assert_same_results(out, tmp_path / "clean")
+    matches = load_tables(out)["matches"]
+    assert not matches.duplicated(["point", "match"]).any()
+    assert len(matches) == 2 * 60
+
+
+# ---------------------------------------------------------------------------
+# Bad input: one clear line, exit 2, no traceback, nothing written is lost
+# ---------------------------------------------------------------------------
+GOOD = """
+name = "good"
+[game]
+players = 4
+[run]
+matches = 2
+chunk = 2
+"""
+
+BAD_FILES = {
+    "toml_syntax": ("name = 'x'\n[game]\nplayers = = 4\n", "line 3"),
+    "unknown_table": (GOOD + "[sweeps]\ndart_cap = [1]\n", "Did you mean 'sweep'"),
+    "unknown_game_key": (GOOD.replace("players = 4", "players = 4\ndart_capp = 3"),
+                         "Did you mean 'dart_cap'"),
+    "wrong_type": (GOOD.replace("players = 4", 'players = "four"'), "players"),
+    "players_9": (GOOD.replace("players = 4", "players = 9"), "players"),
+    "players_1": (GOOD.replace("players = 4", "players = 1"), "players"),
+    "chips_0": (GOOD.replace("players = 4", "players = 4\nchips = 0"), "chips"),
+    "cap_below_start": (GOOD.replace("players = 4", "players = 4\ndart_start = 5\ndart_cap = 3"),
+                        "dart_cap"),
+    "negative_cost": (GOOD.replace("players = 4", "players = 4\nhedge_cost = -1"), "hedge_cost"),
+    "unknown_betting": (GOOD.replace("players = 4", "players = 4\nbetting = 'no-limits'"),
+                        "Did you mean 'no-limit'"),
+    "unknown_card": (GOOD.replace("players = 4", "players = 4\ndisruptors = {levee = 3}"),
+                     "levee"),
+    "negative_copies": (GOOD.replace("players = 4", "players = 4\ndisruptors = {levy = -1}"),
+                        "levy"),
+    "unknown_preset": (GOOD + "[seats]\nall = 'balancd'\n", "Did you mean 'balanced'"),
+    "unknown_param": (GOOD + "[seats]\nall = {preset = 'rock', bluf = 0.1}\n", "bluf"),
+    "empty_sweep": (GOOD + "[sweep]\ndart_cap = []\n", "empty"),
+    "sweep_unknown": (GOOD + "[sweep]\ndart_caps = [1, 2]\n", "Did you mean 'dart_cap'"),
+    "sweep_mode": (GOOD + "[sweep]\nmode = 'grd'\ndart_cap = [1, 2]\n", "mode"),
+    "matches_0": (GOOD.replace("matches = 2", "matches = 0"), "matches"),
+    "seat_count": (GOOD + "[seats]\nseat = ['rock', 'maniac']\n", "one per seat"),
+    "unknown_kind": (GOOD.replace("[game]", "[game]\nkind = 'holdem'"), "kind"),
+    "bad_target": (GOOD + "[targets]\nmedian_hand = 3\n", "Did you mean 'median_hands'"),
+}
+
+
+def invoke(*args):
+    res = CliRunner().invoke(main, [str(a) for a in args])
+    return res.exit_code, res.output
+
+
+def assert_clear_error(code, output, needle):
+    assert code == 2, output
+    assert needle in output, output
+    assert "Traceback" not in output
+    assert len([line for line in output.splitlines() if line.startswith("Error")]) == 1, output
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_bad_scenario_files_get_one_clear_message(name, tmp_path):
+    text, needle = BAD_FILES[name]
+    path = write(tmp_path, text, f"{name}.toml")
+    code, output = invoke("run", path, "--out", tmp_path / "out", "--workers", 1)
+    assert_clear_error(code, output, needle)
+    assert str(path) in output  # names the file
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_command_lines_and_folders(tmp_path):
+    good = write(tmp_path, GOOD, "good.toml")
+    other = write(tmp_path, GOOD.replace("players = 4", "players = 3"), "other.toml")
+    out = tmp_path / "out"
+    assert invoke("run", good, "--out", out, "--workers", 1, "--quiet")[0] == 0
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    cases = [
+        (("run", tmp_path / "missing.toml"), "no such scenario file"),
+        (("run", good, "--set", "dart_cap"), "key=value"),
+        (("run", good, "--set", "dartcap=3", "--out", tmp_path / "x"), "Did you mean 'dart_cap'"),
+        (("run", other, "--out", out, "--resume"), "resuming with a changed scenario is refused"),
+        (("run", other, "--out", out), "different scenario"),
+        (("run", good, "--out", tmp_path / "empty", "--resume"), "nothing to resume"),
+        (("run", good, "--out", good), "is a file"),
+        (("run", good, "--out", tmp_path / "y", "--scheduler", "tcp://127.0.0.1:9"),
+         "cannot reach the Dask scheduler"),
+        (("sweep", good, "--out", tmp_path / "z"), "no [sweep] table"),
+        (("report", tmp_path), "not a nop-sim results folder"),
+        (("run", good, "--matches", "0"), "0"),
+    ]
+    for args, needle in cases:
+        code, output = invoke(*args)
+        assert_clear_error(code, output, needle)
+    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert before == after, "a refused command must not change an earlier run"
+
+
+def test_damaged_manifest_is_reported_not_overwritten(tmp_path):
+    good = write(tmp_path, GOOD, "good.toml")
+    out = tmp_path / "out"
+    assert invoke("run", good, "--out", out, "--workers", 1, "--quiet")[0] == 0
+    (out / "manifest.json").write_text("{not json")
+    code, output = invoke("run", good, "--out", out, "--resume")
+    assert_clear_error(code, output, "damaged")
+    assert (out / "manifest.json").read_text() == "{not json"
+
+
+def test_overrides_and_manifest_record_the_resolved_settings(tmp_path):
+    good = write(tmp_path, GOOD, "good.toml")
+    out = tmp_path / "out"
+    code, output = invoke("run", good, "--out", out, "--set", "dart_cap=7", "--seed", 9,
+                          "--quiet")
+    assert code == 0, output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["seed"] == 9
+    assert manifest["points"][0]["settings"]["dart_cap"] == 7
+    assert manifest["status"] == "finished" and manifest["versions"]["numba"]
+    assert "dart_cap = 7" in manifest["scenario"]["text"]
+    assert f"results: {out}/" in output
+
+
+def test_sweep_modes_make_the_points_they_promise(tmp_path):
+    grid = load_scenario(write(tmp_path, GOOD + "[sweep]\ndart_cap = [10, 20]\n"
+                               "fee_to = ['pot', 'bank']\ndart_step = {from = 1, to = 3}\n"))
+    assert len(grid.points()) == 2 * 2 * 3
+    lhs = load_scenario(write(tmp_path, GOOD + "[sweep]\nmode = 'lhs'\nsamples = 10\n"
+                              "dart_cap = {from = 10, to = 59}\n"))
+    caps = sorted(p["dart_cap"] for p in lhs.points())
+    # a Latin hypercube puts exactly one sample in each tenth of the range
+    assert [(c - 10) // 5 for c in caps] == list(range(10))
+    rnd = load_scenario(write(tmp_path, GOOD + "[sweep]\nmode = 'random'\nsamples = 7\n"
+                              "hedge_scope = ['hand', 'match']\n"))
+    assert len(rnd.points()) == 7
+    assert {p["hedge_scope"] for p in rnd.points()} <= {"hand", "match"}
+    with pytest.raises(ScenarioError, match="samples"):
+        load_scenario(write(tmp_path, GOOD + "[sweep]\nmode = 'lhs'\ndart_cap = [1, 2]\n"))
