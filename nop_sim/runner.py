@@ -436,22 +436,53 @@ def _write_json(path: Path, data: dict) -> None:
 
 
 def merge_chunks(out: Path, chunks: list[Chunk]) -> tuple[int, int]:
-    """Merge chunk tables into the run's tables (arrays summed per point)."""
-    merged = {}
-    for name in TABLES:
-        frames = [pd.read_parquet(out / "chunks" / c.name / f"{name}.parquet") for c in chunks]
-        frames = [f for f in frames if len(f)]
-        merged[name] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    arrays = merged["arrays"]
-    if len(arrays):
-        merged["arrays"] = (arrays.groupby(["point", "table", "stat", "index", "label"],
-                                           sort=True, as_index=False)["value"].sum())
-    for name, frame in merged.items():
+    """Merge chunk tables into the run's tables, streaming: memory stays bounded.
+
+    Row tables are appended chunk by chunk to one Parquet file each; the
+    per-point counters in ``arrays`` are summed as they are read.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    writers: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}
+    arrays = None
+    n_matches = n_hands = 0
+    keys = ["point", "table", "stat", "index", "label"]
+    try:
+        for c in chunks:
+            folder = out / "chunks" / c.name
+            for name in ("matches", "seats", "drafts", "counts"):
+                table = pq.read_table(folder / f"{name}.parquet")
+                if table.num_rows == 0:
+                    continue
+                if name not in writers:
+                    schemas[name] = table.schema
+                    writers[name] = pq.ParquetWriter(out / f".{name}.parquet.tmp", table.schema)
+                else:
+                    table = table.select(schemas[name].names).cast(schemas[name])
+                writers[name].write_table(table)
+                if name == "matches":
+                    n_matches += table.num_rows
+                if name == "counts" and "hands" in table.column_names:
+                    n_hands += int(pa.compute.sum(table.column("hands")).as_py() or 0)
+            part = pd.read_parquet(folder / "arrays.parquet")
+            if len(part):
+                part = part.groupby(keys, sort=False)["value"].sum()
+                arrays = part if arrays is None else arrays.add(part, fill_value=0)
+    finally:
+        for w in writers.values():
+            w.close()
+    for name in ("matches", "seats", "drafts", "counts"):
         tmp = out / f".{name}.parquet.tmp"
-        frame.to_parquet(tmp, index=False)
+        if name not in writers:
+            pd.DataFrame().to_parquet(tmp, index=False)
         os.replace(tmp, out / f"{name}.parquet")
-    n_hands = int(merged["counts"]["hands"].sum()) if "hands" in merged["counts"] else 0
-    return len(merged["matches"]), n_hands
+    frame = (arrays.astype(np.int64).reset_index().sort_values(keys[:4], kind="stable")
+             if arrays is not None else pd.DataFrame(columns=keys + ["value"]))
+    frame.to_parquet(out / ".arrays.parquet.tmp", index=False)
+    os.replace(out / ".arrays.parquet.tmp", out / "arrays.parquet")
+    return n_matches, n_hands
 
 
 def load_tables(out: str | Path) -> dict[str, pd.DataFrame]:
