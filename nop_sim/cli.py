@@ -285,6 +285,67 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
     _execute(scn, out_dir, workers, scheduler, resume, quiet)
 
 
+@main.command("hands", context_settings=CONTEXT)
+@click.argument("scenario", type=click.Path(path_type=Path))
+@click.option("--count", default=5, show_default=True, type=click.IntRange(1, 10_000),
+              help="Hands to show.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+              help="Seed (default: the scenario's [run] seed).")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a setting, e.g. --set betting=no-limit.")
+@click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
+              help="Also write the raw event log as JSON lines to this file.")
+def hands_cmd(scenario, count, seed, overrides, json_path):
+    """Readable hand histories of COUNT hands of SCENARIO.
+
+    Plays matches of the scenario's first sweep point with the event log on
+    and prints them like a poker room's hand history, with the column and
+    the dart shown as they move.
+
+    \b
+    Example:
+      nop-sim hands scenarios/baseline.toml --count 3 --seed 7
+    """
+    from nop_sim.engine import play_matches
+    from nop_sim.events import render_history, to_records
+
+    scn = _load(scenario, overrides, None, seed)
+    if scn.kind != "new-order":
+        raise click.UsageError(f"{scenario}: hand histories are for kind = 'new-order'")
+    point = scn.points()[0]
+    settings = scn.settings_at(point)
+    specs = scn.seat_specs(point, 0)
+    from nop_sim.runner import _label
+
+    names = [f"Seat {i + 1} ({_label(s)})" for i, s in enumerate(specs)]
+    records: list[dict] = []
+    match_seed = scn.seed
+    while True:
+        res = play_matches(settings, specs, 1, seed=match_seed, chunk_size=1, threads=1,
+                           log_every=1)
+        for rec in to_records(res.events):
+            rec["match"] = match_seed - scn.seed
+            records.append(rec)
+        n_hands = len({(r["match"], r["hand"]) for r in records if r["event"] == "hand_start"})
+        if n_hands >= count:
+            break
+        match_seed += 1
+    kept, seen = [], set()
+    for rec in records:
+        key = (rec["match"], rec["hand"])
+        if rec["event"] == "hand_start":
+            seen.add(key)
+        if len(seen) > count:
+            break
+        kept.append(rec)
+    click.echo(render_history(kept, names))
+    if json_path is not None:
+        with json_path.open("w", encoding="utf-8") as fh:
+            for rec in kept:
+                fh.write(json.dumps(rec) + "\n")
+        click.echo(f"event log: {json_path}", err=True)
+
+
 @main.command("report", context_settings=CONTEXT)
 @click.argument("results_dir", type=click.Path(path_type=Path))
 def report_cmd(results_dir):

@@ -63,3 +63,20 @@ def test_bench_evaluator_reports_the_promised_fields():
 def test_version_and_module_entry():
     res = run("--version")
     assert res.exit_code == 0 and "nop-sim" in res.output
+
+
+def test_hands_prints_a_history_a_designer_can_follow(tmp_path):
+    log = tmp_path / "events.jsonl"
+    res = CliRunner().invoke(main, ["hands", "scenarios/baseline.toml", "--count", "2",
+                                    "--seed", "3", "--json", str(log)])
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert out.count("--- Hand #") == 2
+    assert "Column: Flush Five > Flush House" in out and "dart" in out
+    assert "Dealt to Seat 1 (balanced)" in out
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert {e["event"] for e in events} >= {"hand_start", "deal", "action"}
+    again = CliRunner().invoke(main, ["hands", "scenarios/baseline.toml", "--count", "2",
+                                      "--seed", "3"])
+    assert again.output.splitlines() == [line for line in out.splitlines()
+                                         if not line.startswith("event log:")]
