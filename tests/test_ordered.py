@@ -137,8 +137,9 @@ def test_same_seed_same_games_whatever_the_chunking():
     tail = play_ordered(OrderedSettings(), "random", n - GAMES_PER_CHUNK, seed=42,
                         first_game=GAMES_PER_CHUNK).games
     np.testing.assert_array_equal(np.concatenate([head, tail]), whole)
-    par = play_ordered(OrderedSettings(), "random", n, seed=42, parallel=True).games
-    np.testing.assert_array_equal(par, whole)
+    for workers in (2, 3, None):
+        par = play_ordered(OrderedSettings(), "random", n, seed=42, workers=workers).games
+        np.testing.assert_array_equal(par, whole)
     other = play_ordered(OrderedSettings(), "random", n, seed=43).games
     assert other.tobytes() != whole.tobytes()
 
@@ -207,6 +208,8 @@ def test_bad_agents_and_arguments():
         play_ordered(OrderedSettings(), "low", 1, first_game=3)
     with pytest.raises(ValueError, match="seed"):
         play_ordered(OrderedSettings(), "low", 1, seed=-1)
+    with pytest.raises(ValueError, match="workers"):
+        play_ordered(OrderedSettings(), "low", 1, workers=0)
 
 
 def test_custom_agents_and_zero_games():

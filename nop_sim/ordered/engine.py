@@ -9,7 +9,9 @@ another call starting at ``first_game``, serially or on several threads.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,6 +138,23 @@ class OrderedResult:
         return df
 
 
+def _play_unlogged(args: tuple, states: np.ndarray, games: np.ndarray, workers: int) -> None:
+    """Run the serial kernel on ``workers`` threads, each on a run of whole chunks."""
+
+    def run(c0: int, c1: int) -> None:
+        lo, hi = c0 * GAMES_PER_CHUNK, min(games.shape[0], c1 * GAMES_PER_CHUNK)
+        K._play_games(*args, states[c0:c1], games[lo:hi], False,
+                      np.zeros((0, 4), dtype=np.int16), np.zeros(1, dtype=np.int64),
+                      np.zeros(1, dtype=np.int64), np.zeros((0, K.DECK_SIZE), dtype=np.int8))
+
+    if workers <= 1:
+        run(0, states.shape[0])
+        return
+    bounds = np.linspace(0, states.shape[0], workers + 1).astype(int)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(run, bounds[:-1], bounds[1:]))
+
+
 def play_ordered(
     settings: OrderedSettings | None = None,
     agents: str | OrderedAgent | Sequence[str | OrderedAgent] = "random",
@@ -144,7 +163,7 @@ def play_ordered(
     *,
     first_game: int = 0,
     log: bool = False,
-    parallel: bool = False,
+    workers: int | None = 1,
 ) -> OrderedResult:
     """Play ``n_games`` Ordered Hand games.
 
@@ -157,7 +176,9 @@ def play_ordered(
     first_game : int, a multiple of GAMES_PER_CHUNK; plays games
         ``first_game .. first_game + n_games - 1`` of this seed's sequence
     log : bool, keep the event log for the referee (serial, slower)
-    parallel : bool, spread chunks over numba threads (no effect on results)
+    workers : int or None, threads sharing the chunks (None: every core); the
+        kernel releases the GIL, and each chunk owns its random stream and its
+        rows, so the worker count never changes a result
     """
     settings = OrderedSettings() if settings is None else settings
     if not isinstance(settings, OrderedSettings):
@@ -197,12 +218,10 @@ def play_ordered(
         game_log = OrderedLog(decks=decks, events=events[: n_events[0]].copy(), starts=starts)
     else:
         states = chunk_rng_states(int(seed), first_chunk, n_chunks)
-        if parallel:
-            K._play_games_parallel(*args, states, games)
-        else:
-            K._play_games(*args, states, games, False, np.zeros((0, 4), dtype=np.int16),
-                          np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                          np.zeros((0, K.DECK_SIZE), dtype=np.int8))
+        n_workers = (os.cpu_count() or 1) if workers is None else int(workers)
+        if n_workers < 1:
+            raise ValueError(f"workers={workers!r} is not allowed: use an integer >= 1 or None")
+        _play_unlogged(args, states, games, min(n_workers, max(n_chunks, 1)))
     return OrderedResult(
         settings=settings,
         agent_names=tuple(names),

@@ -48,9 +48,8 @@ Rules as played here (the choices SPEC section 9 leaves open are marked *):
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from nop_sim.kernels._jit import jit, pjit
+from nop_sim.kernels._jit import jit
 from nop_sim.kernels.blocks import (
     FLUSH,
     FOUR_OF_A_KIND,
@@ -483,7 +482,7 @@ def _choose_answer(agents, p, n, length, blocks, position_of, rng):
         w = _winning_block(n, length, blocks)
         if w >= 0:
             return w
-    return _pick_block(policy, n, blocks, position_of, rng)
+    return _pick_block_call(policy, n, blocks, position_of, rng)
 
 
 @jit
@@ -547,10 +546,10 @@ def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, 
         dst = _rand_below(rng, length)
         _copy_row(seq, o, SCRATCH_ROW, length)
         _move(seq, SCRATCH_ROW, length, src, dst)
-        n = _legal_blocks(seq, SCRATCH_ROW, length, mid_cat, mid_tb, position_of, blocks)
+        n = _legal_blocks_call(seq, SCRATCH_ROW, length, mid_cat, mid_tb, position_of, blocks)
         r = _rand_below(rng, 3 if n > 0 else 2)
         return r, src, dst
-    if _legal_blocks(seq, o, length, mid_cat, mid_tb, position_of, blocks) > 0:
+    if _legal_blocks_call(seq, o, length, mid_cat, mid_tb, position_of, blocks) > 0:
         return RESP_RAISE, np.int64(0), np.int64(0)
     # Look for a move that puts a card next to one of its rank and makes a raise.
     call_src = np.int64(0)
@@ -645,6 +644,15 @@ def _end_round_of_checks(n_players, leader, st, out, g, log, ev, ev_n):
             st[ST_MID_TB] = 0
             out[g, F_CLEARS] += 1
             _log(log, ev, ev_n, leader, EV_CLEAR, 0, 0)
+
+
+# Not-inlined twins of the per-turn helpers for the rare paths (a bet exchange):
+# inlining them there too would double the compile time for little speed.
+_legal_blocks_call = jit(_legal_blocks.py_func)
+_pick_block_call = jit(_pick_block.py_func)
+_play_block_call = jit(_play_block.py_func)
+_draw_call = jit(_draw.py_func)
+_end_round_of_checks_call = jit(_end_round_of_checks.py_func)
 
 
 # ==== the stock-out ranking: best poker hand under the default column ===================
@@ -863,7 +871,7 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
         _log(log, ev, ev_n, o, EV_FOLD, 0, 0)
         out[g, F_FOLDS] += 1
         st[ST_PASS] += 1
-        if _draw(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+        if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
             return END_STOCK_OUT, np.int64(-1)
     elif resp == RESP_CALL:
         _log(log, ev, ev_n, o, EV_CALL, 0, 0)
@@ -876,29 +884,29 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
         _log(log, ev, ev_n, o, EV_MOVE, src, dst)
         out[g, F_RAISES] += 1
         _move(seq, o, slen[o], src, dst)
-        n = _legal_blocks(seq, o, slen[o], st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
+        n = _legal_blocks_call(seq, o, slen[o], st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
         policy = PLAY_RANDOM if np.int64(agents[o, A_PLAY]) == PLAY_RANDOM else PLAY_STRONG
-        idx = _pick_block(policy, n, blocks, position_of, rng)
+        idx = _pick_block_call(policy, n, blocks, position_of, rng)
         if agents[o, A_TAKE_WIN] > 0:
             w = _winning_block(n, slen[o], blocks)
             if w >= 0:
                 idx = w
-        _play_block(o, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
+        _play_block_call(o, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
         if slen[o] == 0:
             return END_EMPTIED, np.int64(o)
-        if _draw(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+        if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
             return END_STOCK_OUT, np.int64(-1)
     # The bettor's answer (a turn).
     out[g, F_TURNS] += 1
-    n = _legal_blocks(seq, b, slen[b], st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
+    n = _legal_blocks_call(seq, b, slen[b], st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
     idx = _choose_answer(agents, b, n, slen[b], blocks, position_of, rng)
     if idx >= 0:
-        _play_block(b, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
+        _play_block_call(b, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
         out[g, F_BETS_WON + b] += 1
         if slen[b] == 0:
             return END_EMPTIED, np.int64(b)
         if resp == RESP_RAISE:
-            if _draw(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+            if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
                 return END_STOCK_OUT, np.int64(-1)
     else:
         if resp == RESP_FOLD:
@@ -907,9 +915,9 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
         else:
             _log(log, ev, ev_n, b, EV_FOLD, 0, 0)
         st[ST_PASS] += 1
-        if _draw(b, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+        if _draw_call(b, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
             return END_STOCK_OUT, np.int64(-1)
-    _end_round_of_checks(2, o, st, out, g, log, ev, ev_n)
+    _end_round_of_checks_call(2, o, st, out, g, log, ev, ev_n)
     return np.int64(-1), np.int64(-1)
 
 
@@ -1040,6 +1048,7 @@ def _play_games(chunk_size, n_players, hand_size, betting, max_turns, position_o
         ``out_decks`` (n_games, 52) int8 each game's shuffled deck.
     """
     n_games = out_games.shape[0]
+    # Threads may call this on disjoint slices of chunks (it releases the GIL).
     for c in range(rng_states.shape[0]):
         lo = c * chunk_size
         hi = min(n_games, lo + chunk_size)
@@ -1047,23 +1056,3 @@ def _play_games(chunk_size, n_players, hand_size, betting, max_turns, position_o
                     rng_states[c], out_games, log, ev, ev_n, out_ev_start, out_decks)
     if log:
         out_ev_start[n_games] = ev_n[0]
-
-
-@pjit
-def _play_games_parallel(chunk_size, n_players, hand_size, betting, max_turns, position_of,
-                         agents, rng_states, out_games):
-    """Like :func:`_play_games` without logging, chunks spread over threads.
-
-    Each chunk owns its random stream and its rows, so the result equals the
-    serial driver's whatever the thread count.
-    """
-    n_games = out_games.shape[0]
-    ev = np.zeros((0, 4), dtype=np.int16)
-    ev_n = np.zeros(1, dtype=np.int64)
-    ev_start = np.zeros(1, dtype=np.int64)
-    decks = np.zeros((0, DECK_SIZE), dtype=np.int8)
-    for c in prange(rng_states.shape[0]):
-        lo = c * chunk_size
-        hi = min(n_games, lo + chunk_size)
-        _play_chunk(lo, hi, n_players, hand_size, betting, max_turns, position_of, agents,
-                    rng_states[c], out_games, False, ev, ev_n, ev_start, decks)
