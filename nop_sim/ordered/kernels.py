@@ -24,6 +24,8 @@ Rules as played here (the choices SPEC section 9 leaves open are marked *):
   a Kind, Three of a Kind, Two Pair, One Pair, High Card, then the group ranks
   and kickers highest first; tied players always hold the same number of
   cards*), then a shared win. *A deal that leaves no stock means nobody draws.*
+  *A game still running after ``max_turns`` turns ends as ``capped`` and is
+  decided the same way.* One deck: no card code repeats.
 - Round of checks: every turn without a play (a check, and in the advanced
   rules a Bet, Fold, Call or the bettor's Fold) extends a run of passes; a
   play ends it. When the run reaches the number of players the middle is
