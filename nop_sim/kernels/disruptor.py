@@ -76,13 +76,15 @@ WHY_INSTANT = 6
 
 
 @jit(_nrt=False)
-def discard_disruptor(st, out, card, owner, why):
+def discard_disruptor(st, out, card, owner, why, arg):
+    """Put ``card`` on the Disruptor discard pile (``arg``: an Elevator's category, else -1)."""
     g, ddisc = st[0], st[10]
     ddisc[g[G_DDISC_N]] = card
     g[G_DDISC_N] += 1
     if why != WHY_INSTANT:
         out[3][DS_DISCARDED, card] += 1
-    log_event(out[6], g, EV_DISRUPTOR_DISCARD, owner, card, why, -1, -1, -1, -1, -1, -1, -1, -1)
+    log_event(out[6], g, EV_DISRUPTOR_DISCARD, owner, card, why, arg, -1, -1, -1, -1, -1, -1,
+              -1)
 
 
 @jit(_nrt=False)
@@ -174,16 +176,18 @@ def _apply_instant(st, cfg, out, rng, p, card):
         if k > 0:
             i = choose_purge(st, cfg, p, rng, owners, slots, k)
             q = owners[i]
+            arg = -1
             if q < 0:
                 target = comm[slots[i]]
                 comm[slots[i]] = -1
             else:
                 target = ps[q, P_PERS0 + slots[i]]
+                arg = ps[q, P_ARG0 + slots[i]]
                 ps[q, P_PERS0 + slots[i]] = -1
                 ps[q, P_ARG0 + slots[i]] = -1
             a1 = target
             a2 = q
-            discard_disruptor(st, out, target, q, WHY_PURGED)
+            discard_disruptor(st, out, target, q, WHY_PURGED, arg)
     log_event(ev, g, EV_EFFECT, p, card, a1, a2, g[G_DART], -1, -1, -1, -1, -1, -1)
 
 
@@ -197,13 +201,14 @@ def take_card(st, cfg, out, rng, p, card):
     kind = dtype[card]
     if kind == TYPE_INSTANT:
         _apply_instant(st, cfg, out, rng, p, card)
-        discard_disruptor(st, out, card, p, WHY_INSTANT)
+        discard_disruptor(st, out, card, p, WHY_INSTANT, -1)
         return
     if kind == TYPE_PERSONAL:
         slot = 0 if ps[p, P_PERS0] < 0 else (1 if ps[p, P_PERS0 + 1] < 0 else -1)
         if slot < 0:
             slot = choose_personal_drop(st, cfg, p, rng)
-            discard_disruptor(st, out, ps[p, P_PERS0 + slot], p, WHY_PERSONAL_ROOM)
+            discard_disruptor(st, out, ps[p, P_PERS0 + slot], p, WHY_PERSONAL_ROOM,
+                              ps[p, P_ARG0 + slot])
         arg = -1
         if card == D_ELEVATOR:
             arg = choose_elevator_category(st, cfg, p, rng)
@@ -214,7 +219,7 @@ def take_card(st, cfg, out, rng, p, card):
     slot = 0 if comm[0] < 0 else (1 if comm[1] < 0 else -1)
     if slot < 0:
         slot = choose_community_drop(st, cfg, p, rng)
-        discard_disruptor(st, out, comm[slot], p, WHY_COMMUNITY_ROOM)
+        discard_disruptor(st, out, comm[slot], p, WHY_COMMUNITY_ROOM, -1)
     comm[slot] = card
     log_event(out[6], st[0], EV_EFFECT, p, card, -1, slot, -1, -1, -1, -1, -1, -1, -1)
 
@@ -258,4 +263,4 @@ def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
         take_card(st, cfg, out, rng, p, card)
     for i in range(n_rev):
         if not taken[i]:
-            discard_disruptor(st, out, reveal[i], -1, WHY_LEFTOVER)
+            discard_disruptor(st, out, reveal[i], -1, WHY_LEFTOVER, -1)

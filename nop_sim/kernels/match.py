@@ -354,14 +354,14 @@ def _draw(st, cfg, out, rng, order, n_order):
                 g[G_DISC_N] += 1
                 gone[k] = hole[p, k]
                 n_gone += 1
+        log_event(ev, g, EV_DISCARD, p, n_gone, gone[0], gone[1], gone[2], gone[3], gone[4],
+                  -1, -1, -1, -1)
         for k in range(5):
             if not (keep >> k) & 1:
                 hole[p, k] = deal_card(g, stock, disc, rng, counts, ev)
         counts[C_DRAWN] += n_gone
         if n_gone > 0:
             g[G_CARDVER] += 1
-        log_event(ev, g, EV_DISCARD, p, n_gone, gone[0], gone[1], gone[2], gone[3], gone[4],
-                  -1, -1, -1, -1)
         log_event(ev, g, EV_DRAWN, p, hole[p, 0], hole[p, 1], hole[p, 2], hole[p, 3],
                   hole[p, 4], -1, -1, -1, -1, -1)
 
@@ -590,7 +590,7 @@ def _eliminate(st, cfg, out, order, n_order):
                 g[G_BANK_IN] += amount
                 oplayer[p, PL_SAFETY_SAVES] += 1
                 log_event(ev, g, EV_SAFETY, p, amount, -1, -1, -1, -1, -1, -1, -1, -1, -1)
-                discard_disruptor(st, out, D_SAFETY_NET, p, WHY_SAFETY_NET)
+                discard_disruptor(st, out, D_SAFETY_NET, p, WHY_SAFETY_NET, -1)
                 saved = True
                 break
         if saved:
@@ -604,7 +604,7 @@ def _eliminate(st, cfg, out, order, n_order):
             c = ps[p, P_PERS0 + s]
             if c >= 0:
                 ps[p, P_PERS0 + s] = -1
-                discard_disruptor(st, out, c, p, WHY_ELIMINATED)
+                discard_disruptor(st, out, c, p, WHY_ELIMINATED, ps[p, P_ARG0 + s])
         g[G_ALIVE] -= 1
         counts[C_ELIMINATIONS] += 1
         log_event(ev, g, EV_ELIMINATED, p, g[G_HAND], -1, -1, -1, -1, -1, -1, -1, -1, -1)

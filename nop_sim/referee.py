@@ -1,0 +1,954 @@
+"""Replay New Order Poker event logs in plain Python and check every rule.
+
+The referee shares nothing with the match kernels but the log format
+(:mod:`nop_sim.events`): it keeps its own chips, pots, column, dart, tokens,
+hands, piles and Disruptors, and checks each logged transition against the
+SPEC (sections 3-7):
+
+- antes (exemptions, double_ante, short stacks all-in);
+- cards: no card more often than ``decks`` copies among hands, board and the
+  discard pile; discards come from the hand; the stock is rebuilt from the
+  discard pile only when it ran out;
+- betting: turn order (first able player left of the dealer, round over when
+  everyone able has acted and matched), legal actions and amounts for limit,
+  pot-limit and no-limit, raise caps, all-ins;
+- manipulation: only with a bet, call or raise, at most
+  ``promotions_per_action``, never the top category, never in a frozen
+  market, the fee (dart, price ceiling, brokers) paid in full to the pot or the
+  bank, the dart's step (inflation) and cap;
+- hedging: on the player's turn, before the action, paying the cost, moving
+  only to another category; payouts at showdown on the main pot's winning
+  category, in seat order, from the pot (partial) or the bank, doubled by
+  hedge_fund / hedge_boom, for folded players too;
+- showdown: shown hands re-scored (the referee's own best-of-five search under
+  the column, elevation and inversion; hands holding a wild card are scored by
+  :mod:`nop_sim.evaluator`, itself tested against an independent oracle),
+  mucks only by beaten hands, side pots and their winners, odd chips;
+- the draft: k + 1 reveals (fewer when the piles run dry), pick order, mucked
+  hands skipped, mandatory picks, Personal (2) and Community (2) limits, and
+  every effect's result;
+- eliminations (safety_net), chips after every hand against the log, chip
+  conservation with bank flows, the button, the match end and its winner.
+
+Use :func:`check_results` on the output of ``play_matches(..., log_every=k)``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from nop_sim import types as T
+from nop_sim.disruptors import mix_arrays
+from nop_sim.rules import Settings
+
+__all__ = ["RuleViolation", "check_log", "check_results"]
+
+ACTIONS = ("fold", "check", "call", "bet", "raise")
+
+
+class RuleViolation(AssertionError):
+    """A logged match broke a rule; the message names the match, hand, event and rule."""
+
+
+# -- the referee's own hand scoring ------------------------------------------------------
+def _classify5(cards: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """SPEC 2: the first pattern five cards match, and the tie-break ranks."""
+    ranks = sorted((c // 4 + 2 for c in cards), reverse=True)
+    suits = {c % 4 for c in cards}
+    counts = Counter(ranks)
+    groups = sorted(counts.items(), key=lambda rc: (-rc[1], -rc[0]))
+    shape = [n for _, n in groups]
+    flush = len(suits) == 1
+    top = None
+    if len(counts) == 5:
+        if ranks[0] - ranks[4] == 4:
+            top = ranks[0]
+        elif ranks == [14, 5, 4, 3, 2]:
+            top = 5
+    if shape == [5]:
+        return (0 if flush else 2), (groups[0][0],)
+    if shape == [3, 2]:
+        return (1 if flush else 6), (groups[0][0], groups[1][0])
+    if top is not None and flush:
+        return (3, ()) if top == 14 else (4, (top,))
+    if shape == [4, 1]:
+        return 5, (groups[0][0], groups[1][0])
+    if flush:
+        return 7, tuple(ranks)
+    if top is not None:
+        return 8, (top,)
+    if shape == [3, 1, 1]:
+        return 9, (groups[0][0], groups[1][0], groups[2][0])
+    if shape == [2, 2, 1]:
+        return 10, (groups[0][0], groups[1][0], groups[2][0])
+    if shape == [2, 1, 1, 1]:
+        return 11, tuple(r for r, _ in groups)
+    return 12, tuple(ranks)
+
+
+@lru_cache(maxsize=200_000)
+def _best(cards: tuple[int, ...], positions: tuple[int, ...], elevated: int,
+          inverted: bool) -> tuple[tuple, int]:
+    """(key, category) of the best five: a smaller effective position wins, then an
+    elevated hand over a natural one, then the tie-break (SPEC 2)."""
+    best = None
+    for five in combinations(cards, 5):
+        cat, tb = _classify5(five)
+        eff = 12 - positions[cat] if inverted else positions[cat]
+        elev = (elevated >> cat) & 1
+        key = (-(eff - elev), elev, tb)
+        if best is None or key > best[0]:
+            best = (key, cat)
+    return best
+
+
+def _wild_score(cards: list[int], order: list[int], wild: int, elevated: int, inverted: bool,
+                decks: int) -> tuple[tuple, int]:
+    from nop_sim.column import Column
+    from nop_sim.evaluator import category_of_scores, evaluate
+
+    arr = np.full(8, -1, np.int8)
+    arr[: len(cards)] = cards
+    column = Column(order)
+    score = int(evaluate(arr[None, :], column, wild_ranks=wild, elevated=elevated,
+                         inverted=inverted, decks=decks)[0])
+    cat = int(category_of_scores(np.array([score]), column, inverted=inverted)[0])
+    # the evaluator's score, level << 20 | tie-break nibbles, as the referee's key
+    level = score >> 20
+    e = level & 1
+    p = 13 - (level - 3 * e) // 2
+    tb = tuple(r for r in ((score >> (16 - 4 * i)) & 15 for i in range(5)) if r)
+    return (-(p - e), e, tb), cat
+
+
+# -- state -------------------------------------------------------------------------------------
+@dataclass
+class _Hand:
+    number: int
+    button: int
+    order: list[int]
+    ante: int
+    betting: str
+    inverted: bool
+    third: int
+    frozen: bool
+    ceiling: int
+    inflation: int
+    hedge_mult: int
+    committed: list[int]
+    folded: list[bool]
+    allin: list[bool]
+    in_hand: list[bool]
+    hole: dict[int, list[int]] = field(default_factory=dict)
+    board: list[int] = field(default_factory=list)
+    dead: int = 0
+    phase: str = "ante"
+    # betting round
+    rnd: int = -1
+    level: int = 0
+    n_raises: int = 0
+    last_raise: int = 0
+    round_bet: list[int] = field(default_factory=list)
+    acted: list[bool] = field(default_factory=list)
+    last_actor: int = -1
+    turn_seat: int = -1
+    turn_promotions: int = 0
+    turn_hedged: bool = False
+    drew: set = field(default_factory=set)
+    # showdown
+    shown: dict[int, tuple] = field(default_factory=dict)
+    scores: dict[int, int] = field(default_factory=dict)
+    cats: dict[int, int] = field(default_factory=dict)
+    mucked: set = field(default_factory=set)
+    best_shown: int = -1
+    pots: list[list] = field(default_factory=list)  # [amount, eligible set]
+    pot_i: int = 0
+    awards_due: list = field(default_factory=list)
+    hedge_due: list = field(default_factory=list)
+    k_showdown: int = 0
+    pickers: list[int] = field(default_factory=list)
+    reveal: list[int] = field(default_factory=list)
+    taken: list[bool] = field(default_factory=list)
+    n_picks: int = 0
+    drafting: bool = False
+
+
+class _Referee:
+    def __init__(self, settings: Settings):
+        self.s = settings
+        mix = mix_arrays(settings.disruptor_mix)
+        self.deck0 = Counter(int(c) for c in mix.deck)
+        self.kind = [T.TYPE_NAMES[int(t)] for t in mix.type]
+        self.amount = [int(a) for a in mix.amount]
+        self.where = ""
+
+    # -- helpers ----------------------------------------------------------------
+    def fail(self, msg: str) -> None:
+        raise RuleViolation(f"{self.where}: {msg}")
+
+    def expect(self, cond: bool, msg: str) -> None:
+        if not cond:
+            self.fail(msg)
+
+    def ids(self, name: str) -> int:
+        return T.DISRUPTOR_IDS.index(name)
+
+    def held(self, p: int, card: str) -> int:
+        c = self.ids(card)
+        return sum(1 for x, _ in self.personal[p] if x == c)
+
+    def in_community(self, card: str) -> int:
+        c = self.ids(card)
+        return sum(1 for x in self.community if x == c)
+
+    def pot_total(self) -> int:
+        return self.h.dead + sum(self.h.committed)
+
+    def can_act(self, p: int) -> bool:
+        h = self.h
+        return h.in_hand[p] and not h.folded[p] and not h.allin[p]
+
+    def live(self) -> list[int]:
+        h = self.h
+        return [p for p in range(self.n) if h.in_hand[p] and not h.folded[p]]
+
+    def fee(self, p: int) -> int:
+        f = self.dart
+        if self.h.ceiling > 0:
+            f = min(f, self.h.ceiling)
+        f -= self.held(p, "broker") * self.amount[self.ids("broker")]
+        return max(f, 0)
+
+    def add_card(self, c: int) -> None:
+        self.expect(0 <= c < 52, f"card code {c} out of range")
+        self.in_play[c] += 1
+        seen = self.in_play[c] + self.discards[c]
+        self.expect(seen <= self.s.decks, f"card {c} appears {seen} times with decks={self.s.decks}")
+
+    # -- match ----------------------------------------------------------------------
+    def match_start(self, r: dict) -> None:
+        s = self.s
+        self.n = s.players
+        self.expect(r["players"] == self.n, "players")
+        self.expect(r["chips"] == s.starting_chips, "starting chips")
+        self.expect(r["dart"] == s.dart_start, "dart starts at dart_start")
+        self.expect(r["disruptor_cards"] == sum(self.deck0.values()), "Disruptor deck size")
+        self.expect(0 <= r["button"] < self.n, "button seat")
+        self.chips = [s.starting_chips] * self.n
+        self.alive = [True] * self.n
+        self.total0 = s.starting_chips * self.n
+        self.bank_in = 0
+        self.bank_out = 0
+        self.dart = s.dart_start
+        self.column = list(range(13))
+        self.personal: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
+        self.community: list[int] = []
+        self.d_pool = Counter(self.deck0)  # Disruptors in the deck or its discard pile
+        self.d_discard = 0
+        self.d_deck = sum(self.deck0.values())
+        self.hedge = [-1] * self.n
+        self.button = r["button"]
+        self.hand_no = 0
+        self.elim_hand = [0] * self.n
+        self.start_chips = [0] * self.n
+        self.picking = (-1, -1)
+        self.last_purged = None
+        self.pending_instant = None
+
+    def hand_start(self, r: dict) -> None:
+        s = self.s
+        self.hand_no += 1
+        self.expect(r["hand"] == self.hand_no, "hands are numbered in order")
+        self.expect(sum(self.alive) > 1, "a hand starts only with two or more players")
+        if self.hand_no > 1:
+            b = self.button
+            for i in range(1, self.n + 1):
+                q = (b + i) % self.n
+                if self.alive[q]:
+                    self.button = q
+                    break
+        self.expect(r["button"] == self.button, "the button moves to the next player still in")
+        if s.dart_reset == "hand":
+            self.dart = s.dart_start
+        self.expect(r["dart"] == self.dart, f"dart {r['dart']} != {self.dart}")
+        comm = [T.DISRUPTOR_IDS[c] for c in self.community]
+        inverted = "inversion" in comm
+        betting = "no-limit" if "no_limit" in comm else s.betting
+        third = 2 if "third_card" in comm else 1
+        frozen = "frozen_market" in comm
+        ceiling = self.amount[self.ids("price_ceiling")] if "price_ceiling" in comm else 0
+        inflation = 1
+        ante_mult = 1
+        hedge_mult = 1
+        for name in comm:
+            a = self.amount[self.ids(name)]
+            if name == "inflation":
+                inflation *= a
+            elif name == "double_ante":
+                ante_mult *= a
+            elif name == "hedge_boom":
+                hedge_mult *= a
+        expected = dict(inverted=int(inverted), betting=betting, community_cards_i=third,
+                        ante=s.ante * ante_mult, frozen=int(frozen), fee_ceiling=ceiling,
+                        dart_step_mult=inflation, hedge_mult=hedge_mult)
+        for k, v in expected.items():
+            self.expect(r[k] == v, f"hand flag {k}: logged {r[k]}, rules say {v}")
+        order = [(self.button + i) % self.n for i in range(1, self.n + 1)]
+        order = [p for p in order if self.alive[p]]
+        if s.hedge_scope == "hand":
+            self.hedge = [-1] * self.n
+        self.start_chips = list(self.chips)
+        self.in_play = Counter()
+        self.discards = Counter()
+        self.h = _Hand(
+            number=self.hand_no, button=self.button, order=order, ante=s.ante * ante_mult,
+            betting=betting, inverted=inverted, third=third, frozen=frozen, ceiling=ceiling,
+            inflation=inflation, hedge_mult=hedge_mult, committed=[0] * self.n,
+            folded=[False] * self.n, allin=[False] * self.n,
+            in_hand=[self.alive[p] for p in range(self.n)],
+        )
+        self.ante_i = 0
+
+    # -- phases -----------------------------------------------------------------------
+    def ante(self, r: dict) -> None:
+        h = self.h
+        p = r["seat"]
+        self.expect(h.phase == "ante" and self.ante_i < len(h.order)
+                    and h.order[self.ante_i] == p, "antes in seat order left of the dealer")
+        self.ante_i += 1
+        due = 0 if self.held(p, "ante_exempt") else min(h.ante, self.chips[p])
+        self.expect(r["amount"] == due, f"ante {r['amount']} != {due}")
+        self.chips[p] -= due
+        h.committed[p] += due
+        h.allin[p] = self.chips[p] == 0
+        self.expect(bool(r["all_in"]) == h.allin[p], "all-in after the ante")
+
+    def deal(self, r: dict) -> None:
+        h = self.h
+        p = r["seat"]
+        self.expect(h.in_hand[p] and p not in h.hole, "five cards to each player once")
+        cards = [self.code(c) for c in r["cards"]]
+        for c in cards:
+            self.add_card(c)
+        h.hole[p] = cards
+        if len(h.hole) == len(h.order):
+            self.start_round(0)
+
+    @staticmethod
+    def code(text: str) -> int:
+        from nop_sim.cards import parse_card
+
+        return parse_card(text)
+
+    # -- betting ---------------------------------------------------------------------
+    def start_round(self, rnd: int) -> None:
+        h = self.h
+        h.phase = "bet"
+        h.rnd = rnd
+        h.level = 0
+        h.n_raises = 0
+        h.last_raise = self.s.small_bet
+        h.round_bet = [0] * self.n
+        h.acted = [False] * self.n
+        h.last_actor = h.button
+        h.turn_seat = -1
+        self.advance_turn(first=True)
+
+    def advance_turn(self, first: bool = False) -> None:
+        """Find who acts next (left of the last actor), or close the round."""
+        h = self.h
+        able = [p for p in range(self.n) if self.can_act(p)]
+        if len(self.live()) <= 1 or (first and len(able) < 2):
+            h.turn_seat = -1
+            return
+        for i in range(1, self.n + 1):
+            p = (h.last_actor + i) % self.n
+            if self.can_act(p) and (not h.acted[p] or h.round_bet[p] < h.level):
+                if h.round_bet[p] >= h.level and not any(self.can_act(q) for q in able if q != p):
+                    h.acted[p] = True  # nobody left to bet against and nothing to call
+                    continue
+                h.turn_seat = p
+                h.turn_promotions = 0
+                h.turn_hedged = False
+                return
+        h.turn_seat = -1
+
+    def round_over(self) -> None:
+        self.expect(self.h.phase != "bet" or self.h.turn_seat == -1,
+                    f"betting round closed while seat {self.h.turn_seat} still had to act")
+
+    def hedge_ev(self, r: dict) -> None:
+        h = self.h
+        p = r["seat"]
+        self.expect(h.phase == "bet" and h.turn_seat == p, "hedges only on one's turn")
+        self.expect(not h.turn_hedged and h.turn_promotions == 0,
+                    "one hedge per turn, before the action")
+        cost = self.s.hedge_cost
+        self.expect(r["cost"] == cost, "hedge cost")
+        self.expect(self.chips[p] >= cost, "the hedge is paid in full")
+        cat = self.cat_id(r["category"])
+        self.expect(cat != self.hedge[p], "a move goes to another category")
+        prev = self.cat_id(r["previous"]) if r["previous"] is not None else -1
+        self.expect(prev == self.hedge[p], "the token moves from where it lay")
+        self.chips[p] -= cost
+        h.dead += cost
+        self.hedge[p] = cat
+        h.turn_hedged = True
+
+    @staticmethod
+    def cat_id(label: str) -> int:
+        from nop_sim.column import parse_category
+
+        return int(parse_category(label))
+
+    def promote(self, r: dict) -> None:
+        h = self.h
+        p = r["seat"]
+        self.expect(h.phase == "bet" and h.turn_seat == p, "promotions only on one's turn")
+        self.expect(not h.frozen, "no manipulation in a frozen market")
+        self.expect(h.turn_promotions < self.s.promotions_per_action,
+                    "at most promotions_per_action promotions")
+        fee = self.fee(p)
+        self.expect(r["fee"] == fee, f"fee {r['fee']} != {fee} (dart {self.dart})")
+        self.expect(self.chips[p] - fee >= 1, "the fee is paid in full, with a chip left to act")
+        cat = self.cat_id(r["category"])
+        pos = self.column.index(cat)
+        self.expect(pos > 0, "the top category cannot be promoted")
+        self.expect(self.cat_id(r["swapped_with"]) == self.column[pos - 1], "swap partner")
+        self.column[pos - 1], self.column[pos] = self.column[pos], self.column[pos - 1]
+        self.chips[p] -= fee
+        if self.s.fee_to == "bank":
+            self.bank_out += fee
+        else:
+            h.dead += fee
+        self.expect(r["fee_to"] == self.s.fee_to, "fee_to")
+        self.dart = min(self.dart + self.s.dart_step * h.inflation, self.s.dart_cap)
+        self.expect(r["dart"] == self.dart, f"dart after the promotion {r['dart']} != {self.dart}")
+        h.turn_promotions += 1
+
+    def action(self, r: dict) -> None:
+        h = self.h
+        s = self.s
+        p = r["seat"]
+        self.expect(h.phase == "bet", "actions only in a betting round")
+        self.expect(h.turn_seat == p, f"seat {p} acted out of turn (seat {h.turn_seat} was next)")
+        act = r["action"]
+        put = r["chips"]
+        chips = self.chips[p]
+        to_call = max(h.level - h.round_bet[p], 0)
+        pot = self.pot_total()
+        if act in ("fold", "check"):
+            self.expect(h.turn_promotions == 0, "promotions only with a bet, call or raise")
+            self.expect(put == 0, "fold and check put in nothing")
+            if act == "check":
+                self.expect(to_call == 0, "check only with nothing to call")
+            if act == "fold":
+                h.folded[p] = True
+        else:
+            self.expect(0 < put <= chips, f"{act} of {put} with {chips} chips")
+            new = h.round_bet[p] + put
+            allin = put == chips
+            if act == "call":
+                self.expect(new <= h.level and (new == h.level or allin),
+                            f"a call matches the bet ({put} vs {to_call}) or is all-in")
+            else:
+                self.expect(new > h.level, f"a {act} must raise the level")
+                size = new - h.level
+                if act == "bet":
+                    self.expect(h.level == 0, "a bet opens the round")
+                else:
+                    self.expect(h.level > 0, "a raise follows a bet")
+                if h.betting == "limit":
+                    unit = s.small_bet if h.rnd == 0 else s.big_bet
+                    self.expect(size == unit or (allin and size < unit),
+                                f"limit {act} is {unit}, got {size}")
+                    if act == "raise":
+                        self.expect(h.n_raises < s.max_raises, "at most max_raises raises")
+                else:
+                    least = s.small_bet if act == "bet" else max(h.last_raise, s.small_bet)
+                    self.expect(size >= least or allin, f"{act} of {size} below the minimum {least}")
+                    if h.betting == "pot-limit":
+                        most = max(pot + to_call, s.small_bet if act == "bet" else 0)
+                        self.expect(size <= max(most, least),
+                                    f"pot-limit {act} of {size} above the pot {most}")
+                if size >= h.last_raise:
+                    h.last_raise = size
+                if act == "raise":
+                    h.n_raises += 1
+                h.level = new
+            self.chips[p] -= put
+            h.committed[p] += put
+            h.round_bet[p] = new
+            if self.chips[p] == 0:
+                h.allin[p] = True
+        self.expect(r["round_bet"] == h.round_bet[p] and r["level"] == h.level,
+                    "round bet and level after the action")
+        self.expect(bool(r["all_in"]) == h.allin[p] and r["stack"] == self.chips[p],
+                    "stack after the action")
+        h.acted[p] = True
+        h.last_actor = p
+        self.advance_turn()
+
+    # -- draw and board ------------------------------------------------------------------
+    def discard(self, r: dict) -> None:
+        h = self.h
+        p = r["seat"]
+        if h.phase == "bet":
+            self.round_over()
+            h.phase = "draw"
+            self.draw_i = 0
+        self.expect(h.phase == "draw", "the draw follows Bet I")
+        live_order = [q for q in h.order if not h.folded[q]]
+        self.expect(self.draw_i < len(live_order) and live_order[self.draw_i] == p,
+                    "draws in seat order left of the dealer, folded players skipped")
+        self.draw_i += 1
+        limit = (self.amount[self.ids("deep_draw")] if self.held(p, "deep_draw")
+                 else self.s.max_discard)
+        self.expect(r["n"] <= min(limit, 5), f"{r['n']} discards, at most {limit}")
+        gone = [self.code(c) for c in r["cards"]]
+        self.expect(len(gone) == r["n"], "discard count")
+        hand = list(h.hole[p])
+        for c in gone:
+            self.expect(c in hand, "a discard comes from the hand")
+            hand.remove(c)
+            self.in_play[c] -= 1
+            self.discards[c] += 1
+        self.pending_keep = (p, hand, r["n"])
+
+    def hole(self, r: dict) -> None:
+        h = self.h
+        p, kept, n_new = self.pending_keep
+        self.expect(r["seat"] == p, "the hand after the draw follows its discards")
+        cards = [self.code(c) for c in r["cards"]]
+        rest = list(cards)
+        for c in kept:
+            self.expect(c in rest, "kept cards stay in the hand")
+            rest.remove(c)
+        self.expect(len(rest) == n_new, "as many drawn as discarded")
+        for c in rest:
+            self.add_card(c)
+        h.hole[p] = cards
+
+    def reshuffle(self, r: dict) -> None:
+        if r["pile"] == "stock":
+            self.expect(r["cards"] == sum(self.discards.values()),
+                        "the new stock is the discard pile")
+            self.discards = Counter()
+        else:
+            self.expect(r["cards"] == self.d_discard, "the new Disruptor deck is its discard pile")
+            self.d_deck += self.d_discard
+            self.d_discard = 0
+
+    def board(self, r: dict) -> None:
+        h = self.h
+        if h.phase == "bet":
+            self.round_over()
+        if h.phase == "draw":
+            self.expect(self.draw_i == len([q for q in h.order if not h.folded[q]]),
+                        "every player still in draws before the community card")
+        cards = [self.code(c) for c in r["cards"]]
+        self.expect(cards[: len(h.board)] == h.board, "community cards stay")
+        new = cards[len(h.board):]
+        want = h.third if not h.board else 1
+        self.expect(len(new) == want, f"{len(new)} community cards revealed, rules say {want}")
+        for c in new:
+            self.add_card(c)
+        h.board = cards
+        self.start_round(1 if len(h.board) == h.third else 2)
+
+    # -- showdown --------------------------------------------------------------------------
+    def _score(self, p: int) -> tuple[tuple, int]:
+        h = self.h
+        cards = h.hole[p] + h.board
+        comm = [T.DISRUPTOR_IDS[c] for c in self.community]
+        wild = 1 if ("deuces_wild" in comm or self.held(p, "wild_deuces")) else 0
+        elevated = 0
+        for c, arg in self.personal[p]:
+            if T.DISRUPTOR_IDS[c] == "elevator":
+                elevated |= 1 << arg
+        if wild and any(c // 4 == 0 for c in cards):
+            return _wild_score(cards, self.column, wild, elevated, h.inverted, self.s.decks)
+        positions = [0] * 13
+        for i, c in enumerate(self.column):
+            positions[c] = i
+        return _best(tuple(sorted(cards)), tuple(positions), elevated, h.inverted)
+
+    def show(self, r: dict, mucked: bool) -> None:
+        h = self.h
+        p = r["seat"]
+        if h.phase == "bet":
+            self.round_over()
+            h.phase = "showdown"
+            self.show_i = 0
+            h.k_showdown = len(self.live())
+            self.expect(h.k_showdown > 1, "a showdown needs two hands")
+        self.expect(h.phase == "showdown", "showdown after Bet III")
+        live_order = [q for q in h.order if not h.folded[q]]
+        self.expect(self.show_i < len(live_order) and live_order[self.show_i] == p,
+                    "hands are shown in seat order left of the dealer")
+        self.show_i += 1
+        key, cat = self._score(p)
+        if mucked:
+            self.expect(h.best_shown >= 0 and key < h.shown[h.best_shown][0],
+                        "only a hand that cannot beat the best shown may muck")
+            h.mucked.add(p)
+            if len(h.shown) + len(h.mucked) == h.k_showdown:
+                self.settle()
+            return
+        self.expect(cat == self.cat_id(r["category"]), f"seat {p} shows {r['category']}, "
+                    f"the referee finds {cat}")
+        for q, (k2, _) in h.shown.items():
+            s1, s2 = r["score"], h.scores[q]
+            self.expect((key > k2) == (s1 > s2) and (key == k2) == (s1 == s2),
+                        f"seats {p} and {q}: logged scores disagree with the referee's")
+        h.shown[p] = (key, cat)
+        h.scores[p] = r["score"]
+        h.cats[p] = cat
+        if h.best_shown < 0 or key > h.shown[h.best_shown][0]:
+            h.best_shown = p
+        if len(h.shown) + len(h.mucked) == h.k_showdown:
+            self.settle()
+
+    def settle(self) -> None:
+        """Compute hedge payouts and pots the referee's way; later events are compared."""
+        h = self.h
+        best = max(k for k, _ in h.shown.values())
+        win_cats = {h.cats[p] for p, (k, _) in h.shown.items() if k == best}
+        live = self.live()
+        levels = sorted({h.committed[p] for p in live})
+        pots = []
+        prev = 0
+        for j, lv in enumerate(levels):
+            amt = sum(min(max(c - prev, 0), lv - prev) for c in h.committed)
+            if j == len(levels) - 1:
+                amt += sum(max(c - lv, 0) for c in h.committed)
+            if j == 0:
+                amt += h.dead
+            elig = {p for p in h.shown if h.committed[p] >= lv}
+            pots.append([amt, elig])
+            prev = lv
+        for j in range(len(pots) - 1, 0, -1):
+            if not pots[j][1]:
+                pots[j - 1][0] += pots[j][0]
+                pots[j][0] = 0
+        self.expect(sum(a for a, _ in pots) == self.pot_total(), "pots add up to the pot")
+        hedge_due = []
+        for p in h.order:
+            if self.hedge[p] in win_cats:
+                due = self.s.hedge_payout * h.hedge_mult * (
+                    self.amount[self.ids("hedge_fund")] ** self.held(p, "hedge_fund"))
+                paid = due
+                if self.s.hedge_from == "pot":
+                    paid = 0
+                    for pot in pots:
+                        take = min(due - paid, pot[0])
+                        pot[0] -= take
+                        paid += take
+                hedge_due.append((p, paid, due))
+        h.hedge_due = hedge_due
+        awards = []
+        for j, (amt, elig) in enumerate(pots):
+            if not elig or amt == 0:
+                continue
+            top = max(h.shown[p][0] for p in elig)
+            winners = [p for p in h.order if p in elig and h.shown[p][0] == top]
+            share, odd = divmod(amt, len(winners))
+            awards.append((j, amt, set(elig), winners,
+                           [share + (1 if i < odd else 0) for i in range(len(winners))]))
+        h.awards_due = awards
+        h.phase = "payout"
+        # draft order: best first, equal hands in seat order left of the dealer
+        shown_order = [p for p in h.order if p in h.shown]
+        ranked = []
+        for p in shown_order:
+            i = 0
+            while i < len(ranked) and h.shown[ranked[i]][0] >= h.shown[p][0]:
+                i += 1
+            ranked.insert(i, p)
+        h.pickers = ranked
+        h.drafting = True
+
+    def hedge_pay(self, r: dict) -> None:
+        h = self.h
+        self.expect(h.phase == "payout" and h.hedge_due, "hedges pay at showdown only")
+        p, paid, due = h.hedge_due.pop(0)
+        self.expect(r["seat"] == p and r["paid"] == paid and r["due"] == due,
+                    f"hedge payout to {r['seat']} of {r['paid']}/{r['due']}, "
+                    f"rules say seat {p} gets {paid}/{due}")
+        self.chips[p] += paid
+        if self.s.hedge_from == "bank":
+            self.bank_in += paid
+
+    def pot(self, r: dict) -> None:
+        h = self.h
+        self.expect(h.phase == "payout" and not h.hedge_due, "pots after every hedge payout")
+        self.expect(h.awards_due, "no more pots to award")
+        j, amt, elig, winners, shares = h.awards_due[0]
+        self.expect(r["index"] == j and r["amount"] == amt, f"pot {r['index']} of {r['amount']},"
+                    f" rules say pot {j} of {amt}")
+        self.expect(set(r["eligible"]) == elig and r["winners"] == sorted(winners),
+                    "side pot eligibility and winners")
+        self.award_queue = list(zip(winners, shares, strict=True))
+        h.awards_due.pop(0)
+
+    def award(self, r: dict) -> None:
+        p, share = self.award_queue.pop(0)
+        self.expect(r["seat"] == p and r["chips"] == share,
+                    f"award {r['chips']} to {r['seat']}, rules say {share} to {p} (odd chips "
+                    f"first left of the dealer)")
+        self.chips[p] += share
+
+    def fold_win(self, r: dict) -> None:
+        h = self.h
+        self.round_over()
+        live = self.live()
+        self.expect(len(live) == 1 and live[0] == r["seat"], "the last player takes the pot")
+        self.expect(r["chips"] == self.pot_total(), "the whole pot")
+        self.chips[r["seat"]] += r["chips"]
+        h.phase = "payout"
+        h.k_showdown = 1
+        h.pickers = [r["seat"]] if self.s.draft_without_showdown else []
+        h.drafting = self.s.draft_without_showdown
+
+    # -- Disruptors -----------------------------------------------------------------------
+    def reveal(self, r: dict) -> None:
+        h = self.h
+        self.expect(h.drafting and not h.awards_due and not h.hedge_due,
+                    "Disruptors are revealed after the pot, after a showdown")
+        cards = [self.ids(c) for c in r["cards"]]
+        want = min(h.k_showdown + 1, self.d_deck + self.d_discard)
+        self.expect(len(cards) == want, f"{len(cards)} revealed, rules say {want}")
+        for c in cards:
+            self.expect(self.d_pool[c] > 0, "a revealed card comes from the deck")
+            self.d_pool[c] -= 1
+            self.d_deck -= 1
+        self.expect(self.d_deck >= 0, "revealed more than the deck held")
+        h.reveal = cards
+        h.taken = [False] * len(cards)
+        h.n_picks = 0
+
+    def pick(self, r: dict) -> None:
+        h = self.h
+        self.expect(h.n_picks < len(h.pickers), "more picks than drafters")
+        p = h.pickers[h.n_picks]
+        self.expect(r["seat"] == p, f"seat {r['seat']} picked, seat {p} was next")
+        i = r["index"]
+        self.expect(0 <= i < len(h.reveal) and not h.taken[i]
+                    and h.reveal[i] == self.ids(r["card"]), "a pick takes a revealed card")
+        h.taken[i] = True
+        h.n_picks += 1
+        self.picking = (p, h.reveal[i])
+        self.last_purged = None
+
+    def effect(self, r: dict) -> None:
+        p, card = self.picking
+        name = r["card"]
+        self.expect(self.ids(name) == card and r["seat"] == p, "the effect is the picked card's")
+        kind = self.kind[card]
+        a, b = r["a"], r["b"]
+        amt = self.amount[card]
+        s = self.s
+        if kind == "instant":
+            if name == "market_crash":
+                self.dart = max(self.dart - amt, s.dart_start)
+                self.expect(a == self.dart, "market_crash")
+            elif name == "bull_run":
+                self.dart = min(self.dart + amt, s.dart_cap)
+                self.expect(a == self.dart, "bull_run")
+            elif name in ("insider_tip", "short_sell"):
+                pos = self.column.index(a)
+                j = pos - 1 if name == "insider_tip" else pos + 1
+                self.expect(0 <= j < 13, f"{name} cannot move {a} past the end")
+                self.column[pos], self.column[j] = self.column[j], self.column[pos]
+            elif name == "windfall":
+                self.expect(a == amt, "windfall")
+                self.chips[p] += amt
+                self.bank_in += amt
+            elif name == "levy":
+                got = 0
+                for q in range(self.n):
+                    if q != p and self.alive[q]:
+                        pay = min(amt, self.chips[q])
+                        self.chips[q] -= pay
+                        got += pay
+                self.expect(a == got, f"levy collected {a}, rules say {got}")
+                self.chips[p] += got
+            elif name == "restore_order":
+                self.column = list(range(13))
+            elif name == "swap_any":
+                self.expect(a != b, "swap_any swaps two categories")
+                i, j = self.column.index(a), self.column.index(b)
+                self.column[i], self.column[j] = self.column[j], self.column[i]
+            elif name == "purge":
+                if a == -1:
+                    in_play = sum(len(x) for x in self.personal) + len(self.community)
+                    self.expect(in_play == 0 and self.last_purged is None,
+                                "purge discards a card whenever one is in play")
+                else:
+                    self.expect(self.last_purged == (a, b), "purge names the card it discarded")
+            self.expect(r["dart"] == self.dart, "dart after the effect")
+            self.pending_instant = card
+        elif kind == "personal":
+            if len(self.personal[p]) >= 2:
+                self.fail("a third Personal card without discarding one")
+            if name == "elevator":
+                self.expect(0 <= a < 13, "the Elevator names a category")
+            self.personal[p].append((card, a))
+        else:
+            self.expect(len(self.community) < 2, "a third Community card without discarding one")
+            self.community.append(card)
+
+    def d_discard_ev(self, r: dict) -> None:
+        h = self.h
+        card = self.ids(r["card"])
+        why = r["why"]
+        seat = r["seat"]
+        if why == "instant":
+            self.expect(getattr(self, "pending_instant", None) == card, "an instant is discarded")
+            self.pending_instant = None
+        elif why == "leftover":
+            idx = [i for i, c in enumerate(h.reveal) if c == card and not h.taken[i]]
+            self.expect(h.n_picks == min(len(h.pickers), len(h.reveal)) and idx,
+                        "only cards nobody picked are left over; picking is mandatory")
+            h.taken[idx[0]] = True
+        elif why == "personal_room":
+            held = [i for i, ca in enumerate(self.personal[seat]) if ca == (card, r["named"])]
+            self.expect(len(self.personal[seat]) == 2 and held,
+                        "a Personal card is discarded only to make room for a third")
+            self.personal[seat].pop(held[0])
+        elif why == "community_room":
+            self.expect(len(self.community) == 2 and card in self.community,
+                        "a Community card is discarded only to make room for a third")
+            self.community.remove(card)
+        elif why == "purged":
+            owner = seat
+            self.expect(self.picking[1] == self.ids("purge") and self.last_purged is None,
+                        "only purge discards a card from play, one")
+            self.last_purged = (card, owner)
+            if owner < 0:
+                self.expect(card in self.community, "purged community card in play")
+                self.community.remove(card)
+            else:
+                held = [i for i, ca in enumerate(self.personal[owner]) if ca == (card, r["named"])]
+                self.expect(bool(held), "purged personal card in play")
+                self.personal[owner].pop(held[0])
+        elif why == "eliminated":
+            held = [i for i, ca in enumerate(self.personal[seat]) if ca == (card, r["named"])]
+            self.expect(bool(held), "an eliminated player's card")
+            self.personal[seat].pop(held[0])
+        elif why == "safety_net":
+            pass  # removed in safety()
+        self.d_pool[card] += 1
+        self.d_discard += 1
+
+    # -- end of hand and match ----------------------------------------------------------------
+    def safety(self, r: dict) -> None:
+        p = r["seat"]
+        self.expect(self.chips[p] == 0, "the safety net catches a player with 0 chips")
+        held = [i for i, (c, _) in enumerate(self.personal[p])
+                if T.DISRUPTOR_IDS[c] == "safety_net"]
+        self.expect(bool(held), "a safety net only for its holder")
+        self.personal[p].pop(held[0])
+        amt = self.amount[self.ids("safety_net")]
+        self.expect(r["chips"] == amt, "safety_net chips")
+        self.chips[p] += amt
+        self.bank_in += amt
+
+    def eliminated(self, r: dict) -> None:
+        p = r["seat"]
+        self.expect(self.alive[p] and self.chips[p] == 0, "only players with 0 chips are out")
+        self.expect(not self.held(p, "safety_net"), "a safety net holder is not eliminated")
+        self.alive[p] = False
+        self.elim_hand[p] = self.hand_no
+        self.hedge[p] = -1
+
+    def hand_end(self, r: dict) -> None:
+        h = self.h
+        self.expect(not h.awards_due and not h.hedge_due, "every pot awarded")
+        if h.drafting and h.reveal:
+            self.expect(all(h.taken), "every revealed card picked or discarded")
+        if h.drafting and not h.reveal:
+            self.expect(self.d_deck + self.d_discard == 0, "a draft reveals cards when any are left")
+        for p in range(self.n):
+            if self.alive[p]:
+                self.expect(self.chips[p] > 0, f"seat {p} has 0 chips and is still in")
+        self.expect(r["chips"] == self.chips, f"chips {r['chips']} != referee's {self.chips}")
+        self.expect(sum(self.chips) == self.total0 + self.bank_in - self.bank_out,
+                    "chips are conserved (bank flows counted)")
+        self.expect(r["dart"] == self.dart and r["bank_net"] == self.bank_in - self.bank_out,
+                    "dart and bank at the hand's end")
+        self.expect(1 <= self.dart <= self.s.dart_cap or self.dart == self.s.dart_start,
+                    "the dart stays within its range")
+        for p in range(self.n):
+            self.expect(len(self.personal[p]) <= 2, "at most 2 Personal cards")
+        self.expect(len(self.community) <= 2, "at most 2 Community cards")
+
+    def match_end(self, r: dict) -> None:
+        alive = [p for p in range(self.n) if self.alive[p]]
+        unresolved = len(alive) > 1
+        self.expect(bool(r["unresolved"]) == unresolved, "unresolved flag")
+        if unresolved:
+            self.expect(self.hand_no == self.s.max_hands, "only the max_hands cap leaves it open")
+            most = max(self.chips[p] for p in alive)
+            self.expect(self.chips[r["winner"]] == most and self.alive[r["winner"]],
+                        "an unresolved match goes to the chip leader")
+        else:
+            self.expect(r["winner"] == alive[0], "the last player in wins")
+        self.expect(r["hands"] == self.hand_no, "hands played")
+
+    # -- dispatch ----------------------------------------------------------------------------
+    def event(self, r: dict) -> None:
+        ev = r["event"]
+        self.where = f"match {r['match']}, hand {r['hand']}, {ev} seat {r['seat']}"
+        handler = {
+            "match_start": self.match_start, "hand_start": self.hand_start, "ante": self.ante,
+            "deal": self.deal, "hedge": self.hedge_ev, "promote": self.promote,
+            "action": self.action, "discard": self.discard, "hole": self.hole,
+            "board": self.board, "hedge_pay": self.hedge_pay, "pot": self.pot,
+            "award": self.award, "fold_win": self.fold_win, "reveal": self.reveal,
+            "pick": self.pick, "effect": self.effect, "disruptor_discard": self.d_discard_ev,
+            "eliminated": self.eliminated, "safety_net": self.safety,
+            "reshuffle": self.reshuffle, "hand_end": self.hand_end, "match_end": self.match_end,
+        }.get(ev)
+        if ev == "show":
+            self.show(r, mucked=False)
+        elif ev == "muck":
+            self.show(r, mucked=True)
+        elif handler is None:
+            self.fail(f"unknown event {ev!r}")
+        else:
+            handler(r)
+
+
+def check_log(records: list[dict[str, Any]], settings: Settings) -> int:
+    """Replay the records of logged matches (dicts of :func:`nop_sim.events.to_records`).
+
+    Returns the number of matches checked; raises :class:`RuleViolation` at the
+    first broken rule.
+    """
+    ref = None
+    n = 0
+    for r in records:
+        if r["event"] == "match_start":
+            ref = _Referee(settings)
+            n += 1
+        if ref is None:
+            raise RuleViolation("the log does not start with match_start")
+        ref.event(r)
+    return n
+
+
+def check_results(results) -> int:
+    """Replay every logged match of a :class:`~nop_sim.engine.MatchResults`."""
+    from nop_sim.events import to_records
+
+    if results.events_lost:
+        raise RuleViolation(f"{results.events_lost} events were dropped: raise log_capacity")
+    return check_log(list(to_records(results.events)), results.settings)
+
