@@ -1,0 +1,71 @@
+"""Benchmark the New Order Poker match engine; prints one JSON object.
+
+One core: 4 players, default settings, every rule and Disruptor in play,
+``balanced`` agents in every seat (then the same with ``random`` agents).
+``parallel_hands_per_s`` uses every core numba sees. ``compile_s`` is the
+first call's time: loading from numba's cache when it is warm, a full compile
+with ``--cold`` (a fresh, temporary cache directory).
+
+    python scripts/bench_engine.py [--seconds 5] [--cold]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+
+def _measure(play, settings, agents, seconds, threads, chunk_size, seed=1):
+    n = 64
+    hands = matches = 0
+    elapsed = 0.0
+    while elapsed < seconds:
+        t = time.perf_counter()
+        r = play(settings, agents, n_matches=n, seed=seed, threads=threads, chunk_size=chunk_size)
+        dt = time.perf_counter() - t
+        elapsed += dt
+        hands += r.count("hands")
+        matches += r.n_matches
+        seed += 1
+        if dt < seconds / 4:
+            n *= 2
+    return hands / elapsed, matches / elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    ap.add_argument("--cold", action="store_true", help="compile from scratch (fresh cache)")
+    args = ap.parse_args()
+    if args.cold:
+        os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nop_sim_bench_")
+    import numba
+
+    from nop_sim.engine import play_matches
+    from nop_sim.rules import Settings
+
+    settings = Settings()
+    t = time.perf_counter()
+    play_matches(settings, "balanced", n_matches=1, seed=0, threads=1)
+    compile_s = time.perf_counter() - t
+    cores = numba.config.NUMBA_NUM_THREADS
+    out = {"players": settings.players, "settings": "default", "compile_s": round(compile_s, 2),
+           "cold_compile": args.cold, "cores": cores}
+    for agents in ("balanced", "random"):
+        hps, mps = _measure(play_matches, settings, agents, args.seconds, 1, 32)
+        phps, _ = _measure(play_matches, settings, agents, args.seconds, cores, 8)
+        key = "" if agents == "balanced" else "random_"
+        out[f"{key}hands_per_s"] = round(hps)
+        out[f"{key}matches_per_s"] = round(mps, 1)
+        out[f"{key}parallel_hands_per_s"] = round(phps)
+    out["python"] = sys.version.split()[0]
+    out["numba"] = numba.__version__
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
