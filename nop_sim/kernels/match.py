@@ -56,7 +56,6 @@ from nop_sim.kernels.state import (
     G_DEAD,
     G_DEUCES,
     G_DISC_N,
-    G_DISTVER,
     G_DN,
     G_DTOP,
     G_ERRORS,
@@ -74,6 +73,7 @@ from nop_sim.kernels.state import (
     G_STOCK_TOP,
     G_THIRD,
     G_TOTAL0,
+    N_FTMP,
     N_G,
     N_P,
     N_TABLES,
@@ -111,6 +111,8 @@ from nop_sim.kernels.state import (
     TMP_PLACES,
     TMP_POTS,
     TMP_SEEN,
+    TMP_TVER,
+    TMP_WKEY,
 )
 from nop_sim.types import (
     BET_NO_LIMIT,
@@ -808,8 +810,11 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     g[G_DART] = settings[S_DART_START]
     g[G_TOTAL0] = n * chips
     g[G_ALIVE] = n
-    g[G_DISTVER] = -1
     g[G_THIRD] = 1
+    tmp = st[16]
+    for t in range(N_TABLES):
+        tmp[TMP_TVER + t] = -1  # strength tables of the last match are stale
+    tmp[TMP_WKEY] = -1
     for p in range(n):
         for f in range(N_P):
             ps[p, f] = 0
@@ -879,8 +884,9 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agent
     tail = np.zeros((N_TABLES, N_CAT + 1), np.float64)
     reveal = np.full(MAX_PLAYERS + 1, -1, np.int64)
     tmp = np.zeros(N_TMP, np.int64)
+    ftmp = np.zeros(N_FTMP, np.float64)
     st = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc, comm, dist, tail,
-          reveal, deck0, tmp)
+          reveal, deck0, tmp, ftmp)
     cfg = (settings, dtype, damount, dvalue, agents, tab_start, tab_mask, tab_freq)
     for m in range(start, stop):
         g[G_MATCH] = m

@@ -18,6 +18,7 @@ from nop_sim.kernels._jit import jit
 from nop_sim.kernels.common import count_live, player_category
 from nop_sim.kernels.rng import below, uniform
 from nop_sim.kernels.state import (
+    F_WIN,
     G_BOARD_N,
     G_HEDGE_MULT,
     G_INVERTED,
@@ -58,10 +59,10 @@ from nop_sim.kernels.state import (
 )
 from nop_sim.kernels.strength import (
     beat_one,
-    best_of_many,
     eff_position,
+    ensure_table,
     shape_value,
-    update_tables,
+    winner_positions,
 )
 from nop_sim.types import (
     A_BET_FRACTION,
@@ -99,13 +100,13 @@ def single_strength(st, cfg, p):
     """(chance to beat ONE random hand with as many cards, own category, effective position)."""
     g, ps, colpos, hole, board, buf = st[0], st[1], st[3], st[4], st[5], st[6]
     dist, tail = st[12], st[13]
-    update_tables(g, colpos, cfg[5], cfg[6], cfg[7], dist, tail)
+    t = TAB_R5 + g[G_BOARD_N]
+    ensure_table(st, cfg, t)
     cat = player_category(g, ps, p, colpos, hole, board, buf)
     e = eff_position(colpos, g[G_INVERTED] != 0, cat)
     elev = (ps[p, P_ELEV] >> cat) & 1
     if elev:
         e -= 1
-    t = TAB_R5 + g[G_BOARD_N]
     return beat_one(dist, tail, t, e, elev != 0), cat, e
 
 
@@ -226,7 +227,6 @@ def choose_hedge(st, cfg, p, rng, settings):
     if w <= 0.0:
         return -1
     colpos = st[3]
-    tail = st[13]
     s = strength(st, cfg, p, rng)
     s = min(max(s, 0.0), 1.0)
     s1, cat, e = single_strength(st, cfg, p)
@@ -234,12 +234,14 @@ def choose_hedge(st, cfg, p, rng, settings):
     t_final = TAB_R7 + (1 if g[G_THIRD] > 1 else 0)
     n_opp = max(count_live(ps, g[G_N]) - 1, 1)
     payout = settings[S_HEDGE_PAYOUT] * g[G_HEDGE_MULT] * ps[p, P_HFUND]
+    winner_positions(st, cfg, t_final, n_opp)
+    win = st[17]
     best_c = -1
     best_v = -1.0
     cur_v = 0.0
     for c in range(N_CAT):
         k = eff_position(colpos, inverted, c)
-        prob = (1.0 - s) * best_of_many(tail, t_final, k, n_opp)
+        prob = (1.0 - s) * win[F_WIN + k]
         if c == cat:
             prob += s
         v = prob * payout
@@ -280,7 +282,7 @@ def _fill_keep(keep, ranks, max_discard):
 @jit(_nrt=False)
 def choose_keep(st, cfg, p, rng, max_discard):
     """Bit mask of the hole cards ``p`` keeps in the Draw (bit i = hole card i)."""
-    g, ps, hole = st[0], st[1], st[4]
+    ps, hole = st[1], st[4]
     agent = cfg[4][p]
     if max_discard <= 0:
         return 31
@@ -348,9 +350,9 @@ def choose_keep(st, cfg, p, rng, max_discard):
     classic = keep
     if uniform(rng) >= agent[A_DRAW_AIM]:
         return classic
-    update_tables(g, st[3], cfg[5], cfg[6], cfg[7], dist, tail)
+    ensure_table(st, cfg, TAB_R7)
     best_keep = classic
-    best_v = shape_value(dist, tail, shape)
+    best_v = shape_value(st, cfg, shape)
     # 2. stand pat: the present category, improved by nothing
     v = beat_one(dist, tail, TAB_R7, max(e, 0), False)
     if v > best_v:
@@ -359,7 +361,7 @@ def choose_keep(st, cfg, p, rng, max_discard):
     # 3. fewer kept high cards (deep draws)
     if shape == SH_HIGH2 and max_discard >= 4:
         sh = SH_HIGH1 if max_discard == 4 else SH_NOTHING
-        v = shape_value(dist, tail, sh)
+        v = shape_value(st, cfg, sh)
         if v > best_v:
             best_v = v
             k1 = wild_keep
@@ -382,7 +384,7 @@ def choose_keep(st, cfg, p, rng, max_discard):
                 k2 |= 1 << i
         sh = SH_FLUSH3 if scount[fs] == 3 else (SH_FLUSH4 if scount[fs] == 4 else SH_FLUSH5)
         if 5 - _keep_count(k2) <= max_discard:
-            v = shape_value(dist, tail, sh)
+            v = shape_value(st, cfg, sh)
             if v > best_v:
                 best_v = v
                 best_keep = k2
@@ -432,7 +434,7 @@ def choose_keep(st, cfg, p, rng, max_discard):
         else:
             sh = SH_GUTSHOT
         if 5 - _keep_count(k3) <= max_discard:
-            v = shape_value(dist, tail, sh)
+            v = shape_value(st, cfg, sh)
             if v > best_v:
                 best_v = v
                 best_keep = k3
@@ -514,19 +516,20 @@ def choose_community_drop(st, cfg, p, rng):
 @jit(_nrt=False)
 def _likely_winner(st, cfg, exclude):
     """The category most likely to win a showdown of every live seat, other than ``exclude``."""
-    g, ps, colpos, tail = st[0], st[1], st[3], st[13]
-    update_tables(g, colpos, cfg[5], cfg[6], cfg[7], st[12], tail)
+    g, ps, colpos = st[0], st[1], st[3]
     m = 0
     for q in range(g[G_N]):
         if ps[q, P_ALIVE] != 0:
             m += 1
+    winner_positions(st, cfg, TAB_R7, max(m, 2))
+    win = st[17]
     best = -1
     best_v = -1.0
     for c in range(N_CAT):
         if c == exclude:
             continue
         k = eff_position(colpos, g[G_INVERTED] != 0, c)
-        v = best_of_many(tail, TAB_R7, k, max(m, 2))
+        v = win[F_WIN + k]
         if v > best_v:
             best_v = v
             best = c
@@ -588,7 +591,7 @@ def choose_elevator_category(st, cfg, p, rng):
     g, colpos, dist, tail = st[0], st[3], st[12], st[13]
     if cfg[4][p, A_RANDOM] >= 0.5:
         return below(rng, N_CAT)
-    update_tables(g, colpos, cfg[5], cfg[6], cfg[7], dist, tail)
+    ensure_table(st, cfg, TAB_R7)
     best = N_CAT - 1
     best_v = -1.0
     for c in range(N_CAT):

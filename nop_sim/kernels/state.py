@@ -35,7 +35,7 @@ G_CEILING = 25     # fee ceiling (0 = none)
 G_ANTE_MULT = 26
 G_HEDGE_MULT = 27  # hedge_boom multiplier
 G_COLVER = 28      # bumped on every column or reading change
-G_DISTVER = 29     # colver the strength tables were computed for (-1 none)
+G_DISTVER = 29     # unused (strength tables keep their versions in TMP_TVER)
 G_CARDVER = 30     # bumped on every change of cards in play
 G_ALIVE = 31
 G_LOG = 32         # 1: write events for this match
@@ -122,4 +122,11 @@ TMP_OPTS = 130      # 3
 TMP_SEEN = 140      # 52
 TMP_DSEEN = 200     # 25
 TMP_PLACES = 230    # 8
-N_TMP = 256
+TMP_TVER = 240      # 19: column version each strength table was computed for
+TMP_CATAT = 260     # 13: category at each effective position
+TMP_WKEY = 273      # 1: key of the cached winner-category distribution
+N_TMP = 288
+
+# -- float scratch st[17] ---------------------------------------------------------------
+F_WIN = 0           # 13: chance the best of m random hands sits at each position
+N_FTMP = 16

@@ -7,7 +7,7 @@ column and reading we get, per table, the distribution of the best effective
 position: ``dist[t, k] = P(best effective position == k)`` and its upper tail
 ``tail[t, k] = P(position >= k)``. They are recomputed only when the column or
 its reading changes (a few hundred masks), never per decision, and never by
-rollouts.
+rollouts; each table is brought up to date only when a decision needs it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from nop_sim.kernels._jit import jit
-from nop_sim.kernels.state import G_COLVER, G_DISTVER, G_INVERTED, N_TABLES, TAB_R7
+from nop_sim.kernels.state import F_WIN, G_COLVER, G_INVERTED, TAB_R7, TMP_CATAT, TMP_TVER, TMP_WKEY
 
 N_CAT = 13
 
@@ -28,31 +28,44 @@ def eff_position(colpos, inverted, cat):
 
 
 @jit(_nrt=False)
-def update_tables(g, colpos, tab_start, tab_mask, tab_freq, dist, tail):
-    """Recompute ``dist`` (N_TABLES, 13) and ``tail`` (N_TABLES, 14) if the column moved."""
-    if g[G_DISTVER] != g[G_COLVER]:
-        _compute_tables(g, colpos, tab_start, tab_mask, tab_freq, dist, tail)
+def ensure_table(st, cfg, t):
+    """Make ``dist[t]`` / ``tail[t]`` current for the live column (lazily, per table)."""
+    g, tmp = st[0], st[16]
+    if tmp[TMP_TVER + t] != g[G_COLVER]:
+        _compute_table(g, st[3], t, cfg[5], cfg[6], cfg[7], st[12], st[13], tmp)
 
 
-@jit(_nrt=True)  # allocates; explicit so that callers without NRT do not pass theirs on
-def _compute_tables(g, colpos, tab_start, tab_mask, tab_freq, dist, tail):
+@jit(_nrt=False)
+def _compute_table(g, colpos, t, tab_start, tab_mask, tab_freq, dist, tail, tmp):
+    """``dist[t, k]`` = P(best effective position == k), ``tail[t, k]`` = P(position >= k)."""
     inverted = g[G_INVERTED] != 0
-    cat_at = np.empty(N_CAT, np.int64)
     for c in range(N_CAT):
-        cat_at[eff_position(colpos, inverted, c)] = c
-    for t in range(N_TABLES):
+        tmp[TMP_CATAT + eff_position(colpos, inverted, c)] = c
+    for k in range(N_CAT):
+        dist[t, k] = 0.0
+    for i in range(tab_start[t], tab_start[t + 1]):
+        m = tab_mask[i]
         for k in range(N_CAT):
-            dist[t, k] = 0.0
-        for i in range(tab_start[t], tab_start[t + 1]):
-            m = tab_mask[i]
-            for k in range(N_CAT):
-                if (m >> cat_at[k]) & 1:
-                    dist[t, k] += tab_freq[i]
-                    break
-        tail[t, N_CAT] = 0.0
-        for k in range(N_CAT - 1, -1, -1):
-            tail[t, k] = tail[t, k + 1] + dist[t, k]
-    g[G_DISTVER] = g[G_COLVER]
+            if (m >> tmp[TMP_CATAT + k]) & 1:
+                dist[t, k] += tab_freq[i]
+                break
+    tail[t, N_CAT] = 0.0
+    for k in range(N_CAT - 1, -1, -1):
+        tail[t, k] = tail[t, k + 1] + dist[t, k]
+    tmp[TMP_TVER + t] = g[G_COLVER]
+
+
+@jit(_nrt=False)
+def winner_positions(st, cfg, t, m):
+    """Fill ``st[17][F_WIN + k]``: the chance that the best of ``m`` random hands of table
+    ``t`` sits at effective position ``k`` (cached until the column, ``t`` or ``m`` change)."""
+    g, tmp, tail, fs = st[0], st[16], st[13], st[17]
+    key = (g[G_COLVER] << 12) | (t << 4) | m
+    if tmp[TMP_WKEY] != key:
+        ensure_table(st, cfg, t)
+        for k in range(N_CAT):
+            fs[F_WIN + k] = tail[t, k] ** m - tail[t, k + 1] ** m
+        tmp[TMP_WKEY] = key
 
 
 @jit(_nrt=False)
@@ -70,16 +83,13 @@ def beat_one(dist, tail, t, e, elevated):
 
 
 @jit(_nrt=False)
-def shape_value(dist, tail, sh):
+def shape_value(st, cfg, sh):
     """Expected :func:`beat_one` against a random seven-card hand after keeping shape ``sh``."""
+    ensure_table(st, cfg, sh)
+    ensure_table(st, cfg, TAB_R7)
+    dist, tail = st[12], st[13]
     v = 0.0
     for k in range(N_CAT):
         if dist[sh, k] > 0.0:
             v += dist[sh, k] * beat_one(dist, tail, TAB_R7, k, False)
     return v
-
-
-@jit(_nrt=False)
-def best_of_many(tail, t, k, m):
-    """Chance that the best of ``m`` random hands of table ``t`` sits at position ``k``."""
-    return tail[t, k] ** m - tail[t, k + 1] ** m
