@@ -236,7 +236,15 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet):
 
 
 def _build_report(out: Path):
-    """The balance report when the report module is present (it follows the runner)."""
+    """The balance report of the run's game kind (manifest.json's scenario.kind)."""
+    try:
+        kind = json.loads((Path(out) / "manifest.json").read_text())["scenario"]["kind"]
+    except (OSError, ValueError, KeyError, TypeError):
+        kind = "new-order"
+    if kind == "ordered-hand":
+        from nop_sim.ordered.report import write_ordered_report
+
+        return write_ordered_report(out)
     try:
         from nop_sim.report import write_report
     except ImportError:

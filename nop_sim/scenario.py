@@ -188,6 +188,14 @@ class Scenario:
                 agent_table(specs, players)
             except AgentError as exc:
                 raise ScenarioError(f"{self.source}: [seats] {exc}") from None
+        else:
+            from nop_sim.ordered.agents import agent_from_spec
+
+            for spec in specs:
+                try:
+                    agent_from_spec(spec)
+                except (ValueError, TypeError) as exc:
+                    raise ScenarioError(f"{self.source}: [seats] {exc}") from None
         return specs
 
     @property

@@ -30,14 +30,15 @@ has one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
 from nop_sim.ordered import kernels as K
 
-__all__ = ["PRESETS", "OrderedAgent", "agent_table", "resolve_agents"]
+__all__ = ["PRESETS", "OrderedAgent", "agent_from_spec", "agent_table", "resolve_agents"]
 
 _PLAY = {"random": K.PLAY_RANDOM, "low": K.PLAY_LOW, "high": K.PLAY_HIGH, "strong": K.PLAY_STRONG}
 _INSERT = {"random": K.INSERT_RANDOM, "end": K.INSERT_END, "builder": K.INSERT_BUILDER}
@@ -108,6 +109,32 @@ PRESETS: dict[str, OrderedAgent] = {
     "bettor": OrderedAgent(play="low", insert="builder", bet=True, bet_prob=1.0),
     "raiser": OrderedAgent(play="low", insert="builder", respond="raise_else_call"),
 }
+
+
+def agent_from_spec(spec: str | Mapping[str, Any] | OrderedAgent) -> OrderedAgent:
+    """A policy from a scenario's seat spec: a preset name, or a table of parameters.
+
+    A table may start from a preset (``{preset = "low", check_prob = 0.2}``);
+    its other keys are :class:`OrderedAgent` fields. Raises ValueError naming
+    the bad key or value.
+    """
+    if isinstance(spec, OrderedAgent):
+        return spec
+    if isinstance(spec, str):
+        name = spec.strip().lower()
+        if name not in PRESETS:
+            raise ValueError(f"unknown Ordered Hand preset {spec!r}; presets: {', '.join(PRESETS)}")
+        return PRESETS[name]
+    if not isinstance(spec, Mapping):
+        raise ValueError(f"{spec!r} is not a preset name or a table of agent parameters")
+    params = dict(spec)
+    base = agent_from_spec(params.pop("preset", "low")).as_dict()
+    known = list(base)
+    for key in params:
+        if key not in known:
+            raise ValueError(f"unknown Ordered Hand agent parameter {key!r}; "
+                             f"allowed: preset, {', '.join(known)}")
+    return OrderedAgent(**{**base, **params})
 
 
 def resolve_agents(

@@ -21,7 +21,8 @@ from nop_sim.ordered import kernels as K
 from nop_sim.ordered.agents import OrderedAgent, agent_table, resolve_agents
 from nop_sim.ordered.settings import OrderedSettings
 
-__all__ = ["GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "chunk_rng_states", "play_ordered"]
+__all__ = ["GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "chunk_rng_states", "play_ordered",
+           "run_ordered_chunk"]
 
 GAMES_PER_CHUNK = 256
 _EVENTS_PER_GAME_GUESS = 160
@@ -231,3 +232,142 @@ def play_ordered(
         games=games,
         log=game_log,
     )
+
+
+# ---------------------------------------------------------------------------
+# The runner's chunk: one slice of a sweep point -> the store's tidy tables
+# ---------------------------------------------------------------------------
+_BET_COLUMNS = ("bets_made", "bets_won", "folds", "calls", "raises")
+
+
+def _seat_label(spec) -> str:
+    if isinstance(spec, str):
+        return spec.strip().lower()
+    base = spec.get("preset", "low")
+    extra = ",".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "preset")
+    return f"{base}({extra})" if extra else str(base)
+
+
+def _places(won: np.ndarray, cards_left: np.ndarray) -> np.ndarray:
+    """int8 (n, players) finishing places: winners 1 (a shared win: all 1), the
+    others after them by cards left (fewer is better, equal counts share a place)."""
+    n_winners = won.sum(axis=1, keepdims=True)
+    left = np.where(won, np.iinfo(np.int32).max, cards_left.astype(np.int64))
+    better = (left[:, None, :] < left[:, :, None]).sum(axis=2)  # losers holding fewer cards
+    return np.where(won, 1, n_winners + 1 + better).astype(np.int8)
+
+
+def run_ordered_chunk(scn, chunk) -> dict:
+    """Play one runner chunk of an ``ordered-hand`` scenario; the store's five tables.
+
+    The games use only ``chunk.seed`` (one serial call), so a chunk's rows never
+    depend on the worker count or the order chunks finish in.
+
+    Tables
+    ------
+    matches : one row per game: ``point, chunk, match, rotation``, the swept
+        settings, ``players, hand_size, betting``, ``first_player``, ``winner``
+        (seat, -1 for a shared win), ``winner_preset`` ("" when shared),
+        ``n_winners, shared, end`` (emptied / stock_out / shared / capped),
+        ``turns``, ``cards_drawn``, ``middle_clears``, ``plays``, ``checks``,
+        ``plays_size_1..5``, ``plays_<category>``, the bet counts
+        (``bets_made, bets_won, folds, calls, raises``; zero without the
+        advanced rules), and ``hands`` (= ``turns``) and ``unresolved``
+        (= capped) so the generic run summary reads this game too.
+    seats : one row per (game, seat): ``preset``, ``place`` (1 = winner, every
+        sharer of a shared win is 1; then by cards left), ``won``,
+        ``cards_left``, ``is_first``, ``bets_made``, ``bets_won``.
+    counts : one row per chunk: ``n_matches``, ``hands`` (= turns played: the
+        CLI's "hands/s" reads as turns per second for this game), sums of the
+        game counters, and games by end kind.
+    arrays : long table ``point, table, stat, index, label, value``: table
+        ``plays``, stat ``category`` (index = category id) and ``size`` (index
+        = block length). One deck makes the size a function of the category,
+        so the two together give the size x category table.
+    drafts : empty (this game has no draft), with the store's columns.
+    """
+    import pandas as pd
+
+    from nop_sim.column import Category
+    from nop_sim.ordered.agents import agent_from_spec
+
+    point = scn.points()[chunk.point]
+    settings = scn.settings_at(point)
+    specs = scn.seat_specs(point, chunk.rotation)
+    labels = [_seat_label(s) for s in specs]
+    res = play_ordered(settings, [agent_from_spec(s) for s in specs], chunk.n_matches,
+                       seed=chunk.seed, workers=1)
+    g = res.games
+    n, players = res.n_games, settings.players
+    match_ids = (chunk.first_match + np.arange(n)).astype(np.int64)
+    base = {"point": np.full(n, chunk.point, dtype=np.int64),
+            "chunk": np.full(n, chunk.index, dtype=np.int64),
+            "match": match_ids, "rotation": np.full(n, chunk.rotation, dtype=np.int64)}
+    params = {k: [v] * n for k, v in point.items()}
+    rec = res.records()
+    won = res.winners()
+    end = np.asarray(K.END_NAMES, dtype=object)[g[:, K.F_END]]
+    winner = rec["winner"].to_numpy().astype(np.int64)
+    bets = {c: (rec[c].to_numpy().astype(np.int32) if c in rec else np.zeros(n, np.int32))
+            for c in _BET_COLUMNS}
+    size_cols = [f"plays_size_{s}" for s in range(1, 6)]
+    cat_cols = [f"plays_{cat.name.lower()}" for cat in Category]
+    matches = pd.DataFrame({
+        **base, **params,
+        "players": np.full(n, players, dtype=np.int64),
+        "hand_size": np.full(n, settings.hand_size, dtype=np.int64),
+        "betting": np.full(n, settings.betting),
+        "first_player": rec["first_player"].to_numpy().astype(np.int64),
+        "winner": winner,
+        "winner_preset": [labels[w] if w >= 0 else "" for w in winner],
+        "n_winners": rec["n_winners"].to_numpy().astype(np.int64),
+        "shared": rec["n_winners"].to_numpy() > 1,
+        "end": end,
+        **{c: rec[c].to_numpy().astype(np.int32)
+           for c in ("turns", "cards_drawn", "middle_clears", "plays", "checks",
+                     *size_cols, *cat_cols)},
+        **bets,
+        "hands": rec["turns"].to_numpy().astype(np.int32),
+        "unresolved": g[:, K.F_END] == K.END_CAPPED,
+    })
+    cards_left = g[:, K.F_CARDS_LEFT : K.F_CARDS_LEFT + players]
+    seat_bets = g[:, K.F_BETS : K.F_BETS + players]
+    seat_bets_won = g[:, K.F_BETS_WON : K.F_BETS_WON + players]
+    first = g[:, K.F_FIRST]
+    seats = pd.DataFrame({
+        "point": np.repeat(base["point"], players), "chunk": np.repeat(base["chunk"], players),
+        "match": np.repeat(match_ids, players),
+        "seat": np.tile(np.arange(players, dtype=np.int64), n),
+        "preset": np.tile(np.array(labels, dtype=object), n),
+        **{k: np.repeat(np.array(v, dtype=object), players) for k, v in params.items()},
+        "place": _places(won, cards_left).reshape(-1),
+        "won": won.reshape(-1),
+        "cards_left": cards_left.reshape(-1).astype(np.int16),
+        "is_first": (first[:, None] == np.arange(players)).reshape(-1),
+        "bets_made": seat_bets.reshape(-1).astype(np.int32),
+        "bets_won": seat_bets_won.reshape(-1).astype(np.int32),
+    })
+    counts = pd.DataFrame({
+        "point": [chunk.point], "chunk": [chunk.index], "n_matches": [n],
+        **{k: [v] for k, v in point.items()},
+        "hands": [int(g[:, K.F_TURNS].sum())],
+        **{c: [int(matches[c].sum())]
+           for c in ("turns", "cards_drawn", "middle_clears", "plays", "checks", *_BET_COLUMNS)},
+        **{f"end_{name}": [int((end == name).sum())] for name in K.END_NAMES},
+    })
+    by_cat = g[:, K.F_CAT : K.F_CAT + K.N_CATEGORIES].sum(axis=0).astype(np.int64)
+    by_size = g[:, K.F_SIZE : K.F_SIZE + 5].sum(axis=0).astype(np.int64)
+    arrays = pd.DataFrame({
+        "point": chunk.point,
+        "table": "plays",
+        "stat": ["category"] * K.N_CATEGORIES + ["size"] * 5,
+        "index": np.r_[np.arange(K.N_CATEGORIES), np.arange(1, 6)].astype(np.int64),
+        "label": [Category(c).label for c in range(K.N_CATEGORIES)]
+                 + [str(s) for s in range(1, 6)],
+        "value": np.r_[by_cat, by_size],
+    })
+    drafts = pd.DataFrame({"point": pd.Series(dtype=np.int64), "chunk": pd.Series(dtype=np.int64),
+                           "match": pd.Series(dtype=np.int64), "seat": pd.Series(dtype=np.int64),
+                           "card": pd.Series(dtype=object), "count": pd.Series(dtype=np.int64)})
+    return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
+            "arrays": arrays}

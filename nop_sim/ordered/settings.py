@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 import numpy as np
 
@@ -92,21 +94,37 @@ class OrderedSettings:
 
     def as_dict(self) -> dict:
         """Plain values (the column as its text form), for manifests and tables."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out = {name: getattr(self, name) for name in self.field_names()}
         out["column"] = str(self.column)
         return out
 
+    to_dict = as_dict  # the name the runner's manifest looks for
+
     @classmethod
-    def from_mapping(cls, values: dict) -> OrderedSettings:
-        """Settings from a mapping (e.g. a scenario's TOML table); unknown keys are errors."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
+    def field_names(cls) -> tuple[str, ...]:
+        """The settings a scenario's ``[game]`` table (or ``[sweep]``) may name."""
+        return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any], source: str = "") -> OrderedSettings:
+        """Settings from a mapping (e.g. a scenario's TOML table); unknown keys are errors.
+
+        ``source`` (e.g. ``"scenario.toml: [game]"``) prefixes every error message.
+        """
+        prefix = f"{source}: " if source else ""
+        known = cls.field_names()
+        unknown = sorted(set(values) - set(known))
         if unknown:
+            hint = difflib.get_close_matches(unknown[0], known, n=1)
             raise SettingsError(
-                f"unknown Ordered Hand setting(s) {', '.join(unknown)}; "
-                f"allowed: {', '.join(sorted(known))}"
+                f"{prefix}unknown Ordered Hand setting(s) {', '.join(unknown)}"
+                + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                + f"; allowed: {', '.join(sorted(known))}"
             )
-        return cls(**values)
+        try:
+            return cls(**dict(values))
+        except SettingsError as exc:
+            raise SettingsError(f"{prefix}{exc}") from None
 
 
 def _to_column(value: Column | str | Iterable[int]) -> Column:
