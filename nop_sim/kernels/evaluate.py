@@ -670,6 +670,20 @@ def _fast_best(m1, m2, m3, m4, fs, lv_a, lv_b):
     if best == 0:
         return NO_HAND
     cat = best & 15
+    if cat >= THREE_KIND and fs == 0:
+        # the common categories (about 90% of hands): every tie-break from table
+        # lookups, then a select, so the category does not steer a branch
+        p1 = HI[m2] if m2 else 0
+        p2 = HI[m2 & ~(1 << p1)] if POP[m2] >= 2 else 0
+        t3 = HI[m3] if m3 else 0
+        pairs = (1 << p1) | (1 << p2)
+        tb_trips = (t3 + 2) << 16 | (PACK[m1 & ~(1 << t3)] & 0xFF000) >> 4
+        tb_two = (p1 + 2) << 16 | (p2 + 2) << 12 | (HI[m1 & ~pairs] + 2) << 8
+        tb_pair = (p1 + 2) << 16 | (PACK[m1 & ~(1 << p1)] & 0xFFF00) >> 4
+        tb_high = PACK[_best_distinct5(m1)]
+        tb = (tb_high if cat == HIGH_CARD else tb_pair if cat == ONE_PAIR
+              else tb_two if cat == TWO_PAIR else tb_trips)
+        return ((best >> 4) << 20) | tb
     tb = _fast_tb(cat, m1, m2, m3, m4, fs)
     if tb < 0:
         return NEED_BRUTE
