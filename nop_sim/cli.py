@@ -318,8 +318,9 @@ def hands_cmd(scenario, count, seed, overrides, json_path):
     from nop_sim.events import render_history, to_records
 
     scn = _load(scenario, overrides, None, seed)
-    if scn.kind != "new-order":
-        raise click.UsageError(f"{scenario}: hand histories are for kind = 'new-order'")
+    if scn.kind == "ordered-hand":
+        _ordered_hands(scn, count, json_path)
+        return
     point = scn.points()[0]
     settings = scn.settings_at(point)
     specs = scn.seat_specs(point, 0)
@@ -351,6 +352,30 @@ def hands_cmd(scenario, count, seed, overrides, json_path):
         with json_path.open("w", encoding="utf-8") as fh:
             for rec in kept:
                 fh.write(json.dumps(rec) + "\n")
+        click.echo(f"event log: {json_path}", err=True)
+
+
+def _ordered_hands(scn, count: int, json_path):
+    """Histories of COUNT Ordered Hand games (one game is one "hand" here)."""
+    from nop_sim.ordered.agents import agent_from_spec
+    from nop_sim.ordered.engine import play_ordered
+    from nop_sim.ordered.history import game_records, render_game
+    from nop_sim.runner import _label
+
+    point = scn.points()[0]
+    settings = scn.settings_at(point)
+    specs = scn.seat_specs(point, 0)
+    names = [f"Seat {i + 1} ({_label(s)})" for i, s in enumerate(specs)]
+    res = play_ordered(settings, [agent_from_spec(s) for s in specs], count, seed=scn.seed,
+                       log=True)
+    log = res.log
+    click.echo("\n\n".join(render_game(settings, log.decks[i], log.game_events(i), names, i + 1)
+                            for i in range(count)))
+    if json_path is not None:
+        with json_path.open("w", encoding="utf-8") as fh:
+            for i in range(count):
+                for rec in game_records(log.game_events(i), i):
+                    fh.write(json.dumps(rec) + "\n")
         click.echo(f"event log: {json_path}", err=True)
 
 

@@ -96,7 +96,7 @@ def position_win_rates(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Win rate by turn position (0 = first player) per point, with Wilson intervals."""
     seats = tables["seats"]
     first = tables["matches"][["point", "match", "first_player", "players"]]
-    s = seats.merge(first, on=["point", "match"], how="left")
+    s = seats[["point", "match", "seat", "won"]].merge(first, on=["point", "match"], how="left")
     s["position"] = (s["seat"] - s["first_player"]) % s["players"]
     g = s.groupby(["point", "position"], sort=True)["won"].agg(["sum", "size"]).reset_index()
     lo, hi = wilson(g["sum"], g["size"])

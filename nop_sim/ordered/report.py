@@ -79,25 +79,37 @@ def _pct(v: float) -> str:
 
 
 def _pval(p: float) -> str:
+    """``p = 0.0123``, ``p < 0.0001`` or ``p n/a``."""
     if p is None or not np.isfinite(p):
-        return "n/a"
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+        return "p n/a"
+    return "p < 0.0001" if p < 1e-4 else f"p = {p:.4f}"
 
 
-def _hbar_ci(ax, labels, rates, lows, highs, fair=None, colour=PALETTE["blue"]):
+def _hbar_ci(ax, labels, rates, lows, highs, fair=None, colour=PALETTE["blue"], legend=True,
+            percent=True):
+    """Dot-and-whisker rows (rate, 95% interval), with a dashed fair-share tick per row."""
     y = np.arange(len(labels))[::-1]
     rates = np.asarray(rates, dtype=float)
-    err = np.vstack([rates - np.asarray(lows), np.asarray(highs) - rates])
-    ax.barh(y, rates, color=colour, alpha=0.75, height=0.6)
-    ax.errorbar(rates, y, xerr=err, fmt="none", ecolor=PALETTE["black"], capsize=3, lw=1)
+    err = np.clip(np.vstack([rates - np.asarray(lows, dtype=float),
+                             np.asarray(highs, dtype=float) - rates]), 0, None)
+    ax.errorbar(rates, y, xerr=err, fmt="o", color=colour, ecolor=colour, capsize=4, ms=6,
+                lw=1.6, label="rate, 95% interval")
     if fair is not None:
         fair = np.asarray(fair, dtype=float)
-        ax.vlines(fair, y - 0.4, y + 0.4, colors=PALETTE["vermillion"], linestyles="--", lw=1.4,
-                  label="fair share")
-        ax.legend(loc="lower right")
+        ax.vlines(fair, y - 0.35, y + 0.35, colors=PALETTE["vermillion"], linestyles="--",
+                  lw=1.6, label="fair share")
+    if legend:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_yticks(y, labels)
-    ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax.set_ylim(-0.6, len(labels) - 0.4)
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(6))
+    if percent:
+        ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     ax.grid(axis="y", visible=False)
+
+
+def _rows_height(n: int) -> float:
+    return 1.5 + 0.32 * n
 
 
 # ---------------------------------------------------------------------------
@@ -111,12 +123,13 @@ def _first_player(tables, labels) -> _Section:
                     "against the fair share. p (chi-square): the turn position of the winner "
                     "(games with one winner) against a uniform spread over the positions.")
     for _, r in fp.iterrows():
-        verdict = ("a significant" if r["p_binomial"] < 0.01 else "no significant")
+        verdict = ("no significant " if not r["p_binomial"] < 0.01
+                   else "a significant " if r["rate"] > r["fair"] else "a significant dis")
         sec.text.append(f"**{labels[r['point']]}**: the first player wins {_pct(r['rate'])} "
                         f"({_pct(r['ci_low'])}–{_pct(r['ci_high'])}) against a fair "
-                        f"{_pct(r['fair'])}: {verdict} advantage at the 1% level "
-                        f"(p = {_pval(r['p_binomial'])}; position chi-square "
-                        f"{r['chi2']:.1f} on {int(r['dof'])} df, p = {_pval(r['p_chi2'])}).")
+                        f"{_pct(r['fair'])}: {verdict}advantage at the 1% level "
+                        f"({_pval(r['p_binomial'])}; position chi-square "
+                        f"{r['chi2']:.1f} on {int(r['dof'])} df, {_pval(r['p_chi2'])}).")
     table = fp.assign(point=fp["point"].map(labels))
     sec.tables.append(("First player's win rate and tests", table))
     points = sorted(pos["point"].unique())
@@ -139,7 +152,7 @@ def _first_player(tables, labels) -> _Section:
         ax.legend(loc="best")
         sec.figures.append(("ordered_position_win_rate",
                             "Win rate by position in turn order, with 95% Wilson intervals.", fig))
-    fig, (ax,) = _figure(0.9 + 0.35 * len(fp))
+    fig, (ax,) = _figure(_rows_height(len(fp)))
     _hbar_ci(ax, [labels[p] for p in fp["point"]], fp["rate"], fp["ci_low"], fp["ci_high"],
              fair=fp["fair"])
     ax.set_xlabel("first player's win rate (95% Wilson interval)")
@@ -161,8 +174,9 @@ def _game_length(tables, labels) -> _Section:
     for ax, col, name in ((axes[0], "turns", "turns per game"),
                           (axes[1], "cards_drawn", "cards drawn per game")):
         if len(points) <= MAX_OVERLAID:
-            hi = int(m[col].max())
-            bins = np.arange(-0.5, hi + 1.5, max(1, int(np.ceil((hi + 1) / 60))))
+            lo, hi = int(m[col].min()), int(m[col].max())
+            lo = max(0, lo - 2)
+            bins = np.arange(lo - 0.5, hi + 1.5, max(1, int(np.ceil((hi - lo + 1) / 60))))
             for i, p in enumerate(points):
                 x = m.loc[m["point"] == p, col]
                 ax.hist(x, bins=bins, weights=np.full(len(x), 1 / len(x)), histtype="step",
@@ -199,7 +213,7 @@ def _ends(tables, labels) -> _Section:
                     "max_turns and was decided like a stock-out.")
     wide = e.pivot(index="point", columns="end", values="share")[list(A.END_KINDS)]
     sec.tables.append(("Share of games by end", e.assign(point=e["point"].map(labels))))
-    fig, (ax,) = _figure(1.0 + 0.4 * len(wide))
+    fig, (ax,) = _figure(_rows_height(len(wide)))
     y = np.arange(len(wide))[::-1]
     left = np.zeros(len(wide))
     for kind in A.END_KINDS:
@@ -211,8 +225,7 @@ def _ends(tables, labels) -> _Section:
     ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     ax.set_xlabel("share of games")
     ax.set_title("How games end")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(wide) < 3 else -0.12),
-              ncol=4)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(axis="y", visible=False)
     sec.figures.append(("ordered_ends", "Share of games by how they end.", fig))
     return sec
@@ -241,8 +254,8 @@ def _blocks(tables, labels) -> _Section:
         d = b[b["point"] == p].set_index("category_id").reindex(cats["category_id"])
         ax.bar(x + (i - (len(shown) - 1) / 2) * width, d["share"].fillna(0), width=width,
                color=CYCLE[i % len(CYCLE)], label=labels[p])
-    ax.set_xticks(x, [f"{c}\n({s})" for c, s in zip(cats["category"], cats["size"], strict=True)],
-                  fontsize=8)
+    ax.set_xticks(x, [f"{c} ({s})" for c, s in zip(cats["category"], cats["size"], strict=True)],
+                  rotation=30, ha="right", fontsize=9)
     ax.set_xlabel("block category (cards in the block)")
     ax.set_ylabel("share of all plays")
     ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
@@ -263,22 +276,30 @@ def _clears(tables, labels) -> _Section:
     sec.tables.append(("Middle clears", c.assign(point=c["point"].map(labels))))
     m = tables["matches"]
     points = sorted(m["point"].unique())
-    fig, axes = _figure(3.4, 2)
+    fig, axes = _figure(max(3.4, _rows_height(len(points))), 2)
     ax = axes[0]
-    hi = int(m["middle_clears"].max())
-    bins = np.arange(-0.5, hi + 1.5)
-    for i, p in enumerate(points[:MAX_OVERLAID]):
-        x = m.loc[m["point"] == p, "middle_clears"]
-        ax.hist(x, bins=bins, weights=np.full(len(x), 1 / len(x)), histtype="step", lw=1.6,
-                color=CYCLE[i % len(CYCLE)], label=labels[p])
-    ax.set_xlabel("middle clears per game")
-    ax.set_ylabel("share of games")
-    ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
-    ax.set_title("Clears per game")
-    if 1 < len(points):
-        ax.legend(loc="best", fontsize=8)
+    if len(points) <= MAX_OVERLAID:
+        bins = np.arange(-0.5, int(m["middle_clears"].max()) + 1.5)
+        for i, p in enumerate(points):
+            x = m.loc[m["point"] == p, "middle_clears"]
+            ax.hist(x, bins=bins, weights=np.full(len(x), 1 / len(x)), histtype="step", lw=1.6,
+                    color=CYCLE[i % len(CYCLE)], label=labels[p])
+        ax.set_xlabel("middle clears per game")
+        ax.set_ylabel("share of games")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+        ax.set_title("Clears per game")
+        if len(points) > 1:
+            ax.legend(loc="upper right", fontsize=8)
+    else:
+        _hbar_ci(ax, [labels[p] for p in c["point"]], c["clears_per_game"],
+                 c["clears_per_game"] - c["clears_ci"], c["clears_per_game"] + c["clears_ci"],
+                 colour=PALETTE["blue"], legend=False, percent=False)
+        ax.set_xlabel("middle clears per game (mean, 95% interval)")
+        ax.set_title("Clears per game")
     _hbar_ci(axes[1], [labels[p] for p in c["point"]], c["games_with_clear"], c["ci_low"],
-             c["ci_high"], colour=PALETTE["green"])
+             c["ci_high"], colour=PALETTE["green"], legend=False)
+    if len(points) > MAX_OVERLAID:
+        axes[1].set_yticks([])
     axes[1].set_xlabel("games with at least one clear (95% Wilson)")
     axes[1].set_title("Games with a clear")
     sec.figures.append(("ordered_clears", "Middle clears per game and share of games with one.",
@@ -296,12 +317,12 @@ def _presets(tables, labels) -> _Section:
         best = d.loc[d["rate"].idxmax()]
         sec.text.append(f"**{labels[point]}**: best preset {best['preset']} at "
                         f"{_pct(best['rate'])} ({_pct(best['ci_low'])}–{_pct(best['ci_high'])}), "
-                        f"fair {_pct(best['fair'])}; equal rates p = {_pval(d['p_equal'].iloc[0])}.")
+                        f"fair {_pct(best['fair'])}; test of equal rates {_pval(d['p_equal'].iloc[0])}.")
     sec.tables.append(("Win rate by preset", w.assign(point=w["point"].map(labels))))
     multi = w["point"].nunique() > 1
     names = [f"{labels[p]}: {s}" if multi else s for p, s in zip(w["point"], w["preset"],
                                                                    strict=True)]
-    fig, (ax,) = _figure(1.0 + 0.32 * len(w))
+    fig, (ax,) = _figure(_rows_height(len(w)))
     _hbar_ci(ax, names, w["rate"], w["ci_low"], w["ci_high"], fair=w["fair"],
              colour=PALETTE["purple"])
     ax.set_xlabel("win rate (95% Wilson interval)")
@@ -321,13 +342,17 @@ def _betting(tables, labels) -> _Section | None:
                     "chi-square test of the difference. This is observational: agents bet when "
                     "they already hold a strong block.")
     for _, r in b[b["preset"] == "all seats"].iterrows():
-        pays = ("pays" if r["win_if_bet"] > r["win_if_no_bet"] else "does not pay")
-        sig = "significant" if r["p_pays"] < 0.01 else "not significant"
+        if not r["p_pays"] < 0.01:
+            verdict = "no significant difference at the 1% level"
+        elif r["win_if_bet"] > r["win_if_no_bet"]:
+            verdict = "betting pays"
+        else:
+            verdict = "betting costs"
         sec.text.append(
             f"**{labels[r['point']]}**: {r['bets']:,} bets, {r['bets_per_game']:.2f} per game, "
             f"made good {_pct(r['success'])} ({_pct(r['ci_low'])}–{_pct(r['ci_high'])}). "
             f"Seats that bet win {_pct(r['win_if_bet'])}, seats that do not "
-            f"{_pct(r['win_if_no_bet'])}: betting {pays} ({sig}, p = {_pval(r['p_pays'])}). "
+            f"{_pct(r['win_if_no_bet'])}: {verdict} ({_pval(r['p_pays'])}). "
             f"Responses: fold {_pct(r['folds_share'])}, call {_pct(r['calls_share'])}, "
             f"raise {_pct(r['raises_share'])}.")
     sec.tables.append(("Bets, success and win rates", b.assign(point=b["point"].map(labels))))
@@ -335,8 +360,9 @@ def _betting(tables, labels) -> _Section | None:
     multi = d["point"].nunique() > 1
     names = [f"{labels[p]}: {s}" if multi else s for p, s in zip(d["point"], d["preset"],
                                                                    strict=True)]
-    fig, axes = _figure(1.2 + 0.4 * len(d), 2)
-    _hbar_ci(axes[0], names, d["success"], d["ci_low"], d["ci_high"], colour=PALETTE["orange"])
+    fig, axes = _figure(_rows_height(len(d)) + 0.6, 2)
+    _hbar_ci(axes[0], names, d["success"], d["ci_low"], d["ci_high"], colour=PALETTE["orange"],
+             legend=False)
     axes[0].set_xlabel("bets made good (95% Wilson)")
     axes[0].set_title("Bettor's success rate")
     y = np.arange(len(d))[::-1]
@@ -346,9 +372,11 @@ def _betting(tables, labels) -> _Section | None:
             (-0.15, "win_if_no_bet", "nobet_ci_low", "nobet_ci_high", PALETTE["vermillion"],
              "no bet in game")):
         v = d[col].to_numpy(dtype=float)
-        ax.errorbar(v, y + off, xerr=[v - d[lo].to_numpy(), d[hi].to_numpy() - v], fmt="o",
+        xerr = np.clip([v - d[lo].to_numpy(), d[hi].to_numpy() - v], 0, None)
+        ax.errorbar(v, y + off, xerr=xerr, fmt="o",
                     color=colour, capsize=3, label=lab)
     ax.set_yticks(y, names)
+    ax.set_ylim(-0.6, len(d) - 0.4)
     ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     ax.set_xlabel("seat win rate (95% Wilson)")
     ax.set_title("Does betting pay?")
