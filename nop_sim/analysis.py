@@ -1,0 +1,1448 @@
+"""Balance statistics of a finished run: tidy pandas tables with intervals and tests.
+
+Every function takes a :class:`RunData` (``load_run(folder)``) and returns a
+tidy :class:`pandas.DataFrame`, one row per (sweep point, thing measured),
+so a notebook can filter, join and plot without the report::
+
+    from nop_sim import analysis as A
+    run = A.load_run("reports/baseline")
+    A.seat_fairness(run)          # win rate per seat, Wilson 95% interval, Holm-corrected test
+    A.disruptor_stats(run).query("outlier")
+
+Conventions
+-----------
+- A *rate* (k successes out of n trials) comes with a 95% Wilson interval
+  (``ci_low``, ``ci_high``); a count per unit of exposure that can exceed one
+  (hedge payouts per placement with ``hedge_scope = "match"``) gets an exact
+  Poisson interval instead.
+- A *mean* comes with a Student t interval over its independent units
+  (matches, or seats of matches); a ratio of two sums over matches
+  (manipulations per hand) with a delta-method interval that treats the
+  match as the unit, so hands of one match are not counted as independent.
+- The match-length median has a bootstrap interval (resampling matches).
+- A family of tests (one per seat, preset, card, pair) is corrected with
+  Holm's method (``p_holm``); ``outside`` / ``outlier`` means ``p_holm < 0.05``.
+- Names that the engine may add later are read dynamically; a table whose
+  columns are missing raises :class:`MissingData`, which the report turns
+  into "not available for this run".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from nop_sim.column import Category
+
+__all__ = [
+    "ALPHA", "MissingData", "RunData", "load_run",
+    "wilson_interval", "poisson_interval", "rate_columns", "mean_interval",
+    "bootstrap_median", "ratio_interval", "holm", "benjamini_hochberg", "gini",
+    "settings_changed", "match_length", "survival", "seat_fairness", "seat_chi_square",
+    "preset_results", "skill_matrix", "column_positions", "column_over_hands",
+    "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset",
+    "dart_over_hands", "promotions", "hedging_summary", "hedging_by_category",
+    "hedging_by_preset", "disruptor_stats", "stack_inequality", "elimination_timing",
+    "alive_over_hands", "point_metrics", "rank_points", "findings",
+    "CATEGORY_LABELS", "METRICS",
+]
+
+ALPHA = 0.05
+CONFIDENCE = 0.95
+CATEGORY_LABELS = tuple(c.label for c in Category)
+N_CATEGORIES = len(CATEGORY_LABELS)
+
+
+class MissingData(KeyError):
+    """The run's tables lack what a statistic needs (an older engine, another game kind)."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; this one is a sentence
+        return str(self.args[0]) if self.args else "missing data"
+
+
+# ---------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------
+@dataclass
+class RunData:
+    """A finished run: its manifest and merged tables (see :mod:`nop_sim.runner`)."""
+
+    manifest: dict[str, Any]
+    tables: dict[str, pd.DataFrame]
+    folder: Path | None = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def points(self) -> list[int]:
+        return [int(p["point"]) for p in self.manifest.get("points", [])] or sorted(
+            self.table("matches")["point"].unique().tolist())
+
+    @cached_property
+    def _points_by_id(self) -> dict[int, dict]:
+        return {int(p["point"]): p for p in self.manifest.get("points", [])}
+
+    def settings(self, point: int) -> dict[str, Any]:
+        """The resolved settings of a sweep point (empty when the manifest lacks them)."""
+        return dict(self._points_by_id.get(int(point), {}).get("settings", {}))
+
+    def params(self, point: int) -> dict[str, Any]:
+        """The swept parameters of a point (empty for a single run)."""
+        return dict(self._points_by_id.get(int(point), {}).get("params", {}))
+
+    def setting(self, point: int, name: str, default: Any = None) -> Any:
+        return self.settings(point).get(name, default)
+
+    def players(self, point: int) -> int:
+        value = self.setting(point, "players")
+        if value is None:
+            seats = self.table("seats")
+            value = seats.loc[seats["point"] == point, "seat"].nunique()
+        return int(value)
+
+    def starting_chips(self, point: int) -> int:
+        from nop_sim.rules import auto_chips
+
+        chips = self.setting(point, "chips", "auto")
+        return auto_chips(self.players(point)) if chips in (None, "auto") else int(chips)
+
+    @property
+    def swept(self) -> list[str]:
+        """Names of the swept parameters, in manifest order."""
+        names: list[str] = []
+        for p in self.manifest.get("points", []):
+            for k in p.get("params", {}):
+                if k not in names:
+                    names.append(k)
+        return names
+
+    @property
+    def rotated(self) -> bool:
+        return bool(self.manifest.get("rotation"))
+
+    @property
+    def targets(self) -> dict[str, float]:
+        return dict(self.manifest.get("targets") or {})
+
+    def table(self, name: str, *columns: str) -> pd.DataFrame:
+        """A table, checked to hold ``columns`` (raises :class:`MissingData`)."""
+        frame = self.tables.get(name)
+        if frame is None:
+            raise MissingData(f"the run has no {name!r} table")
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            raise MissingData(f"the {name!r} table has no column {', '.join(missing)}")
+        return frame
+
+    def subset(self, points) -> RunData:
+        """The same run restricted to some sweep points (for a per-point report)."""
+        points = {int(p) for p in np.atleast_1d(points)}
+        tables = {name: (t[t["point"].isin(points)] if "point" in t.columns else t)
+                  for name, t in self.tables.items()}
+        manifest = dict(self.manifest)
+        manifest["points"] = [p for p in self.manifest.get("points", [])
+                              if int(p["point"]) in points]
+        return RunData(manifest, tables, self.folder)
+
+
+def load_run(folder: str | Path) -> RunData:
+    """Read ``manifest.json`` and the merged Parquet tables of a finished run."""
+    from nop_sim.runner import load_tables
+
+    folder = Path(folder)
+    tables = load_tables(folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    return RunData(manifest, tables, folder)
+
+
+# ---------------------------------------------------------------------------
+# Intervals and tests
+# ---------------------------------------------------------------------------
+def _z(confidence: float) -> float:
+    return float(stats.norm.ppf(0.5 + confidence / 2))
+
+
+def wilson_interval(k, n, confidence: float = CONFIDENCE):
+    """Wilson score interval of a binomial proportion ``k / n`` (vectorised).
+
+    Returns ``(low, high)`` arrays (NaN where ``n == 0``). For k = 81, n = 263
+    it gives 0.2553..0.3662 (Newcombe 1998, table I).
+    """
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    z = _z(confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(np.clip(p * (1 - p), 0, None) / n + z * z / (4 * n * n)) / denom
+        low = np.where(n > 0, np.clip(centre - half, 0, 1), np.nan)
+        high = np.where(n > 0, np.clip(centre + half, 0, 1), np.nan)
+    return low, high
+
+
+def poisson_interval(k, exposure, confidence: float = CONFIDENCE):
+    """Exact (Garwood) interval of a rate ``k / exposure`` for Poisson counts."""
+    k = np.asarray(k, dtype=float)
+    exposure = np.asarray(exposure, dtype=float)
+    a = 1 - confidence
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(k > 0, stats.chi2.ppf(a / 2, 2 * k) / 2, 0.0) / exposure
+        high = stats.chi2.ppf(1 - a / 2, 2 * k + 2) / 2 / exposure
+        bad = exposure <= 0
+    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+
+
+def rate_columns(frame: pd.DataFrame, k: str, n: str, name: str = "rate",
+                 confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Add ``name``, ``name_low``, ``name_high`` (``ci_low``/``ci_high`` when name is "rate").
+
+    Wilson where ``k <= n``; an exact Poisson interval where a unit can count
+    more than once (``k > n``).
+    """
+    frame = frame.copy()
+    kk, nn = frame[k].to_numpy(float), frame[n].to_numpy(float)
+    lo, hi = wilson_interval(np.minimum(kk, nn), nn, confidence)
+    plo, phi = poisson_interval(kk, nn, confidence)
+    over = kk > nn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frame[name] = np.where(nn > 0, kk / nn, np.nan)
+    low_name, high_name = ("ci_low", "ci_high") if name == "rate" else (f"{name}_low",
+                                                                        f"{name}_high")
+    frame[low_name] = np.where(over, plo, lo)
+    frame[high_name] = np.where(over, phi, hi)
+    return frame
+
+
+def mean_interval(values, confidence: float = CONFIDENCE) -> dict[str, float]:
+    """Mean with a Student t interval: ``{n, mean, sd, ci_low, ci_high}``."""
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    n = x.size
+    if n == 0:
+        return {"n": 0, "mean": np.nan, "sd": np.nan, "ci_low": np.nan, "ci_high": np.nan}
+    mean = float(x.mean())
+    if n == 1:
+        return {"n": 1, "mean": mean, "sd": np.nan, "ci_low": np.nan, "ci_high": np.nan}
+    sd = float(x.std(ddof=1))
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / np.sqrt(n)
+    return {"n": n, "mean": mean, "sd": sd, "ci_low": mean - half, "ci_high": mean + half}
+
+
+def _grouped_mean(frame: pd.DataFrame, by, column: str, prefix: str,
+                  confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Mean of ``column`` per group with a t interval: ``prefix``, ``prefix_low``, ``_high``."""
+    g = frame.groupby(by, sort=True)[column].agg(["count", "mean", "std"])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = stats.t.ppf(0.5 + confidence / 2, np.maximum(g["count"] - 1, 1))
+        half = np.where(g["count"] > 1, t * g["std"] / np.sqrt(g["count"]), np.nan)
+    return pd.DataFrame({prefix: g["mean"], f"{prefix}_low": g["mean"] - half,
+                         f"{prefix}_high": g["mean"] + half}, index=g.index).reset_index()
+
+
+def bootstrap_median(values, n_boot: int = 2000, seed: int = 0,
+                     confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Median and percentile-bootstrap interval: ``(median, low, high)``.
+
+    Resampling ``n`` values with replacement is the same as drawing a
+    multinomial count for each distinct value, so the bootstrap costs
+    O(n_boot x distinct values), not O(n_boot x n): match lengths are
+    integers with few distinct values, and a 100 000-match run bootstraps in
+    milliseconds. The median of a resample is the lower-middle order
+    statistic averaged with the upper-middle one, as :func:`numpy.median`.
+    """
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    n = x.size
+    if n == 0:
+        return (np.nan, np.nan, np.nan)
+    med = float(np.median(x))
+    if n == 1:
+        return (med, np.nan, np.nan)
+    uniq, counts = np.unique(x, return_counts=True)
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(n, counts / n, size=n_boot)        # (n_boot, distinct)
+    cum = np.cumsum(draws, axis=1)
+    lo_idx = np.argmax(cum >= (n + 1) // 2, axis=1)             # 1-based rank (n+1)//2
+    hi_idx = np.argmax(cum >= n // 2 + 1, axis=1)               # 1-based rank n//2 + 1
+    meds = (uniq[lo_idx] + uniq[hi_idx]) / 2
+    a = (1 - confidence) / 2
+    low, high = np.quantile(meds, [a, 1 - a])
+    return med, float(low), float(high)
+
+
+def ratio_interval(numerator, denominator, confidence: float = CONFIDENCE) -> dict[str, float]:
+    """``sum(num) / sum(den)`` over independent units, with a delta-method interval.
+
+    Used for per-hand rates: the unit is the match (``num`` = manipulations in
+    the match, ``den`` = its hands), so correlated hands of one match are not
+    treated as independent.
+    """
+    y = np.asarray(numerator, dtype=float)
+    x = np.asarray(denominator, dtype=float)
+    n = y.size
+    sx = x.sum()
+    if n == 0 or sx <= 0:
+        return {"ratio": np.nan, "ci_low": np.nan, "ci_high": np.nan}
+    r = y.sum() / sx
+    if n == 1:
+        return {"ratio": float(r), "ci_low": np.nan, "ci_high": np.nan}
+    resid = y - r * x
+    se = np.sqrt(n / (n - 1) * np.sum(resid * resid)) / sx
+    half = _z(confidence) * se
+    return {"ratio": float(r), "ci_low": float(r - half), "ci_high": float(r + half)}
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values (NaN stays NaN, not counted in the family).
+
+    For p = (0.01, 0.04, 0.03, 0.005): sorted 0.005, 0.01, 0.03, 0.04 times
+    4, 3, 2, 1 -> 0.02, 0.03, 0.06, 0.04 -> running maximum 0.02, 0.03, 0.06,
+    0.06, returned in the input order (0.03, 0.06, 0.06, 0.02).
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    adj = np.maximum.accumulate((m - np.arange(m)) * q[order])
+    res = np.empty(m)
+    res[order] = np.minimum(adj, 1.0)
+    out[ok] = res
+    return out
+
+
+def benjamini_hochberg(pvalues) -> np.ndarray:
+    """Benjamini-Hochberg false-discovery-rate adjusted p-values (NaN stays NaN)."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    ranked = q[order] * m / np.arange(1, m + 1)
+    adj = np.minimum.accumulate(ranked[::-1])[::-1]
+    res = np.empty(m)
+    res[order] = np.minimum(adj, 1.0)
+    out[ok] = res
+    return out
+
+
+def _binom_p(k, n, p0) -> np.ndarray:
+    """Two-sided exact binomial test p-values, row by row."""
+    k, n, p0 = np.broadcast_arrays(np.asarray(k), np.asarray(n), np.asarray(p0, float))
+    out = np.full(k.shape, np.nan)
+    for i, (kk, nn, pp) in enumerate(zip(k.ravel(), n.ravel(), p0.ravel(), strict=True)):
+        if nn > 0 and 0 < pp < 1:
+            out.flat[i] = stats.binomtest(int(round(kk)), int(nn), pp).pvalue
+    return out
+
+
+def _fisher_p(a, b, c, d) -> float:
+    """Two-sided Fisher exact p of the 2x2 table [[a, b], [c, d]] (NaN when degenerate)."""
+    if min(a + b, c + d, a + c, b + d) <= 0:
+        return np.nan
+    return float(stats.fisher_exact([[int(a), int(b)], [int(c), int(d)]]).pvalue)
+
+
+def gini(stacks) -> float:
+    """Gini coefficient of non-negative amounts (0 = equal, (n-1)/n = one holds all).
+
+    ``sum_i sum_j |x_i - x_j| / (2 n^2 mean)``, computed from the sorted
+    values as ``sum_i (2 i - n - 1) x_(i) / (n sum x)``.
+    """
+    x = np.sort(np.asarray(stacks, dtype=float))
+    n = x.size
+    total = x.sum()
+    if n == 0 or total <= 0:
+        return np.nan
+    i = np.arange(1, n + 1)
+    return float(np.sum((2 * i - n - 1) * x) / (n * total))
+
+
+def _gini_rows(matrix: np.ndarray) -> np.ndarray:
+    """:func:`gini` of each row of a (matches, seats) array."""
+    x = np.sort(np.asarray(matrix, dtype=float), axis=1)
+    n = x.shape[1]
+    i = np.arange(1, n + 1)
+    total = x.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, (x * (2 * i - n - 1)).sum(axis=1) / (n * total), np.nan)
+
+
+# ---------------------------------------------------------------------------
+# Headline
+# ---------------------------------------------------------------------------
+def settings_changed(run: RunData, point: int) -> pd.DataFrame:
+    """Settings of a point that differ from the SPEC defaults: setting, value, default."""
+    from nop_sim.rules import Settings
+
+    defaults = Settings().to_dict()
+    rows = []
+    for name, value in run.settings(point).items():
+        if name in defaults and _norm(value) != _norm(defaults[name]):
+            rows.append({"setting": name, "value": _fmt(value), "default": _fmt(defaults[name])})
+    return pd.DataFrame(rows, columns=["setting", "value", "default"])
+
+
+def _norm(value):
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _fmt(value) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in sorted(value.items())) or "(none)"
+    return str(value)
+
+
+# ---------------------------------------------------------------------------
+# 2. Match length
+# ---------------------------------------------------------------------------
+def match_length(run: RunData, n_boot: int = 2000) -> pd.DataFrame:
+    """Per point: median hands with a bootstrap interval, mean with a t interval,
+    10th/90th percentiles and the unresolved share (Wilson)."""
+    m = run.table("matches", "point", "hands", "unresolved")
+    rows = []
+    for point, g in m.groupby("point", sort=True):
+        hands = g["hands"].to_numpy()
+        med, lo, hi = bootstrap_median(hands, n_boot=n_boot, seed=int(point))
+        mi = mean_interval(hands)
+        unresolved = int(g["unresolved"].astype(bool).sum())
+        ulo, uhi = wilson_interval(unresolved, len(g))
+        rows.append({"point": point, "matches": len(g), "hands": int(hands.sum()),
+                     "median_hands": med, "median_low": lo, "median_high": hi,
+                     "mean_hands": mi["mean"], "mean_low": mi["ci_low"],
+                     "mean_high": mi["ci_high"],
+                     "p10_hands": float(np.percentile(hands, 10)),
+                     "p90_hands": float(np.percentile(hands, 90)),
+                     "unresolved": unresolved, "unresolved_share": unresolved / len(g),
+                     "unresolved_low": float(ulo), "unresolved_high": float(uhi),
+                     "max_hands": run.setting(point, "max_hands")})
+    return pd.DataFrame(rows)
+
+
+def survival(run: RunData) -> pd.DataFrame:
+    """Share of matches still running after each number of hands, with Wilson bands.
+
+    Unresolved matches stop at ``max_hands``; they count as running up to it.
+    """
+    m = run.table("matches", "point", "hands")
+    parts = []
+    for point, g in m.groupby("point", sort=True):
+        hands = np.sort(g["hands"].to_numpy())
+        n = hands.size
+        grid = np.arange(0, int(hands.max()) + 1)
+        alive = n - np.searchsorted(hands, grid, side="right")
+        lo, hi = wilson_interval(alive, n)
+        parts.append(pd.DataFrame({"point": point, "hands": grid, "running": alive,
+                                   "share": alive / n, "ci_low": lo, "ci_high": hi}))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+# ---------------------------------------------------------------------------
+# 3. Seats and 4. strategies
+# ---------------------------------------------------------------------------
+def _players_col(run: RunData, frame: pd.DataFrame) -> np.ndarray:
+    if "players" in frame.columns:
+        return frame["players"].to_numpy(float)
+    lookup = {p: run.players(p) for p in frame["point"].unique()}
+    return frame["point"].map(lookup).to_numpy(float)
+
+
+def seat_fairness(run: RunData, tests: bool = True) -> pd.DataFrame:
+    """Win rate per seat against 1/players: Wilson interval, exact binomial test, Holm.
+
+    Unresolved matches count for the chip leader the engine names as winner.
+    ``tests=False`` skips the p-values (NaN), for sweeps that need only rates.
+    """
+    s = run.table("seats", "point", "seat", "place")
+    g = (s.assign(win=(s["place"] == 1).astype(int))
+         .groupby(["point", "seat"], sort=True)["win"].agg(wins="sum", seats="count")
+         .reset_index())
+    g["fair"] = 1.0 / np.array([run.players(p) for p in g["point"]])
+    g = rate_columns(g, "wins", "seats", "win_rate")
+    g = g.rename(columns={"win_rate_low": "ci_low", "win_rate_high": "ci_high"})
+    return _fairness_tests(g, tests)
+
+
+def _fairness_tests(g: pd.DataFrame, tests: bool) -> pd.DataFrame:
+    g["advantage"] = g["win_rate"] - g["fair"]
+    g["p_value"] = _binom_p(g["wins"], g["seats"], g["fair"]) if tests else np.nan
+    g["p_holm"] = g.groupby("point")["p_value"].transform(lambda p: holm(p.to_numpy()))
+    g["outside"] = g["p_holm"] < ALPHA
+    return g
+
+
+def seat_chi_square(run: RunData) -> pd.DataFrame:
+    """Chi-square goodness of fit of wins per seat to equal shares, per point."""
+    s = run.table("seats", "point", "seat", "place")
+    rows = []
+    for point, g in s.groupby("point", sort=True):
+        players = run.players(point)
+        wins = np.bincount(g.loc[g["place"] == 1, "seat"].to_numpy(), minlength=players)
+        n = int(wins.sum())
+        if n == 0:
+            continue
+        res = stats.chisquare(wins)
+        rows.append({"point": point, "matches": n, "players": players,
+                     "chi2": float(res.statistic), "dof": players - 1,
+                     "p_value": float(res.pvalue)})
+    return pd.DataFrame(rows)
+
+
+def preset_results(run: RunData, tests: bool = True) -> pd.DataFrame:
+    """Win rate and chip result per preset (agent style).
+
+    ``win_rate`` is wins per seat occupied (fair = 1/players, tested exactly,
+    Holm within the point); ``net_chips`` is final chips minus starting
+    chips per seat and match, with a t interval; ``mean_place`` 1 = first.
+    """
+    s = run.table("seats", "point", "preset", "place")
+    s = s.assign(win=(s["place"] == 1).astype(int))
+    g = (s.groupby(["point", "preset"], sort=True)
+         .agg(seats=("win", "count"), wins=("win", "sum"), mean_place=("place", "mean"))
+         .reset_index())
+    g["fair"] = 1.0 / np.array([run.players(p) for p in g["point"]])
+    g = rate_columns(g, "wins", "seats", "win_rate")
+    g = g.rename(columns={"win_rate_low": "ci_low", "win_rate_high": "ci_high"})
+    g = _fairness_tests(g, tests)
+    if "final_chips" in s.columns:
+        start = s["point"].map({p: run.starting_chips(p) for p in s["point"].unique()})
+        net = _grouped_mean(s.assign(net=s["final_chips"] - start), ["point", "preset"],
+                            "net", "net_chips")
+        g = g.merge(net, on=["point", "preset"], how="left")
+    return g
+
+
+def skill_matrix(run: RunData) -> pd.DataFrame:
+    """Head to head: how often ``preset`` finished above ``opponent`` in the same match.
+
+    One row per ordered pair of distinct presets that met; ``rate`` with a
+    Wilson interval, an exact test against 0.5 and Holm across the point's
+    pairs (each unordered pair tested once). Seats of the same preset in one
+    match are not compared. Meaningful when presets rotate across seats;
+    otherwise seat and style are confounded.
+    """
+    s = run.table("seats", "point", "match", "preset", "place")
+    keys = ["point", "chunk", "match"] if "chunk" in s.columns else ["point", "match"]
+    base = s[keys + ["preset", "place"]]
+    pairs = base.merge(base, on=keys, suffixes=("", "_opp"))
+    pairs = pairs[pairs["preset"] != pairs["preset_opp"]]
+    if pairs.empty:
+        return pd.DataFrame(columns=["point", "preset", "opponent", "meetings", "ahead",
+                                     "rate", "ci_low", "ci_high", "p_value", "p_holm"])
+    pairs = pairs.assign(ahead=(pairs["place"] < pairs["place_opp"]).astype(float)
+                         + 0.5 * (pairs["place"] == pairs["place_opp"]))
+    g = (pairs.groupby(["point", "preset", "preset_opp"], sort=True)["ahead"]
+         .agg(meetings="count", ahead="sum").reset_index()
+         .rename(columns={"preset_opp": "opponent"}))
+    g = rate_columns(g, "ahead", "meetings")
+    g["p_value"] = _binom_p(g["ahead"], g["meetings"], 0.5)
+    first = g["preset"].astype(str) < g["opponent"].astype(str)
+    g["p_holm"] = np.nan
+    for _, idx in g[first].groupby("point").groups.items():
+        g.loc[idx, "p_holm"] = holm(g.loc[idx, "p_value"].to_numpy())
+    mirror = g[first][["point", "preset", "opponent", "p_holm"]].rename(
+        columns={"preset": "opponent", "opponent": "preset", "p_holm": "p_mirror"})
+    g = g.merge(mirror, on=["point", "preset", "opponent"], how="left")
+    g["p_holm"] = g["p_holm"].fillna(g.pop("p_mirror"))
+    return g
+
+
+# ---------------------------------------------------------------------------
+# 5. The Ranking Column
+# ---------------------------------------------------------------------------
+def _columns_matrix(column: pd.Series) -> np.ndarray:
+    """(matches, 13) int array of the final columns (category ids, top first)."""
+    text = column.astype(str).str.split(" ", expand=True)
+    return text.to_numpy().astype(np.int64)
+
+
+def column_positions(run: RunData) -> pd.DataFrame:
+    """Category x final position counts (from ``matches.column``), per point.
+
+    ``share`` is the share of the point's matches that ended with the
+    category at that position (0 = top of the column).
+    """
+    m = run.table("matches", "point", "column")
+    parts = []
+    for point, g in m.groupby("point", sort=True):
+        cols = _columns_matrix(g["column"])
+        n = cols.shape[0]
+        counts = np.zeros((N_CATEGORIES, N_CATEGORIES), np.int64)
+        for pos in range(N_CATEGORIES):
+            counts[:, pos] = np.bincount(cols[:, pos], minlength=N_CATEGORIES)
+        cat, pos = np.meshgrid(np.arange(N_CATEGORIES), np.arange(N_CATEGORIES), indexing="ij")
+        parts.append(pd.DataFrame({"point": point, "category": cat.ravel(),
+                                   "label": np.array(CATEGORY_LABELS)[cat.ravel()],
+                                   "position": pos.ravel(), "count": counts.ravel(),
+                                   "share": counts.ravel() / n}))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+_POS_NAME = re.compile(r"^(?:pos_?|time_)(\d+)$")
+
+
+def _time_table(run: RunData) -> pd.DataFrame:
+    """The per-hand time stats, wide: one row per (point, hand), one column per stat.
+
+    The runner names the position sums ``pos0`` then ``time_1`` .. ``time_12``
+    (``T_POS0 + category``); both those and ``posK`` are read as ``pos_K``.
+    """
+    if "time" in run._cache:
+        return run._cache["time"]
+    a = run.table("arrays", "point", "table", "stat", "index", "value")
+    t = a[a["table"] == "time"]
+    if t.empty:
+        raise MissingData("the run recorded no per-hand (time) statistics")
+
+    def rename(stat: str) -> str:
+        match = _POS_NAME.match(stat)
+        if match and int(match.group(1)) < N_CATEGORIES:
+            return f"pos_{int(match.group(1))}"
+        return stat
+
+    wide = (t.assign(stat=t["stat"].astype(str).map(rename))
+            .pivot_table(index=["point", "index"], columns="stat", values="value",
+                         aggfunc="sum", fill_value=0)
+            .reset_index().rename(columns={"index": "hand"}))
+    wide.columns.name = None
+    run._cache["time"] = wide
+    return wide
+
+
+def column_over_hands(run: RunData) -> pd.DataFrame:
+    """Mean column position of each category at the start of each hand (0 = top)."""
+    w = _time_table(run)
+    if "matches" not in w.columns:
+        raise MissingData("the time statistics have no 'matches' count")
+    w = w[w["matches"] > 0]
+    parts = []
+    for cat in range(N_CATEGORIES):
+        col = f"pos_{cat}"
+        if col not in w.columns:
+            continue
+        parts.append(pd.DataFrame({"point": w["point"], "hand": w["hand"],
+                                   "matches": w["matches"], "category": cat,
+                                   "label": CATEGORY_LABELS[cat],
+                                   "mean_position": w[col] / w["matches"]}))
+    if not parts:
+        raise MissingData("the time statistics have no column positions")
+    return pd.concat(parts, ignore_index=True)
+
+
+def _category_stat(run: RunData, stat: str) -> pd.DataFrame:
+    """(point, category) -> value for one 'category' stat; zeros filled in."""
+    a = run.table("arrays", "point", "table", "stat", "index", "value")
+    c = a[(a["table"] == "category") & (a["stat"] == stat)]
+    points = run.points
+    full = pd.MultiIndex.from_product([points, range(N_CATEGORIES)], names=["point", "category"])
+    return (c.groupby(["point", "index"])["value"].sum()
+            .rename_axis(["point", "category"]).reindex(full, fill_value=0).rename(stat)
+            .reset_index())
+
+
+def simulate_baseline_wins(players: int, n_deals: int, seed: int = 0,
+                           decks: int = 1) -> np.ndarray:
+    """Winning-category counts (13,) of ``n_deals`` random ``players``-way showdowns.
+
+    Each deal: five hole cards per player and two community cards from
+    ``decks`` shuffled decks; everyone shows down under the DEFAULT column,
+    no draw, no wild, no Disruptor; the winner's category is the best
+    (lowest id) among the players' best categories.
+    """
+    from nop_sim.column import DEFAULT_COLUMN
+    from nop_sim.evaluator import best_category
+
+    rng = np.random.default_rng(seed)
+    wins = np.zeros(N_CATEGORIES, np.int64)
+    k = int(players)
+    block = max(1, 400_000 // k)
+    for start in range(0, n_deals, block):
+        n = min(block, n_deals - start)
+        deck = (np.argsort(rng.random((n, 52 * decks)), axis=1)[:, :5 * k + 2] % 52)
+        deck = deck.astype(np.int8)
+        hole = deck[:, :5 * k].reshape(n, k, 5)
+        board = np.broadcast_to(deck[:, None, 5 * k:], (n, k, 2))
+        hands = np.ascontiguousarray(np.concatenate([hole, board], axis=2).reshape(n * k, 7))
+        cats = np.asarray(best_category(hands, DEFAULT_COLUMN, decks=decks)).reshape(n, k)
+        wins += np.bincount(cats.min(axis=1), minlength=N_CATEGORIES)
+    return wins
+
+
+def _baseline_table() -> pd.DataFrame | None:
+    path = Path(__file__).with_name("data") / "showdown_baseline.csv"
+    return pd.read_csv(path) if path.exists() else None
+
+
+def default_baseline(players: float = 4.0, *, decks: int = 1, n_deals: int | None = None,
+                     seed: int = 0) -> pd.DataFrame:
+    """Winning-category shares of random showdowns under the DEFAULT column.
+
+    The reference for "which categories would win if nobody moved the
+    column": ``players``-way showdowns of random seven-card hands (five hole
+    + two community cards, one deck), no draw, no wild, no Disruptor (see
+    :func:`simulate_baseline_wins`). A fractional ``players`` mixes the two
+    neighbouring table sizes so that the mean matches, e.g. 2.3 = 70%
+    two-way and 30% three-way showdowns. With one deck and ``n_deals`` None
+    the shares come from the shipped table ``data/showdown_baseline.csv``
+    (1 000 000 deals per table size, ``scripts/make_baseline_table.py``);
+    otherwise they are simulated. The draw makes real showdown hands
+    stronger than this baseline.
+    """
+    players = float(np.clip(players, 2, 8))
+    lo = int(np.floor(players))
+    frac = players - lo if lo < 8 else 0.0
+    table = _baseline_table() if (decks == 1 and n_deals is None) else None
+    if table is not None:
+        def counts(k: int):
+            t = table[table["players"] == k].sort_values("category")
+            return t["wins"].to_numpy(float), float(t["deals"].iloc[0])
+    else:
+        n_deals = n_deals or 40_000
+
+        def counts(k: int):
+            return simulate_baseline_wins(k, n_deals, seed=seed + k, decks=decks), n_deals
+    w_lo, n_lo = counts(lo)
+    shares = w_lo / n_lo
+    deals = n_lo
+    if frac > 0:
+        w_hi, n_hi = counts(lo + 1)
+        shares = (1 - frac) * shares + frac * w_hi / n_hi
+        deals = min(n_lo, n_hi)
+    frame = pd.DataFrame({"category": np.arange(N_CATEGORIES), "label": CATEGORY_LABELS,
+                          "wins": shares * deals, "deals": deals})
+    return rate_columns(frame, "wins", "deals", "share")
+
+
+def showdown_size(run: RunData, point: int) -> float:
+    """Mean players at a showdown ((hands shown + mucked) / showdowns), at least 2;
+    the table size when the counters are missing."""
+    try:
+        s = run.table("seats", "point", "showdowns")
+        c = run.table("counts", "point", "showdowns")
+        shown = s.loc[s["point"] == point, "showdowns"].sum()
+        if "mucks" in c.columns:
+            shown += c.loc[c["point"] == point, "mucks"].sum()
+        hands = c.loc[c["point"] == point, "showdowns"].sum()
+        if hands > 0 and shown > 0:
+            return float(np.clip(shown / hands, 2, run.players(point)))
+    except MissingData:
+        pass
+    return float(run.players(point))
+
+
+def winning_categories(run: RunData, baseline_deals: int | None = None) -> pd.DataFrame:
+    """Category of the main pot's winning hand per point vs the default-column baseline.
+
+    ``wins`` counts natural and elevated wins (``wins_elevated``); ``share``
+    has a Wilson interval; ``baseline_share`` comes from
+    :func:`default_baseline` with the point's mean showdown size; ``shown``
+    is how often the category was shown down at all.
+    """
+    wins = _category_stat(run, "wins")
+    try:
+        elevated = _category_stat(run, "wins_elevated")["wins_elevated"].to_numpy()
+    except MissingData:
+        elevated = 0
+    wins["wins"] = wins["wins"].to_numpy() + elevated
+    wins["elevated"] = elevated
+    try:
+        wins["shown"] = _category_stat(run, "showdown_hands")["showdown_hands"].to_numpy()
+    except MissingData:
+        pass
+    wins["label"] = np.array(CATEGORY_LABELS)[wins["category"]]
+    wins["total"] = wins.groupby("point")["wins"].transform("sum")
+    wins = rate_columns(wins, "wins", "total", "share")
+    parts = []
+    cache: dict[float, pd.DataFrame] = {}
+    for point, g in wins.groupby("point", sort=True):
+        size = round(showdown_size(run, point), 2)
+        if size not in cache:
+            decks = int(run.setting(point, "decks", 1) or 1)
+            cache[size] = default_baseline(size, decks=decks, n_deals=baseline_deals)
+        base = cache[size]
+        g = g.copy()
+        g["showdown_players"] = size
+        g["baseline_share"] = base["share"].to_numpy()
+        g["baseline_low"] = base["share_low"].to_numpy()
+        g["baseline_high"] = base["share_high"].to_numpy()
+        g["difference"] = g["share"] - g["baseline_share"]
+        parts.append(g)
+    return pd.concat(parts, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------
+# 6. The Ledger
+# ---------------------------------------------------------------------------
+def _per_match(run: RunData, column: str) -> pd.DataFrame:
+    """Per match: the sum over seats of a seat column, beside the match's hands."""
+    s = run.table("seats", "point", "match", column)
+    m = run.table("matches", "point", "match", "hands")
+    keys = ["point", "chunk", "match"] if "chunk" in s.columns and "chunk" in m.columns \
+        else ["point", "match"]
+    per = s.groupby(keys, sort=False)[column].sum().reset_index()
+    return m[keys + ["hands"]].merge(per, on=keys, how="left").fillna({column: 0})
+
+
+def _chips_moved(c: pd.DataFrame) -> pd.Series:
+    """Chips that changed hands: pots awarded + hedge payouts + fees sent to the bank.
+
+    Fees paid to the pot are inside the pots already.
+    """
+    moved = c["pot_sum"].astype(float)
+    for extra in ("hedge_paid", "fees_to_bank"):
+        if extra in c.columns:
+            moved = moved + c[extra]
+    return moved
+
+
+def ledger_summary(run: RunData) -> pd.DataFrame:
+    """Per point: manipulations and fees per hand (match-clustered intervals), the fees'
+    share of all chips moved (interval over chunks, the unit the counters are kept
+    in), the final dart (t interval) and how often it ends at the cap (Wilson)."""
+    c = run.table("counts", "point", "hands")
+    rows = []
+    manip = _per_match(run, "manipulations")
+    fees = _per_match(run, "fees") if "fees" in run.tables["seats"].columns else None
+    m = run.table("matches", "point", "dart")
+    for point in sorted(c["point"].unique()):
+        cp = c[c["point"] == point]
+        hands = int(cp["hands"].sum())
+        row: dict[str, Any] = {"point": point, "hands": hands}
+        mp = manip[manip["point"] == point]
+        r = ratio_interval(mp["manipulations"], mp["hands"])
+        row.update(manipulations=int(mp["manipulations"].sum()),
+                   manipulations_per_hand=r["ratio"], manipulations_low=r["ci_low"],
+                   manipulations_high=r["ci_high"])
+        if fees is not None:
+            fp = fees[fees["point"] == point]
+            r = ratio_interval(fp["fees"], fp["hands"])
+            row.update(fees=int(fp["fees"].sum()), fees_per_hand=r["ratio"],
+                       fees_low=r["ci_low"], fees_high=r["ci_high"])
+        if "fees" in cp.columns and "pot_sum" in cp.columns:
+            # chunks are independent units: their ratio gives the interval
+            share = ratio_interval(cp["fees"], _chips_moved(cp))
+            row["chips_moved"] = float(_chips_moved(cp).sum())
+            row.update(fee_share=share["ratio"], fee_share_low=share["ci_low"],
+                       fee_share_high=share["ci_high"])
+            if "fees_to_bank" in cp.columns:
+                row["fees_to_bank"] = int(cp["fees_to_bank"].sum())
+        mm = m[m["point"] == point]
+        cap = run.setting(point, "dart_cap")
+        fd = mean_interval(mm["dart"])
+        row.update(final_dart=fd["mean"], final_dart_low=fd["ci_low"],
+                   final_dart_high=fd["ci_high"])
+        row["dart_cap"] = cap
+        if cap is not None:
+            at_cap = int((mm["dart"] >= cap).sum())
+            lo, hi = wilson_interval(at_cap, len(mm))
+            row.update(at_cap=at_cap, at_cap_share=at_cap / len(mm) if len(mm) else np.nan,
+                       at_cap_low=float(lo), at_cap_high=float(hi))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def ledger_by_preset(run: RunData) -> pd.DataFrame:
+    """Manipulations and fees per seat and match, by preset, with t intervals."""
+    s = run.table("seats", "point", "preset", "manipulations")
+    out = _grouped_mean(s, ["point", "preset"], "manipulations", "manipulations")
+    if "fees" in s.columns:
+        out = out.merge(_grouped_mean(s, ["point", "preset"], "fees", "fees"),
+                        on=["point", "preset"])
+    return out
+
+
+def dart_over_hands(run: RunData) -> pd.DataFrame:
+    """The dart at each hand's start over matches still running: mean, standard deviation
+    (``band_low``/``band_high`` = mean -/+ sd, the spread between matches) and the
+    95% interval of the mean."""
+    w = _time_table(run)
+    for col in ("dart", "matches"):
+        if col not in w.columns:
+            raise MissingData(f"the time statistics have no {col!r}")
+    w = w[w["matches"] > 0]
+    n = w["matches"].to_numpy(float)
+    mean = w["dart"].to_numpy(float) / n
+    if "dart_sq" in w.columns:
+        var = np.clip(w["dart_sq"].to_numpy(float) / n - mean * mean, 0, None)
+        var = var * n / np.maximum(n - 1, 1)
+    else:
+        var = np.full(mean.shape, np.nan)
+    sd = np.sqrt(var)
+    half = _z(CONFIDENCE) * sd / np.sqrt(n)
+    return pd.DataFrame({"point": w["point"].to_numpy(), "hand": w["hand"].to_numpy(),
+                         "matches": n.astype(np.int64), "mean": mean, "sd": sd,
+                         "band_low": mean - sd, "band_high": mean + sd,
+                         "ci_low": mean - half, "ci_high": mean + half})
+
+
+def promotions(run: RunData) -> pd.DataFrame:
+    """Which categories get promoted: promotions per category and their share (Wilson)."""
+    p = _category_stat(run, "manipulations").rename(columns={"manipulations": "promotions"})
+    p["label"] = np.array(CATEGORY_LABELS)[p["category"]]
+    p["total"] = p.groupby("point")["promotions"].transform("sum")
+    return rate_columns(p, "promotions", "total", "share")
+
+
+# ---------------------------------------------------------------------------
+# 7. Hedging
+# ---------------------------------------------------------------------------
+def _player_hands(run: RunData, point: int) -> float:
+    try:
+        w = _time_table(run)
+        if "alive" in w.columns:
+            return float(w.loc[w["point"] == point, "alive"].sum())
+    except MissingData:
+        pass
+    return np.nan
+
+
+def hedging_summary(run: RunData) -> pd.DataFrame:
+    """Per point: placements per player-hand, hit rate (payouts per placement) and the
+    chips: cost paid, payouts received, net per placement with an interval.
+
+    The placement rate divides tokens placed or moved by player-hands (players
+    still in at each hand's start). The net per placement is
+    ``paid/hits x hit_rate - hedge_cost``, its interval from the hit rate's.
+    """
+    c = run.table("counts", "point", "hedges", "hedge_hits")
+    rows = []
+    for point, cp in c.groupby("point", sort=True):
+        hedges, hits = int(cp["hedges"].sum()), int(cp["hedge_hits"].sum())
+        cost = float(cp["hedge_cost"].sum()) if "hedge_cost" in cp else np.nan
+        paid = float(cp["hedge_paid"].sum()) if "hedge_paid" in cp else np.nan
+        row: dict[str, Any] = {"point": point, "placements": hedges, "hits": hits,
+                               "cost": cost, "paid": paid, "net": paid - cost}
+        ph = _player_hands(run, point)
+        row["player_hands"] = ph
+        if ph and np.isfinite(ph):
+            r = rate_columns(pd.DataFrame({"k": [hedges], "n": [ph]}), "k", "n", "x")
+            row.update(placement_rate=r["x"].iloc[0], placement_low=r["x_low"].iloc[0],
+                       placement_high=r["x_high"].iloc[0])
+        r = rate_columns(pd.DataFrame({"k": [hits], "n": [hedges]}), "k", "n", "x")
+        row.update(hit_rate=r["x"].iloc[0], hit_low=r["x_low"].iloc[0],
+                   hit_high=r["x_high"].iloc[0])
+        per_cost = cost / hedges if hedges else float(run.setting(point, "hedge_cost", np.nan))
+        per_hit = paid / hits if hits else float(run.setting(point, "hedge_payout", np.nan))
+        row["net_per_placement"] = per_hit * row["hit_rate"] - per_cost if hedges else np.nan
+        row["net_low"] = per_hit * row["hit_low"] - per_cost if hedges else np.nan
+        row["net_high"] = per_hit * row["hit_high"] - per_cost if hedges else np.nan
+        row["worth_it"] = ("yes" if row["net_low"] > 0 else
+                           "no" if row["net_high"] < 0 else "unclear") if hedges else "no data"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def hedging_by_category(run: RunData) -> pd.DataFrame:
+    """Per point and category: placements, hits, hit rate and estimated net chips.
+
+    Per-category chips are not counted by the engine; they are estimated as
+    ``hits x (paid per hit) - placements x (cost per placement)`` with the
+    point's actual paid-per-hit (which includes doubling cards and partial
+    payouts) and cost-per-placement.
+    """
+    placed = _category_stat(run, "hedges").rename(columns={"hedges": "placements"})
+    hits = _category_stat(run, "hedge_hits").rename(columns={"hedge_hits": "hits"})
+    g = placed.merge(hits, on=["point", "category"])
+    g["label"] = np.array(CATEGORY_LABELS)[g["category"]]
+    g = rate_columns(g, "hits", "placements", "hit_rate")
+    summary = hedging_summary(run).set_index("point")
+    per_hit = (summary["paid"] / summary["hits"].replace(0, np.nan))
+    per_cost = (summary["cost"] / summary["placements"].replace(0, np.nan))
+    ph, pc = g["point"].map(per_hit).astype(float), g["point"].map(per_cost).astype(float)
+    g["net_chips"] = g["hits"] * ph - g["placements"] * pc
+    g["net_per_placement"] = g["hit_rate"] * ph - pc
+    g["net_low"] = g["hit_rate_low"] * ph - pc
+    g["net_high"] = g["hit_rate_high"] * ph - pc
+    return g
+
+
+def hedging_by_preset(run: RunData) -> pd.DataFrame:
+    """Per preset: placements, hit rate and net hedge chips per seat and match (t interval).
+
+    Net = chips collected from hedges - placements x hedge_cost.
+    """
+    s = run.table("seats", "point", "preset", "hedges_placed", "hedges_won", "hedge_chips")
+    cost = s["point"].map({p: float(run.setting(p, "hedge_cost", 0)) for p in
+                           s["point"].unique()})
+    s = s.assign(net=s["hedge_chips"] - s["hedges_placed"] * cost)
+    g = (s.groupby(["point", "preset"], sort=True)
+         .agg(seats=("net", "count"), placements=("hedges_placed", "sum"),
+              hits=("hedges_won", "sum")).reset_index())
+    g = rate_columns(g, "hits", "placements", "hit_rate")
+    return g.merge(_grouped_mean(s, ["point", "preset"], "net", "net_chips"),
+                   on=["point", "preset"])
+
+
+# ---------------------------------------------------------------------------
+# 8. Disruptors
+# ---------------------------------------------------------------------------
+def _disruptor_arrays(run: RunData) -> pd.DataFrame:
+    a = run.table("arrays", "point", "table", "stat", "label", "value")
+    d = a[a["table"] == "disruptor"]
+    if d.empty:
+        return pd.DataFrame(columns=["point", "card"])
+    wide = d.pivot_table(index=["point", "label"], columns="stat", values="value",
+                         aggfunc="sum", fill_value=0).reset_index()
+    wide.columns.name = None
+    return wide.rename(columns={"label": "card"})
+
+
+def _length_effect(hands: np.ndarray, has: np.ndarray, drafted: np.ndarray):
+    """Mean hands of matches with the card minus without, at equal cards drafted.
+
+    Longer matches draft more cards, so a raw difference mostly measures
+    length itself. Matches are grouped by their total Disruptor cards drafted
+    (the thin top 1% pooled); within each group the difference of mean hands
+    is taken, and the groups are averaged with the with-card matches as
+    weights. Descriptive, not causal: the controlled comparison is a sweep
+    over the mix (``scenarios/disruptor_mixes.toml``). Returns (effect, low, high).
+    """
+    s = np.asarray(drafted, np.int64)
+    if s.size == 0:
+        return np.nan, np.nan, np.nan
+    s = np.minimum(s, int(np.percentile(s, 99)))
+    k = s.max() + 1
+    n1 = np.bincount(s[has], minlength=k).astype(float)
+    n0 = np.bincount(s[~has], minlength=k).astype(float)
+    sum1 = np.bincount(s[has], weights=hands[has], minlength=k)
+    sum0 = np.bincount(s[~has], weights=hands[~has], minlength=k)
+    sq1 = np.bincount(s[has], weights=hands[has] ** 2, minlength=k)
+    sq0 = np.bincount(s[~has], weights=hands[~has] ** 2, minlength=k)
+    ok = (n1 >= 2) & (n0 >= 2)
+    if not ok.any():
+        return np.nan, np.nan, np.nan
+    n1, n0, sum1, sum0, sq1, sq0 = (a[ok] for a in (n1, n0, sum1, sum0, sq1, sq0))
+    m1, m0 = sum1 / n1, sum0 / n0
+    v1 = np.clip(sq1 - n1 * m1 * m1, 0, None) / (n1 - 1)
+    v0 = np.clip(sq0 - n0 * m0 * m0, 0, None) / (n0 - 1)
+    effect = float(np.sum(n1 * (m1 - m0)) / n1.sum())
+    half = _z(CONFIDENCE) * np.sqrt(np.sum(n1 * n1 * (v1 / n1 + v0 / n0))) / n1.sum()
+    return effect, effect - half, effect + half
+
+
+def _mantel_haenszel(win: np.ndarray, has: np.ndarray, strata: np.ndarray):
+    """Risk difference of ``win`` between ``has`` and not, pooled over strata.
+
+    Mantel-Haenszel weights ``n1 n0 / N`` per stratum, a Wald interval from
+    the per-stratum binomial variances, and the Cochran-Mantel-Haenszel
+    chi-square test (with continuity correction). Strata with only one group
+    carry no information and drop out. Returns (diff, low, high, p).
+    """
+    s = np.asarray(strata, np.int64)
+    cap = int(np.percentile(s, 99)) if s.size else 0
+    s = np.minimum(s, cap)            # pool the thin upper tail
+    k = s.max() + 1 if s.size else 1
+    n1 = np.bincount(s[has], minlength=k).astype(float)
+    n0 = np.bincount(s[~has], minlength=k).astype(float)
+    w1 = np.bincount(s[has & win], minlength=k).astype(float)
+    w0 = np.bincount(s[~has & win], minlength=k).astype(float)
+    ok = (n1 > 0) & (n0 > 0)
+    if not ok.any():
+        return (np.nan, np.nan, np.nan, np.nan)
+    n1, n0, w1, w0 = n1[ok], n0[ok], w1[ok], w0[ok]
+    n = n1 + n0
+    p1, p0 = w1 / n1, w0 / n0
+    weight = n1 * n0 / n
+    diff = float(np.sum(weight * (p1 - p0)) / weight.sum())
+    var = np.sum(weight ** 2 * (p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0)) / weight.sum() ** 2
+    half = _z(CONFIDENCE) * np.sqrt(var)
+    m1 = w1 + w0
+    expected = n1 * m1 / n
+    v = np.where(n > 1, n1 * n0 * m1 * (n - m1) / (n * n * np.maximum(n - 1, 1)), 0.0)
+    if v.sum() <= 0:
+        return (diff, diff - half, diff + half, np.nan)
+    chi2 = (max(abs(np.sum(w1 - expected)) - 0.5, 0.0)) ** 2 / v.sum()
+    return (diff, diff - half, diff + half, float(stats.chi2.sf(chi2, 1)))
+
+
+def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
+    """Per point and card id: how often it is revealed, picked, picked first; the win
+    rate of seats that drafted it vs seats that did not, and vs seats that drafted
+    other cards; its effect on match length.
+
+    - ``pick_rate`` = picks / revealed, ``first_share`` = picks by the best hand
+      / picks (the pick order: high = taken first), Wilson intervals.
+    - ``drafter_win_rate`` / ``other_win_rate``: win rate (place 1) of seats of
+      a match that drafted the card at least once / that did not, Wilson
+      intervals, Fisher exact test ``p_value``, Holm across cards
+      (``p_holm``). Drafting needs a won showdown, so drafters are winners
+      more often whatever the card does: this comparison is not causal.
+    - ``adjusted_lift``: the same difference within seats that drafted the
+      same number of Disruptor cards in the match (Mantel-Haenszel risk
+      difference over those strata, with an interval; Cochran-Mantel-Haenszel
+      test ``p_adjusted``, Holm across cards ``p_adjusted_holm``). A seat
+      that drafts many cards won many showdowns; comparing like with like
+      asks whether *this* card adds wins. ``outlier`` when the Holm p < 0.05
+      *and* the adjusted lift is at least ``min_effect`` (5 points of win
+      rate) either way: with a million hands tiny differences are
+      "significant" but not worth a designer's time.
+    - ``length_effect``: hands per match, matches where it was drafted minus
+      matches where not, stratified by total cards drafted (see
+      :func:`_length_effect`), with an interval.
+    """
+    arrays = _disruptor_arrays(run)
+    drafts = run.table("drafts", "point", "match", "seat", "card", "count")
+    seats = run.table("seats", "point", "match", "seat", "place")
+    matches = run.table("matches", "point", "match", "hands")
+    keys = ["point", "chunk", "match"] if all("chunk" in t.columns for t in
+                                               (drafts, seats, matches)) else ["point", "match"]
+    rows = []
+    for point in run.points:
+        ap = arrays[arrays["point"] == point] if len(arrays) else arrays
+        dp = drafts[drafts["point"] == point]
+        sp = seats[seats["point"] == point][keys + ["seat", "place"]]
+        mp = matches[matches["point"] == point][keys + ["hands"]]
+        cards = sorted(set(ap["card"].astype(str)) | set(dp["card"].astype(str)))
+        if not cards:
+            continue
+        # seat x card presence matrix, aligned with sp
+        seat_key = sp[keys + ["seat"]].reset_index(drop=True)
+        seat_key["_row"] = np.arange(len(seat_key))
+        dj = dp.merge(seat_key, on=keys + ["seat"], how="inner")
+        card_idx = {c: i for i, c in enumerate(cards)}
+        present = np.zeros((len(seat_key), len(cards)), bool)
+        present[dj["_row"].to_numpy(), dj["card"].astype(str).map(card_idx).to_numpy()] = True
+        win = (sp["place"].to_numpy() == 1)
+        seat_drafted = np.bincount(dj["_row"].to_numpy(), weights=dj["count"].to_numpy(),
+                                   minlength=len(seat_key)).astype(np.int64)
+        # match-level: has card, total cards drafted
+        match_key = mp[keys].reset_index(drop=True)
+        match_key["_m"] = np.arange(len(match_key))
+        seat_match = seat_key.merge(match_key, on=keys, how="left")["_m"].to_numpy()
+        n_m = len(match_key)
+        has_match = np.zeros((n_m, len(cards)), bool)
+        for j in range(len(cards)):
+            has_match[np.unique(seat_match[present[:, j]]), j] = True
+        total_drafted = np.bincount(dj.merge(match_key, on=keys)["_m"].to_numpy(),
+                                    weights=dj.merge(match_key, on=keys)["count"].to_numpy(),
+                                    minlength=n_m)
+        hands = mp["hands"].to_numpy(float)
+        for card in cards:
+            j = card_idx[card]
+            row: dict[str, Any] = {"point": point, "card": card}
+            arow = ap[ap["card"].astype(str) == card]
+            for stat in ("revealed", "picks", "picks_first", "applied", "discarded",
+                         "hands_in_play", "owner_wins"):
+                if stat in arow.columns:
+                    row[stat] = int(arow[stat].sum())
+            has = present[:, j]
+            d_n, d_w = int(has.sum()), int((has & win).sum())
+            o_n, o_w = int((~has).sum()), int((~has & win).sum())
+            row.update(drafters=d_n, drafter_wins=d_w, others=o_n, other_wins=o_w)
+            row["p_value"] = _fisher_p(d_w, d_n - d_w, o_w, o_n - o_w)
+            adj = _mantel_haenszel(win, has, seat_drafted)
+            row.update(adjusted_lift=adj[0], adjusted_low=adj[1], adjusted_high=adj[2],
+                       p_adjusted=adj[3])
+            eff, lo, hi = _length_effect(hands, has_match[:, j], total_drafted)
+            row.update(matches_with=int(has_match[:, j].sum()),
+                       hands_with=float(hands[has_match[:, j]].mean()) if has_match[:, j].any()
+                       else np.nan,
+                       hands_without=float(hands[~has_match[:, j]].mean())
+                       if (~has_match[:, j]).any() else np.nan,
+                       length_effect=eff, length_low=lo, length_high=hi)
+            rows.append(row)
+    if not rows:
+        return pd.DataFrame(columns=["point", "card"])
+    g = pd.DataFrame(rows)
+    if {"picks", "revealed"} <= set(g.columns):
+        g = rate_columns(g, "picks", "revealed", "pick_rate")
+    if {"picks_first", "picks"} <= set(g.columns):
+        g = rate_columns(g, "picks_first", "picks", "first_share")
+    g = rate_columns(g, "drafter_wins", "drafters", "drafter_win_rate")
+    g = rate_columns(g, "other_wins", "others", "other_win_rate")
+    g["p_holm"] = g.groupby("point")["p_value"].transform(lambda p: holm(p.to_numpy()))
+    g["p_adjusted_holm"] = g.groupby("point")["p_adjusted"].transform(
+        lambda p: holm(p.to_numpy()))
+    g["outlier"] = (g["p_adjusted_holm"] < ALPHA) & (g["adjusted_lift"].abs() >= min_effect)
+    return g
+
+
+# ---------------------------------------------------------------------------
+# 9. Chips
+# ---------------------------------------------------------------------------
+def stack_inequality(run: RunData) -> pd.DataFrame:
+    """Gini of the final stacks per match, summarised per point (t interval).
+
+    What is measured: the engine records chips per seat only at the end of a
+    match. A finished match ends with one player holding every chip, so its
+    Gini is (players - 1) / players by construction; the number is
+    informative for unresolved matches (stopped at ``max_hands``) and for
+    chips that left or entered through the bank. ``all_matches`` and
+    ``unresolved`` rows are given separately. Inequality *during* a match is
+    not recorded; :func:`alive_over_hands` and :func:`elimination_timing`
+    show how fast the table thins out instead.
+    """
+    s = run.table("seats", "point", "match", "seat", "final_chips")
+    m = run.table("matches", "point", "match", "unresolved")
+    keys = ["point", "chunk", "match"] if "chunk" in s.columns and "chunk" in m.columns \
+        else ["point", "match"]
+    rows = []
+    for point, sp in s.groupby("point", sort=True):
+        wide = sp.pivot_table(index=keys, columns="seat", values="final_chips", fill_value=0)
+        g = _gini_rows(wide.to_numpy())
+        unresolved = (wide.reset_index()[keys]
+                      .merge(m[keys + ["unresolved"]], on=keys, how="left")["unresolved"]
+                      .fillna(0).astype(bool).to_numpy())
+        players = run.players(point)
+        for subset, sel in (("all matches", np.ones(g.size, bool)), ("unresolved", unresolved)):
+            mi = mean_interval(g[sel])
+            rows.append({"point": point, "matches": subset, "n": int(sel.sum()),
+                         "gini": mi["mean"], "ci_low": mi["ci_low"], "ci_high": mi["ci_high"],
+                         "gini_one_holds_all": (players - 1) / players})
+    return pd.DataFrame(rows)
+
+
+def elimination_timing(run: RunData) -> pd.DataFrame:
+    """Hand of elimination per finishing place (place 1 is never eliminated): count,
+    median, mean with a t interval, 10th and 90th percentiles."""
+    s = run.table("seats", "point", "place", "eliminated_hand")
+    e = s[s["eliminated_hand"] > 0]
+    if e.empty:
+        return pd.DataFrame(columns=["point", "place", "n", "median", "mean"])
+    g = (e.groupby(["point", "place"], sort=True)["eliminated_hand"]
+         .agg(n="count", median="median", p10=lambda x: np.percentile(x, 10),
+              p90=lambda x: np.percentile(x, 90)).reset_index())
+    return g.merge(_grouped_mean(e, ["point", "place"], "eliminated_hand", "mean"),
+                   on=["point", "place"])
+
+
+def alive_over_hands(run: RunData) -> pd.DataFrame:
+    """Mean players still in at each hand's start, over the matches still running."""
+    w = _time_table(run)
+    if "alive" not in w.columns or "matches" not in w.columns:
+        raise MissingData("the time statistics have no 'alive' count")
+    w = w[w["matches"] > 0]
+    return pd.DataFrame({"point": w["point"], "hand": w["hand"], "matches": w["matches"],
+                         "mean_alive": w["alive"] / w["matches"]})
+
+
+# ---------------------------------------------------------------------------
+# Sweep: key metrics per point, ranking against targets
+# ---------------------------------------------------------------------------
+#: key metric -> (label with unit, target name it answers or None)
+METRICS = {
+    "median_hands": ("median match length (hands)", "median_hands"),
+    "unresolved_share": ("unresolved matches (%)", "unresolved_share"),
+    "max_seat_advantage": ("largest seat advantage (win-rate points)", "max_seat_advantage"),
+    "max_preset_advantage": ("largest preset advantage (win-rate points)",
+                             "max_preset_advantage"),
+    "manipulations_per_hand": ("manipulations per hand", None),
+    "fee_share": ("fees / chips moved (%)", "fee_share"),
+    "hedge_hit_rate": ("hedge hit rate (payouts per placement, %)", "hedge_hit_rate"),
+    "final_dart": ("final dart (chips)", None),
+}
+
+
+def point_metrics(run: RunData, n_boot: int = 500,
+                  cache: dict[str, Any] | None = None) -> pd.DataFrame:
+    """One row per sweep point: its swept parameters and the key :data:`METRICS`,
+    each with ``_low``/``_high`` interval columns where one is defined.
+
+    The two "largest advantage" metrics are maxima over seats or presets of
+    ``|win rate - 1/players|``; their interval is the largest such distance
+    reached by the Wilson bounds (a conservative band, not a coverage
+    guarantee). ``cache`` may hold already computed tables (keys: length,
+    seat, preset, ledger, hedging) so the report computes them once.
+    """
+    cache = cache if cache is not None else {}
+
+    def get(key, fn, **kw):
+        if cache.get(key) is None:
+            cache[key] = fn(run, **kw)
+        return cache[key]
+
+    rows = {p: {"point": p, **run.params(p)} for p in run.points}
+
+    def put(frame: pd.DataFrame, mapping: dict[str, str]):
+        for _, r in frame.iterrows():
+            for src, dst in mapping.items():
+                if src in r and int(r["point"]) in rows:
+                    rows[int(r["point"])][dst] = r[src]
+
+    ml = get("length", match_length, n_boot=n_boot)
+    put(ml, {"matches": "matches", "hands": "hands", "median_hands": "median_hands",
+             "median_low": "median_hands_low", "median_high": "median_hands_high",
+             "unresolved_share": "unresolved_share", "unresolved_low": "unresolved_share_low",
+             "unresolved_high": "unresolved_share_high"})
+    for name, fn, key in (("max_seat_advantage", seat_fairness, "seat"),
+                          ("max_preset_advantage", preset_results, "preset")):
+        try:
+            t = get(key, fn, tests=False)
+        except MissingData:
+            continue
+        dist = (t["win_rate"] - t["fair"]).abs()
+        far = np.maximum((t["ci_low"] - t["fair"]).abs(), (t["ci_high"] - t["fair"]).abs())
+        near = np.where((t["ci_low"] <= t["fair"]) & (t["fair"] <= t["ci_high"]), 0.0,
+                        np.minimum((t["ci_low"] - t["fair"]).abs(),
+                                   (t["ci_high"] - t["fair"]).abs()))
+        agg = (t.assign(d=dist, far=far, near=near).groupby("point")
+               .agg(d=("d", "max"), far=("far", "max"), near=("near", "max")).reset_index())
+        put(agg, {"d": name, "near": f"{name}_low", "far": f"{name}_high"})
+    try:
+        led = get("ledger", ledger_summary)
+        put(led, {"manipulations_per_hand": "manipulations_per_hand",
+                  "manipulations_low": "manipulations_per_hand_low",
+                  "manipulations_high": "manipulations_per_hand_high",
+                  "fee_share": "fee_share", "fee_share_low": "fee_share_low",
+                  "fee_share_high": "fee_share_high", "final_dart": "final_dart",
+                  "final_dart_low": "final_dart_low", "final_dart_high": "final_dart_high",
+                  "at_cap_share": "at_cap_share"})
+    except MissingData:
+        pass
+    try:
+        h = get("hedging", hedging_summary)
+        put(h, {"hit_rate": "hedge_hit_rate", "hit_low": "hedge_hit_rate_low",
+                "hit_high": "hedge_hit_rate_high"})
+    except MissingData:
+        pass
+    return pd.DataFrame(list(rows.values()))
+
+
+def rank_points(metrics: pd.DataFrame, targets: dict[str, float]) -> pd.DataFrame:
+    """Sweep points ordered by distance to the ``[targets]`` (best first).
+
+    Each target contributes a relative miss: ``|value - target| / scale``
+    where scale is the target itself (or, for targets at 0, the spread of the
+    metric across points, else 1). ``max_*`` and ``unresolved_share``
+    targets are ceilings: being under them costs nothing. ``distance`` is
+    the root of the summed squares; ``rank`` 1 is the best point.
+    """
+    metrics = metrics.copy()
+    used = [t for t in targets if t in metrics.columns]
+    if not used:
+        metrics["distance"] = np.nan
+        metrics["rank"] = np.nan
+        return metrics
+    total = np.zeros(len(metrics))
+    for name in used:
+        target = float(targets[name])
+        value = metrics[name].astype(float).to_numpy()
+        miss = value - target
+        if name.startswith("max_") or name == "unresolved_share":
+            miss = np.clip(miss, 0, None)
+        scale = abs(target) if target else (np.nanstd(value) or 1.0)
+        rel = np.abs(miss) / scale
+        metrics[f"miss_{name}"] = rel
+        total += np.nan_to_num(rel, nan=1e6) ** 2
+    metrics["distance"] = np.sqrt(total)
+    metrics = metrics.sort_values(["distance", "point"], kind="stable").reset_index(drop=True)
+    metrics["rank"] = np.arange(1, len(metrics) + 1)
+    return metrics
+
+
+# ---------------------------------------------------------------------------
+# Findings
+# ---------------------------------------------------------------------------
+def findings(run: RunData, *, unresolved_limit: float = 0.01,
+             cache: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """What looks broken, per point: one row per finding (severity, section, text).
+
+    - a seat or preset whose win rate differs from 1/players (Holm p < 0.05);
+    - a Disruptor whose drafters' win rate is an outlier against drafters of
+      other cards (Holm p < 0.05);
+    - unresolved matches above ``unresolved_limit`` (1%);
+    - a category that never wins although the default-column baseline
+      expects at least 5 wins in as many showdowns;
+    - a ledger that never reaches its cap, or always ends there;
+    - presets meant to rotate across seats that did not visit every seat
+      order (too few chunks), which confounds seat and preset.
+
+    ``cache`` may hold already computed tables (keys: seat, preset,
+    disruptor, length, winning, ledger) so the report computes them once.
+    """
+    cache = cache if cache is not None else {}
+
+    def get(key, fn):
+        if key not in cache:
+            try:
+                cache[key] = fn(run)
+            except MissingData:
+                cache[key] = None
+        return cache[key]
+
+    rows: list[dict[str, Any]] = []
+
+    def add(point, severity, section, text, value=np.nan):
+        rows.append({"point": int(point), "severity": severity, "section": section,
+                     "finding": text, "value": value})
+
+    rotation = run.manifest.get("rotation") or []
+    m = run.tables.get("matches")
+    if len(rotation) > 1 and m is not None and "rotation" in m.columns:
+        chunk = run.manifest.get("chunk")
+        for point, g in m.groupby("point", sort=True):
+            seen = g["rotation"].nunique()
+            if seen < len(rotation):
+                add(point, "warning", "Strategies",
+                    f"presets sat in only {seen} of {len(rotation)} seat orders (the rotation "
+                    f"moves once per chunk of {chunk} matches): seat and preset are confounded. "
+                    f"Run at least {len(rotation) * (chunk or 1)} matches per point, or lower "
+                    f"run.chunk", seen)
+    for key, fn, what, section in (("seat", seat_fairness, "seat", "Seat fairness"),
+                                   ("preset", preset_results, "preset", "Strategies")):
+        t = get(key, fn)
+        if t is None:
+            continue
+        for _, r in t[t["outside"]].iterrows():
+            add(r["point"], "warning", section,
+                f"{what} {r[what]} wins {100 * r['win_rate']:.1f}% "
+                f"(95% CI {100 * r['ci_low']:.1f}-{100 * r['ci_high']:.1f}%) against a fair "
+                f"{100 * r['fair']:.1f}% (Holm p = {r['p_holm']:.2g})", r["win_rate"] - r["fair"])
+    d = get("disruptor", disruptor_stats)
+    if d is not None and len(d) and "outlier" in d:
+        for _, r in d[d["outlier"]].iterrows():
+            add(r["point"], "warning", "Disruptors",
+                f"Disruptor {r['card']}: drafting it goes with "
+                f"{100 * r['adjusted_lift']:+.1f} points of win rate against seats that drafted "
+                f"as many other cards (95% CI {100 * r['adjusted_low']:+.1f} to "
+                f"{100 * r['adjusted_high']:+.1f}; Holm p = {r['p_adjusted_holm']:.2g})",
+                r["adjusted_lift"])
+    ml = get("length", match_length)
+    if ml is not None:
+        for _, r in ml[ml["unresolved_share"] > unresolved_limit].iterrows():
+            add(r["point"], "warning", "Match length",
+                f"{100 * r['unresolved_share']:.1f}% of matches unresolved after "
+                f"{r['max_hands']} hands (95% CI {100 * r['unresolved_low']:.1f}-"
+                f"{100 * r['unresolved_high']:.1f}%; limit {100 * unresolved_limit:g}%)",
+                r["unresolved_share"])
+    w = cache.get("winning")
+    if w is not None:
+        expected = w["baseline_share"] * w["total"]
+        never = w[(w["wins"] == 0) & (expected >= 5)]
+        for _, r in never.iterrows():
+            add(r["point"], "warning", "The Ranking Column",
+                f"{r['label']} never wins, although the default-column baseline expects "
+                f"about {r['baseline_share'] * r['total']:.0f} wins in {int(r['total'])} "
+                f"showdowns", 0)
+        for point, g in w[(w["wins"] == 0) & (expected < 5)].groupby("point"):
+            add(point, "note", "The Ranking Column",
+                "never won (rare or impossible with these cards): "
+                + ", ".join(g["label"]), len(g))
+    led = get("ledger", ledger_summary)
+    if led is not None and "at_cap_share" in led:
+        for _, r in led.iterrows():
+            if not np.isfinite(r.get("at_cap_share", np.nan)):
+                continue
+            if r["at_cap"] == 0:
+                add(r["point"], "warning", "The Ledger",
+                    f"the dart never ends a match at its cap ({r['dart_cap']}); the mean final "
+                    f"dart is {r['final_dart']:.1f}", r["at_cap_share"])
+            elif r["at_cap_share"] == 1:
+                add(r["point"], "warning", "The Ledger",
+                    f"the dart ends every match at its cap ({r['dart_cap']})",
+                    r["at_cap_share"])
+    return pd.DataFrame(rows, columns=["point", "severity", "section", "finding", "value"])

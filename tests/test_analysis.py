@@ -1,0 +1,286 @@
+"""Statistics of nop_sim.analysis against published numbers, scipy and hand-made runs."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from nop_sim import analysis as A
+
+# ---------------------------------------------------------------------------
+# Intervals and tests against known numbers
+# ---------------------------------------------------------------------------
+# Newcombe (1998), "Two-sided confidence intervals for the single proportion",
+# Statistics in Medicine 17, table I, method 3 (Wilson score, no correction).
+NEWCOMBE = [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611),
+            (1, 29, 0.0061, 0.1718)]
+
+
+@pytest.mark.parametrize("k,n,low,high", NEWCOMBE)
+def test_wilson_matches_newcombe_table(k, n, low, high):
+    lo, hi = A.wilson_interval(k, n)
+    assert lo == pytest.approx(low, abs=6e-5) and hi == pytest.approx(high, abs=6e-5)
+
+
+def test_wilson_matches_scipy_and_is_vectorised():
+    rng = np.random.default_rng(1)
+    n = rng.integers(1, 5000, 40)
+    k = rng.integers(0, n + 1)
+    lo, hi = A.wilson_interval(k, n)
+    for kk, nn, a, b in zip(k, n, lo, hi, strict=True):
+        ci = stats.binomtest(int(kk), int(nn)).proportion_ci(method="wilson")
+        assert a == pytest.approx(ci.low, abs=1e-12) and b == pytest.approx(ci.high, abs=1e-12)
+    lo0, hi0 = A.wilson_interval(0, 0)
+    assert np.isnan(lo0) and np.isnan(hi0)
+
+
+def test_poisson_interval_matches_garwood():
+    lo, hi = A.poisson_interval([0, 10], [1, 1])
+    assert lo[0] == 0 and hi[0] == pytest.approx(3.6889, abs=1e-4)
+    assert lo[1] == pytest.approx(4.7954, abs=1e-4) and hi[1] == pytest.approx(18.3904, abs=1e-4)
+
+
+def test_rate_columns_switch_to_poisson_when_a_unit_counts_twice():
+    f = A.rate_columns(pd.DataFrame({"k": [3, 12], "n": [10, 10]}), "k", "n", "hit")
+    assert f["hit"].tolist() == [0.3, 1.2]
+    wl, wh = A.wilson_interval(3, 10)
+    assert (f["hit_low"][0], f["hit_high"][0]) == (pytest.approx(wl), pytest.approx(wh))
+    pl, ph = A.poisson_interval(12, 10)
+    assert (f["hit_low"][1], f["hit_high"][1]) == (pytest.approx(pl), pytest.approx(ph))
+
+
+def test_mean_interval_is_the_student_t_interval():
+    x = np.array([3.0, 7, 8, 1, 9, 4, 4])
+    got = A.mean_interval(x)
+    lo, hi = stats.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=stats.sem(x))
+    assert got["mean"] == pytest.approx(x.mean())
+    assert (got["ci_low"], got["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
+
+
+def test_holm_by_hand():
+    # sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 -> 0.02, 0.03, 0.06, 0.04,
+    # running maximum 0.02, 0.03, 0.06, 0.06, back in input order
+    got = A.holm([0.01, 0.04, 0.03, 0.005])
+    np.testing.assert_allclose(got, [0.03, 0.06, 0.06, 0.02])
+    got = A.holm([0.5, np.nan, 0.01])           # NaN is not part of the family
+    np.testing.assert_allclose(got, [0.5, np.nan, 0.02])
+    assert A.holm([0.9, 0.8]).max() <= 1
+
+
+def test_benjamini_hochberg_by_hand_and_against_scipy():
+    np.testing.assert_allclose(A.benjamini_hochberg([0.01, 0.04, 0.03, 0.005]),
+                               [0.02, 0.04, 0.04, 0.02])
+    p = np.random.default_rng(2).uniform(0, 0.2, 30)
+    np.testing.assert_allclose(A.benjamini_hochberg(p), stats.false_discovery_control(p))
+
+
+def test_ratio_interval_with_equal_denominators_is_the_mean_interval():
+    y = np.array([2.0, 5, 3, 8, 1, 4])
+    got = A.ratio_interval(y, np.ones_like(y))
+    half = 1.959963984540054 * y.std(ddof=1) / np.sqrt(y.size)
+    assert got["ratio"] == pytest.approx(y.mean())
+    assert got["ci_high"] - got["ratio"] == pytest.approx(half)
+    got = A.ratio_interval([3, 1], [10, 30])
+    assert got["ratio"] == pytest.approx(4 / 40)
+
+
+def test_bootstrap_median_equals_a_plain_bootstrap():
+    rng = np.random.default_rng(3)
+    x = rng.geometric(0.05, 301)
+    med, lo, hi = A.bootstrap_median(x, n_boot=4000, seed=1)
+    assert med == np.median(x) and lo <= med <= hi
+    naive = np.median(rng.choice(x, (4000, x.size)), axis=1)
+    nlo, nhi = np.quantile(naive, [0.025, 0.975])
+    assert lo == pytest.approx(nlo, abs=2) and hi == pytest.approx(nhi, abs=2)
+    # even sizes: the median of a resample is the mean of the two middle values
+    med, lo, hi = A.bootstrap_median([1, 2, 3, 4], n_boot=2000, seed=0)
+    assert med == 2.5 and 1 <= lo <= hi <= 4
+
+
+def test_gini_by_hand():
+    assert A.gini([5, 5, 5, 5]) == 0
+    assert A.gini([0, 0, 0, 300]) == pytest.approx(0.75)
+    x = np.array([1.0, 2, 3, 4])
+    brute = sum(abs(a - b) for a, b in itertools.product(x, x)) / (2 * x.size ** 2 * x.mean())
+    assert A.gini(x) == pytest.approx(brute)
+    np.testing.assert_allclose(A._gini_rows(np.array([[1, 2, 3, 4], [0, 0, 0, 9]])),
+                               [brute, 0.75])
+
+
+def test_mantel_haenszel_one_stratum_is_the_plain_difference():
+    rng = np.random.default_rng(4)
+    has = rng.random(4000) < 0.3
+    win = rng.random(4000) < np.where(has, 0.4, 0.25)
+    diff, lo, hi, p = A._mantel_haenszel(win, has, np.zeros(4000, int))
+    assert diff == pytest.approx(win[has].mean() - win[~has].mean())
+    assert lo < diff < hi
+    # one stratum: CMH x n/(n-1) is Pearson's chi-square with Yates' correction
+    table = [[(has & win).sum(), (has & ~win).sum()], [(~has & win).sum(), (~has & ~win).sum()]]
+    yates = stats.chi2_contingency(table, correction=True)[0]
+    cmh = stats.chi2.isf(p, 1)
+    assert cmh * 4000 / (4000 - 1) == pytest.approx(yates, rel=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Tables built by hand
+# ---------------------------------------------------------------------------
+def fake_run(wins_by_seat, players=4, presets=None, hands=None, unresolved=None,
+             dart=None, dart_cap=20) -> A.RunData:
+    """A run whose seat ``s`` wins ``wins_by_seat[s]`` matches (in that order)."""
+    winners = np.repeat(np.arange(players), wins_by_seat)
+    n = winners.size
+    presets = presets or [f"p{s}" for s in range(players)]
+    seats = []
+    for m, w in enumerate(winners):
+        for s in range(players):
+            seats.append({"point": 0, "chunk": 0, "match": m, "seat": s, "preset": presets[s],
+                          "place": 1 if s == w else 2 + (s - w - 1) % players,
+                          "eliminated_hand": 0 if s == w else 10, "final_chips": 300 * (s == w),
+                          "manipulations": 1, "fees": 2, "hedges_placed": 0, "hedges_won": 0,
+                          "hedge_chips": 0, "showdowns": 1})
+    hands = np.full(n, 40) if hands is None else np.asarray(hands)
+    matches = pd.DataFrame({"point": 0, "chunk": 0, "match": np.arange(n), "rotation": 0,
+                            "players": players, "winner": winners, "hands": hands,
+                            "unresolved": np.zeros(n, int) if unresolved is None else unresolved,
+                            "dart": np.full(n, 5) if dart is None else dart,
+                            "column": " ".join(map(str, range(13)))})
+    wins = np.zeros(13, int)
+    wins[11] = n
+    arrays = pd.DataFrame({"point": 0, "table": "category", "stat": "wins",
+                           "index": np.arange(13), "label": [str(i) for i in range(13)],
+                           "value": wins})
+    counts = pd.DataFrame({"point": [0], "chunk": [0], "n_matches": [n], "hands": [hands.sum()],
+                           "showdowns": [n], "pot_sum": [1000], "fees": [2 * n * players],
+                           "hedges": [0], "hedge_hits": [0]})
+    manifest = {"points": [{"point": 0, "params": {},
+                            "settings": {"players": players, "dart_cap": dart_cap,
+                                         "max_hands": 1000, "chips": 75}}],
+                "rotation": presets, "chunk": 1}
+    return A.RunData(manifest, {"matches": matches, "seats": pd.DataFrame(seats),
+                                "drafts": pd.DataFrame(columns=["point", "chunk", "match", "seat",
+                                                                "card", "count"]),
+                                "counts": counts, "arrays": arrays})
+
+
+def test_seat_chi_square_by_hand_and_against_scipy():
+    run = fake_run([30, 20, 25, 25])
+    got = A.seat_chi_square(run).iloc[0]
+    # expected 25 each: (25 + 25 + 0 + 0) / 25 = 2.0 on 3 degrees of freedom
+    assert got["chi2"] == pytest.approx(2.0) and got["dof"] == 3
+    assert got["p_value"] == pytest.approx(stats.chi2.sf(2.0, 3))
+    assert got["p_value"] == pytest.approx(stats.chisquare([30, 20, 25, 25]).pvalue)
+
+
+def test_seat_fairness_flags_the_unfair_seat_after_holm():
+    run = fake_run([130, 90, 90, 90])
+    s = A.seat_fairness(run)
+    assert s["win_rate"].tolist() == [0.325, 0.225, 0.225, 0.225]
+    assert s["outside"].tolist()[0] and not s["outside"].iloc[1:].any()
+    np.testing.assert_allclose(s["p_holm"], A.holm(s["p_value"]))
+    p0 = stats.binomtest(130, 400, 0.25).pvalue
+    assert s["p_value"].iloc[0] == pytest.approx(p0)
+    lo, hi = A.wilson_interval(130, 400)
+    assert (s["ci_low"].iloc[0], s["ci_high"].iloc[0]) == (pytest.approx(lo), pytest.approx(hi))
+    f = A.findings(run)
+    assert (f["section"] == "Seat fairness").sum() == 1
+    assert "seat 0 wins 32.5%" in f.loc[f["section"] == "Seat fairness", "finding"].iloc[0]
+
+
+def test_presets_net_chips_and_head_to_head():
+    run = fake_run([60, 20, 10, 10], presets=["shark", "fish", "rock", "rock2"])
+    pr = A.preset_results(run).set_index("preset")
+    assert pr.loc["shark", "win_rate"] == pytest.approx(0.6)
+    # the winner ends with 300 of 4 x 75 chips: +225; the others lose 75
+    assert pr.loc["shark", "net_chips"] == pytest.approx(0.6 * 225 - 0.4 * 75)
+    sk = A.skill_matrix(run).set_index(["preset", "opponent"])
+    a, b = sk.loc[("shark", "fish"), "rate"], sk.loc[("fish", "shark"), "rate"]
+    assert a + b == pytest.approx(1) and a > 0.5
+    assert sk.loc[("shark", "fish"), "p_holm"] == sk.loc[("fish", "shark"), "p_holm"]
+
+
+def test_findings_unresolved_cap_and_never_winning_categories():
+    n = 100
+    unresolved = np.zeros(n, int)
+    unresolved[:3] = 1
+    run = fake_run([25, 25, 25, 25], unresolved=unresolved, dart=np.full(n, 20), dart_cap=20)
+    run.tables["counts"]["mucks"] = 0
+    cache = {"winning": A.winning_categories(run)}
+    f = A.findings(run, cache=cache)
+    text = " | ".join(f["finding"])
+    assert "3.0% of matches unresolved" in text
+    assert "ends every match at its cap" in text
+    # only One Pair wins in this run: Two Pair, Flush, ... never do although expected
+    assert "Two Pair never wins" in text
+    assert "presets sat in only 1 of 4 seat orders" in text
+    notes = f[f["severity"] == "note"]["finding"].str.cat()
+    assert "Flush Five" in notes                       # impossible with one deck, no wilds
+
+
+def test_match_length_and_survival():
+    hands = np.array([10, 20, 30, 40, 1000])
+    run = fake_run([2, 1, 1, 1], hands=hands, unresolved=np.array([0, 0, 0, 0, 1]))
+    ml = A.match_length(run).iloc[0]
+    assert ml["median_hands"] == 30 and ml["unresolved"] == 1
+    assert ml["unresolved_share"] == pytest.approx(0.2)
+    s = A.survival(run)
+    assert s.loc[s["hands"] == 25, "share"].iloc[0] == pytest.approx(0.6)
+    assert s.loc[s["hands"] == 1000, "share"].iloc[0] == 0
+
+
+def test_default_baseline_table_is_sane_and_mixes_linearly():
+    two, three = A.default_baseline(2), A.default_baseline(3)
+    for b in (two, three):
+        assert b["share"].sum() == pytest.approx(1, abs=1e-9)
+        assert b.loc[b["label"] == "Flush Five", "share"].iloc[0] == 0   # one deck, no wild
+    # heads-up, one pair and two pair win about a third each
+    assert 0.3 < two.loc[two["label"] == "One Pair", "share"].iloc[0] < 0.4
+    mix = A.default_baseline(2.25)
+    np.testing.assert_allclose(mix["share"], 0.75 * two["share"] + 0.25 * three["share"])
+
+
+def test_simulated_baseline_agrees_with_the_shipped_table():
+    sim = A.default_baseline(3, n_deals=20_000, seed=7)
+    table = A.default_baseline(3)
+    # every category within its simulated 95% interval, widened a little
+    slack = 0.004
+    assert ((table["share"] >= sim["share_low"] - slack)
+            & (table["share"] <= sim["share_high"] + slack)).all()
+
+
+def test_time_stats_are_read_under_either_name():
+    run = fake_run([1, 1, 1, 1])
+    rows = [("pos0", 0, 0, 4), ("time_1", 0, 1, 4), ("pos2", 0, 2, 4), ("matches", 0, 0, 4),
+            ("dart", 0, 0, 4), ("dart_sq", 0, 0, 4), ("alive", 0, 0, 16)]
+    extra = pd.DataFrame([{"point": 0, "table": "time", "stat": s, "index": h, "label": str(h),
+                           "value": v} for s, h, _, v in rows])
+    run.tables["arrays"] = pd.concat([run.tables["arrays"], extra], ignore_index=True)
+    oh = A.column_over_hands(run)
+    assert set(oh["category"]) == {0, 1, 2}
+    assert oh.loc[oh["category"] == 1, "mean_position"].iloc[0] == 1.0
+    d = A.dart_over_hands(run).iloc[0]
+    assert d["mean"] == 1 and d["sd"] == 0
+    assert A.alive_over_hands(run)["mean_alive"].iloc[0] == 4
+
+
+def test_missing_columns_raise_missing_data():
+    run = fake_run([1, 1, 1, 1])
+    run.tables["seats"] = run.tables["seats"].drop(columns=["place"])
+    with pytest.raises(A.MissingData, match="place"):
+        A.seat_fairness(run)
+    run.tables["arrays"] = run.tables["arrays"].iloc[0:0]
+    with pytest.raises(A.MissingData):
+        A.dart_over_hands(run)
+
+
+def test_rank_points_treats_max_targets_as_ceilings():
+    m = pd.DataFrame({"point": [0, 1, 2], "median_hands": [60, 45, 90],
+                      "max_seat_advantage": [0.05, 0.01, 0.02]})
+    r = A.rank_points(m, {"median_hands": 60, "max_seat_advantage": 0.03})
+    # point 0: 0 miss on hands, (0.05-0.03)/0.03 on the ceiling; point 1: 15/60, 0
+    d = dict(zip(r["point"], r["distance"], strict=True))
+    assert d[0] == pytest.approx(2 / 3) and d[1] == pytest.approx(0.25)
+    assert r.iloc[0]["point"] == 1 and r.iloc[0]["rank"] == 1

@@ -1,0 +1,205 @@
+"""The balance report built from small real runs: every section, every image, a real browser."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nop_sim.report import write_report
+from nop_sim.runner import run_scenario
+from nop_sim.scenario import Scenario
+
+SECTIONS = ["Headline", "Match length", "Seat fairness", "Strategies", "The Ranking Column",
+            "The Ledger", "Hedging", "Disruptors", "Chips"]
+SWEEP_SECTIONS = ["Sweep: points ranked", "Sweep: metrics against each parameter",
+                  "Sweep: pairs of parameters"]
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _scenario(name: str, matches: int, chunk: int, sweep=None, targets=None) -> Scenario:
+    data = {"name": name, "game": {"players": 4},
+            "seats": {"rotate": ["balanced", "manipulator", "hedger", "rock"]},
+            "run": {"matches": matches, "seed": 3, "chunk": chunk}}
+    if sweep:
+        data["sweep"] = sweep
+    if targets:
+        data["targets"] = targets
+    return Scenario.from_mapping(data)
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    """20 matches, chunks of 5 so the presets visit all four seat orders."""
+    out = tmp_path_factory.mktemp("report") / "run"
+    run_scenario(_scenario("tiny", 20, 5, targets={"median_hands": 40}), out, workers=1)
+    return out
+
+
+@pytest.fixture(scope="module")
+def small_report(small_run) -> Path:
+    return write_report(small_run, strict=True)
+
+
+@pytest.fixture(scope="module")
+def sweep_report(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("report") / "sweep"
+    scn = _scenario("tiny-sweep", 8, 4, sweep={"dart_cap": [10, 20], "fee_to": ["pot", "bank"]},
+                    targets={"median_hands": 40, "max_preset_advantage": 0.05})
+    run_scenario(scn, out, workers=1)
+    return write_report(out, strict=True)
+
+
+def _images(html: str) -> list[str]:
+    return re.findall(r'<img src="([^"]*)"', html)
+
+
+def test_report_has_every_section_with_a_figure_and_a_table(small_report):
+    html = small_report.read_text(encoding="utf-8")
+    sections = re.findall(r'<section id="[^"]+"><h2>(.*?)</h2>(.*?)</section>', html, re.S)
+    titles = [re.sub(r"^\d+\. ", "", t) for t, _ in sections]
+    assert titles == SECTIONS
+    for title, body in sections:
+        assert "<img " in body, f"section {title} has no figure"
+        assert "<table>" in body, f"section {title} has no table"
+        assert "could not be built" not in body and "Not available" not in body, title
+
+
+def test_html_is_self_contained_and_every_image_is_a_png(small_report):
+    html = small_report.read_text(encoding="utf-8")
+    images = _images(html)
+    assert len(images) >= 9
+    for src in images:
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == PNG
+    assert not re.search(r'(src|href)="(https?:)?//', html)
+    assert "<script" not in html and "<link" not in html
+
+
+def test_markdown_twin_has_the_same_sections_and_figures_on_disk(small_report):
+    folder = small_report.parent
+    md = (folder / "report.md").read_text(encoding="utf-8")
+    for title in SECTIONS:
+        assert re.search(rf"^## \d+\. {re.escape(title)}$", md, re.M), title
+    refs = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", md)
+    html_images = _images(small_report.read_text(encoding="utf-8"))
+    assert len(refs) == len(html_images)
+    for ref in refs:
+        assert (folder / ref).read_bytes()[:8] == PNG
+    assert sorted(p.name for p in (folder / "figures").glob("*.png")) == sorted(
+        Path(r).name for r in refs)
+    assert any((folder / "tables").glob("*.csv"))
+
+
+def test_sweep_report_ranks_points_and_draws_each_parameter_and_pair(sweep_report):
+    html = sweep_report.read_text(encoding="utf-8")
+    titles = [re.sub(r"^\d+\. ", "", t) for t in re.findall(r"<h2>(.*?)</h2>", html)]
+    assert titles[:3] == SWEEP_SECTIONS
+    assert [t.split(" (point")[0] for t in titles[3:]] == SECTIONS
+    assert 'class="best"' in html and "Best point:" in html
+    figures = sorted(p.name for p in (sweep_report.parent / "figures").glob("sweep_*.png"))
+    assert figures == ["sweep_dart_cap.png", "sweep_dart_cap_x_fee_to.png", "sweep_fee_to.png",
+                       "sweep_ranking.png"]
+    assert "could not be built" not in html
+
+
+def test_a_missing_table_degrades_to_a_note(small_run, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run, ignore=shutil.ignore_patterns("figures", "tables",
+                                                                  "report.*", "chunks"))
+    import pandas as pd
+
+    arrays = pd.read_parquet(run / "arrays.parquet")
+    arrays[arrays["table"] != "time"].to_parquet(run / "arrays.parquet", index=False)
+    html = write_report(run).read_text(encoding="utf-8")
+    assert "not available" in html.lower()
+    assert len(re.findall(r"<h2>", html)) == len(SECTIONS)
+
+
+def test_cli_report_command_writes_the_report(small_run, small_report):
+    from nop_sim.cli import main
+
+    res = CliRunner().invoke(main, ["report", str(small_run)])
+    assert res.exit_code == 0, res.output
+    assert "report.html" in res.output
+
+
+# ---------------------------------------------------------------------------
+# A real browser
+# ---------------------------------------------------------------------------
+CHROMIUM = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser",
+                                                        "google-chrome", "chrome")) if p), None)
+
+# Injected first in <head>: records resource and script errors and console.error,
+# then on load writes how many images decoded into a <pre> that --dump-dom prints.
+PROBE = """<script>
+window.__errors = [];
+window.addEventListener('error', function (e) {
+  var t = e.target || {};
+  window.__errors.push(t.tagName ? 'resource ' + t.tagName : 'script ' + e.message);
+}, true);
+var _error = console.error;
+console.error = function () {
+  window.__errors.push('console ' + Array.prototype.join.call(arguments, ' '));
+  _error.apply(console, arguments);
+};
+window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; });
+  var pre = document.createElement('pre');
+  pre.id = '__probe';
+  pre.textContent = JSON.stringify({images: imgs.length, loaded: ok.length,
+                                    errors: window.__errors});
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def render_in_chromium(html_path: Path, tmp_path: Path, extra: str = "") -> tuple[dict, str]:
+    """Open the page in headless Chromium; return the probe's JSON and Chromium's log."""
+    page = tmp_path / "probe.html"
+    html = html_path.read_text(encoding="utf-8").replace("<head>", "<head>" + PROBE, 1)
+    page.write_text(html.replace("</body>", extra + "</body>", 1), encoding="utf-8")
+    proc = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+         "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=15000", "--dump-dom",
+         page.as_uri()],
+        capture_output=True, text=True, timeout=120)
+    found = re.search(r'<pre id="__probe">(.*?)</pre>', proc.stdout, re.S)
+    assert found, f"the page did not finish loading:\n{proc.stderr[-2000:]}"
+    text = found.group(1).replace("&quot;", '"').replace("&amp;", "&")
+    return json.loads(text), proc.stderr
+
+
+def _console_errors(log: str) -> list[str]:
+    return [line for line in log.splitlines() if "CONSOLE" in line and (
+        "ERROR" in line.split("CONSOLE")[0] or "Uncaught" in line)]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get "
+                    "install chromium); the browser check of the report needs it")
+def test_report_renders_in_chromium_with_every_image_and_no_console_error(small_report,
+                                                                         tmp_path):
+    probe, log = render_in_chromium(small_report, tmp_path)
+    assert probe["images"] == len(_images(small_report.read_text(encoding="utf-8")))
+    assert probe["loaded"] == probe["images"] > 0
+    assert probe["errors"] == []
+    assert _console_errors(log) == []
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get "
+                    "install chromium); the browser check of the report needs it")
+def test_the_browser_probe_catches_a_broken_image_and_a_console_error(small_report, tmp_path):
+    broken = ('<img src="data:image/png;base64,AAAA" alt="broken">'
+              "<script>console.error('boom')</script>")
+    probe, _ = render_in_chromium(small_report, tmp_path, extra=broken)
+    assert probe["loaded"] == probe["images"] - 1
+    assert any("boom" in e for e in probe["errors"])
+    assert any(e.startswith("resource IMG") for e in probe["errors"])
