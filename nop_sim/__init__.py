@@ -1,6 +1,6 @@
 """nop-sim: Monte Carlo balance analysis for New Order Poker."""
 
-from nop_sim.blocks import beats, classify_block
+from nop_sim.blocks import beats, classify_block, classify_blocks
 from nop_sim.cards import format_cards, make_deck, parse_cards
 from nop_sim.column import DEFAULT_COLUMN, Category, Column
 from nop_sim.evaluator import BestHand, best_category, best_hand, evaluate, profile
@@ -12,6 +12,7 @@ __all__ = [
     "beats",
     "best_category",
     "classify_block",
+    "classify_blocks",
     "best_hand",
     "evaluate",
     "profile",
