@@ -637,7 +637,7 @@ def _key(lv_a, lv_b, cat, made):
     return ((_lv(lv_a, lv_b, cat) << 4) | cat) & -made
 
 
-@jit
+@jit(inline="always")
 def _fast_best(m1, m2, m3, m4, fs, lv_a, lv_b):
     """Score of distinct natural cards, or NEED_BRUTE.
 
@@ -894,23 +894,15 @@ def hand_profile(cards, wild_ranks, out_tb):
 # ---------------------------------------------------------------------------
 @jit
 def _score_rows(cards, column_pos, inverted, wild, elev, start, stop, out_scores):
+    # one call site of the inlined score_row keeps compile time down
     n_wild = wild.shape[0]
-    if elev.shape[0] == 1:
-        lv_a, lv_b, order = reading(column_pos, inverted, elev[0])
-        if n_wild == 1:
-            w = wild[0]
-            for i in range(start, stop):
-                out_scores[i] = score_row(cards, i, w, lv_a, lv_b, order)
-        else:
-            for i in range(start, stop):
-                out_scores[i] = score_row(cards, i, wild[i], lv_a, lv_b, order)
-        return
-    last = -1
-    lv_a = lv_b = order = 0
+    n_elev = elev.shape[0]
+    last = elev[0]
+    lv_a, lv_b, order = reading(column_pos, inverted, last)
     for i in range(start, stop):
-        if elev[i] != last:
-            lv_a, lv_b, order = reading(column_pos, inverted, elev[i])
+        if n_elev > 1 and elev[i] != last:
             last = elev[i]
+            lv_a, lv_b, order = reading(column_pos, inverted, last)
         out_scores[i] = score_row(cards, i, wild[i if n_wild > 1 else 0], lv_a, lv_b, order)
 
 
