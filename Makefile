@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-slow bench lint clean-cache clean install
+.PHONY: run test test-slow bench lint clean-cache clean install ordered ordered-sweep
 
 # One install step for everything: the dev extra is a superset of the runtime.
 $(STAMP): pyproject.toml
@@ -26,6 +26,8 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/nop-sim bench evaluator
+	$(BIN)/nop-sim bench engine
+	$(BIN)/nop-sim bench ordered
 
 lint: $(STAMP)
 	$(BIN)/ruff check nop_sim tests scripts
@@ -37,3 +39,9 @@ clean-cache:
 
 clean: clean-cache
 	rm -rf $(VENV) build *.egg-info
+
+ordered: $(STAMP)
+	$(BIN)/nop-sim run scenarios/ordered_hand.toml
+
+ordered-sweep: $(STAMP)
+	$(BIN)/nop-sim sweep scenarios/ordered_hand_sweep.toml

@@ -158,6 +158,8 @@ def _run_options(f):
         click.option("--resume", is_flag=True,
                      help="Finish a run that was stopped, reusing its finished chunks."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+        click.option("--no-report", is_flag=True,
+                     help="Write results and summary only (nop-sim report builds it later)."),
     ]):
         f = deco(f)
     return f
@@ -210,7 +212,7 @@ class _Progress:
             self.bar.__exit__(None, None, None)
 
 
-def _execute(scn, out_dir, workers, scheduler, resume, quiet):
+def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
     from nop_sim.runner import RunError, run_scenario
     from nop_sim.summary import write_summary
 
@@ -224,7 +226,7 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet):
     finally:
         progress.close()
     summary = write_summary(out)
-    report = _build_report(out)
+    report = None if no_report else _build_report(out)
     rate = result.n_hands / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{scn.name}: {result.n_matches:,} matches, {result.n_hands:,} hands "
                f"({result.computed} chunks run, {result.reused} reused) in "
@@ -255,7 +257,8 @@ def _build_report(out: Path):
 @main.command("run", context_settings=CONTEXT)
 @click.argument("scenario", type=click.Path(path_type=Path))
 @_run_options
-def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet):
+def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet,
+            no_report):
     """Run SCENARIO (a .toml file) and write results and a summary.
 
     Results go to reports/<scenario name>/ unless --out says otherwise;
@@ -269,13 +272,14 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
       nop-sim run scenarios/baseline.toml --scheduler tcp://127.0.0.1:8786
     """
     scn = _load(scenario, overrides, matches, seed)
-    _execute(scn, out_dir, workers, scheduler, resume, quiet)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report)
 
 
 @main.command("sweep", context_settings=CONTEXT)
 @click.argument("scenario", type=click.Path(path_type=Path))
 @_run_options
-def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet):
+def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet,
+              no_report):
     """Run every point of SCENARIO's [sweep] table.
 
     A grid runs every combination; mode = "random" or "lhs" (Latin
@@ -290,7 +294,7 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
         raise click.UsageError(f"{scenario}: has no [sweep] table; use nop-sim run, or add "
                                f"e.g. [sweep] dart_cap = [10, 20, 30]")
     click.echo(f"{len(scn.points())} sweep points x {scn.matches:,} matches", err=True)
-    _execute(scn, out_dir, workers, scheduler, resume, quiet)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report)
 
 
 @main.command("hands", context_settings=CONTEXT)
@@ -426,6 +430,46 @@ def bench_evaluator_cmd(n_hands: int, repeats: int, no_compile: bool):
 
     click.echo(json.dumps(bench_evaluator(n_hands, repeats, compile_time=not no_compile),
                           indent=2))
+
+
+def _run_script(name: str, args: list[str]) -> None:
+    import runpy
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / name
+    if not script.exists():
+        raise click.UsageError(f"{script} is not here: this benchmark runs from a source checkout")
+    saved = sys.argv
+    sys.argv = [str(script), *args]
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    finally:
+        sys.argv = saved
+
+
+@bench.command("engine", context_settings={**CONTEXT, "ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_engine_cmd(args):
+    """Hands and matches per second of the match engine, as JSON (scripts/bench_engine.py).
+
+    Extra arguments go to the script (try --help).
+
+    \b
+    Example:
+      nop-sim bench engine --seconds 5
+    """
+    _run_script("bench_engine.py", list(args))
+
+
+@bench.command("ordered", context_settings={**CONTEXT, "ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_ordered_cmd(args):
+    """Games per second of the Ordered Hand engine, as JSON (scripts/bench_ordered.py).
+
+    \b
+    Example:
+      nop-sim bench ordered --games 50000
+    """
+    _run_script("bench_ordered.py", list(args))
 
 
 def run():  # pragma: no cover - console entry for python -m

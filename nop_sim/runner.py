@@ -60,7 +60,7 @@ class Chunk:
     index: int
     first_match: int
     n_matches: int
-    rotation: int
+    rotation: int  # rotation of the chunk's first match (seats rotate per match)
     seed: int
 
     @property
@@ -82,7 +82,7 @@ def plan_chunks(scn: Scenario) -> list[Chunk]:
         for i in range(n_chunks):
             first = i * scn.chunk
             chunks.append(Chunk(p, i, first, min(scn.chunk, scn.matches - first),
-                                i % scn.n_rotations, chunk_seed(scn.seed, p, i)))
+                                first % scn.n_rotations, chunk_seed(scn.seed, p, i)))
     return chunks
 
 
@@ -119,30 +119,29 @@ def _new_order_chunk(scn: Scenario, chunk: Chunk) -> dict[str, pd.DataFrame]:
 
     point = scn.points()[chunk.point]
     settings = scn.settings_at(point)
-    specs = scn.seat_specs(point, chunk.rotation)
-    log_every = scn.log_sample
-    res = play_matches(settings, specs, chunk.n_matches, seed=chunk.seed,
-                       chunk_size=chunk.n_matches, threads=1, log_every=log_every)
+    res, rotation = _play_rotated(scn, point, settings, chunk, play_matches)
     n, players = res.n_matches, settings.players
-    labels = [_label(s) for s in specs]
+    seat_labels = [[_label(s) for s in scn.seat_specs(point, r)] for r in range(scn.n_rotations)]
     match_ids = chunk.first_match + np.arange(n)
     base = {"point": np.full(n, chunk.point), "chunk": np.full(n, chunk.index),
-            "match": match_ids, "rotation": np.full(n, chunk.rotation)}
+            "match": match_ids, "rotation": rotation}
     params = {k: [v] * n for k, v in point.items()}
     m = res.match
     match_fields = _names("M_")
     matches = pd.DataFrame({**base, **params,
                             "players": np.full(n, players),
                             **{name: m[:, idx] for idx, name in sorted(match_fields.items())},
-                            "winner_preset": [labels[w] if 0 <= w < players else ""
-                                              for w in m[:, T.M_WINNER]],
+                            "winner_preset": [seat_labels[r][w] if 0 <= w < players else ""
+                                              for r, w in zip(rotation, m[:, T.M_WINNER],
+                                                              strict=True)],
                             "column": [" ".join(map(str, row)) for row in res.column.tolist()]})
     pl = res.player
     seat_fields = _names("PL_")
     seat_rows = {
         "point": np.repeat(base["point"], players), "chunk": np.repeat(base["chunk"], players),
         "match": np.repeat(match_ids, players), "seat": np.tile(np.arange(players), n),
-        "preset": np.tile(np.array(labels, dtype=object), n),
+        "preset": np.array([seat_labels[r][s] for r in rotation for s in range(players)],
+                           dtype=object),
         **{k: np.repeat(np.array(v, dtype=object), players) for k, v in params.items()},
         **{name: pl[:, :, idx].reshape(-1) for idx, name in sorted(seat_fields.items())},
     }
@@ -159,6 +158,42 @@ def _new_order_chunk(scn: Scenario, chunk: Chunk) -> dict[str, pd.DataFrame]:
     arrays = _arrays_frame(chunk, res)
     return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
             "arrays": arrays}
+
+
+def _play_rotated(scn: Scenario, point: dict, settings, chunk: Chunk, play_matches):
+    """Play a chunk's matches; with a rotation, match ``g`` seats rotation ``g % R``.
+
+    Rotating per match (not per chunk) puts every preset in every seat equally
+    often even in short runs. Each rotation's matches of the chunk are played
+    as one batch with its own seed, so results stay independent of workers.
+    """
+    from types import SimpleNamespace
+
+    n_rot = scn.n_rotations
+    first = chunk.first_match
+    rotation = (first + np.arange(chunk.n_matches)) % n_rot
+    parts = []
+    for r in range(n_rot):
+        idx = np.flatnonzero(rotation == r)
+        if idx.size == 0:
+            continue
+        seed = chunk.seed if n_rot == 1 else chunk_seed(chunk.seed, chunk.point, r)
+        res = play_matches(settings, scn.seat_specs(point, r), int(idx.size), seed=seed,
+                           chunk_size=int(idx.size), threads=1, log_every=scn.log_sample)
+        parts.append((idx, res))
+    if len(parts) == 1:
+        return parts[0][1], rotation
+    n = chunk.n_matches
+    first_res = parts[0][1]
+    combined = SimpleNamespace(n_matches=n)
+    for name in ("match", "player", "drafted", "column"):
+        arr = np.zeros((n,) + getattr(first_res, name).shape[1:], getattr(first_res, name).dtype)
+        for idx, res in parts:
+            arr[idx] = getattr(res, name)
+        setattr(combined, name, arr)
+    for name in ("counts", "categories", "time", "disruptors"):
+        setattr(combined, name, sum(getattr(res, name) for _, res in parts))
+    return combined, rotation
 
 
 def _arrays_frame(chunk: Chunk, res) -> pd.DataFrame:

@@ -137,7 +137,7 @@ def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_duplicating(tmp
     scn_path = write(tmp_path, text)
     out = tmp_path / "killed"
     proc = subprocess.Popen(NOP_SIM + ["run", str(scn_path), "--out", str(out), "--workers", "1",
-                                       "--quiet"], stdout=subprocess.DEVNULL,
+                                       "--quiet", "--no-report"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     chunks = out / "chunks"
     deadline = time.time() + 240
@@ -157,7 +157,7 @@ def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_duplicating(tmp
     victim = chunks / damaged / "matches.parquet"
     victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])
     res = CliRunner().invoke(main, ["run", str(scn_path), "--out", str(out), "--workers", "1",
-                                    "--resume", "--quiet"])
+                                    "--resume", "--quiet", "--no-report"])
     assert res.exit_code == 0, res.output
     after = {p.name: (p / "done.json").stat().st_mtime_ns for p in chunks.glob("p*")}
     assert len(after) == 60
@@ -239,7 +239,7 @@ def test_bad_command_lines_and_folders(tmp_path):
     good = write(tmp_path, GOOD, "good.toml")
     other = write(tmp_path, GOOD.replace("players = 4", "players = 3"), "other.toml")
     out = tmp_path / "out"
-    assert invoke("run", good, "--out", out, "--workers", 1, "--quiet")[0] == 0
+    assert invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--no-report")[0] == 0
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     cases = [
         (("run", tmp_path / "missing.toml"), "no such scenario file"),
@@ -265,7 +265,7 @@ def test_bad_command_lines_and_folders(tmp_path):
 def test_damaged_manifest_is_reported_not_overwritten(tmp_path):
     good = write(tmp_path, GOOD, "good.toml")
     out = tmp_path / "out"
-    assert invoke("run", good, "--out", out, "--workers", 1, "--quiet")[0] == 0
+    assert invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--no-report")[0] == 0
     (out / "manifest.json").write_text("{not json")
     code, output = invoke("run", good, "--out", out, "--resume")
     assert_clear_error(code, output, "damaged")
@@ -276,7 +276,7 @@ def test_overrides_and_manifest_record_the_resolved_settings(tmp_path):
     good = write(tmp_path, GOOD, "good.toml")
     out = tmp_path / "out"
     code, output = invoke("run", good, "--out", out, "--set", "dart_cap=7", "--seed", 9,
-                          "--quiet")
+                          "--quiet", "--no-report")
     assert code == 0, output
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["seed"] == 9
