@@ -2,9 +2,12 @@
 
 One core: 4 players, default settings, every rule and Disruptor in play,
 ``balanced`` agents in every seat (then the same with ``random`` agents).
-``parallel_hands_per_s`` uses every core numba sees. ``compile_s`` is the
-first call's time: loading from numba's cache when it is warm, a full compile
-with ``--cold`` (a fresh, temporary cache directory).
+``hands_per_s`` / ``matches_per_s`` count per CPU-second of the one working
+thread (``time.process_time``), so a machine shared with other jobs does not
+halve them; ``wall_hands_per_s`` is the same run by the wall clock.
+``parallel_hands_per_s`` uses every core numba sees (wall clock).
+``compile_s`` is the first call's time: loading from numba's cache when it is
+warm, a full compile with ``--cold`` (a fresh, temporary cache directory).
 
     python scripts/bench_engine.py [--seconds 5] [--cold]
 """
@@ -20,12 +23,15 @@ import time
 
 
 def _measure(play, settings, agents, seconds, threads, chunk_size, seed=1):
+    """(hands/s, matches/s, hands per CPU-second, matches per CPU-second)."""
     n = 64
     hands = matches = 0
-    elapsed = 0.0
+    elapsed = cpu = 0.0
     while elapsed < seconds:
         t = time.perf_counter()
+        c = time.process_time()
         r = play(settings, agents, n_matches=n, seed=seed, threads=threads, chunk_size=chunk_size)
+        cpu += time.process_time() - c
         dt = time.perf_counter() - t
         elapsed += dt
         hands += r.count("hands")
@@ -33,7 +39,7 @@ def _measure(play, settings, agents, seconds, threads, chunk_size, seed=1):
         seed += 1
         if dt < seconds / 4:
             n *= 2
-    return hands / elapsed, matches / elapsed
+    return hands / elapsed, matches / elapsed, hands / cpu, matches / cpu
 
 
 def main() -> None:
@@ -56,11 +62,12 @@ def main() -> None:
     out = {"players": settings.players, "settings": "default", "compile_s": round(compile_s, 2),
            "cold_compile": args.cold, "cores": cores}
     for agents in ("balanced", "random"):
-        hps, mps = _measure(play_matches, settings, agents, args.seconds, 1, 32)
-        phps, _ = _measure(play_matches, settings, agents, args.seconds, cores, 8)
+        whps, _, hps, mps = _measure(play_matches, settings, agents, args.seconds, 1, 32)
+        phps, _, _, _ = _measure(play_matches, settings, agents, args.seconds, cores, 8)
         key = "" if agents == "balanced" else "random_"
         out[f"{key}hands_per_s"] = round(hps)
         out[f"{key}matches_per_s"] = round(mps, 1)
+        out[f"{key}wall_hands_per_s"] = round(whps)
         out[f"{key}parallel_hands_per_s"] = round(phps)
     out["python"] = sys.version.split()[0]
     out["numba"] = numba.__version__

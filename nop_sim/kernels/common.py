@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nop_sim.kernels._jit import jit
-from nop_sim.kernels.evaluate import best_category_hand, score_hand
+from nop_sim.kernels.evaluate import category_of_score, score_hand
 from nop_sim.kernels.rng import below
 from nop_sim.kernels.state import (
     G_BOARD_N,
@@ -27,6 +27,7 @@ from nop_sim.kernels.state import (
     P_ELEV,
     P_FOLDED,
     P_INHAND,
+    P_SCORE_C,
     P_WILDS,
 )
 from nop_sim.types import (
@@ -185,16 +186,22 @@ def player_category(g, ps, p, colpos, hole, board, buf):
 @jit(_nrt=True)  # the evaluator allocates; NRT would otherwise be inherited off
 def _player_category_compute(g, ps, p, colpos, hole, board, buf, key):
     fill_buf(p, hole, board, g[G_BOARD_N], buf)
-    cat = best_category_hand(buf, colpos, ps[p, P_WILDS], ps[p, P_ELEV], g[G_INVERTED] != 0)
+    inverted = g[G_INVERTED] != 0
+    score = score_hand(buf, colpos, ps[p, P_WILDS], ps[p, P_ELEV], inverted)
+    cat = category_of_score(score, colpos, inverted)
     ps[p, P_CAT] = cat
+    ps[p, P_SCORE_C] = score
     ps[p, P_CAT_KEY] = key
     return cat
 
 
-@jit(_nrt=True)  # the evaluator allocates; NRT would otherwise be inherited off
+@jit(_nrt=False)
 def player_score(g, ps, p, colpos, hole, board, buf):
-    fill_buf(p, hole, board, g[G_BOARD_N], buf)
-    return score_hand(buf, colpos, ps[p, P_WILDS], ps[p, P_ELEV], g[G_INVERTED] != 0)
+    """Score of ``p``'s best hand (larger wins), from the same cache as the category."""
+    key = (g[G_COLVER] << 24) | g[G_CARDVER]
+    if ps[p, P_CAT_KEY] != key:
+        _player_category_compute(g, ps, p, colpos, hole, board, buf, key)
+    return ps[p, P_SCORE_C]
 
 
 # -- column ------------------------------------------------------------------------

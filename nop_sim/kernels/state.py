@@ -75,7 +75,8 @@ P_EXEMPT = 24
 P_HFUND = 25       # hedge payout multiplier (hedge_fund)
 P_SHOWN = 26
 P_LAST_CAT = 27    # category shown at the last showdown (-1 none)
-N_P = 28
+P_SCORE_C = 28     # cached score of the best hand (valid with P_CAT_KEY)
+N_P = 29
 
 # actions
 ACT_FOLD = 0
