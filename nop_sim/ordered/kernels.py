@@ -67,6 +67,7 @@ from nop_sim.kernels.blocks import (
     _classify_block,
     _classify_five,
 )
+from nop_sim.kernels.rng import next_u64, uniform
 
 MAX_PLAYERS = 6
 DECK_SIZE = 52
@@ -172,31 +173,8 @@ SCRATCH_ROW = MAX_PLAYERS
 
 
 # ==== random numbers: xoshiro256** (one state per chunk) ================================
-@jit
-def _rotl(x, k):
-    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
-
-
-@jit
-def _next_u64(state):
-    """Next 64 random bits; advances ``state`` (uint64 (4,)) in place."""
-    s0 = state[0]
-    s1 = state[1]
-    s2 = state[2]
-    s3 = state[3]
-    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
-    t = s1 << np.uint64(17)
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, 45)
-    state[0] = s0
-    state[1] = s1
-    state[2] = s2
-    state[3] = s3
-    return result
+# one implementation of the generator for every kernel
+_next_u64 = next_u64
 
 
 @jit
@@ -206,10 +184,7 @@ def _rand_below(state, n):
     return np.int64((x * np.uint64(n)) >> np.uint64(32))
 
 
-@jit
-def _rand_unit(state):
-    """Uniform float in [0, 1)."""
-    return np.float64(_next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+_rand_unit = uniform
 
 
 # ==== sequences =========================================================================
