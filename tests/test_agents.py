@@ -25,6 +25,7 @@ def _state(hole_text: str, column: Column, agents="balanced"):
     ps[:4, S.P_ALIVE] = 1
     ps[:4, S.P_INHAND] = 1
     ps[:, S.P_CAT_KEY] = -1
+    ps[:, S.P_READ_KEY] = -1
     ps[:, S.P_HFUND] = 1
     col = column.to_array().astype(np.int64)
     colpos = column.positions()

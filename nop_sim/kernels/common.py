@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nop_sim.kernels._jit import jit
-from nop_sim.kernels.evaluate import category_of_score, score_hand
+from nop_sim.kernels.evaluate import category_of_score, reading, score_row
 from nop_sim.kernels.rng import below
 from nop_sim.kernels.state import (
     G_BOARD_N,
@@ -27,6 +27,11 @@ from nop_sim.kernels.state import (
     P_ELEV,
     P_FOLDED,
     P_INHAND,
+    P_LV_A,
+    P_LV_B,
+    P_ORDER,
+    P_READ_ELEV,
+    P_READ_KEY,
     P_SCORE_C,
     P_WILDS,
 )
@@ -187,7 +192,17 @@ def player_category(g, ps, p, colpos, hole, board, buf):
 def _player_category_compute(g, ps, p, colpos, hole, board, buf, key):
     fill_buf(p, hole, board, g[G_BOARD_N], buf)
     inverted = g[G_INVERTED] != 0
-    score = score_hand(buf, colpos, ps[p, P_WILDS], ps[p, P_ELEV], inverted)
+    # score_hand(buf, colpos, wilds, elevated, inverted), with the reading of the column
+    # (a 13 x 13 sort) made once per player and column version instead of per hand
+    if ps[p, P_READ_KEY] != g[G_COLVER] or ps[p, P_READ_ELEV] != ps[p, P_ELEV]:
+        lv_a, lv_b, order = reading(colpos, inverted, ps[p, P_ELEV])
+        ps[p, P_LV_A] = lv_a
+        ps[p, P_LV_B] = lv_b
+        ps[p, P_ORDER] = order
+        ps[p, P_READ_KEY] = g[G_COLVER]
+        ps[p, P_READ_ELEV] = ps[p, P_ELEV]
+    score = score_row(buf.reshape(1, buf.shape[0]), 0, ps[p, P_WILDS], ps[p, P_LV_A],
+                      ps[p, P_LV_B], ps[p, P_ORDER])
     cat = category_of_score(score, colpos, inverted)
     ps[p, P_CAT] = cat
     ps[p, P_SCORE_C] = score

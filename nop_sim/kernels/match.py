@@ -97,6 +97,7 @@ from nop_sim.kernels.state import (
     P_LAST_CAT,
     P_MUCKED,
     P_PERS0,
+    P_READ_KEY,
     P_ROUND_BET,
     P_SCORE,
     P_SHOWN,
@@ -827,6 +828,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
         ps[p, P_ARG0 + 1] = -1
         ps[p, P_LAST_CAT] = -1
         ps[p, P_CAT_KEY] = -1
+        ps[p, P_READ_KEY] = -1  # column versions restart with each match
         ps[p, P_HFUND] = 1
     for c in range(N_CAT):
         col[c] = c

@@ -76,7 +76,12 @@ P_HFUND = 25       # hedge payout multiplier (hedge_fund)
 P_SHOWN = 26
 P_LAST_CAT = 27    # category shown at the last showdown (-1 none)
 P_SCORE_C = 28     # cached score of the best hand (valid with P_CAT_KEY)
-N_P = 29
+P_LV_A = 29        # the evaluator's reading of the column for this player (kernels.evaluate)
+P_LV_B = 30
+P_ORDER = 31
+P_READ_KEY = 32    # colver the reading was made for (-1 none)
+P_READ_ELEV = 33   # elevated mask it was made with
+N_P = 34
 
 # actions
 ACT_FOLD = 0
