@@ -8,16 +8,47 @@ and per-hand counters already merged over chunks (they are sums and counts).
 
 The same seed, settings, agents, ``n_matches`` and ``chunk_size`` give
 identical results whatever the number of threads.
+
+How the engine reads the SPEC where it leaves a choice open (the referee,
+:mod:`nop_sim.referee`, checks the same readings):
+
+- Dead money: manipulation fees paid to the pot and hedge costs go to the main
+  pot; side pots are built from antes and bets only. A layer that only mucked
+  hands reached falls to the pot below it.
+- Hedge payouts from the pot are taken from the main pot first, then the side
+  pots in order, before the pots are awarded.
+- The fee is ``max(0, min(dart, price ceiling) - 2 * brokers)``; with several
+  promotions in one action each pays the fee of the dart at that moment.
+- A raise for less than the full amount (all-in) reopens the betting like a
+  full raise and counts toward ``max_raises``.
+- Pot-limit: the largest raise is the pot (fees and hedge costs included, as
+  paid before the action) after calling.
+- Agents never fold when they could check (a dominated choice); the rules
+  would allow it.
+- Folded hands are dead: only Draw discards are reshuffled into a new stock.
+- A player may hedge only with chips left after the cost; a promotion needs
+  one chip left for the action that carries it.
+- Muck: offered in seat order left of the dealer to a hand that cannot beat
+  the best shown; the agents muck only when that hand also contests every pot
+  theirs does.
+- Stacking (see ``data/disruptors.toml``): inflation, double_ante, hedge_boom
+  and hedge_fund multiply per copy, broker adds up, the other cards hold or
+  not. purge must take a card when any is in play (its owner's own included).
+- Players eliminated in one hand: more chips at that hand's start rank
+  better, then seat order left of that hand's dealer. An unresolved match
+  ranks the players still in by chips.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numba
@@ -32,6 +63,43 @@ __all__ = ["MatchResults", "play_matches", "strength_tables"]
 
 DEFAULT_CHUNK = 32
 DEFAULT_HORIZON = 1000
+
+
+# Numba's cache checks only each function's own file: a cached match kernel would
+# keep stale copies of the evaluator or of the layout constants it inlined. The
+# engine therefore stamps its cache with a digest of every source it depends on
+# and drops its own cache files when that digest changes.
+_KERNEL_SOURCES = ("types.py", "kernels/_jit.py", "kernels/evaluate.py", "kernels/rng.py",
+                   "kernels/state.py", "kernels/strength.py", "kernels/common.py",
+                   "kernels/policy.py", "kernels/betting.py", "kernels/disruptor.py",
+                   "kernels/match.py")
+_CACHED_MODULES = ("strength", "common", "policy", "betting", "disruptor", "match")
+
+
+@lru_cache(maxsize=1)
+def _refresh_kernel_cache() -> None:
+    import nop_sim
+    from nop_sim.kernels import match
+
+    root = Path(nop_sim.__file__).parent
+    digest = hashlib.sha1()
+    for rel in _KERNEL_SOURCES:
+        digest.update((root / rel).read_bytes())
+    try:
+        cache_dir = Path(match.play_chunks._cache._cache_path)
+    except AttributeError:  # caching off (e.g. NUMBA_DISABLE_JIT)
+        return
+    stamp = cache_dir / "nop_sim_match.stamp"
+    try:
+        if stamp.exists() and stamp.read_text() == digest.hexdigest():
+            return
+        for mod in _CACHED_MODULES:
+            for f in list(cache_dir.glob(f"{mod}.*.nbi")) + list(cache_dir.glob(f"{mod}.*.nbc")):
+                f.unlink(missing_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:
+        pass  # a read-only or shared cache: numba copes, at worst by recompiling
 
 
 @lru_cache(maxsize=1)
@@ -167,6 +235,7 @@ def play_matches(
     out_time = np.zeros((n_chunks, horizon, T.N_TIME_STATS), np.int64)
     out_dis = np.zeros((n_chunks, T.N_DISRUPTOR_STATS, T.N_DISRUPTORS), np.int64)
     tab_start, tab_mask, tab_freq = strength_tables()
+    _refresh_kernel_cache()
     from nop_sim.kernels.match import play_chunks
 
     previous = numba.get_num_threads()
