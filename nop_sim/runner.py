@@ -520,20 +520,35 @@ def merge_chunks(out: Path, chunks: list[Chunk]) -> tuple[int, int]:
     return n_matches, n_hands
 
 
-def load_tables(out: str | Path) -> dict[str, pd.DataFrame]:
-    """The merged tables of a finished run folder."""
+def _read_table(path: Path) -> pd.DataFrame:
+    """A Parquet table with text columns as pandas categories.
+
+    The drafts of a ten-million-hand sweep run to millions of rows; holding
+    their card ids as Python strings would take gigabytes.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    columns = [c.dictionary_encode() if pa.types.is_string(c.type) or
+               pa.types.is_large_string(c.type) else c for c in table.columns]
+    return pa.table(columns, names=table.column_names).to_pandas()
+
+
+def load_tables(out: str | Path, names: Iterable[str] = TABLES) -> dict[str, pd.DataFrame]:
+    """The merged tables of a finished run folder (``names``: which ones)."""
     out = Path(out)
     manifest = out / "manifest.json"
     if not manifest.exists():
         raise RunError(f"{out}: not a nop-sim results folder (no manifest.json)")
     tables = {}
-    for name in TABLES:
+    for name in names:
         path = out / f"{name}.parquet"
         if not path.exists():
             raise RunError(f"{out}: {path.name} is missing; the run did not finish — "
                            f"finish it with nop-sim run ... --resume --out {out}")
         try:
-            tables[name] = pd.read_parquet(path)
+            tables[name] = _read_table(path)
         except Exception as exc:  # pyarrow raises several kinds for damaged files
             raise RunError(f"{path}: cannot be read ({exc.__class__.__name__}); "
                            f"rebuild it with --resume") from None

@@ -57,7 +57,7 @@ def _seat_table(seats: pd.DataFrame, by: str, players: int) -> pd.DataFrame:
 def write_summary(out: str | Path) -> Path:
     """Write ``summary.md`` into a finished run folder and return its path."""
     out = Path(out)
-    tables = load_tables(out)
+    tables = load_tables(out, ("matches", "seats", "counts"))
     manifest = json.loads((out / "manifest.json").read_text())
     lines = [f"# {manifest['scenario']['name']}: run summary", "",
              f"Seed {manifest['seed']}, {manifest['matches_per_point']} matches per point, "

@@ -793,7 +793,11 @@ def score_row(cards, i, wild_ranks, lv_a, lv_b, order):
     m1 = lo | hi
     if m1 & wild_ranks:
         return _wild_best(cards, i, wild_ranks, lv_a, lv_b, order)
-    if POP[s0] + POP[s1] + POP[s2] + POP[s3] != n:
+    p0 = POP[s0]
+    p1 = POP[s1]
+    p2 = POP[s2]
+    p3 = POP[s3]
+    if p0 + p1 + p2 + p3 != n:
         return _brute_best(cards, i, lv_a, lv_b)  # a card repeats: several decks
     # ranks held in at least 2, 3, 4 suits (one deck: rank counts)
     a = s0 & s1
@@ -802,13 +806,13 @@ def score_row(cards, i, wild_ranks, lv_a, lv_b, order):
     m3 = (a & hi) | (b & lo)
     m4 = a & b
     fs = 0
-    if POP[s0] >= 5:
+    if p0 >= 5:
         fs = s0
-    elif POP[s1] >= 5:
+    elif p1 >= 5:
         fs = s1
-    elif POP[s2] >= 5:
+    elif p2 >= 5:
         fs = s2
-    elif POP[s3] >= 5:
+    elif p3 >= 5:
         fs = s3
     score = _fast_best(m1, m2, m3, m4, fs, lv_a, lv_b)
     if score == NEED_BRUTE:
