@@ -17,6 +17,21 @@ PARAM_DTYPE = np.float64    # agent parameters
 SEED_DTYPE = np.uint64      # RNG state words
 
 N_CATEGORIES = 13
+# Category ids, one place for every kernel (mirror nop_sim.column.Category,
+# whose value is the category's place in the default column).
+FLUSH_FIVE = 0
+FLUSH_HOUSE = 1
+FIVE_OF_A_KIND = 2
+ROYAL_FLUSH = 3
+STRAIGHT_FLUSH = 4
+FOUR_OF_A_KIND = 5
+FULL_HOUSE = 6
+FLUSH = 7
+STRAIGHT = 8
+THREE_OF_A_KIND = 9
+TWO_PAIR = 10
+ONE_PAIR = 11
+HIGH_CARD = 12
 MAX_PLAYERS = 8
 MIN_PLAYERS = 2
 MAX_DECKS = 4

@@ -36,21 +36,22 @@ from __future__ import annotations
 import numpy as np
 
 from nop_sim.kernels._jit import jit
+from nop_sim.types import (  # noqa: F401  (re-exported for the Ordered Hand kernels)
+    FIVE_OF_A_KIND,
+    FLUSH,
+    FLUSH_FIVE,
+    FLUSH_HOUSE,
+    FOUR_OF_A_KIND,
+    FULL_HOUSE,
+    HIGH_CARD,
+    ONE_PAIR,
+    ROYAL_FLUSH,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    THREE_OF_A_KIND,
+    TWO_PAIR,
+)
 
-# Category ids (mirror nop_sim.column.Category; kernels take plain ints).
-FLUSH_FIVE = 0
-FLUSH_HOUSE = 1
-FIVE_OF_A_KIND = 2
-ROYAL_FLUSH = 3
-STRAIGHT_FLUSH = 4
-FOUR_OF_A_KIND = 5
-FULL_HOUSE = 6
-FLUSH = 7
-STRAIGHT = 8
-THREE_OF_A_KIND = 9
-TWO_PAIR = 10
-ONE_PAIR = 11
-HIGH_CARD = 12
 NO_BLOCK = -1
 
 # Five-card categories that are valid five-card blocks (bit i = category id i).

@@ -36,6 +36,21 @@ import numpy as np
 from numba import prange
 
 from nop_sim.kernels._jit import jit, pjit
+from nop_sim.types import (
+    FIVE_OF_A_KIND,
+    FLUSH,
+    FLUSH_FIVE,
+    FLUSH_HOUSE,
+    FOUR_OF_A_KIND,
+    FULL_HOUSE,
+    HIGH_CARD,
+    ONE_PAIR,
+    ROYAL_FLUSH,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    THREE_OF_A_KIND,
+    TWO_PAIR,
+)
 
 N_CAT = 13
 ALL_RANKS = 0x1FFF
@@ -44,10 +59,11 @@ WHEEL_RUN = 0x100F
 NO_HAND = -1
 NEED_BRUTE = -2  # the fast path cannot decide; classify every subset
 
-# Category ids (mirror nop_sim.column.Category; kernels never import enums).
-FLUSH_FIVE, FLUSH_HOUSE, FIVE_KIND, ROYAL, STRAIGHT_FLUSH = 0, 1, 2, 3, 4
-FOUR_KIND, FULL_HOUSE, FLUSH, STRAIGHT, THREE_KIND = 5, 6, 7, 8, 9
-TWO_PAIR, ONE_PAIR, HIGH_CARD = 10, 11, 12
+# short names for this module's category ids (defined once in nop_sim.types)
+FIVE_KIND = FIVE_OF_A_KIND
+ROYAL = ROYAL_FLUSH
+FOUR_KIND = FOUR_OF_A_KIND
+THREE_KIND = THREE_OF_A_KIND
 
 
 # ---------------------------------------------------------------------------
