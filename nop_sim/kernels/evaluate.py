@@ -87,26 +87,40 @@ def _build_tables():
     for m in range(1, 1 << 13):
         bits = [i for i in range(12, -1, -1) if m >> i & 1][:5]
         top5[m] = sum(1 << b for b in bits)
-    return pop, hi, pack, top5
-
-
-# POP: set bits; HI: highest bit (-1 for 0); PACK: the top five ranks as a
-# tie-break (rank + 2, 4 bits each, highest first from bit 16); TOP5: mask of
-# the top five bits.
-POP, HI, PACK, TOP5 = _build_tables()
-# bit of each card code in a mask of 16 bits per suit: suit s, rank bit r at 16 * s + r
-# a 13-bit rank mask spread to one 4-bit count per rank
-NIBBLES = np.array([sum(((m >> r) & 1) << (4 * r) for r in range(13)) for m in range(1 << 13)],
-                   np.int64)
-CARD_BIT = np.array([1 << (16 * (c & 3) + (c >> 2)) for c in range(52)], np.int64)
+    # best five distinct ranks that are not a straight, as a tie-break: the top
+    # five, or when they are a straight the top four and the next lower rank
+    best5 = np.full(1 << 13, -1, np.int32)
+    for m in range(1, 1 << 13):
+        if pop[m] < 5:
+            continue
+        t = int(top5[m])
+        if _straight_tops_py(t):
+            rest = m & ~t
+            if rest == 0:
+                continue
+            t = (t & ~(t & -t)) | (1 << int(hi[rest]))
+        best5[m] = pack[t]
+    return pop, hi, pack, top5, best5
 
 
 def _straight_tops_py(m: int) -> int:
     run = m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4)
     tops = (run << 4) & ALL_RANKS
-    if (m & WHEEL_RUN) == WHEEL_RUN:
+    if m & WHEEL_RUN == WHEEL_RUN:
         tops |= 1 << 3
     return tops
+
+
+# POP: set bits; HI: highest bit (-1 for 0); PACK: the top five ranks as a
+# tie-break (rank + 2, 4 bits each, highest first from bit 16); TOP5: mask of
+# the top five bits; BEST5: PACK of the best five distinct ranks that are not
+# a straight (-1 when there are none), i.e. PACK[_best_distinct5(m)].
+POP, HI, PACK, TOP5, BEST5 = _build_tables()
+# bit of each card code in a mask of 16 bits per suit: suit s, rank bit r at 16 * s + r
+# a 13-bit rank mask spread to one 4-bit count per rank
+NIBBLES = np.array([sum(((m >> r) & 1) << (4 * r) for r in range(13)) for m in range(1 << 13)],
+                   np.int64)
+CARD_BIT = np.array([1 << (16 * (c & 3) + (c >> 2)) for c in range(52)], np.int64)
 
 
 def _build_patterns():
@@ -696,7 +710,7 @@ def _fast_best(m1, m2, m3, m4, fs, lv_a, lv_b):
         tb_trips = (t3 + 2) << 16 | (PACK[m1 & ~(1 << t3)] & 0xFF000) >> 4
         tb_two = (p1 + 2) << 16 | (p2 + 2) << 12 | (HI[m1 & ~pairs] + 2) << 8
         tb_pair = (p1 + 2) << 16 | (PACK[m1 & ~(1 << p1)] & 0xFFF00) >> 4
-        tb_high = PACK[_best_distinct5(m1)]
+        tb_high = BEST5[m1]
         tb = (tb_high if cat == HIGH_CARD else tb_pair if cat == ONE_PAIR
               else tb_two if cat == TWO_PAIR else tb_trips)
         return ((best >> 4) << 20) | tb
