@@ -116,6 +116,7 @@ def _straight_tops_py(m: int) -> int:
 # the top five bits; BEST5: PACK of the best five distinct ranks that are not
 # a straight (-1 when there are none), i.e. PACK[_best_distinct5(m)].
 POP, HI, PACK, TOP5, BEST5 = _build_tables()
+STRAIGHT_TOPS = np.array([_straight_tops_py(m) for m in range(1 << 13)], np.int16)
 # bit of each card code in a mask of 16 bits per suit: suit s, rank bit r at 16 * s + r
 # a 13-bit rank mask spread to one 4-bit count per rank
 NIBBLES = np.array([sum(((m >> r) & 1) << (4 * r) for r in range(13)) for m in range(1 << 13)],
@@ -167,12 +168,12 @@ FLUSH_PAT_TB, FLUSH_PAT_RANKS, FLUSH_PAT_MASK, HIGH_PAT_TB, HIGH_PAT_MASK = _bui
 # ---------------------------------------------------------------------------
 @jit
 def _straight_tops(m):
-    """Bit t set when the ranks of ``m`` hold a straight topped by rank t (wheel: t=3)."""
-    run = m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4)
-    tops = (run << 4) & ALL_RANKS
-    if (m & WHEEL_RUN) == WHEEL_RUN:
-        tops |= 8
-    return tops
+    """Bit t set when the ranks of ``m`` hold a straight topped by rank t (wheel: t=3).
+
+    Obvious version: ``run = m & m>>1 & m>>2 & m>>3 & m>>4``, tops ``run << 4``,
+    plus the wheel; read here from the table built that way at import.
+    """
+    return np.int64(STRAIGHT_TOPS[m])
 
 
 @jit
