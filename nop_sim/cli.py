@@ -328,9 +328,9 @@ def hands_cmd(scenario, count, seed, overrides, json_path):
     point = scn.points()[0]
     settings = scn.settings_at(point)
     specs = scn.seat_specs(point, 0)
-    from nop_sim.runner import _label
+    from nop_sim.runner import seat_label
 
-    names = [f"Seat {i + 1} ({_label(s)})" for i, s in enumerate(specs)]
+    names = [f"Seat {i + 1} ({seat_label(s)})" for i, s in enumerate(specs)]
     records: list[dict] = []
     match_seed = scn.seed
     while True:
@@ -364,12 +364,12 @@ def _ordered_hands(scn, count: int, json_path):
     from nop_sim.ordered.agents import agent_from_spec
     from nop_sim.ordered.engine import play_ordered
     from nop_sim.ordered.history import game_records, render_game
-    from nop_sim.runner import _label
+    from nop_sim.runner import seat_label
 
     point = scn.points()[0]
     settings = scn.settings_at(point)
     specs = scn.seat_specs(point, 0)
-    names = [f"Seat {i + 1} ({_label(s)})" for i, s in enumerate(specs)]
+    names = [f"Seat {i + 1} ({seat_label(s)})" for i, s in enumerate(specs)]
     res = play_ordered(settings, [agent_from_spec(s) for s in specs], count, seed=scn.seed,
                        log=True)
     log = res.log

@@ -86,7 +86,8 @@ def plan_chunks(scn: Scenario) -> list[Chunk]:
     return chunks
 
 
-def _label(spec) -> str:
+def seat_label(spec) -> str:
+    """A seat's agent as text: the preset name, or preset(param=value, ...)."""
     if isinstance(spec, str):
         return spec
     base = spec.get("preset", "custom")
@@ -121,7 +122,7 @@ def _new_order_chunk(scn: Scenario, chunk: Chunk) -> dict[str, pd.DataFrame]:
     settings = scn.settings_at(point)
     res, rotation = _play_rotated(scn, point, settings, chunk, play_matches)
     n, players = res.n_matches, settings.players
-    seat_labels = [[_label(s) for s in scn.seat_specs(point, r)] for r in range(scn.n_rotations)]
+    seat_labels = [[seat_label(s) for s in scn.seat_specs(point, r)] for r in range(scn.n_rotations)]
     match_ids = chunk.first_match + np.arange(n)
     base = {"point": np.full(n, chunk.point), "chunk": np.full(n, chunk.index),
             "match": match_ids, "rotation": rotation}
@@ -302,9 +303,9 @@ def _manifest(scn: Scenario, chunks: list[Chunk], started: str) -> dict[str, Any
         "n_points": len(points), "n_chunks": len(chunks),
         "points": [{"point": i, "params": p,
                     "settings": _settings_dict(scn.settings_at(p)),
-                    "seats": [_label(s) for s in scn.seat_specs(p, 0)]}
+                    "seats": [seat_label(s) for s in scn.seat_specs(p, 0)]}
                    for i, p in enumerate(points)],
-        "rotation": [_label(s) for s in scn.seats] if scn.rotate else None,
+        "rotation": [seat_label(s) for s in scn.seats] if scn.rotate else None,
         "targets": dict(scn.targets),
         "versions": _versions(), "git_revision": _git_revision(),
         "started": started, "ended": None, "status": "running",

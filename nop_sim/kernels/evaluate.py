@@ -185,19 +185,6 @@ def _run_mask(top):
 
 
 @jit
-def _top_k(m, k):
-    """Mask of the ``k`` highest set bits of ``m`` (fewer if ``m`` has fewer)."""
-    out = 0
-    for _ in range(k):
-        if m == 0:
-            break
-        b = 1 << HI[m]
-        out |= b
-        m ^= b
-    return out
-
-
-@jit
 def _top2(m):
     """Mask of the two highest set bits of ``m`` (which has at least two)."""
     b = 1 << HI[m]
