@@ -1,18 +1,46 @@
-"""One place for numba options: every kernel uses these decorators."""
+"""One place for numba options: every kernel uses these decorators.
+
+Compile time is part of a user's wait, so the decorators also keep the number
+of compiled specialisations down. Numba compiles a jitted callee once per
+tuple of argument types *as the caller sees them*, and a constant argument
+is seen as its literal value: ``log_event(ev, g, EV_DEAL, ...)`` and
+``log_event(ev, g, EV_DRAW, ...)`` would be two compilations, each of which
+every caller up the chain then links, re-optimises and re-emits. The
+dispatcher below erases literal values before asking for a specialisation,
+so one compilation serves every constant of a type. (No kernel here relies
+on a literal argument; LLVM still propagates constants after inlining.)
+"""
 
 from __future__ import annotations
 
 import numba
+from numba.core import types
+from numba.core.registry import CPUDispatcher
 
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
+
+
+class TypeDispatcher(CPUDispatcher):
+    """A CPU dispatcher that specialises on argument types, never on literal values."""
+
+    def get_call_template(self, args, kws):
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+
+def _typed(dispatcher):
+    dispatcher.__class__ = TypeDispatcher
+    return dispatcher
 
 
 def jit(*args, **overrides):
     """``numba.njit`` with the project's options (``cache=True``, ``nogil``...)."""
     opts = {**JIT_OPTIONS, **overrides}
     if args and callable(args[0]):
-        return numba.njit(**opts)(args[0])
-    return numba.njit(*args, **opts)
+        return _typed(numba.njit(**opts)(args[0]))
+    wrap = numba.njit(*args, **opts)
+    return lambda fn: _typed(wrap(fn))
 
 
 def pjit(*args, **overrides):
