@@ -236,14 +236,20 @@ def play_matches(
     out_dis = np.zeros((n_chunks, T.N_DISRUPTOR_STATS, T.N_DISRUPTORS), np.int64)
     tab_start, tab_mask, tab_freq = strength_tables()
     _refresh_kernel_cache()
-    from nop_sim.kernels.match import play_chunks
+    from nop_sim.kernels.common import evaluator_address
+    from nop_sim.kernels.match import play_chunks, play_chunks_serial
+
+    eval_fn = evaluator_address()
 
     previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    n_threads = previous if threads is None else max(
+        1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+    # One thread or one chunk: the serial driver, which compiles much faster.
+    driver = play_chunks_serial if n_threads == 1 or n_chunks == 1 else play_chunks
+    numba.set_num_threads(n_threads)
     try:
-        play_chunks(bounds, states, arr, mix.type, mix.amount, draft_values(), mix.deck, table,
-                    tab_start, tab_mask, tab_freq, int(bool(check)), int(log_every), events,
+        driver(bounds, states, arr, mix.type, mix.amount, draft_values(), mix.deck, table,
+                    tab_start, tab_mask, tab_freq, eval_fn, int(bool(check)), int(log_every), events,
                     ev_counts, out_match, out_player, out_drafted, out_column, out_counts,
                     out_cat, out_time, out_dis)
     finally:

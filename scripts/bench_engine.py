@@ -6,8 +6,10 @@ One core: 4 players, default settings, every rule and Disruptor in play,
 thread (``time.process_time``), so a machine shared with other jobs does not
 halve them; ``wall_hands_per_s`` is the same run by the wall clock.
 ``parallel_hands_per_s`` uses every core numba sees (wall clock).
-``compile_s`` is the first call's time: loading from numba's cache when it is
-warm, a full compile with ``--cold`` (a fresh, temporary cache directory).
+``compile_s`` is the first one-thread call's time: loading from numba's cache
+when it is warm, a full compile with ``--cold`` (a fresh, temporary cache
+directory). The parallel driver is compiled only when a call asks for more
+than one thread; ``parallel_compile_s`` is that first call's extra time.
 
     python scripts/bench_engine.py [--seconds 5] [--cold]
 """
@@ -59,8 +61,12 @@ def main() -> None:
     play_matches(settings, "balanced", n_matches=1, seed=0, threads=1)
     compile_s = time.perf_counter() - t
     cores = numba.config.NUMBA_NUM_THREADS
+    t = time.perf_counter()
+    play_matches(settings, "balanced", n_matches=2, seed=0, threads=cores, chunk_size=1)
+    parallel_compile_s = time.perf_counter() - t
     out = {"players": settings.players, "settings": "default", "compile_s": round(compile_s, 2),
-           "cold_compile": args.cold, "cores": cores}
+           "parallel_compile_s": round(parallel_compile_s, 2), "cold_compile": args.cold,
+           "cores": cores}
     for agents in ("balanced", "random"):
         whps, _, hps, mps = _measure(play_matches, settings, agents, args.seconds, 1, 32)
         phps, _, _, _ = _measure(play_matches, settings, agents, args.seconds, cores, 8)

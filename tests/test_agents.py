@@ -10,6 +10,7 @@ from nop_sim.cards import parse_cards
 from nop_sim.column import Category, Column
 from nop_sim.engine import strength_tables
 from nop_sim.kernels import state as S
+from nop_sim.kernels.common import evaluator_address
 from nop_sim.kernels.policy import choose_keep, single_strength
 from nop_sim.kernels.rng import seed_states
 from nop_sim.rules import Settings
@@ -21,6 +22,7 @@ def _state(hole_text: str, column: Column, agents="balanced"):
     g = np.zeros(S.N_G, np.int64)
     g[S.G_N] = 4
     g[S.G_COLVER] = 1
+    g[S.G_EVAL_FN] = evaluator_address()
     ps = np.zeros((T.MAX_PLAYERS, S.N_P), np.int64)
     ps[:4, S.P_ALIVE] = 1
     ps[:4, S.P_INHAND] = 1

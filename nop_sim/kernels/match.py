@@ -5,6 +5,10 @@ Array drivers:
 * :func:`play_chunks` -- ``prange`` over chunks; chunk ``c`` plays matches
   ``bounds[c]:bounds[c+1]`` with its own RNG state ``rng_states[c]`` and
   writes its own counter rows, so the thread count never changes a result.
+* :func:`play_chunks_serial` -- the same loop on the calling thread. The
+  runner and any one-thread call use it: it compiles in a fraction of the
+  parallel driver's time (no parfor lowering, no gufunc), and the parallel
+  driver is compiled only when a call asks for more than one thread.
 
 Inside, the state of one match travels as two tuples of arrays:
 
@@ -60,6 +64,7 @@ from nop_sim.kernels.state import (
     G_DTOP,
     G_ERRORS,
     G_EV_LOST,
+    G_EVAL_FN,
     G_EVN,
     G_FROZEN,
     G_HAND,
@@ -675,7 +680,7 @@ def _check_invariants(st, cfg, out):
 
 
 # -- one hand, one match -----------------------------------------------------------------
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")  # one call site: no library level of its own
 def _play_hand(st, cfg, out, rng, check):
     g, ps, colpos = st[0], st[1], st[3]
     settings = cfg[0]
@@ -789,7 +794,7 @@ def _places(st, out_match_row, out_player_rows):
     return order[0], n_alive
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")  # one call site: no library level of its own
 def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     """Play one match from the first ante to one player left or ``max_hands``."""
     g, ps, col, colpos, ddeck, comm = st[0], st[1], st[2], st[3], st[9], st[11]
@@ -801,8 +806,10 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     lost = g[G_EV_LOST]
     log = g[G_LOG]
     match = g[G_MATCH]
+    eval_fn = g[G_EVAL_FN]
     for i in range(N_G):
         g[i] = 0
+    g[G_EVAL_FN] = eval_fn
     g[G_EVN] = evn
     g[G_EV_LOST] = lost
     g[G_LOG] = log
@@ -864,13 +871,14 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
 
 
 # -- drivers --------------------------------------------------------------------------------
-@jit
+@jit(inline="always")  # one call site per driver: no library level of its own
 def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agents,
-                tab_start, tab_mask, tab_freq, check, log_every, events, ev_count,
+                tab_start, tab_mask, tab_freq, eval_fn, check, log_every, events, ev_count,
                 out_match, out_player, out_drafted, out_column, counts, cat_stats,
                 time_stats, dis_stats):
     n_cards = 52 * settings[S_DECKS]
     g = np.zeros(N_G, np.int64)
+    g[G_EVAL_FN] = eval_fn
     ps = np.zeros((MAX_PLAYERS, N_P), np.int64)
     col = np.arange(N_CAT).astype(np.int64)
     colpos = np.arange(N_CAT).astype(np.int8)
@@ -899,9 +907,22 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agent
     ev_count[1] = g[G_EV_LOST]
 
 
+@jit
+def play_chunks_serial(bounds, rng_states, settings, dtype, damount, dvalue, deck0, agents,
+                       tab_start, tab_mask, tab_freq, eval_fn, check, log_every, events, ev_counts,
+                       out_match, out_player, out_drafted, out_column, out_counts, out_cat,
+                       out_time, out_dis):
+    """:func:`play_chunks` on one thread, chunk after chunk (same arguments, same results)."""
+    for c in range(bounds.shape[0] - 1):
+        _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dvalue,
+                    deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, check, log_every, events[c],
+                    ev_counts[c], out_match, out_player, out_drafted, out_column,
+                    out_counts[c], out_cat[c], out_time[c], out_dis[c])
+
+
 @pjit
 def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, agents,
-                tab_start, tab_mask, tab_freq, check, log_every, events, ev_counts,
+                tab_start, tab_mask, tab_freq, eval_fn, check, log_every, events, ev_counts,
                 out_match, out_player, out_drafted, out_column, out_counts, out_cat,
                 out_time, out_dis):
     """Play matches ``0 .. bounds[-1]`` in ``len(bounds) - 1`` chunks, in parallel.
@@ -911,6 +932,7 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, age
     settings : int64 (N_SETTINGS,); dtype, damount : int64 (25,); dvalue : float64 (25,)
     deck0 : int64 (n_disruptor_cards,); agents : float64 (players, N_AGENT_PARAMS)
     tab_start, tab_mask, tab_freq : strength tables (kernels.strength)
+    eval_fn : address of the compiled evaluator entry (common.evaluator_address)
     check : 1 to check chips and cards after every hand (counted in C_INVARIANT_ERRORS)
     log_every : log matches whose index is a multiple (0 = no log)
     events : int64 (n_chunks, cap, EV_WIDTH); ev_counts : int64 (n_chunks, 2) written
@@ -923,6 +945,6 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, age
     n_chunks = bounds.shape[0] - 1
     for c in prange(n_chunks):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dvalue,
-                    deck0, agents, tab_start, tab_mask, tab_freq, check, log_every, events[c],
+                    deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, check, log_every, events[c],
                     ev_counts[c], out_match, out_player, out_drafted, out_column,
                     out_counts[c], out_cat[c], out_time[c], out_dis[c])

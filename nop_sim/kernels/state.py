@@ -44,7 +44,8 @@ G_UNIT = 34        # limit bet size this round
 G_EVN = 35         # events written (this chunk)
 G_EV_LOST = 36     # events dropped because the buffer was full
 G_ERRORS = 37      # invariant failures this match
-N_G = 38
+G_EVAL_FN = 38     # address of the compiled evaluator entry (common.evaluator_address)
+N_G = 39
 
 # -- ps: per seat ------------------------------------------------------------------
 P_CHIPS = 0
