@@ -35,7 +35,7 @@ def _state(hole_text: str, column: Column, agents="balanced"):
     hole[0] = parse_cards(hole_text)
     tmp = np.zeros(S.N_TMP, np.int64)
     tmp[S.TMP_TVER:S.TMP_TVER + S.N_TABLES] = -1
-    tmp[S.TMP_WKEY] = -1
+    tmp[S.TMP_WKEY:S.TMP_WKEY + 9] = -1
     st = (g, ps, col, colpos, hole, np.full(3, -1, np.int8), np.full(8, -1, np.int8),
           np.zeros(52, np.int8), np.zeros(52, np.int8), np.zeros(85, np.int64),
           np.zeros(85, np.int64), np.full(2, -1, np.int64),

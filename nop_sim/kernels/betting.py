@@ -99,7 +99,7 @@ def promote(g, col, colpos, cat):
     swap_positions(g, col, colpos, pos, pos - 1)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def _hedge_turn(st, cfg, out, rng, p):
     g, ps = st[0], st[1]
     settings = cfg[0]
@@ -121,7 +121,7 @@ def _hedge_turn(st, cfg, out, rng, p):
     log_event(ev, g, EV_HEDGE, p, h, cost, prev, -1, -1, -1, -1, -1, -1, -1)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def _manipulate(st, cfg, out, rng, p, stake):
     """Promotions that go with a bet, call or raise; returns how many were made."""
     g, ps, col, colpos = st[0], st[1], st[2], st[3]
@@ -155,7 +155,7 @@ def _manipulate(st, cfg, out, rng, p, stake):
     return made
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def _take_turn(st, cfg, out, rng, p):
     g, ps = st[0], st[1]
     settings = cfg[0]

@@ -369,7 +369,7 @@ def _draw(st, cfg, out, rng, order, n_order):
                 hole[p, k] = deal_card(g, stock, disc, rng, counts, ev)
         counts[C_DRAWN] += n_gone
         if n_gone > 0:
-            g[G_CARDVER] += 1
+            ps[p, P_CAT_KEY] = -1  # only p's cards changed: the others' categories stand
         log_event(ev, g, EV_DRAWN, p, hole[p, 0], hole[p, 1], hole[p, 2], hole[p, 3],
                   hole[p, 4], -1, -1, -1, -1, -1)
 
@@ -822,7 +822,8 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     tmp = st[16]
     for t in range(N_TABLES):
         tmp[TMP_TVER + t] = -1  # strength tables of the last match are stale
-    tmp[TMP_WKEY] = -1
+    for m in range(MAX_PLAYERS + 1):
+        tmp[TMP_WKEY + m] = -1
     for p in range(n):
         for f in range(N_P):
             ps[p, f] = 0

@@ -18,7 +18,6 @@ from nop_sim.kernels._jit import jit
 from nop_sim.kernels.common import count_live, player_category
 from nop_sim.kernels.rng import below, uniform
 from nop_sim.kernels.state import (
-    F_WIN,
     G_BOARD_N,
     G_HEDGE_MULT,
     G_INVERTED,
@@ -124,7 +123,7 @@ def strength(st, cfg, p, rng):
 
 
 # -- betting ---------------------------------------------------------------------------
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot):
     """One of ACT_* (0 fold, 1 check, 2 call, 3 bet, 4 raise) among the legal ones."""
     agent = cfg[4][p]
@@ -173,7 +172,7 @@ def choose_size(cfg, p, rng, lo, hi, pot):
     return min(max(want, lo), hi)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def choose_promotion(st, cfg, p, rng, fee, pot):
     """Category to promote with this action, or -1 (the caller checks the fee is payable)."""
     g, ps, col, colpos = st[0], st[1], st[2], st[3]
@@ -210,7 +209,7 @@ def choose_promotion(st, cfg, p, rng, fee, pot):
     return -1
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def choose_hedge(st, cfg, p, rng, settings):
     """Category to put the Hedging Token on now (place or move), or -1."""
     g, ps = st[0], st[1]
@@ -234,14 +233,14 @@ def choose_hedge(st, cfg, p, rng, settings):
     t_final = TAB_R7 + (1 if g[G_THIRD] > 1 else 0)
     n_opp = max(count_live(ps, g[G_N]) - 1, 1)
     payout = settings[S_HEDGE_PAYOUT] * g[G_HEDGE_MULT] * ps[p, P_HFUND]
-    winner_positions(st, cfg, t_final, n_opp)
+    o = winner_positions(st, cfg, t_final, n_opp)
     win = st[17]
     best_c = -1
     best_v = -1.0
     cur_v = 0.0
     for c in range(N_CAT):
         k = eff_position(colpos, inverted, c)
-        prob = (1.0 - s) * win[F_WIN + k]
+        prob = (1.0 - s) * win[o + k]
         if c == cat:
             prob += s
         v = prob * payout
@@ -521,7 +520,7 @@ def _likely_winner(st, cfg, exclude):
     for q in range(g[G_N]):
         if ps[q, P_ALIVE] != 0:
             m += 1
-    winner_positions(st, cfg, TAB_R7, max(m, 2))
+    o = winner_positions(st, cfg, TAB_R7, max(m, 2))
     win = st[17]
     best = -1
     best_v = -1.0
@@ -529,7 +528,7 @@ def _likely_winner(st, cfg, exclude):
         if c == exclude:
             continue
         k = eff_position(colpos, g[G_INVERTED] != 0, c)
-        v = win[F_WIN + k]
+        v = win[o + k]
         if v > best_v:
             best_v = v
             best = c

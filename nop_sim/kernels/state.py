@@ -131,9 +131,9 @@ TMP_DSEEN = 200     # 25
 TMP_PLACES = 230    # 8
 TMP_TVER = 240      # 19: column version each strength table was computed for
 TMP_CATAT = 260     # 13: category at each effective position
-TMP_WKEY = 273      # 1: key of the cached winner-category distribution
+TMP_WKEY = 273      # 9: key of the cached winner-position distribution, per m
 N_TMP = 288
 
 # -- float scratch st[17] ---------------------------------------------------------------
-F_WIN = 0           # 13: chance the best of m random hands sits at each position
-N_FTMP = 16
+F_WIN = 0           # 9 x 13: chance the best of m random hands sits at each position (row m)
+N_FTMP = 117

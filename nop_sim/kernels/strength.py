@@ -57,15 +57,24 @@ def _compute_table(g, colpos, t, tab_start, tab_mask, tab_freq, dist, tail, tmp)
 
 @jit(_nrt=False)
 def winner_positions(st, cfg, t, m):
-    """Fill ``st[17][F_WIN + k]``: the chance that the best of ``m`` random hands of table
-    ``t`` sits at effective position ``k`` (cached until the column, ``t`` or ``m`` change)."""
+    """Offset ``o`` into ``st[17]`` such that ``st[17][o + k]`` is the chance that the best of
+    ``m`` (1..8) random hands of table ``t`` sits at effective position ``k``.
+
+    One row per ``m``, each cached until the column or ``t`` change: a fold changes ``m``
+    for the players after it, and the rows of the other counts stay good.
+    """
     g, tmp, tail, fs = st[0], st[16], st[13], st[17]
-    key = (g[G_COLVER] << 12) | (t << 4) | m
-    if tmp[TMP_WKEY] != key:
+    key = (g[G_COLVER] << 8) | t
+    o = F_WIN + N_CAT * m
+    if tmp[TMP_WKEY + m] != key:
         ensure_table(st, cfg, t)
+        hi = tail[t, 0] ** m
         for k in range(N_CAT):
-            fs[F_WIN + k] = tail[t, k] ** m - tail[t, k + 1] ** m
-        tmp[TMP_WKEY] = key
+            lo = tail[t, k + 1] ** m
+            fs[o + k] = hi - lo
+            hi = lo
+        tmp[TMP_WKEY + m] = key
+    return o
 
 
 @jit(_nrt=False)
