@@ -1,0 +1,31 @@
+"""The project's numba decorators: one compilation per argument type, and the
+evaluator reached through its address."""
+
+import numpy as np
+
+from nop_sim.kernels._jit import TypeDispatcher, jit
+from nop_sim.kernels.common import evaluator_address
+
+
+@jit(_nrt=False, cache=False)  # compiled here, so signatures are seen
+def _scale(x, k):
+    return x * k
+
+
+@jit(_nrt=False, cache=False)  # compiled here, so signatures are seen
+def _caller(x):
+    # three literal constants and one variable of the same type
+    return _scale(x, 2) + _scale(x, 3) + _scale(x, -1) + _scale(x, x)
+
+
+def test_literal_arguments_share_one_specialisation():
+    assert isinstance(_scale, TypeDispatcher)
+    assert _caller(5) == 10 + 15 - 5 + 25
+    # plain numba would compile _scale once per literal (2, 3, -1) plus once for int64
+    assert len(_scale.signatures) == 1
+    assert _caller(np.int64(2)) == 4 + 6 - 2 + 4
+
+
+def test_evaluator_address_is_stable_and_callable():
+    a = evaluator_address()
+    assert a != 0 and a == evaluator_address()
