@@ -433,17 +433,16 @@ def bench_evaluator_cmd(n_hands: int, repeats: int, no_compile: bool):
 
 
 def _run_script(name: str, args: list[str]) -> None:
-    import runpy
+    # A fresh interpreter: a benchmark's --cold must set NUMBA_CACHE_DIR before
+    # numba is imported, and this process has imported it already.
+    import subprocess
 
     script = Path(__file__).resolve().parents[1] / "scripts" / name
     if not script.exists():
         raise click.UsageError(f"{script} is not here: this benchmark runs from a source checkout")
-    saved = sys.argv
-    sys.argv = [str(script), *args]
-    try:
-        runpy.run_path(str(script), run_name="__main__")
-    finally:
-        sys.argv = saved
+    code = subprocess.call([sys.executable, str(script), *args])
+    if code:
+        sys.exit(code)
 
 
 @bench.command("engine", context_settings={**CONTEXT, "ignore_unknown_options": True})
