@@ -246,12 +246,12 @@ def evaluator_address() -> int:
 
     Every engine driver takes it as an argument and stores it in ``g[G_EVAL_FN]``.
     """
+    if numba.config.DISABLE_JIT:  # pragma: no cover - pure Python has no addresses
+        raise RuntimeError("the match engine needs numba's JIT (NUMBA_DISABLE_JIT is set)")
     disp = _player_category_compute
     if CATEGORY_ARGS not in disp.overloads:
         disp.compile(CATEGORY_ARGS)
     cres = disp.overloads[CATEGORY_ARGS]
-    if numba.config.DISABLE_JIT:  # pragma: no cover - pure Python has no addresses
-        raise RuntimeError("the match engine needs numba's JIT (NUMBA_DISABLE_JIT is set)")
     return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
 
 
