@@ -524,16 +524,57 @@ def merge_chunks(out: Path, chunks: list[Chunk]) -> tuple[int, int]:
 def _read_table(path: Path) -> pd.DataFrame:
     """A Parquet table with text columns as pandas categories.
 
-    The drafts of a ten-million-hand sweep run to millions of rows; holding
-    their card ids as Python strings would take gigabytes.
+    The drafts of a ten-million-hand sweep run to millions of rows in
+    thousands of row groups (one per chunk). Reading them whole and then
+    converting held the Arrow table, its chunks and the pandas frame at once,
+    three times the frame's size; here the columns are preallocated and
+    filled one batch at a time, and card ids stay category codes.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path)
-    columns = [c.dictionary_encode() if pa.types.is_string(c.type) or
-               pa.types.is_large_string(c.type) else c for c in table.columns]
-    return pa.table(columns, names=table.column_names).to_pandas()
+    schema = pq.read_schema(path)
+    text = [f.name for f in schema if pa.types.is_string(f.type) or
+            pa.types.is_large_string(f.type)]
+    plain = [f for f in schema if f.name not in text]
+    if any(not (pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
+                or pa.types.is_boolean(f.type)) for f in plain):
+        return pq.read_table(path, read_dictionary=text).to_pandas()
+    pf = pq.ParquetFile(path, read_dictionary=text)
+    n = pf.metadata.num_rows
+    data = {f.name: np.empty(n, dtype=f.type.to_pandas_dtype()) for f in plain}
+    codes = {name: np.empty(n, dtype=np.int32) for name in text}
+    labels: dict[str, dict[str, int]] = {name: {} for name in text}
+    pos = 0
+    for batch in pf.iter_batches(batch_size=1 << 16):
+        k = batch.num_rows
+        for name in data:
+            col = batch.column(name)
+            if col.null_count:  # not written by nop-sim: read it the simple way
+                return pq.read_table(path, read_dictionary=text).to_pandas()
+            data[name][pos:pos + k] = col.to_numpy(zero_copy_only=False)
+        for name in text:
+            col = batch.column(name)
+            index = labels[name]
+            remap = np.array([index.setdefault(v, len(index))
+                              for v in col.dictionary.to_pylist()] or [0], dtype=np.int32)
+            idx = col.indices.to_numpy(zero_copy_only=False)
+            out = codes[name][pos:pos + k]
+            if col.null_count:
+                valid = ~np.asarray(col.is_null())
+                out[:] = -1
+                out[valid] = remap[idx[valid].astype(np.int64)]
+            else:
+                out[:] = remap[idx]
+        pos += k
+    frame = {}
+    for f in schema:
+        if f.name in text:
+            cats = list(labels[f.name])
+            frame[f.name] = pd.Categorical.from_codes(codes[f.name], categories=cats)
+        else:
+            frame[f.name] = data[f.name]
+    return pd.DataFrame(frame, copy=False)
 
 
 def load_tables(out: str | Path, names: Iterable[str] = TABLES) -> dict[str, pd.DataFrame]:

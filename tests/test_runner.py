@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -301,3 +302,30 @@ def test_sweep_modes_make_the_points_they_promise(tmp_path):
     assert {p["hedge_scope"] for p in rnd.points()} <= {"hand", "match"}
     with pytest.raises(ScenarioError, match="samples"):
         load_scenario(write(tmp_path, GOOD + "[sweep]\nmode = 'lhs'\ndart_cap = [1, 2]\n"))
+
+
+def test_read_table_streams_row_groups_into_categories(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from nop_sim.runner import _read_table
+
+    path = tmp_path / "t.parquet"
+    with pq.ParquetWriter(path, pa.schema([("n", pa.int64()), ("x", pa.float64()),
+                                           ("card", pa.large_string())])) as w:
+        # three row groups whose dictionaries differ and overlap, one null card
+        for part in (["levy", "purge", "levy"], ["purge", None, "broker"], ["broker"]):
+            k = len(part)
+            w.write_table(pa.table({"n": np.arange(k), "x": np.linspace(0, 1, k),
+                                    "card": pa.array(part, pa.large_string())}))
+    got = _read_table(path)
+    want = pq.read_table(path).to_pandas()
+    assert list(got.columns) == ["n", "x", "card"]
+    assert got["n"].tolist() == want["n"].tolist() == [0, 1, 2, 0, 1, 2, 0]
+    assert got["x"].tolist() == want["x"].tolist()
+    assert isinstance(got["card"].dtype, pd.CategoricalDtype)
+    cards = [None if pd.isna(v) else v for v in got["card"]]
+    assert cards == ["levy", "purge", "levy", "purge", None, "broker", "broker"]
+    # a numeric column with nulls (not written by nop-sim) is read the plain way
+    pq.write_table(pa.table({"n": pa.array([1, None, 3])}), tmp_path / "u.parquet")
+    assert _read_table(tmp_path / "u.parquet")["n"].isna().tolist() == [False, True, False]
