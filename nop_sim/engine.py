@@ -59,7 +59,8 @@ from nop_sim.agents import agent_table, draft_values
 from nop_sim.kernels.rng import seed_states
 from nop_sim.rules import Settings
 
-__all__ = ["MatchResults", "play_matches", "strength_tables"]
+__all__ = ["MatchResults", "compile_engine", "compile_evaluator", "play_matches",
+           "refresh_kernel_cache", "strength_tables"]
 
 DEFAULT_CHUNK = 32
 DEFAULT_HORIZON = 1000
@@ -77,7 +78,8 @@ _CACHED_MODULES = ("strength", "common", "policy", "betting", "disruptor", "matc
 
 
 @lru_cache(maxsize=1)
-def _refresh_kernel_cache() -> None:
+def refresh_kernel_cache() -> None:
+    """Drop the engine's cached kernels if any source they depend on changed (once per process)."""
     import nop_sim
     from nop_sim.kernels import match
 
@@ -216,44 +218,22 @@ def play_matches(
         raise ValueError(f"n_matches = {n_matches} must be >= 1")
     if chunk_size < 1:
         raise ValueError(f"chunk_size = {chunk_size} must be >= 1")
-    arr, mix = settings.to_arrays()
     table = agent_table(agents, settings.players)
     n_chunks = -(-n_matches // chunk_size)
-    bounds = np.minimum(np.arange(n_chunks + 1, dtype=np.int64) * chunk_size, n_matches)
-    states = seed_states(seed, n_chunks)
     horizon = min(settings.max_hands, DEFAULT_HORIZON) if horizon is None else int(horizon)
     cap = log_capacity if log_every > 0 else 0
-    events = np.zeros((n_chunks, cap, T.EV_WIDTH), np.int64)
-    ev_counts = np.zeros((n_chunks, 2), np.int64)
-    n_players = settings.players
-    out_match = np.zeros((n_matches, T.N_MATCH_FIELDS), np.int64)
-    out_player = np.zeros((n_matches, T.MAX_PLAYERS, T.N_PLAYER_FIELDS), np.int64)
-    out_drafted = np.zeros((n_matches, T.MAX_PLAYERS, T.N_DISRUPTORS), np.int64)
-    out_column = np.zeros((n_matches, T.N_CATEGORIES), np.int8)
-    out_counts = np.zeros((n_chunks, T.N_COUNTS), np.int64)
-    out_cat = np.zeros((n_chunks, T.N_CAT_STATS, T.N_CATEGORIES), np.int64)
-    out_time = np.zeros((n_chunks, horizon, T.N_TIME_STATS), np.int64)
-    out_dis = np.zeros((n_chunks, T.N_DISRUPTOR_STATS, T.N_DISRUPTORS), np.int64)
-    tab_start, tab_mask, tab_freq = strength_tables()
-    _refresh_kernel_cache()
+    bufs = _buffers(settings, table, n_matches, chunk_size, seed, horizon, cap,
+                    check, log_every)
     from nop_sim.kernels.common import evaluator_address
-    from nop_sim.kernels.match import play_chunks, play_chunks_serial
 
-    eval_fn = evaluator_address()
-
-    previous = numba.get_num_threads()
-    n_threads = previous if threads is None else max(
-        1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
-    # One thread or one chunk: the serial driver, which compiles much faster.
-    driver = play_chunks_serial if n_threads == 1 or n_chunks == 1 else play_chunks
-    numba.set_num_threads(n_threads)
-    try:
-        driver(bounds, states, arr, mix.type, mix.amount, draft_values(), mix.deck, table,
-                    tab_start, tab_mask, tab_freq, eval_fn, int(bool(check)), int(log_every), events,
-                    ev_counts, out_match, out_player, out_drafted, out_column, out_counts,
-                    out_cat, out_time, out_dis)
-    finally:
-        numba.set_num_threads(previous)
+    bufs["eval_fn"] = evaluator_address()
+    _drive(bufs, n_chunks, threads)
+    events, ev_counts = bufs["events"], bufs["ev_counts"]
+    out_counts, out_cat, out_time, out_dis = (bufs["out_counts"], bufs["out_cat"],
+                                              bufs["out_time"], bufs["out_dis"])
+    out_match, out_player, out_drafted, out_column = (bufs["out_match"], bufs["out_player"],
+                                                      bufs["out_drafted"], bufs["out_column"])
+    n_players = settings.players
     ev = np.concatenate([events[c, : ev_counts[c, 0]] for c in range(n_chunks)]) if cap else (
         np.zeros((0, T.EV_WIDTH), np.int64))
     return MatchResults(
@@ -263,3 +243,65 @@ def play_matches(
         time=out_time.sum(axis=0), disruptors=out_dis.sum(axis=0), events=ev,
         events_lost=int(ev_counts[:, 1].sum()),
     )
+
+
+def _buffers(settings: Settings, table: np.ndarray, n_matches: int, chunk_size: int, seed: int,
+             horizon: int, cap: int, check: bool, log_every: int) -> dict[str, Any]:
+    """Every argument of the match drivers, in their order (``eval_fn`` set by the caller)."""
+    arr, mix = settings.to_arrays()
+    n_chunks = -(-n_matches // chunk_size)
+    tab_start, tab_mask, tab_freq = strength_tables()
+    return dict(
+        bounds=np.minimum(np.arange(n_chunks + 1, dtype=np.int64) * chunk_size, n_matches),
+        rng_states=seed_states(seed, n_chunks), settings=arr, dtype=mix.type, damount=mix.amount,
+        dvalue=draft_values(), deck0=mix.deck, agents=table, tab_start=tab_start,
+        tab_mask=tab_mask, tab_freq=tab_freq, eval_fn=0, check=int(bool(check)),
+        log_every=int(log_every),
+        events=np.zeros((n_chunks, cap, T.EV_WIDTH), np.int64),
+        ev_counts=np.zeros((n_chunks, 2), np.int64),
+        out_match=np.zeros((n_matches, T.N_MATCH_FIELDS), np.int64),
+        out_player=np.zeros((n_matches, T.MAX_PLAYERS, T.N_PLAYER_FIELDS), np.int64),
+        out_drafted=np.zeros((n_matches, T.MAX_PLAYERS, T.N_DISRUPTORS), np.int64),
+        out_column=np.zeros((n_matches, T.N_CATEGORIES), np.int8),
+        out_counts=np.zeros((n_chunks, T.N_COUNTS), np.int64),
+        out_cat=np.zeros((n_chunks, T.N_CAT_STATS, T.N_CATEGORIES), np.int64),
+        out_time=np.zeros((n_chunks, horizon, T.N_TIME_STATS), np.int64),
+        out_dis=np.zeros((n_chunks, T.N_DISRUPTOR_STATS, T.N_DISRUPTORS), np.int64),
+    )
+
+
+def _drive(bufs: dict[str, Any], n_chunks: int, threads: int | None) -> None:
+    refresh_kernel_cache()
+    from nop_sim.kernels.match import play_chunks, play_chunks_serial
+
+    previous = numba.get_num_threads()
+    n_threads = previous if threads is None else max(
+        1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+    # One thread or one chunk: the serial driver, which compiles much faster.
+    driver = play_chunks_serial if n_threads == 1 or n_chunks <= 1 else play_chunks
+    numba.set_num_threads(n_threads)
+    try:
+        driver(**bufs)
+    finally:
+        numba.set_num_threads(previous)
+
+
+def compile_engine() -> None:
+    """Compile (or load from numba's cache) the one-thread match driver, playing nothing.
+
+    It does not need the evaluator, which sits behind its own compile firewall
+    (:func:`nop_sim.kernels.common.evaluator_address`): a caller with two
+    cores can run :func:`compile_evaluator` in another process meanwhile, as
+    the runner does before a run's first chunk.
+    """
+    bufs = _buffers(Settings(), agent_table("balanced", 4), 1, 1, 0, 1, 0, False, 0)
+    bufs["bounds"] = bufs["bounds"][:1]  # no chunk: the driver's loop runs zero times
+    _drive(bufs, 0, 1)
+
+
+def compile_evaluator() -> None:
+    """Compile (or load from numba's cache) the evaluator the match kernels call."""
+    refresh_kernel_cache()
+    from nop_sim.kernels.common import evaluator_address
+
+    evaluator_address()

@@ -370,14 +370,21 @@ def _process_map(workers: int):
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        # The first chunk runs here: it compiles the kernels into numba's cache once,
-        # so the workers load them instead of each compiling its own copy.
-        yield chunks[0], run_chunk(scn, chunks[0])
-        chunks = chunks[1:]
-        if not chunks:
-            return
         ctx = multiprocessing.get_context("spawn")  # numba's thread pools do not survive fork
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            # The first chunk runs here: it compiles the kernels into numba's cache once,
+            # so the workers load them instead of each compiling its own copy. On a cold
+            # cache a worker compiles the evaluator meanwhile (the match kernels do not
+            # link it), and starts up while this process compiles.
+            if scn.kind != "ordered-hand":
+                from nop_sim.engine import compile_engine, compile_evaluator, refresh_kernel_cache
+
+                refresh_kernel_cache()  # before the worker looks at the cache
+                evaluator = pool.submit(compile_evaluator)
+                compile_engine()
+                evaluator.result()
+            yield chunks[0], run_chunk(scn, chunks[0])
+            chunks = chunks[1:]
             pending = {}
             todo = iter(chunks)
             for c in itertools.islice(todo, 2 * workers):
