@@ -59,7 +59,7 @@ from nop_sim.agents import agent_table, draft_values
 from nop_sim.kernels.rng import seed_states
 from nop_sim.rules import Settings
 
-__all__ = ["MatchResults", "compile_engine", "compile_evaluator", "play_matches",
+__all__ = ["MatchResults", "compile_callees", "compile_engine", "play_matches",
            "refresh_kernel_cache", "strength_tables"]
 
 DEFAULT_CHUNK = 32
@@ -70,8 +70,8 @@ DEFAULT_HORIZON = 1000
 # keep stale copies of the evaluator or of the layout constants it inlined. The
 # engine therefore stamps its cache with a digest of every source it depends on
 # and drops its own cache files when that digest changes.
-_KERNEL_SOURCES = ("types.py", "kernels/_jit.py", "kernels/evaluate.py", "kernels/rng.py",
-                   "kernels/state.py", "kernels/strength.py", "kernels/common.py",
+_KERNEL_SOURCES = ("types.py", "kernels/_jit.py", "kernels/firewall.py", "kernels/evaluate.py",
+                   "kernels/rng.py", "kernels/state.py", "kernels/strength.py", "kernels/common.py",
                    "kernels/policy.py", "kernels/betting.py", "kernels/disruptor.py",
                    "kernels/match.py")
 _CACHED_MODULES = ("strength", "common", "policy", "betting", "disruptor", "match")
@@ -224,9 +224,7 @@ def play_matches(
     cap = log_capacity if log_every > 0 else 0
     bufs = _buffers(settings, table, n_matches, chunk_size, seed, horizon, cap,
                     check, log_every)
-    from nop_sim.kernels.common import evaluator_address
-
-    bufs["eval_fn"] = evaluator_address()
+    bufs["eval_fn"], bufs["draft_fn"] = _callee_addresses()
     _drive(bufs, n_chunks, threads)
     events, ev_counts = bufs["events"], bufs["ev_counts"]
     out_counts, out_cat, out_time, out_dis = (bufs["out_counts"], bufs["out_cat"],
@@ -247,7 +245,7 @@ def play_matches(
 
 def _buffers(settings: Settings, table: np.ndarray, n_matches: int, chunk_size: int, seed: int,
              horizon: int, cap: int, check: bool, log_every: int) -> dict[str, Any]:
-    """Every argument of the match drivers, in their order (``eval_fn`` set by the caller)."""
+    """Every argument of the match drivers, by name (the caller sets ``eval_fn``, ``draft_fn``)."""
     arr, mix = settings.to_arrays()
     n_chunks = -(-n_matches // chunk_size)
     tab_start, tab_mask, tab_freq = strength_tables()
@@ -255,7 +253,7 @@ def _buffers(settings: Settings, table: np.ndarray, n_matches: int, chunk_size: 
         bounds=np.minimum(np.arange(n_chunks + 1, dtype=np.int64) * chunk_size, n_matches),
         rng_states=seed_states(seed, n_chunks), settings=arr, dtype=mix.type, damount=mix.amount,
         dvalue=draft_values(), deck0=mix.deck, agents=table, tab_start=tab_start,
-        tab_mask=tab_mask, tab_freq=tab_freq, eval_fn=0, check=int(bool(check)),
+        tab_mask=tab_mask, tab_freq=tab_freq, eval_fn=0, draft_fn=0, check=int(bool(check)),
         log_every=int(log_every),
         events=np.zeros((n_chunks, cap, T.EV_WIDTH), np.int64),
         ev_counts=np.zeros((n_chunks, 2), np.int64),
@@ -286,22 +284,27 @@ def _drive(bufs: dict[str, Any], n_chunks: int, threads: int | None) -> None:
         numba.set_num_threads(previous)
 
 
+def _callee_addresses() -> tuple[int, int]:
+    refresh_kernel_cache()
+    from nop_sim.kernels.common import evaluator_address
+    from nop_sim.kernels.disruptor import draft_address
+
+    return evaluator_address(), draft_address()
+
+
 def compile_engine() -> None:
     """Compile (or load from numba's cache) the one-thread match driver, playing nothing.
 
-    It does not need the evaluator, which sits behind its own compile firewall
-    (:func:`nop_sim.kernels.common.evaluator_address`): a caller with two
-    cores can run :func:`compile_evaluator` in another process meanwhile, as
-    the runner does before a run's first chunk.
+    It does not need the kernels it calls through addresses (the evaluator and
+    the draft, see :mod:`nop_sim.kernels.firewall`): a caller with two cores
+    can run :func:`compile_callees` in another process meanwhile, as the
+    runner does before a run's first chunk.
     """
     bufs = _buffers(Settings(), agent_table("balanced", 4), 1, 1, 0, 1, 0, False, 0)
     bufs["bounds"] = bufs["bounds"][:1]  # no chunk: the driver's loop runs zero times
     _drive(bufs, 0, 1)
 
 
-def compile_evaluator() -> None:
-    """Compile (or load from numba's cache) the evaluator the match kernels call."""
-    refresh_kernel_cache()
-    from nop_sim.kernels.common import evaluator_address
-
-    evaluator_address()
+def compile_callees() -> None:
+    """Compile (or load from numba's cache) the evaluator and the draft the driver calls."""
+    _callee_addresses()

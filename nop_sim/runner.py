@@ -374,15 +374,15 @@ def _process_map(workers: int):
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             # The first chunk runs here: it compiles the kernels into numba's cache once,
             # so the workers load them instead of each compiling its own copy. On a cold
-            # cache a worker compiles the evaluator meanwhile (the match kernels do not
-            # link it), and starts up while this process compiles.
+            # cache a worker compiles the evaluator and the draft meanwhile (behind compile
+            # firewalls, see kernels.firewall), and starts up while this process compiles.
             if scn.kind != "ordered-hand":
-                from nop_sim.engine import compile_engine, compile_evaluator, refresh_kernel_cache
+                from nop_sim.engine import compile_callees, compile_engine, refresh_kernel_cache
 
                 refresh_kernel_cache()  # before the worker looks at the cache
-                evaluator = pool.submit(compile_evaluator)
+                callees = pool.submit(compile_callees)
                 compile_engine()
-                evaluator.result()
+                callees.result()
             yield chunks[0], run_chunk(scn, chunks[0])
             chunks = chunks[1:]
             pending = {}

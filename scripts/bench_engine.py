@@ -8,8 +8,9 @@ halve them; ``wall_hands_per_s`` is the same run by the wall clock.
 ``parallel_hands_per_s`` uses every core numba sees (wall clock).
 ``compile_s`` is the first one-thread call's time: loading from numba's cache
 when it is warm, a full compile with ``--cold`` (a fresh, temporary cache
-directory); ``evaluator_compile_s`` and ``engine_compile_s`` are its two
-independent parts (the runner compiles them in two processes at once). The parallel driver is compiled only when a call asks for more
+directory); ``callees_compile_s`` (the evaluator and the draft) and
+``engine_compile_s`` (the match driver) are its two independent parts, which
+the runner compiles in two processes at once. The parallel driver is compiled only when a call asks for more
 than one thread; ``parallel_compile_s`` is that first call's extra time.
 
     python scripts/bench_engine.py [--seconds 5] [--cold]
@@ -54,15 +55,15 @@ def main() -> None:
         os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nop_sim_bench_")
     import numba
 
-    from nop_sim.engine import compile_engine, compile_evaluator, play_matches
+    from nop_sim.engine import compile_callees, compile_engine, play_matches
     from nop_sim.rules import Settings
 
     settings = Settings()
     t = time.perf_counter()
-    compile_evaluator()
-    evaluator_s = time.perf_counter() - t
+    compile_callees()
+    callees_s = time.perf_counter() - t
     compile_engine()
-    engine_s = time.perf_counter() - t - evaluator_s
+    engine_s = time.perf_counter() - t - callees_s
     play_matches(settings, "balanced", n_matches=1, seed=0, threads=1)
     compile_s = time.perf_counter() - t
     cores = numba.config.NUMBA_NUM_THREADS
@@ -70,7 +71,7 @@ def main() -> None:
     play_matches(settings, "balanced", n_matches=2, seed=0, threads=cores, chunk_size=1)
     parallel_compile_s = time.perf_counter() - t
     out = {"players": settings.players, "settings": "default", "compile_s": round(compile_s, 2),
-           "evaluator_compile_s": round(evaluator_s, 2),
+           "callees_compile_s": round(callees_s, 2),
            "engine_compile_s": round(engine_s, 2), "parallel_compile_s": round(parallel_compile_s, 2), "cold_compile": args.cold,
            "cores": cores}
     for agents in ("balanced", "random"):

@@ -26,6 +26,13 @@ def test_literal_arguments_share_one_specialisation():
     assert _caller(np.int64(2)) == 4 + 6 - 2 + 4
 
 
-def test_evaluator_address_is_stable_and_callable():
+def test_evaluator_address_is_stable():
     a = evaluator_address()
     assert a != 0 and a == evaluator_address()
+
+
+def test_draft_address_is_stable():
+    from nop_sim.kernels.disruptor import draft_address
+
+    a = draft_address()
+    assert a != 0 and a == draft_address() and a != evaluator_address()

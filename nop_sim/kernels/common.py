@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import numba
-from numba.core import types
-from numba.extending import intrinsic
-
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.evaluate import category_of_score, reading, score_row
+from nop_sim.kernels.firewall import CATEGORY_ARGS, address, call_category
 from nop_sim.kernels.rng import below
 from nop_sim.kernels.state import (
     G_BOARD_N,
@@ -184,39 +181,13 @@ def fill_buf(p, hole, board, n_board, buf):
         buf[5 + i] = board[i] if i < n_board else -1
 
 
-# The evaluator sits behind a firewall. Numba links a jitted callee into every
-# caller's LLVM module, and every caller up the chain re-optimises and re-emits
-# machine code for all it links: the evaluator, the largest leaf, sat under
-# about ten such levels and was compiled ten times over. Here it is compiled
-# once, on its own, and the kernels call it through its address, which the
-# driver receives at run time (``g[G_EVAL_FN]``, from :func:`evaluator_address`)
-# so that cached kernels stay valid in a new process.
-CATEGORY_ARGS = (types.int64[::1], types.int64[:, ::1], types.int64, types.int8[::1],
-                 types.int8[:, ::1], types.int8[::1], types.int8[::1], types.int64)
-
-
-@intrinsic
-def _call_category(typingctx, addr, g, ps, p, colpos, hole, board, buf, key):
-    sig = types.int64(types.int64, *CATEGORY_ARGS)
-
-    def codegen(context, builder, signature, args):
-        fnty = context.call_conv.get_function_type(types.int64, CATEGORY_ARGS)
-        fn = builder.inttoptr(args[0], fnty.as_pointer())
-        # the callee cannot raise (no bounds checks, numpy error model): status unused
-        _, res = context.call_conv.call_function(builder, fn, types.int64, CATEGORY_ARGS,
-                                                 args[1:])
-        return res
-
-    return sig, codegen
-
-
 @jit(_nrt=False)
 def player_category(g, ps, p, colpos, hole, board, buf):
     """Best category of ``p``'s cards under the live column (cached until cards or column move)."""
     key = (g[G_COLVER] << 24) | g[G_CARDVER]
     if ps[p, P_CAT_KEY] == key:
         return ps[p, P_CAT]
-    return _call_category(g[G_EVAL_FN], g, ps, p, colpos, hole, board, buf, key)
+    return call_category(g[G_EVAL_FN], g, ps, p, colpos, hole, board, buf, key)
 
 
 @jit(_nrt=True)  # the evaluator allocates; NRT would otherwise be inherited off
@@ -244,15 +215,10 @@ def _player_category_compute(g, ps, p, colpos, hole, board, buf, key):
 def evaluator_address() -> int:
     """Address of the compiled ``_player_category_compute`` (compiled or loaded on first use).
 
-    Every engine driver takes it as an argument and stores it in ``g[G_EVAL_FN]``.
+    The kernels call the evaluator through it (see :mod:`nop_sim.kernels.firewall`);
+    every engine driver takes it as an argument and stores it in ``g[G_EVAL_FN]``.
     """
-    if numba.config.DISABLE_JIT:  # pragma: no cover - pure Python has no addresses
-        raise RuntimeError("the match engine needs numba's JIT (NUMBA_DISABLE_JIT is set)")
-    disp = _player_category_compute
-    if CATEGORY_ARGS not in disp.overloads:
-        disp.compile(CATEGORY_ARGS)
-    cres = disp.overloads[CATEGORY_ARGS]
-    return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+    return address(_player_category_compute, CATEGORY_ARGS)
 
 
 @jit(_nrt=False)
@@ -260,7 +226,7 @@ def player_score(g, ps, p, colpos, hole, board, buf):
     """Score of ``p``'s best hand (larger wins), from the same cache as the category."""
     key = (g[G_COLVER] << 24) | g[G_CARDVER]
     if ps[p, P_CAT_KEY] != key:
-        _call_category(g[G_EVAL_FN], g, ps, p, colpos, hole, board, buf, key)
+        call_category(g[G_EVAL_FN], g, ps, p, colpos, hole, board, buf, key)
     return ps[p, P_SCORE_C]
 
 

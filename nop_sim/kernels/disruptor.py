@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.common import log_event, restore_column, swap_positions
+from nop_sim.kernels.firewall import DRAFT_ARGS, address
 from nop_sim.kernels.policy import (
     choose_community_drop,
     choose_demote_target,
@@ -264,3 +265,11 @@ def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
     for i in range(n_rev):
         if not taken[i]:
             discard_disruptor(st, out, reveal[i], -1, WHY_LEFTOVER, -1)
+
+
+def draft_address() -> int:
+    """Address of :func:`draft` compiled for the match state (see kernels.firewall).
+
+    The match driver calls the draft through it (``g[G_DRAFT_FN]``).
+    """
+    return address(draft, DRAFT_ARGS)

@@ -41,7 +41,8 @@ from nop_sim.kernels.common import (
     reset_stock,
     seat_order,
 )
-from nop_sim.kernels.disruptor import WHY_ELIMINATED, WHY_SAFETY_NET, discard_disruptor, draft
+from nop_sim.kernels.disruptor import WHY_ELIMINATED, WHY_SAFETY_NET, discard_disruptor
+from nop_sim.kernels.firewall import call_draft
 from nop_sim.kernels.policy import choose_keep, choose_muck
 from nop_sim.kernels.rng import below
 from nop_sim.kernels.state import (
@@ -61,6 +62,7 @@ from nop_sim.kernels.state import (
     G_DEUCES,
     G_DISC_N,
     G_DN,
+    G_DRAFT_FN,
     G_DTOP,
     G_ERRORS,
     G_EV_LOST,
@@ -737,12 +739,12 @@ def _play_hand(st, cfg, out, rng, check):
     pickers = st[16][TMP_PICKERS:TMP_PICKERS + MAX_PLAYERS]
     if count_live(ps, n) > 1:
         n_pick, k = _showdown(st, cfg, out, rng, order, n_order, pickers)
-        draft(st, cfg, out, rng, pickers, n_pick, k)
+        call_draft(g[G_DRAFT_FN], st, cfg, out, rng, pickers, n_pick, k)
     else:
         w = _fold_win(st, cfg, out, order, n_order)
         if settings[S_DRAFT_NO_SHOWDOWN] and w >= 0:
             pickers[0] = w
-            draft(st, cfg, out, rng, pickers, 1, 1)
+            call_draft(g[G_DRAFT_FN], st, cfg, out, rng, pickers, 1, 1)
     for p in range(n):
         ps[p, P_COMMITTED] = 0
     g[G_DEAD] = 0
@@ -807,9 +809,11 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     log = g[G_LOG]
     match = g[G_MATCH]
     eval_fn = g[G_EVAL_FN]
+    draft_fn = g[G_DRAFT_FN]
     for i in range(N_G):
         g[i] = 0
     g[G_EVAL_FN] = eval_fn
+    g[G_DRAFT_FN] = draft_fn
     g[G_EVN] = evn
     g[G_EV_LOST] = lost
     g[G_LOG] = log
@@ -874,12 +878,13 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
 # -- drivers --------------------------------------------------------------------------------
 @jit(inline="always")  # one call site per driver: no library level of its own
 def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agents,
-                tab_start, tab_mask, tab_freq, eval_fn, check, log_every, events, ev_count,
-                out_match, out_player, out_drafted, out_column, counts, cat_stats,
+                tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_every, events,
+                ev_count, out_match, out_player, out_drafted, out_column, counts, cat_stats,
                 time_stats, dis_stats):
     n_cards = 52 * settings[S_DECKS]
     g = np.zeros(N_G, np.int64)
     g[G_EVAL_FN] = eval_fn
+    g[G_DRAFT_FN] = draft_fn
     ps = np.zeros((MAX_PLAYERS, N_P), np.int64)
     col = np.arange(N_CAT).astype(np.int64)
     colpos = np.arange(N_CAT).astype(np.int8)
@@ -910,21 +915,21 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agent
 
 @jit
 def play_chunks_serial(bounds, rng_states, settings, dtype, damount, dvalue, deck0, agents,
-                       tab_start, tab_mask, tab_freq, eval_fn, check, log_every, events, ev_counts,
-                       out_match, out_player, out_drafted, out_column, out_counts, out_cat,
-                       out_time, out_dis):
+                       tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_every,
+                       events, ev_counts, out_match, out_player, out_drafted, out_column,
+                       out_counts, out_cat, out_time, out_dis):
     """:func:`play_chunks` on one thread, chunk after chunk (same arguments, same results)."""
     for c in range(bounds.shape[0] - 1):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dvalue,
-                    deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, check, log_every, events[c],
-                    ev_counts[c], out_match, out_player, out_drafted, out_column,
-                    out_counts[c], out_cat[c], out_time[c], out_dis[c])
+                    deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
+                    log_every, events[c], ev_counts[c], out_match, out_player, out_drafted,
+                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c])
 
 
 @pjit
 def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, agents,
-                tab_start, tab_mask, tab_freq, eval_fn, check, log_every, events, ev_counts,
-                out_match, out_player, out_drafted, out_column, out_counts, out_cat,
+                tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_every, events,
+                ev_counts, out_match, out_player, out_drafted, out_column, out_counts, out_cat,
                 out_time, out_dis):
     """Play matches ``0 .. bounds[-1]`` in ``len(bounds) - 1`` chunks, in parallel.
 
@@ -933,7 +938,7 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, age
     settings : int64 (N_SETTINGS,); dtype, damount : int64 (25,); dvalue : float64 (25,)
     deck0 : int64 (n_disruptor_cards,); agents : float64 (players, N_AGENT_PARAMS)
     tab_start, tab_mask, tab_freq : strength tables (kernels.strength)
-    eval_fn : address of the compiled evaluator entry (common.evaluator_address)
+    eval_fn, draft_fn : addresses of the evaluator and of the draft (kernels.firewall)
     check : 1 to check chips and cards after every hand (counted in C_INVARIANT_ERRORS)
     log_every : log matches whose index is a multiple (0 = no log)
     events : int64 (n_chunks, cap, EV_WIDTH); ev_counts : int64 (n_chunks, 2) written
@@ -946,6 +951,6 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, age
     n_chunks = bounds.shape[0] - 1
     for c in prange(n_chunks):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dvalue,
-                    deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, check, log_every, events[c],
-                    ev_counts[c], out_match, out_player, out_drafted, out_column,
-                    out_counts[c], out_cat[c], out_time[c], out_dis[c])
+                    deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
+                    log_every, events[c], ev_counts[c], out_match, out_player, out_drafted,
+                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c])

@@ -45,7 +45,8 @@ G_EVN = 35         # events written (this chunk)
 G_EV_LOST = 36     # events dropped because the buffer was full
 G_ERRORS = 37      # invariant failures this match
 G_EVAL_FN = 38     # address of the compiled evaluator entry (common.evaluator_address)
-N_G = 39
+G_DRAFT_FN = 39    # address of the compiled draft (disruptor.draft_address)
+N_G = 40
 
 # -- ps: per seat ------------------------------------------------------------------
 P_CHIPS = 0
