@@ -222,23 +222,18 @@ def play_matches(
     n_chunks = -(-n_matches // chunk_size)
     horizon = min(settings.max_hands, DEFAULT_HORIZON) if horizon is None else int(horizon)
     cap = log_capacity if log_every > 0 else 0
-    bufs = _buffers(settings, table, n_matches, chunk_size, seed, horizon, cap,
-                    check, log_every)
-    bufs["eval_fn"], bufs["draft_fn"] = _callee_addresses()
-    _drive(bufs, n_chunks, threads)
-    events, ev_counts = bufs["events"], bufs["ev_counts"]
-    out_counts, out_cat, out_time, out_dis = (bufs["out_counts"], bufs["out_cat"],
-                                              bufs["out_time"], bufs["out_dis"])
-    out_match, out_player, out_drafted, out_column = (bufs["out_match"], bufs["out_player"],
-                                                      bufs["out_drafted"], bufs["out_column"])
-    n_players = settings.players
+    b = _buffers(settings, table, n_matches, chunk_size, seed, horizon, cap, check, log_every)
+    b["eval_fn"], b["draft_fn"] = _callee_addresses()
+    _drive(b, n_chunks, threads)
+    events, ev_counts, n_players = b["events"], b["ev_counts"], settings.players
     ev = np.concatenate([events[c, : ev_counts[c, 0]] for c in range(n_chunks)]) if cap else (
         np.zeros((0, T.EV_WIDTH), np.int64))
     return MatchResults(
-        settings=settings, agents=table, seed=seed, match=out_match,
-        player=out_player[:, :n_players], drafted=out_drafted[:, :n_players], column=out_column,
-        counts=out_counts.sum(axis=0), categories=out_cat.sum(axis=0),
-        time=out_time.sum(axis=0), disruptors=out_dis.sum(axis=0), events=ev,
+        settings=settings, agents=table, seed=seed, match=b["out_match"],
+        player=b["out_player"][:, :n_players], drafted=b["out_drafted"][:, :n_players],
+        column=b["out_column"], counts=b["out_counts"].sum(axis=0),
+        categories=b["out_cat"].sum(axis=0), time=b["out_time"].sum(axis=0),
+        disruptors=b["out_dis"].sum(axis=0), events=ev,
         events_lost=int(ev_counts[:, 1].sum()),
     )
 
