@@ -544,9 +544,13 @@ def _read_table(path: Path) -> pd.DataFrame:
     text = [f.name for f in schema if pa.types.is_string(f.type) or
             pa.types.is_large_string(f.type)]
     plain = [f for f in schema if f.name not in text]
+
+    def simple() -> pd.DataFrame:  # for tables nop-sim does not write (other types, nulls)
+        return pq.read_table(path, read_dictionary=text).to_pandas()
+
     if any(not (pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
                 or pa.types.is_boolean(f.type)) for f in plain):
-        return pq.read_table(path, read_dictionary=text).to_pandas()
+        return simple()
     pf = pq.ParquetFile(path, read_dictionary=text)
     n = pf.metadata.num_rows
     data = {f.name: np.empty(n, dtype=f.type.to_pandas_dtype()) for f in plain}
@@ -557,8 +561,8 @@ def _read_table(path: Path) -> pd.DataFrame:
         k = batch.num_rows
         for name in data:
             col = batch.column(name)
-            if col.null_count:  # not written by nop-sim: read it the simple way
-                return pq.read_table(path, read_dictionary=text).to_pandas()
+            if col.null_count:
+                return simple()
             data[name][pos:pos + k] = col.to_numpy(zero_copy_only=False)
         for name in text:
             col = batch.column(name)

@@ -12,18 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from nop_sim.analysis import wilson_interval
 from nop_sim.runner import load_tables
 
 __all__ = ["markdown_table", "point_summary", "write_summary"]
-
-
-def _wilson(k: float, n: float, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (float("nan"), float("nan"))
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def point_summary(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -48,7 +40,7 @@ def _seat_table(seats: pd.DataFrame, by: str, players: int) -> pd.DataFrame:
     for key, g in seats.groupby(by, sort=True):
         n = len(g)
         wins = int((g["place"] == 1).sum())
-        lo, hi = _wilson(wins, n)
+        lo, hi = (float(x) for x in wilson_interval(wins, n))
         rows.append({by: key, "seats": n, "win_rate": wins / n, "ci_low": lo, "ci_high": hi,
                      "fair": 1 / players})
     return pd.DataFrame(rows)

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from nop_sim.analysis import wilson_interval
+
 __all__ = [
     "END_KINDS",
     "betting",
@@ -31,19 +33,12 @@ __all__ = [
 ]
 
 END_KINDS = ("emptied", "stock_out", "shared", "capped")
-Z95 = 1.959963984540054
+Z95 = 1.959963984540054  # two-sided 95% normal quantile, for mean intervals
 
 
-def wilson(k, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+def wilson(k, n) -> tuple[np.ndarray, np.ndarray]:
     """95% Wilson score interval of ``k`` successes in ``n`` trials (arrays allowed)."""
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = k / n
-        denom = 1 + z * z / n
-        centre = (p + z * z / (2 * n)) / denom
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+    return wilson_interval(k, n)
 
 
 def point_labels(manifest: dict) -> dict[int, str]:
