@@ -4,7 +4,10 @@ The catalog ships as ``nop_sim/data/disruptors.toml``: one ``[[card]]`` per id
 with its type, default copies and the number its effect uses. A *mix* says
 which cards form the Disruptor deck and how many copies of each: the name of a
 shipped mix (``default`` = the 85-card catalog, ``none``, ``chaos``) or an
-explicit table ``{id: copies}``.
+explicit table ``{id: copies}``. An entry of the table may also be a table
+``{copies = n, amount = a}``, which changes the card's number for this mix
+(SPEC R8: every amount is read from the catalog or the mix), within the
+card's ``amount_range``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ __all__ = [
     "SHIPPED_MIXES",
     "load_catalog",
     "mix_arrays",
+    "resolve_amounts",
     "resolve_mix",
 ]
 
@@ -47,6 +51,7 @@ class DisruptorCard:
     type: str
     copies: int
     amount: int
+    amount_range: tuple[int, int]
     text: str
 
 
@@ -95,11 +100,15 @@ def load_catalog() -> Catalog:
     data = tomllib.loads(raw.decode("utf-8"))
     cards = []
     for index, entry in enumerate(data.get("card", [])):
+        amount = int(entry.get("amount", 0))
+        lo, hi = (int(v) for v in entry.get("amount_range", (amount, amount)))
         card = DisruptorCard(
             id=str(entry["id"]), index=index, type=str(entry["type"]),
-            copies=int(entry["copies"]), amount=int(entry.get("amount", 0)),
+            copies=int(entry["copies"]), amount=amount, amount_range=(lo, hi),
             text=str(entry.get("text", "")),
         )
+        if not lo <= amount <= hi:
+            raise RuntimeError(f"disruptors.toml: {card.id} amount {amount} outside {lo}..{hi}")
         # The effects are code: the data must list the ids in the kernels' order.
         if index >= T.N_DISRUPTORS or T.DISRUPTOR_IDS[index] != card.id:
             raise RuntimeError(
@@ -121,10 +130,13 @@ def load_catalog() -> Catalog:
 
 
 def _check_table(table: Mapping, ids: tuple[str, ...], where: str) -> dict[str, int]:
+    """Copies per id named in ``table`` (entries ``n`` or ``{copies = n, amount = a}``)."""
     out = {}
     for key, copies in table.items():
         if key not in ids:
             raise MixError(f"{where}: " + _unknown_id_message(key, ids))
+        if isinstance(copies, Mapping):
+            copies = _check_entry(copies, key, where)[0]
         if isinstance(copies, bool) or not isinstance(copies, (int, np.integer)):
             raise MixError(
                 f"{where}: copies of {key!r} must be an integer 0..{MAX_COPIES}, got {copies!r}"
@@ -135,6 +147,42 @@ def _check_table(table: Mapping, ids: tuple[str, ...], where: str) -> dict[str, 
             )
         out[key] = int(copies)
     return out
+
+
+def _check_entry(entry: Mapping, key: str, where: str) -> tuple[object, int | None]:
+    """(copies, amount or None) of a table entry ``{copies = n, amount = a}``."""
+    unknown = sorted(set(entry) - {"copies", "amount"})
+    if unknown:
+        raise MixError(
+            f"{where}: {key} has unknown field {unknown[0]!r}; allowed: copies, amount"
+        )
+    card = next(c for c in load_catalog().cards if c.id == key)
+    copies = entry.get("copies", card.copies)
+    amount = entry.get("amount")
+    if amount is not None:
+        lo, hi = card.amount_range
+        if isinstance(amount, bool) or not isinstance(amount, (int, np.integer)):
+            raise MixError(f"{where}: amount of {key!r} must be an integer {lo}..{hi}, "
+                           f"got {amount!r}")
+        if not lo <= int(amount) <= hi:
+            raise MixError(f"{where}: amount of {key!r} = {amount} is out of range; "
+                           f"allowed {lo}..{hi}")
+        amount = int(amount)
+    return copies, amount
+
+
+def resolve_amounts(mix: str | Mapping[str, int]) -> dict[str, int]:
+    """The number of each card's effect under a mix: the catalog's, or the mix's own."""
+    catalog = load_catalog()
+    amounts = {c.id: c.amount for c in catalog.cards}
+    if isinstance(mix, Mapping):
+        resolve_mix(mix)  # the same checks and messages
+        for key, entry in mix.items():
+            if isinstance(entry, Mapping):
+                amount = _check_entry(entry, key, "disruptors table")[1]
+                if amount is not None:
+                    amounts[key] = amount
+    return amounts
 
 
 def resolve_mix(mix: str | Mapping[str, int]) -> dict[str, int]:
@@ -177,5 +225,6 @@ def mix_arrays(mix: str | Mapping[str, int]) -> DisruptorArrays:
         [copies[c.id] for c in catalog.cards],
     )
     kind = np.array([T.TYPE_NAMES.index(c.type) for c in catalog.cards], dtype=np.int64)
-    amount = np.array([c.amount for c in catalog.cards], dtype=np.int64)
+    amounts = resolve_amounts(mix)
+    amount = np.array([amounts[c.id] for c in catalog.cards], dtype=np.int64)
     return DisruptorArrays(deck=deck, type=kind, amount=amount)

@@ -9,31 +9,54 @@ and per-hand counters already merged over chunks (they are sums and counts).
 The same seed, settings, agents, ``n_matches`` and ``chunk_size`` give
 identical results whatever the number of threads.
 
-How the engine reads the SPEC where it leaves a choice open (the referee,
-:mod:`nop_sim.referee`, checks the same readings):
+How the engine plays the SPEC's rulings (section 8b) and reads what the SPEC
+leaves open (the referee, :mod:`nop_sim.referee`, checks the same):
 
-- Dead money: manipulation fees paid to the pot and hedge costs go to the main
-  pot; side pots are built from antes and bets only. A layer that only mucked
-  hands reached falls to the pot below it.
-- Hedge payouts from the pot are taken from the main pot first, then the side
-  pots in order, before the pots are awarded.
-- The fee is ``max(0, min(dart, price ceiling) - 2 * brokers)``; with several
-  promotions in one action each pays the fee of the dart at that moment.
-- A raise for less than the full amount (all-in) reopens the betting like a
-  full raise and counts toward ``max_raises``.
+- R1 Dead money: fees paid to the pot and hedge costs go to the main pot
+  until a player of the hand is all-in; after that each payment forms a pot
+  that only the seats neither folded nor all-in when it was paid may win
+  (payments with the same such seats share one pot). A pot none of whose
+  seats shows down joins the main pot, as does a layer of bets that only
+  mucked hands reached. Hedge payouts from the pot come out of the main pot
+  first, then the other pots in the order they formed (the layer above an
+  all-in forms when the first player goes all-in at its floor).
+- R2 A Personal or Community card acts from the next hand; a safety_net
+  drafted in the hand its owner reaches 0 does not save them.
+- R3 Fee first: the fee of a promotion is paid before the action's chips; a
+  promotion needs the fee and one more chip; an action the rest no longer
+  covers is all-in for the rest (a raise that no longer exceeds the call is
+  a call). With several promotions each pays the fee of the dart then.
+- R4 An all-in bet or raise smaller than a full one (limit: the round's bet
+  size; pot-limit, no-limit: the last full bet or raise, at first small_bet)
+  neither counts toward ``max_raises`` nor reopens the betting: a seat that
+  acted since the last full bet or raise may only call or fold. An all-in
+  bet below small_bet counts the same way (the round's start is the
+  reference).
+- R5 A player may hedge with exactly ``hedge_cost``; the last chip leaves
+  them all-in and they take no action that turn.
+- R6 Stacking (see ``data/disruptors.toml``): inflation, double_ante,
+  hedge_boom and hedge_fund multiply by their amount per copy, broker
+  subtracts its amount per copy, each safety_net saves once; the other cards
+  hold or not. The fee is ``max(0, min(dart, price ceiling) - broker
+  amount * brokers)``.
+- R7 When the stock runs out during a player's draw, the new stock is the
+  discard pile without that player's discards of this draw, which join the
+  pile after the draw. Folded hands are dead: only Draw discards are
+  reshuffled into a new stock.
+- R8 Every card's number is its ``amount`` in the catalog or the mix:
+  positions moved (insider_tip, short_sell, elevator), the wild rank
+  (wild_deuces, deuces_wild), cards at Community Card I (third_card), chips,
+  dart steps, multipliers.
 - Pot-limit: the largest raise is the pot (fees and hedge costs included, as
   paid before the action) after calling.
 - Agents never fold when they could check (a dominated choice); the rules
   would allow it.
-- Folded hands are dead: only Draw discards are reshuffled into a new stock.
-- A player may hedge only with chips left after the cost; a promotion needs
-  one chip left for the action that carries it.
 - Muck: offered in seat order left of the dealer to a hand that cannot beat
   the best shown; the agents muck only when that hand also contests every pot
   theirs does.
-- Stacking (see ``data/disruptors.toml``): inflation, double_ante, hedge_boom
-  and hedge_fund multiply per copy, broker adds up, the other cards hold or
-  not. purge must take a card when any is in play (its owner's own included).
+- purge must take a card when any is in play (its owner's own included).
+- Side pots layer every live seat's commitment, antes included: a seat with
+  ante_exempt contests the others' antes only up to its own commitment.
 - Players eliminated in one hand: more chips at that hand's start rank
   better, then seat order left of that hand's dealer. An unresolved match
   ranks the players still in by chips.

@@ -22,7 +22,8 @@ hand_start         button, dart, inverted, betting, community_cards_i (cards at
                    fee_ceiling (0 none), dart_step_mult, hedge_mult
 ante               amount, all_in
 deal               cards (5 hole cards)
-hedge              category, cost, previous (category or null)
+hedge              category, cost, previous (category or null), all_in (the cost
+                   was the last chip, SPEC R5: no action follows this turn)
 action             action (fold/check/call/bet/raise), chips (put in now),
                    round_bet, level (highest round bet after), all_in, stack
 promote            category, fee, dart (after the move), fee_to, swapped_with
@@ -80,7 +81,7 @@ EVENT_SCHEMA: dict[int, tuple[str, tuple[str, ...]]] = {
                                      "hedge_mult")),
     T.EV_ANTE: ("ante", ("amount", "all_in")),
     T.EV_DEAL: ("deal", ("cards*",)),
-    T.EV_HEDGE: ("hedge", ("category", "cost", "previous")),
+    T.EV_HEDGE: ("hedge", ("category", "cost", "previous", "all_in")),
     T.EV_ACTION: ("action", ("action", "chips", "round_bet", "level", "all_in", "stack")),
     T.EV_PROMOTE: ("promote", ("category", "fee", "dart", "fee_to", "swapped_with")),
     T.EV_DISCARD: ("discard", ("n", "cards*")),

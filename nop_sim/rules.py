@@ -125,13 +125,17 @@ class Settings:
             )
         mix = self.disruptors
         if isinstance(mix, Mapping):
-            mix = tuple(sorted((str(k), v) for k, v in mix.items()))
+            # hashable: entries {copies, amount} become sorted pairs too
+            mix = tuple(sorted(
+                (str(k), tuple(sorted(v.items())) if isinstance(v, Mapping) else v)
+                for k, v in mix.items()
+            ))
             object.__setattr__(self, "disruptors", mix)
         try:
-            resolve_mix(mix if isinstance(mix, str) else dict(mix))
+            resolve_mix(self.disruptor_mix)
         except MixError as err:
             raise SettingsError(f"disruptors: {err}") from None
-        except TypeError:
+        except (TypeError, ValueError):
             raise SettingsError(
                 f"disruptors = {self.disruptors!r} is not allowed: use a mix name "
                 f"('default', 'none', 'chaos') or a table of card id -> copies"
@@ -178,8 +182,11 @@ class Settings:
         return auto_chips(self.players) if self.chips == "auto" else int(self.chips)
 
     @property
-    def disruptor_mix(self) -> str | dict[str, int]:
-        return self.disruptors if isinstance(self.disruptors, str) else dict(self.disruptors)
+    def disruptor_mix(self) -> str | dict[str, Any]:
+        """The mix name, or its table ``{id: copies or {copies, amount}}``."""
+        if isinstance(self.disruptors, str):
+            return self.disruptors
+        return {k: dict(v) if isinstance(v, tuple) else v for k, v in self.disruptors}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values (the disruptors table as a dict), e.g. for a manifest."""

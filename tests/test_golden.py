@@ -69,9 +69,9 @@ MATCH_CONFIGS = {
                             ["balanced", "manipulator", "hedger", "rock"]),
 }
 MATCH_HASHES = {
-    "default rules": "8ced4c288b519f022ab8adc365aaaf80",
-    "no-limit, fees to the bank": "ae5c7ba904525121c3da7a855ff02510",
-    "wilds and inversion": "a947e12d580e75b9aeb89dc500fe5822",
+    "default rules": "45fb8e688d68cb8469e7e1dd4b0c4d21",
+    "no-limit, fees to the bank": "7cbf36d552ca1ba41fd9b8ebd2d7f215",
+    "wilds and inversion": "c1901ba935f1f5726546271ed08b3683",
 }
 
 

@@ -7,7 +7,14 @@ State tuples: ``st`` = match state arrays, ``cfg`` = read-only inputs, ``out``
 from __future__ import annotations
 
 from nop_sim.kernels._jit import jit
-from nop_sim.kernels.common import can_act, count_can_act, count_live, log_event, swap_positions
+from nop_sim.kernels.common import (
+    can_act,
+    count_can_act,
+    count_live,
+    log_event,
+    mark_allin,
+    swap_positions,
+)
 from nop_sim.kernels.policy import choose_action, choose_hedge, choose_promotion, choose_size
 from nop_sim.kernels.state import (
     ACT_BET,
@@ -22,13 +29,18 @@ from nop_sim.kernels.state import (
     G_DART,
     G_DEAD,
     G_FROZEN,
+    G_FULL_SEQ,
     G_INFLATION,
     G_LAST_RAISE,
     G_LEVEL,
     G_N,
     G_N_RAISES,
     G_ROUND,
+    G_SIDE_DEAD_N,
+    G_TICK,
     G_UNIT,
+    MAX_DEAD_POTS,
+    P_ACT_SEQ,
     P_ACTED,
     P_ALLIN,
     P_BROKERS,
@@ -36,7 +48,11 @@ from nop_sim.kernels.state import (
     P_COMMITTED,
     P_FOLDED,
     P_HEDGE,
+    P_INHAND,
     P_ROUND_BET,
+    TMP_DPOT_AMT,
+    TMP_DPOT_MASK,
+    TMP_DPOT_TICK,
 )
 from nop_sim.types import (
     BET_LIMIT,
@@ -83,6 +99,40 @@ def pot_total(g, ps):
 
 
 @jit(_nrt=False)
+def pay_dead(g, ps, tmp, amount):
+    """Chips that are not a bet (a fee to the pot, a hedge cost) go into the pot (R1).
+
+    Before any all-in they join the main pot. Once a player of the hand is
+    all-in they form a pot of their own that only the seats neither folded nor
+    all-in now may win; payments with the same such seats share one pot (the
+    set only shrinks during a hand, so they are consecutive).
+    """
+    g[G_DEAD] += amount
+    mask = 0
+    any_allin = False
+    for q in range(g[G_N]):
+        if ps[q, P_INHAND] != 0 and ps[q, P_FOLDED] == 0:
+            if ps[q, P_ALLIN] != 0:
+                any_allin = True
+            else:
+                mask |= 1 << q
+    if not any_allin or amount == 0:
+        return
+    k = g[G_SIDE_DEAD_N]
+    if k > 0 and tmp[TMP_DPOT_MASK + k - 1] == mask:
+        tmp[TMP_DPOT_AMT + k - 1] += amount
+        return
+    if k >= MAX_DEAD_POTS:  # cannot happen: at most one mask per fold or all-in
+        tmp[TMP_DPOT_AMT + k - 1] += amount
+        return
+    tmp[TMP_DPOT_AMT + k] = amount
+    tmp[TMP_DPOT_MASK + k] = mask
+    tmp[TMP_DPOT_TICK + k] = g[G_TICK]
+    g[G_TICK] += 1
+    g[G_SIDE_DEAD_N] = k + 1
+
+
+@jit(_nrt=False)
 def manipulation_fee(g, ps, p, damount):
     """The fee ``p`` pays now: the dart, at most the price ceiling, less 2 per broker."""
     f = g[G_DART]
@@ -104,7 +154,7 @@ def _hedge_turn(st, cfg, out, rng, p):
     g, ps = st[0], st[1]
     settings = cfg[0]
     cost = settings[S_HEDGE_COST]
-    if ps[p, P_CHIPS] <= cost:
+    if ps[p, P_CHIPS] < cost:  # R5: exactly the cost will do
         return
     h = choose_hedge(st, cfg, p, rng, settings)
     if h < 0 or h == ps[p, P_HEDGE]:
@@ -112,13 +162,17 @@ def _hedge_turn(st, cfg, out, rng, p):
     counts, catst, oplayer, ev = out[0], out[1], out[4], out[6]
     prev = ps[p, P_HEDGE]
     ps[p, P_CHIPS] -= cost
-    g[G_DEAD] += cost
+    pay_dead(g, ps, st[16], cost)
     ps[p, P_HEDGE] = h
     counts[C_HEDGES] += 1
     counts[C_HEDGE_COST] += cost
     catst[K_HEDGES, h] += 1
     oplayer[p, PL_HEDGES_PLACED] += 1
-    log_event(ev, g, EV_HEDGE, p, h, cost, prev, -1, -1, -1, -1, -1, -1, -1)
+    all_in = ps[p, P_CHIPS] == 0 and cost > 0
+    if all_in:  # paying the last chip leaves the player all-in (R5)
+        mark_allin(g, ps, p)
+        counts[C_ALL_INS] += 1
+    log_event(ev, g, EV_HEDGE, p, h, cost, prev, 1 if all_in else 0, -1, -1, -1, -1, -1, -1)
 
 
 @jit(_nrt=False, inline="always")
@@ -141,7 +195,7 @@ def _manipulate(st, cfg, out, rng, p, stake):
             g[G_BANK_OUT] += fee
             counts[C_FEES_TO_BANK] += fee
         else:
-            g[G_DEAD] += fee
+            pay_dead(g, ps, st[16], fee)
         promote(g, col, colpos, cat)
         g[G_DART] = min(g[G_DART] + settings[S_DART_STEP] * g[G_INFLATION], settings[S_DART_CAP])
         counts[C_MANIPULATIONS] += 1
@@ -162,6 +216,10 @@ def _take_turn(st, cfg, out, rng, p):
     counts, ev = out[0], out[6]
     n = g[G_N]
     _hedge_turn(st, cfg, out, rng, p)
+    if ps[p, P_ALLIN] != 0:  # the hedge took the last chip: no action left to take
+        ps[p, P_ACTED] = 1
+        ps[p, P_ACT_SEQ] = g[G_FULL_SEQ]
+        return
     chips = ps[p, P_CHIPS]
     level = g[G_LEVEL]
     to_call = level - ps[p, P_ROUND_BET]
@@ -172,6 +230,8 @@ def _take_turn(st, cfg, out, rng, p):
     others = count_can_act(ps, n, p)
     can_check = to_call == 0
     raise_room = structure != BET_LIMIT or g[G_N_RAISES] < settings[S_MAX_RAISES]
+    # R4: who has acted since the last full bet or raise may only call or fold
+    raise_room = raise_room and (ps[p, P_ACTED] == 0 or ps[p, P_ACT_SEQ] < g[G_FULL_SEQ])
     if to_call == 0:
         can_bet = level == 0 and chips > 0 and others > 0
         can_raise = level > 0 and chips > 0 and others > 0 and raise_room
@@ -216,11 +276,17 @@ def _take_turn(st, cfg, out, rng, p):
         new = ps[p, P_ROUND_BET]
         if new > level:
             size = new - level
-            if size >= g[G_LAST_RAISE]:
+            # R4: a full bet or raise is the round's unit (limit) or at least the last full
+            # one (pot-limit, no-limit); a smaller (all-in) one neither counts toward
+            # max_raises nor reopens the betting
+            full = size >= (g[G_UNIT] if structure == BET_LIMIT else g[G_LAST_RAISE])
+            if full:
                 g[G_LAST_RAISE] = size
+                g[G_FULL_SEQ] += 1
             g[G_LEVEL] = new
             if level > 0:
-                g[G_N_RAISES] += 1
+                if full:
+                    g[G_N_RAISES] += 1
                 counts[C_RAISES] += 1
                 act = ACT_RAISE
             else:
@@ -230,9 +296,10 @@ def _take_turn(st, cfg, out, rng, p):
             counts[C_CALLS] += 1
             act = ACT_CALL
         if ps[p, P_CHIPS] == 0:
-            ps[p, P_ALLIN] = 1
+            mark_allin(g, ps, p)
             counts[C_ALL_INS] += 1
     ps[p, P_ACTED] = 1
+    ps[p, P_ACT_SEQ] = g[G_FULL_SEQ]
     log_event(ev, g, EV_ACTION, p, act, put, ps[p, P_ROUND_BET], g[G_LEVEL], ps[p, P_ALLIN],
               ps[p, P_CHIPS], -1, -1, -1, -1)
 
@@ -246,9 +313,11 @@ def betting_round(st, cfg, out, rng, rnd):
     for p in range(n):
         ps[p, P_ROUND_BET] = 0
         ps[p, P_ACTED] = 0
+        ps[p, P_ACT_SEQ] = 0
     g[G_ROUND] = rnd
     g[G_LEVEL] = 0
     g[G_N_RAISES] = 0
+    g[G_FULL_SEQ] = 0
     g[G_UNIT] = settings[S_SMALL_BET] if rnd == 0 else settings[S_BIG_BET]
     g[G_LAST_RAISE] = settings[S_SMALL_BET]
     if count_live(ps, n) <= 1 or count_can_act(ps, n, -1) < 2:

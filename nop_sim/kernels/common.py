@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nop_sim.kernels._jit import jit
-from nop_sim.kernels.evaluate import category_of_score, reading, score_row
+from nop_sim.kernels.evaluate import category_of_level, reading_lift, score_row
 from nop_sim.kernels.firewall import CATEGORY_ARGS, address, call_category
 from nop_sim.kernels.rng import below
 from nop_sim.kernels.state import (
@@ -12,6 +12,7 @@ from nop_sim.kernels.state import (
     G_CARDVER,
     G_COLVER,
     G_DISC_N,
+    G_ELEV_LIFT,
     G_EV_LOST,
     G_EVAL_FN,
     G_EVN,
@@ -22,8 +23,10 @@ from nop_sim.kernels.state import (
     G_N,
     G_STOCK_N,
     G_STOCK_TOP,
+    G_TICK,
     P_ALIVE,
     P_ALLIN,
+    P_ALLIN_TICK,
     P_CAT,
     P_CAT_KEY,
     P_ELEV,
@@ -108,6 +111,15 @@ def count_can_act(ps, n, skip):
         if p != skip and can_act(ps, p):
             k += 1
     return k
+
+
+@jit(_nrt=False)
+def mark_allin(g, ps, p):
+    """``p`` has no chips left: all-in for the rest of the hand, stamped with the hand's
+    clock (side pots are formed in the order of these stamps, R1)."""
+    ps[p, P_ALLIN] = 1
+    ps[p, P_ALLIN_TICK] = g[G_TICK]
+    g[G_TICK] += 1
 
 
 @jit(_nrt=False)
@@ -197,7 +209,7 @@ def _player_category_compute(g, ps, p, colpos, hole, board, buf, key):
     # score_hand(buf, colpos, wilds, elevated, inverted), with the reading of the column
     # (a 13 x 13 sort) made once per player and column version instead of per hand
     if ps[p, P_READ_KEY] != g[G_COLVER] or ps[p, P_READ_ELEV] != ps[p, P_ELEV]:
-        lv_a, lv_b, order = reading(colpos, inverted, ps[p, P_ELEV])
+        lv_a, lv_b, order = reading_lift(colpos, inverted, ps[p, P_ELEV], g[G_ELEV_LIFT])
         ps[p, P_LV_A] = lv_a
         ps[p, P_LV_B] = lv_b
         ps[p, P_ORDER] = order
@@ -205,7 +217,7 @@ def _player_category_compute(g, ps, p, colpos, hole, board, buf, key):
         ps[p, P_READ_ELEV] = ps[p, P_ELEV]
     score = score_row(buf.reshape(1, buf.shape[0]), 0, ps[p, P_WILDS], ps[p, P_LV_A],
                       ps[p, P_LV_B], ps[p, P_ORDER])
-    cat = category_of_score(score, colpos, inverted)
+    cat = category_of_level(score, ps[p, P_LV_A], ps[p, P_LV_B])
     ps[p, P_CAT] = cat
     ps[p, P_SCORE_C] = score
     ps[p, P_CAT_KEY] = key

@@ -29,10 +29,12 @@ from nop_sim.kernels.state import (
     G_DDISC_N,
     G_DN,
     G_DTOP,
+    G_HAND,
     G_N,
     P_ALIVE,
     P_ARG0,
     P_CHIPS,
+    P_GOT0,
     P_PERS0,
     TMP_OWNERS,
     TMP_SLOTS,
@@ -125,17 +127,19 @@ def _apply_instant(st, cfg, out, rng, p, card):
     elif card == D_BULL_RUN:
         g[G_DART] = min(g[G_DART] + amount, settings[S_DART_CAP])
         a1 = g[G_DART]
-    elif card == D_INSIDER_TIP:
+    elif card == D_INSIDER_TIP:  # up ``amount`` positions (R8), no further than the top
         c = choose_promote_target(st, cfg, p, rng)
-        pos = colpos[c]
-        if pos > 0:
-            swap_positions(g, col, colpos, pos, pos - 1)
+        for _ in range(amount):
+            pos = colpos[c]
+            if pos > 0:
+                swap_positions(g, col, colpos, pos, pos - 1)
         a1 = c
-    elif card == D_SHORT_SELL:
+    elif card == D_SHORT_SELL:  # down ``amount`` positions, no further than the bottom
         c = choose_demote_target(st, cfg, p, rng)
-        pos = colpos[c]
-        if pos < 12:
-            swap_positions(g, col, colpos, pos, pos + 1)
+        for _ in range(amount):
+            pos = colpos[c]
+            if pos < 12:
+                swap_positions(g, col, colpos, pos, pos + 1)
         a1 = c
     elif card == D_WINDFALL:
         ps[p, P_CHIPS] += amount
@@ -215,6 +219,7 @@ def take_card(st, cfg, out, rng, p, card):
             arg = choose_elevator_category(st, cfg, p, rng)
         ps[p, P_PERS0 + slot] = card
         ps[p, P_ARG0 + slot] = arg
+        ps[p, P_GOT0 + slot] = st[0][G_HAND]
         log_event(out[6], st[0], EV_EFFECT, p, card, arg, slot, -1, -1, -1, -1, -1, -1, -1)
         return
     slot = 0 if comm[0] < 0 else (1 if comm[1] < 0 else -1)

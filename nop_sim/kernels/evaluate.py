@@ -211,11 +211,13 @@ def _best_distinct5(m):
 
 
 @jit
-def _level(cat, column_pos, inverted, elevated):
+def _level(cat, column_pos, inverted, elevated, lift):
+    """Level of a category (larger wins): 2 per position; an elevated one stands ``lift``
+    positions higher and above a natural one there (odd). Fits 5 bits for lift <= 2."""
     p = np.int64(column_pos[cat])
     if inverted:
         p = 12 - p
-    return 2 * (13 - p) + 3 * ((elevated >> cat) & 1)
+    return 2 * (13 - p) + (2 * lift + 1) * ((elevated >> cat) & 1)
 
 
 @jit
@@ -227,6 +229,12 @@ def _lv(lv_a, lv_b, cat):
 
 @jit
 def reading(column_pos, inverted, elevated):
+    """:func:`reading_lift` with the catalog's one-position Elevator."""
+    return reading_lift(column_pos, inverted, elevated, 1)
+
+
+@jit
+def reading_lift(column_pos, inverted, elevated, lift):
     """How the column is read for one player, packed into three int64 scalars.
 
     Returns ``(lv_a, lv_b, order)``: the level of categories 0..6 (5 bits
@@ -237,7 +245,7 @@ def reading(column_pos, inverted, elevated):
     lv_a = 0
     lv_b = 0
     for cat in range(N_CAT):
-        lv = _level(cat, column_pos, inverted, elevated)
+        lv = _level(cat, column_pos, inverted, elevated, lift)
         if cat < 7:
             lv_a |= lv << (5 * cat)
         else:
@@ -849,6 +857,16 @@ def score_hand(cards, column_pos, wild_ranks, elevated, inverted):
     """
     lv_a, lv_b, order = reading(column_pos, inverted, elevated)
     return score_row(cards.reshape(1, cards.shape[0]), 0, wild_ranks, lv_a, lv_b, order)
+
+
+@jit
+def category_of_level(score, lv_a, lv_b):
+    """Category id of a score made under the reading ``(lv_a, lv_b)`` (any lift)."""
+    lv = score >> 20
+    for cat in range(N_CAT):
+        if _lv(lv_a, lv_b, cat) == lv:
+            return cat
+    return -1
 
 
 @jit

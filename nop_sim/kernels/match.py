@@ -35,6 +35,7 @@ from nop_sim.kernels.common import (
     is_live,
     log0,
     log_event,
+    mark_allin,
     next_alive,
     player_category,
     player_score,
@@ -64,6 +65,7 @@ from nop_sim.kernels.state import (
     G_DN,
     G_DRAFT_FN,
     G_DTOP,
+    G_ELEV_LIFT,
     G_ERRORS,
     G_EV_LOST,
     G_EVAL_FN,
@@ -76,10 +78,13 @@ from nop_sim.kernels.state import (
     G_LOG,
     G_MATCH,
     G_N,
+    G_SIDE_DEAD_N,
     G_STOCK_N,
     G_STOCK_TOP,
     G_THIRD,
+    G_TICK,
     G_TOTAL0,
+    MAX_POTS,
     N_FTMP,
     N_G,
     N_P,
@@ -87,6 +92,7 @@ from nop_sim.kernels.state import (
     N_TMP,
     P_ALIVE,
     P_ALLIN,
+    P_ALLIN_TICK,
     P_ARG0,
     P_BROKERS,
     P_CAT_KEY,
@@ -98,6 +104,7 @@ from nop_sim.kernels.state import (
     P_ELIM_KEY,
     P_EXEMPT,
     P_FOLDED,
+    P_GOT0,
     P_HEDGE,
     P_HFUND,
     P_INHAND,
@@ -110,6 +117,9 @@ from nop_sim.kernels.state import (
     P_SHOWN,
     P_START_CHIPS,
     P_WILDS,
+    TMP_DPOT_AMT,
+    TMP_DPOT_MASK,
+    TMP_DPOT_TICK,
     TMP_DSEEN,
     TMP_ELIG,
     TMP_GONE,
@@ -117,7 +127,9 @@ from nop_sim.kernels.state import (
     TMP_ORDER,
     TMP_PICKERS,
     TMP_PLACES,
+    TMP_PORDER,
     TMP_POTS,
+    TMP_PTICK,
     TMP_SEEN,
     TMP_TVER,
     TMP_WKEY,
@@ -224,7 +236,6 @@ from nop_sim.types import (
 )
 
 N_CAT = 13
-WILD_DEUCES_MASK = 1  # rank 2 is bit 0
 
 
 # -- hand start ------------------------------------------------------------------------
@@ -235,7 +246,7 @@ def _hand_flags(st, cfg, out):
     settings, damount = cfg[0], cfg[2]
     dstat = out[3]
     inverted = 0
-    deuces = 0
+    deuces = 0  # mask of the ranks wild for everyone (deuces_wild: bit amount - 2)
     third = 1
     frozen = 0
     betting = settings[S_BETTING]
@@ -251,9 +262,9 @@ def _hand_flags(st, cfg, out):
         if c == D_INVERSION:
             inverted = 1
         elif c == D_DEUCES_WILD:
-            deuces = 1
+            deuces |= 1 << (damount[c] - 2)
         elif c == D_THIRD_CARD:
-            third = 2
+            third = damount[c]
         elif c == D_FROZEN_MARKET:
             frozen = 1
         elif c == D_NO_LIMIT:
@@ -277,9 +288,10 @@ def _hand_flags(st, cfg, out):
     g[G_CEILING] = ceiling
     g[G_ANTE_MULT] = ante_mult
     g[G_HEDGE_MULT] = hedge_mult
-    any_wild = deuces
+    g[G_ELEV_LIFT] = damount[D_ELEVATOR]
+    any_wild = 1 if deuces else 0
     for p in range(g[G_N]):
-        wild = WILD_DEUCES_MASK if deuces else 0
+        wild = deuces
         elev = 0
         brokers = 0
         deep = 0
@@ -292,7 +304,7 @@ def _hand_flags(st, cfg, out):
                     continue
                 dstat[DS_HANDS_IN_PLAY, c] += 1
                 if c == D_WILD_DEUCES:
-                    wild = WILD_DEUCES_MASK
+                    wild |= 1 << (damount[c] - 2)
                     any_wild = 1
                 elif c == D_ELEVATOR:
                     elev |= 1 << ps[p, P_ARG0 + s]
@@ -324,7 +336,7 @@ def _ante(st, cfg, out, order, n_order):
         ps[p, P_CHIPS] -= a
         ps[p, P_COMMITTED] += a
         if ps[p, P_CHIPS] == 0:
-            ps[p, P_ALLIN] = 1
+            mark_allin(g, ps, p)
         log_event(out[6], g, EV_ANTE, p, a, ps[p, P_ALLIN], -1, -1, -1, -1, -1, -1, -1, -1)
 
 
@@ -360,8 +372,6 @@ def _draw(st, cfg, out, rng, order, n_order):
         n_gone = 0
         for k in range(5):
             if not (keep >> k) & 1:
-                disc[g[G_DISC_N]] = hole[p, k]
-                g[G_DISC_N] += 1
                 gone[k] = hole[p, k]
                 n_gone += 1
         log_event(ev, g, EV_DISCARD, p, n_gone, gone[0], gone[1], gone[2], gone[3], gone[4],
@@ -369,6 +379,11 @@ def _draw(st, cfg, out, rng, order, n_order):
         for k in range(5):
             if not (keep >> k) & 1:
                 hole[p, k] = deal_card(g, stock, disc, rng, counts, ev)
+        # R7: a restock during this draw leaves these out; they join the pile after it
+        for k in range(5):
+            if gone[k] >= 0:
+                disc[g[G_DISC_N]] = gone[k]
+                g[G_DISC_N] += 1
         counts[C_DRAWN] += n_gone
         if n_gone > 0:
             ps[p, P_CAT_KEY] = -1  # only p's cards changed: the others' categories stand
@@ -389,8 +404,9 @@ def _community(st, out, rng, n_cards):
 
 # -- showdown ----------------------------------------------------------------------------
 @jit(_nrt=False)
-def _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, n_pots):
-    """Hedge payouts before the pot is awarded (SPEC 6), in seat order left of the dealer."""
+def _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, porder, n_pots):
+    """Hedge payouts before the pot is awarded (SPEC 6), in seat order left of the dealer;
+    from the pot they come out of the main pot first, then the others as they formed (R1)."""
     g, ps = st[0], st[1]
     settings = cfg[0]
     counts, catst, oplayer, ev = out[0], out[1], out[4], out[6]
@@ -405,7 +421,8 @@ def _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, n_pots):
             paid = due
             g[G_BANK_IN] += due
         else:
-            for j in range(n_pots):
+            for jj in range(n_pots):
+                j = porder[jj]
                 take = min(due - paid, pots[j])
                 pots[j] -= take
                 paid += take
@@ -486,10 +503,19 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
                 levels[k] = levels[k - 1]
             levels[j] = c
             n_lv += 1
-    pots = tmp[TMP_POTS:TMP_POTS + MAX_PLAYERS]
-    elig = tmp[TMP_ELIG:TMP_ELIG + MAX_PLAYERS]
+    pots = tmp[TMP_POTS:TMP_POTS + MAX_POTS]
+    elig = tmp[TMP_ELIG:TMP_ELIG + MAX_POTS]
+    ptick = tmp[TMP_PTICK:TMP_PTICK + MAX_POTS]
     pots[:] = 0
     elig[:] = 0
+    n_dead = g[G_SIDE_DEAD_N]
+    main_dead = g[G_DEAD]
+    for k in range(n_dead):
+        main_dead -= tmp[TMP_DPOT_AMT + k]
+    shown = 0
+    for p in range(g[G_N]):
+        if ps[p, P_SHOWN]:
+            shown |= 1 << p
     prev = 0
     for j in range(n_lv):
         lv = levels[j]
@@ -503,16 +529,46 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
                 if ps[p, P_SHOWN] and c >= lv:
                     elig[j] |= 1 << p
         if j == 0:
-            amt += g[G_DEAD]
+            amt += main_dead
         pots[j] = amt
+        # the layer above an all-in formed when the first player went all-in at its floor
+        ptick[j] = -1
+        if j > 0:
+            ptick[j] = np.int64(1) << 40
+            for p in range(g[G_N]):
+                if (is_live(ps, p) and ps[p, P_ALLIN] != 0 and ps[p, P_COMMITTED] == prev
+                        and ps[p, P_ALLIN_TICK] < ptick[j]):
+                    ptick[j] = ps[p, P_ALLIN_TICK]
         prev = lv
     for j in range(n_lv - 1, 0, -1):
         if elig[j] == 0:  # only muckers reached this layer: it falls to the layer below
             pots[j - 1] += pots[j]
             pots[j] = 0
-    _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, n_lv)
+    # R1: dead money paid after an all-in, a pot of its own; to the main pot when none
+    # of the seats that may win it shows down
+    n_pots = n_lv
+    for k in range(n_dead):
+        amt = tmp[TMP_DPOT_AMT + k]
+        can_win = tmp[TMP_DPOT_MASK + k] & shown
+        if can_win == 0:
+            pots[0] += amt
+        else:
+            pots[n_pots] = amt
+            elig[n_pots] = can_win
+            ptick[n_pots] = tmp[TMP_DPOT_TICK + k]
+            n_pots += 1
+    # the pots in the order they formed: the main pot first (hedge payouts, awards)
+    porder = tmp[TMP_PORDER:TMP_PORDER + MAX_POTS]
+    for j in range(n_pots):
+        i = j
+        while i > 0 and ptick[porder[i - 1]] > ptick[j]:
+            porder[i] = porder[i - 1]
+            i -= 1
+        porder[i] = j
+    _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, porder, n_pots)
     n_awarded = 0
-    for j in range(n_lv):
+    for jj in range(n_pots):
+        j = porder[jj]
         amt = pots[j]
         if elig[j] == 0 or amt == 0:
             continue
@@ -528,7 +584,7 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
                 winners |= 1 << p
         share = amt // n_win
         odd = amt - share * n_win
-        log_event(ev, g, EV_POT, -1, j, amt, elig[j], winners, -1, -1, -1, -1, -1, -1)
+        log_event(ev, g, EV_POT, -1, jj, amt, elig[j], winners, -1, -1, -1, -1, -1, -1)
         for i in range(n_order):
             p = order[i]
             if (winners >> p) & 1:
@@ -536,8 +592,8 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
                 odd -= 1
                 ps[p, P_CHIPS] += won
                 oplayer[p, PL_POTS_WON] += 1
-                log_event(ev, g, EV_AWARD, p, won, j, -1, -1, -1, -1, -1, -1, -1, -1)
-                if j == 0:
+                log_event(ev, g, EV_AWARD, p, won, jj, -1, -1, -1, -1, -1, -1, -1, -1)
+                if jj == 0:
                     for s in range(2):
                         if ps[p, P_PERS0 + s] >= 0:
                             dstat[DS_OWNER_WINS, ps[p, P_PERS0 + s]] += 1
@@ -593,7 +649,8 @@ def _eliminate(st, cfg, out, order, n_order):
             continue
         saved = False
         for s in range(2):
-            if ps[p, P_PERS0 + s] == D_SAFETY_NET:
+            # R2: a safety_net drafted in this very hand does not save its owner
+            if ps[p, P_PERS0 + s] == D_SAFETY_NET and ps[p, P_GOT0 + s] < g[G_HAND]:
                 ps[p, P_PERS0 + s] = -1
                 amount = damount[D_SAFETY_NET]
                 ps[p, P_CHIPS] += amount
@@ -706,9 +763,12 @@ def _play_hand(st, cfg, out, rng, check):
         ps[p, P_SCORE] = -1
         ps[p, P_CAT_KEY] = -1
         ps[p, P_START_CHIPS] = ps[p, P_CHIPS]
+        ps[p, P_ALLIN_TICK] = -1
         if settings[S_HEDGE_SCOPE] == SCOPE_HAND or not alive:
             ps[p, P_HEDGE] = -1
     g[G_DEAD] = 0
+    g[G_TICK] = 0
+    g[G_SIDE_DEAD_N] = 0
     g[G_BOARD_N] = 0
     counts[C_HANDS] += 1
     counts[C_INVERTED_HANDS] += g[G_INVERTED]
@@ -748,6 +808,7 @@ def _play_hand(st, cfg, out, rng, check):
     for p in range(n):
         ps[p, P_COMMITTED] = 0
     g[G_DEAD] = 0
+    g[G_SIDE_DEAD_N] = 0
     _eliminate(st, cfg, out, order, n_order)
     if check:
         _check_invariants(st, cfg, out)

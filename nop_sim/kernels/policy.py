@@ -19,6 +19,7 @@ from nop_sim.kernels.common import count_live, player_category
 from nop_sim.kernels.rng import below, uniform
 from nop_sim.kernels.state import (
     G_BOARD_N,
+    G_ELEV_LIFT,
     G_HEDGE_MULT,
     G_INVERTED,
     G_N,
@@ -105,7 +106,7 @@ def single_strength(st, cfg, p):
     e = eff_position(colpos, g[G_INVERTED] != 0, cat)
     elev = (ps[p, P_ELEV] >> cat) & 1
     if elev:
-        e -= 1
+        e -= g[G_ELEV_LIFT]
     return beat_one(dist, tail, t, e, elev != 0), cat, e
 
 

@@ -46,7 +46,11 @@ G_EV_LOST = 36     # events dropped because the buffer was full
 G_ERRORS = 37      # invariant failures this match
 G_EVAL_FN = 38     # address of the compiled evaluator entry (common.evaluator_address)
 G_DRAFT_FN = 39    # address of the compiled draft (disruptor.draft_address)
-N_G = 40
+G_FULL_SEQ = 40    # full bets and raises this betting round (R4: who may raise)
+G_TICK = 41        # clock of this hand's all-ins and dead-money pots (their formation order)
+G_SIDE_DEAD_N = 42  # dead-money pots formed after an all-in this hand (R1)
+G_ELEV_LIFT = 43   # positions an Elevator raises its category (the card's amount, R8)
+N_G = 44
 
 # -- ps: per seat ------------------------------------------------------------------
 P_CHIPS = 0
@@ -83,7 +87,11 @@ P_LV_B = 30
 P_ORDER = 31
 P_READ_KEY = 32    # colver the reading was made for (-1 none)
 P_READ_ELEV = 33   # elevated mask it was made with
-N_P = 34
+P_ACT_SEQ = 34     # G_FULL_SEQ when this seat last acted (R4)
+P_ALLIN_TICK = 35  # G_TICK when this seat went all-in this hand
+P_GOT0 = 36        # hand in which each Personal slot's card was drafted (R2)
+P_GOT1 = 37
+N_P = 38
 
 # actions
 ACT_FOLD = 0
@@ -116,8 +124,6 @@ N_TABLES = 19
 TMP_ORDER = 0       # 8: seats of the hand, left of the dealer first
 TMP_PICKERS = 8     # 8: draft order
 TMP_LEVELS = 16     # 8: side-pot levels
-TMP_POTS = 24       # 8
-TMP_ELIG = 32       # 8
 TMP_GONE = 40       # 5: discarded cards
 TMP_TAKEN = 48      # 9: revealed Disruptors already picked
 TMP_OWNERS = 60     # 18: purge targets
@@ -133,7 +139,17 @@ TMP_PLACES = 230    # 8
 TMP_TVER = 240      # 19: column version each strength table was computed for
 TMP_CATAT = 260     # 13: category at each effective position
 TMP_WKEY = 273      # 9: key of the cached winner-position distribution, per m
-N_TMP = 288
+# showdown pots: up to 8 layers of bets, then the dead-money pots (R1)
+TMP_POTS = 288      # 24: chips in each pot
+TMP_ELIG = 312      # 24: seats that may win it (bit mask)
+TMP_PTICK = 336     # 24: when it formed (G_TICK; -1 the main pot)
+TMP_PORDER = 360    # 24: pots in the order they formed
+TMP_DPOT_AMT = 384  # 16: dead money paid after an all-in, per pot
+TMP_DPOT_MASK = 400  # 16: seats neither folded nor all-in when it was paid
+TMP_DPOT_TICK = 416  # 16
+MAX_POTS = 24
+MAX_DEAD_POTS = 16
+N_TMP = 432
 
 # -- float scratch st[17] ---------------------------------------------------------------
 F_WIN = 0           # 9 x 13: chance the best of m random hands sits at each position (row m)

@@ -1,0 +1,363 @@
+"""SPEC section 8b, ruling by ruling: each test finds the situation in seeded, logged
+matches and checks the chips and cards there (the referee checks every hand as well,
+tests/test_referee.py)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from nop_sim import types as T
+from nop_sim.engine import play_matches
+from nop_sim.events import to_records
+from nop_sim.referee import check_results
+from nop_sim.rules import Settings
+
+
+def _logged(n=24, seed=5, agents="random", **changes):
+    s = Settings().replace(**{"max_hands": 120, **changes})
+    r = play_matches(s, agents, n_matches=n, seed=seed, log_every=1, log_capacity=3_000_000,
+                     check=True, chunk_size=8)
+    assert r.count("invariant_errors") == 0 and r.events_lost == 0
+    return r
+
+
+def _hands(r):
+    """Records grouped by (match, hand), in order."""
+    out = defaultdict(list)
+    for rec in to_records(r.events):
+        out[rec["match"], rec["hand"]].append(rec)
+    return out
+
+
+# -- R1 ------------------------------------------------------------------------------------
+def test_r1_dead_money_after_an_all_in_never_reaches_the_all_in_player():
+    """Fees and hedge costs paid after an all-in form a pot the all-in player cannot win:
+    nobody is ever awarded more than the bets they matched plus the dead money paid
+    while they could still win it. Before any all-in, all of it is in the one pot."""
+    r = _logged(n=40, players=4, betting="no-limit", hedge_from="bank", seed=11)
+    n = r.settings.players
+    situations = 0
+    dead_pots = 0
+    no_allin_showdowns = 0
+    for (_m, _h), recs in _hands(r).items():
+        committed = [0] * n
+        allin = [False] * n
+        folded = [False] * n
+        dead = []  # (chips, seats that may win them; None: the main pot)
+        any_allin = False
+        awarded = [0] * n
+        showdown = False
+        shown: set[int] = set()
+        pots = []
+        for rec in recs:
+            ev, p = rec["event"], rec["seat"]
+            if ev == "ante":
+                committed[p] += rec["amount"]
+                allin[p] = allin[p] or bool(rec["all_in"])
+                any_allin = any_allin or bool(rec["all_in"])
+            elif ev in ("hedge", "promote"):
+                paid = rec["cost"] if ev == "hedge" else (rec["fee"] if rec["fee_to"] == "pot"
+                                                          else 0)
+                # the payer is not all-in yet when paying (a hedge's last chip: R5)
+                active = {q for q in range(n) if not allin[q] and not folded[q]}
+                dead.append((paid, active if any_allin else None))
+                if any_allin and paid:
+                    situations += 1
+                if ev == "hedge" and rec["all_in"]:
+                    allin[p] = any_allin = True
+            elif ev == "action":
+                committed[p] += rec["chips"]
+                folded[p] = rec["action"] == "fold"
+                if rec["all_in"]:
+                    allin[p] = any_allin = True
+            elif ev == "show":
+                showdown = True
+                shown.add(p)
+            elif ev == "pot" and any(allin[q] and q not in rec["eligible"] for q in range(n)
+                                     if not folded[q]):
+                dead_pots += 1
+            if ev == "pot":
+                pots.append(rec)
+            elif ev == "award":
+                awarded[p] += rec["chips"]
+        if not showdown:
+            continue
+        if not any_allin:  # every bet in the pots, and all the dead money in the main one
+            assert sum(x["amount"] for x in pots) == sum(committed) + sum(x for x, _ in dead)
+            assert pots[0]["amount"] >= sum(x for x, _ in dead)
+            assert set(pots[0]["eligible"]) == shown
+            no_allin_showdowns += 1
+            continue
+        live = [q for q in range(n) if not folded[q]]
+        top = max(committed[q] for q in live)
+        for q in live:
+            # a dead pot none of whose seats shows down joins the main pot
+            bound = sum(min(c, committed[q]) for c in committed) + sum(
+                paid for paid, seats in dead
+                if seats is None or q in seats or not seats & shown)
+            if committed[q] == top:  # folded bets above every live seat's
+                bound += sum(max(committed[f] - top, 0) for f in range(n) if folded[f])
+            assert awarded[q] <= bound, (_m, _h, q)
+    assert situations >= 10 and dead_pots >= 5 and no_allin_showdowns >= 10
+
+
+# -- R2 ------------------------------------------------------------------------------------
+def test_r2_a_safety_net_drafted_this_hand_does_not_save():
+    r = _logged(n=40, players=4, disruptors={"safety_net": 30, "windfall": 2}, seed=3)
+    held: dict[tuple[int, int], list[int]] = defaultdict(list)  # (match, seat) -> hands got
+    fresh_eliminations = 0
+    saves = 0
+    for (m, h), recs in _hands(r).items():
+        picked_now = set()
+        for rec in recs:
+            ev, p = rec["event"], rec["seat"]
+            if ev == "effect" and rec["card"] == "safety_net":
+                held[m, p].append(h)
+                picked_now.add(p)
+            elif ev == "disruptor_discard" and rec["card"] == "safety_net" and p >= 0:
+                got = held[m, p]
+                if rec["why"] == "safety_net":  # used: an old one, never this hand's
+                    old = [x for x in got if x < h]
+                    assert old, (m, h, p)
+                    got.remove(old[0])
+                    saves += 1
+                else:
+                    got.remove(min(got) if rec["why"] != "eliminated" else got[0])
+            elif ev == "eliminated":
+                if p in picked_now:
+                    fresh_eliminations += 1
+                held[m, p].clear()
+    assert saves >= 5 and fresh_eliminations >= 3
+
+
+# -- R3 and R5 -------------------------------------------------------------------------------
+def _walk_stacks(r, on_event):
+    """Follow every seat's stack through the log and call ``on_event(rec, before, stack)``."""
+    n = r.settings.players
+    end: dict[int, list[int]] = {}
+    for (m, h), recs in _hands(r).items():
+        if h == 0:
+            continue
+        stack = list(end.get(m, [r.settings.starting_chips] * n))
+        for rec in recs:
+            ev, p = rec["event"], rec["seat"]
+            before = list(stack)
+            if ev == "ante":
+                stack[p] -= rec["amount"]
+            elif ev == "hedge":
+                stack[p] -= rec["cost"]
+            elif ev == "promote":
+                stack[p] -= rec["fee"]
+            elif ev == "action":
+                stack[p] -= rec["chips"]
+                assert stack[p] == rec["stack"], (m, h, rec)
+            on_event(rec, before, stack)
+            if ev == "hand_end":
+                end[m] = list(rec["chips"])
+                stack = list(rec["chips"])
+
+
+def test_r3_fee_first_then_the_action_with_what_is_left():
+    r = _logged(n=40, players=4, agents="manipulator", chips=30, dart_start=6, seed=8)
+    last_promote: dict[int, int] = {}
+    seen = {"promote": 0, "all_in_after_fee": 0}
+
+    def check(rec, before, stack):
+        ev, p = rec["event"], rec["seat"]
+        if ev == "promote":
+            # only when the fee is paid in full and a chip is left for the action
+            assert before[p] >= rec["fee"] + 1
+            last_promote[p] = stack[p]
+            seen["promote"] += 1
+        elif ev == "action" and p in last_promote:
+            left = last_promote.pop(p)
+            assert rec["action"] in ("bet", "call", "raise") and 1 <= rec["chips"] <= left
+            if rec["all_in"]:
+                seen["all_in_after_fee"] += 1
+                assert rec["chips"] == left
+
+    _walk_stacks(r, check)
+    assert seen["promote"] >= 50 and seen["all_in_after_fee"] >= 3
+
+
+def test_r5_hedging_with_exactly_the_cost_leaves_the_player_all_in():
+    r = _logged(n=40, players=4, agents="hedger", chips=12, hedge_cost=4, seed=6)
+    seen = {"exact": 0}
+    pending: set[int] = set()
+
+    def check(rec, before, stack):
+        ev, p = rec["event"], rec["seat"]
+        if ev == "hedge":
+            assert before[p] >= rec["cost"]
+            if stack[p] == 0:
+                seen["exact"] += 1
+                pending.add(p)
+        elif ev == "action":
+            assert p not in pending, "an all-in hedger took an action"
+        elif ev == "hand_end":
+            pending.clear()
+
+    _walk_stacks(r, check)
+    assert seen["exact"] >= 3
+
+
+# -- R4 ------------------------------------------------------------------------------------
+def test_r4_an_incomplete_all_in_raise_does_not_reopen_the_betting():
+    r = _logged(n=60, players=5, agents="maniac", chips=14, max_raises=2, seed=4)
+    unit = {0: r.settings.small_bet, 1: r.settings.big_bet, 2: r.settings.big_bet}
+    incomplete = 0
+    closed_to_caller = 0
+    for (_m, _h), recs in _hands(r).items():
+        rnd = -1
+        level = 0
+        for rec in recs:
+            ev = rec["event"]
+            if ev in ("hand_start", "board"):
+                rnd += 1
+                level = 0
+                full_raises = 0
+                acted_since_full: set[int] = set()
+            elif ev == "action":
+                p = rec["seat"]
+                if rec["action"] == "raise" and p in acted_since_full:
+                    pytest.fail(f"seat {p} re-raised after an incomplete raise: {rec}")
+                if rec["level"] > level:
+                    full = rec["level"] - level >= unit[rnd]
+                    if full and level > 0:
+                        full_raises += 1
+                    if full:
+                        acted_since_full = set()
+                    else:
+                        incomplete += 1
+                        closed_to_caller += len(acted_since_full)
+                    level = rec["level"]
+                assert full_raises <= r.settings.max_raises
+                acted_since_full.add(p)
+    assert incomplete >= 5 and closed_to_caller >= 5
+
+
+# -- R6 ------------------------------------------------------------------------------------
+def test_r6_stacking_card_by_card():
+    mix = {"inflation": 8, "hedge_boom": 8, "double_ante": 8, "price_ceiling": 8,
+           "third_card": 8, "broker": 12}
+    r = _logged(n=24, players=4, disruptors=mix, agents="random", dart_start=14,
+                dart_cap=40, seed=9)
+    pairs = defaultdict(int)
+    in_play = _community_by_hand(r)
+    for (m, h), recs in _hands(r).items():
+        if h == 0:
+            continue
+        comm = in_play[m, h]
+        start = next(x for x in recs if x["event"] == "hand_start")
+        k = {c: comm.count(c) for c in mix}
+        for c, v in k.items():
+            if v == 2:
+                pairs[c] += 1
+        assert start["dart_step_mult"] == 2 ** k["inflation"]
+        assert start["hedge_mult"] == 2 ** k["hedge_boom"]
+        assert start["ante"] == r.settings.ante * 2 ** k["double_ante"]
+        assert start["fee_ceiling"] == (10 if k["price_ceiling"] else 0)
+        assert start["community_cards_i"] == (2 if k["third_card"] else 1)
+    assert min(pairs[c] for c in ("inflation", "hedge_boom", "double_ante", "price_ceiling",
+                                  "third_card")) >= 1
+
+
+def _community_by_hand(r):
+    """Community cards in play at the start of each (match, hand), from the log alone."""
+    from nop_sim.disruptors import load_catalog
+
+    community = {c.id for c in load_catalog().cards if c.type == "community"}
+    slots: dict[int, list] = defaultdict(lambda: [None, None])
+    at: dict[tuple[int, int], list] = {}
+    for rec in to_records(r.events):
+        m = rec["match"]
+        if rec["event"] == "hand_start":
+            at[m, rec["hand"]] = [c for c in slots[m] if c]
+        elif rec["event"] == "effect" and rec["card"] in community:
+            slots[m][rec["b"]] = rec["card"]  # b: the slot taken (a third replaces one)
+        elif rec["event"] == "disruptor_discard" and rec["why"] == "purged" and rec["seat"] < 0:
+            slots[m][slots[m].index(rec["card"])] = None
+    return at
+
+
+# -- R7 ------------------------------------------------------------------------------------
+def test_r7_a_restock_during_a_draw_leaves_out_the_drawers_own_discards():
+    r = _logged(n=30, players=8, max_discard=5, disruptors="none", seed=12)
+    mid_draw = 0
+    for (_m, _h), recs in _hands(r).items():
+        pile = 0  # cards in the discard pile
+        mine = None  # the drawing player's discards
+        restocked = False
+        for rec in recs:
+            ev = rec["event"]
+            if ev == "discard":
+                mine = set(rec["cards"])
+            elif ev == "reshuffle" and rec["pile"] == "stock" and mine is not None:
+                assert rec["cards"] == pile  # the pile without this draw's discards
+                pile = 0
+                mid_draw += 1
+                restocked = True
+            elif ev == "hole" and mine is not None:
+                if restocked:
+                    assert not mine & set(rec["cards"])  # one deck: never a card just thrown
+                restocked = False
+                pile += len(mine)
+                mine = None
+    assert mid_draw >= 10
+
+
+# -- R8 ------------------------------------------------------------------------------------
+def test_r8_amounts_come_from_the_mix():
+    base = {"third_card": 20, "elevator": 10, "deuces_wild": 6, "insider_tip": 6}
+    changed = {"third_card": {"copies": 20, "amount": 1},
+               "elevator": {"copies": 10, "amount": 2},
+               "deuces_wild": {"copies": 6, "amount": 14},
+               "insider_tip": {"copies": 6, "amount": 3}}
+    a = _logged(n=16, disruptors=base, seed=13)
+    b = _logged(n=16, disruptors=changed, seed=13)
+    starts_a = [x for x in to_records(a.events) if x["event"] == "hand_start"]
+    starts_b = [x for x in to_records(b.events) if x["event"] == "hand_start"]
+    assert any(x["community_cards_i"] == 2 for x in starts_a)
+    assert all(x["community_cards_i"] == 1 for x in starts_b)
+    boards_b = [x for x in to_records(b.events) if x["event"] == "board"]
+    assert max(len(x["cards"]) for x in boards_b) == 2
+    assert a.match.tobytes() != b.match.tobytes()
+    assert check_results(b) == 16
+
+
+def test_r8_amounts_are_validated_against_the_catalog_range():
+    from nop_sim.rules import SettingsError
+
+    with pytest.raises(SettingsError, match=r"third_card.*allowed 1\.\.2"):
+        Settings(disruptors={"third_card": {"copies": 3, "amount": 3}})
+    with pytest.raises(SettingsError, match="unknown field 'amout'"):
+        Settings(disruptors={"elevator": {"copies": 3, "amout": 1}})
+    s = Settings(disruptors={"elevator": {"copies": 3, "amount": 2}, "levy": 2})
+    assert s.disruptor_mix == {"elevator": {"copies": 3, "amount": 2}, "levy": 2}
+    arr = s.to_arrays()[1]
+    assert arr.amount[T.DISRUPTOR_IDS.index("elevator")] == 2
+    assert len(arr.deck) == 5
+    assert hash(s) == hash(Settings(disruptors={"levy": 2,
+                                                "elevator": {"amount": 2, "copies": 3}}))
+
+
+def test_r8_an_elevator_of_two_positions_beats_the_category_two_above():
+    from nop_sim.kernels.evaluate import reading_lift, score_row
+
+    colpos = np.arange(13, dtype=np.int8)
+    pair = np.array([[0, 1, 20, 30, 44]], np.int8)         # 2c 2d 7h Th Ac: One Pair
+    two_pair = np.array([[0, 1, 20, 21, 44]], np.int8)     # 2c 2d 7h 7d Ac: Two Pair
+    trips = np.array([[0, 1, 2, 21, 44]], np.int8)         # 2c 2d 2h 7d Ac: Three of a Kind
+    quads = np.array([[0, 1, 2, 3, 44]], np.int8)
+    nat = reading_lift(colpos, False, 0, 1)
+    one = reading_lift(colpos, False, 1 << 11, 1)
+    two = reading_lift(colpos, False, 1 << 11, 2)
+
+    def score(cards, rd):
+        return score_row(cards, 0, 0, rd[0], rd[1], rd[2])
+
+    assert score(pair, one) > score(two_pair, nat) and score(pair, one) < score(trips, nat)
+    assert score(pair, two) > score(trips, nat) and score(pair, two) < score(quads, nat)
