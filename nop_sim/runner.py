@@ -67,6 +67,31 @@ class Chunk:
     def name(self) -> str:
         return f"p{self.point:04d}-c{self.index:06d}"
 
+    def rotation_batches(self, n_rotations: int
+                         ) -> tuple[np.ndarray, list[tuple[int, np.ndarray, int]]]:
+        """Seat rotation of each match, and the batches that play them.
+
+        Match ``g`` of the run sits rotation ``g % n_rotations`` (seats rotate
+        per match, not per chunk, so every preset sits in every seat equally
+        often whatever the chunk size). Each rotation's matches of the chunk
+        are one batch with its own seed, so a chunk's rows depend only on the
+        chunk, never on the worker count.
+
+        Returns
+        -------
+        rotation : int64 (n_matches,), the rotation of each of the chunk's matches
+        batches : ``(r, idx, seed)`` per rotation present: the positions in the
+            chunk of rotation ``r``'s matches (ascending) and the batch's seed
+        """
+        rotation = (self.first_match + np.arange(self.n_matches, dtype=np.int64)) % n_rotations
+        batches = []
+        for r in range(n_rotations):
+            idx = np.flatnonzero(rotation == r)
+            if idx.size:
+                seed = self.seed if n_rotations == 1 else chunk_seed(self.seed, self.point, r)
+                batches.append((r, idx, seed))
+        return rotation, batches
+
 
 def chunk_seed(seed: int, point: int, index: int) -> int:
     """The chunk's own seed: independent streams keyed by (point, chunk index)."""
@@ -170,15 +195,9 @@ def _play_rotated(scn: Scenario, point: dict, settings, chunk: Chunk, play_match
     """
     from types import SimpleNamespace
 
-    n_rot = scn.n_rotations
-    first = chunk.first_match
-    rotation = (first + np.arange(chunk.n_matches)) % n_rot
+    rotation, batches = chunk.rotation_batches(scn.n_rotations)
     parts = []
-    for r in range(n_rot):
-        idx = np.flatnonzero(rotation == r)
-        if idx.size == 0:
-            continue
-        seed = chunk.seed if n_rot == 1 else chunk_seed(chunk.seed, chunk.point, r)
+    for r, idx, seed in batches:
         res = play_matches(settings, scn.seat_specs(point, r), int(idx.size), seed=seed,
                            chunk_size=int(idx.size), threads=1, log_every=scn.log_sample)
         parts.append((idx, res))

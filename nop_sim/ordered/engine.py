@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -260,7 +260,9 @@ def _places(won: np.ndarray, cards_left: np.ndarray) -> np.ndarray:
 def run_ordered_chunk(scn, chunk) -> dict:
     """Play one runner chunk of an ``ordered-hand`` scenario; the store's five tables.
 
-    The games use only ``chunk.seed`` (one serial call), so a chunk's rows never
+    Game ``g`` of the run seats rotation ``g % R`` of ``[seats] rotate``; each
+    rotation's games of the chunk are one serial call seeded from ``chunk.seed``
+    (see :meth:`nop_sim.runner.Chunk.rotation_batches`), so a chunk's rows never
     depend on the worker count or the order chunks finish in.
 
     Tables
@@ -293,16 +295,26 @@ def run_ordered_chunk(scn, chunk) -> dict:
 
     point = scn.points()[chunk.point]
     settings = scn.settings_at(point)
-    specs = scn.seat_specs(point, chunk.rotation)
-    labels = [_seat_label(s) for s in specs]
-    res = play_ordered(settings, [agent_from_spec(s) for s in specs], chunk.n_matches,
-                       seed=chunk.seed, workers=1)
+    n, players = chunk.n_matches, settings.players
+    # Seats rotate per game, as New Order's rotate per match: game g sits
+    # rotation g % R; each rotation's games are one serial batch with its own seed.
+    rotation, batches = chunk.rotation_batches(scn.n_rotations)
+    labels = [[_seat_label(s) for s in scn.seat_specs(point, r)]
+              for r in range(scn.n_rotations)]
+    games = np.zeros((n, K.N_FIELDS), dtype=np.int32)
+    res = None
+    for r, idx, seed in batches:
+        specs = scn.seat_specs(point, r)
+        res = play_ordered(settings, [agent_from_spec(s) for s in specs], int(idx.size),
+                           seed=seed, workers=1)
+        games[idx] = res.games
+    res = replace(res, games=games, agent_names=(), agents=())
     g = res.games
-    n, players = res.n_games, settings.players
+    game_labels = np.array(labels, dtype=object)[rotation]  # (n, players)
     match_ids = (chunk.first_match + np.arange(n)).astype(np.int64)
     base = {"point": np.full(n, chunk.point, dtype=np.int64),
             "chunk": np.full(n, chunk.index, dtype=np.int64),
-            "match": match_ids, "rotation": np.full(n, chunk.rotation, dtype=np.int64)}
+            "match": match_ids, "rotation": rotation.astype(np.int64)}
     params = {k: [v] * n for k, v in point.items()}
     rec = res.records()
     won = res.winners()
@@ -319,7 +331,7 @@ def run_ordered_chunk(scn, chunk) -> dict:
         "betting": np.full(n, settings.betting),
         "first_player": rec["first_player"].to_numpy().astype(np.int64),
         "winner": winner,
-        "winner_preset": [labels[w] if w >= 0 else "" for w in winner],
+        "winner_preset": [game_labels[i, w] if w >= 0 else "" for i, w in enumerate(winner)],
         "n_winners": rec["n_winners"].to_numpy().astype(np.int64),
         "shared": rec["n_winners"].to_numpy() > 1,
         "end": end,
@@ -338,7 +350,7 @@ def run_ordered_chunk(scn, chunk) -> dict:
         "point": np.repeat(base["point"], players), "chunk": np.repeat(base["chunk"], players),
         "match": np.repeat(match_ids, players),
         "seat": np.tile(np.arange(players, dtype=np.int64), n),
-        "preset": np.tile(np.array(labels, dtype=object), n),
+        "preset": game_labels.reshape(-1),
         **{k: np.repeat(np.array(v, dtype=object), players) for k, v in params.items()},
         "place": _places(won, cards_left).reshape(-1),
         "won": won.reshape(-1),
