@@ -15,8 +15,10 @@ The store is one folder::
     seats.parquet, drafts.parquet, counts.parquet, arrays.parquet, points.parquet
 
 A run killed at any moment leaves only whole chunk folders (plus ``.tmp-*``
-folders, removed on the next start); ``--resume`` checks every finished
-chunk's checksums, redoes damaged ones and runs the rest.
+folders, removed when a later run of the folder finishes); ``--resume``
+checks every finished chunk's checksums, redoes damaged ones and runs the
+rest. A run that fails before its first chunk is written (a disk error, an
+unreachable scheduler) leaves the folder as it found it.
 """
 
 from __future__ import annotations
@@ -260,13 +262,17 @@ def _write_chunk(out: Path, chunk: Chunk, tables: dict[str, pd.DataFrame]) -> No
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
     done = {"chunk": chunk.name, "n_matches": chunk.n_matches, "seed": chunk.seed, "files": {}}
-    for name, frame in tables.items():
-        path = tmp / f"{name}.parquet"
-        frame.to_parquet(path, index=False)
-        with open(path, "rb") as fh:
-            os.fsync(fh.fileno())
-        done["files"][name] = {"rows": len(frame), "sha256": _sha256(path)}
-    (tmp / "done.json").write_text(json.dumps(done, indent=1))
+    try:
+        for name, frame in tables.items():
+            path = tmp / f"{name}.parquet"
+            frame.to_parquet(path, index=False)
+            with open(path, "rb") as fh:
+                os.fsync(fh.fileno())
+            done["files"][name] = {"rows": len(frame), "sha256": _sha256(path)}
+        (tmp / "done.json").write_text(json.dumps(done, indent=1))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     if final.exists():
         shutil.rmtree(final)
     os.replace(tmp, final)
@@ -441,40 +447,89 @@ def _dask_map(address: str):
     return submit
 
 
+class _FolderStart:
+    """What starting a run adds to its output folder, to take back if the run fails to start.
+
+    A run has started once its first chunk is in place; before that, a
+    failure (a disk error, an unreachable scheduler, Ctrl-C during the first
+    compile) leaves the folder as it was found, so the same command can be
+    run again.
+    """
+
+    def __init__(self, out: Path):
+        self.out = out
+        top = out
+        while not top.parent.exists() and top.parent != top:
+            top = top.parent
+        self.created = None if out.exists() else top  # the topmost folder the run creates
+        self.chunks_created = not (out / "chunks").exists()
+        manifest = out / "manifest.json"
+        self.manifest = manifest.read_bytes() if manifest.is_file() else None
+
+    def undo(self) -> None:
+        if self.created is not None:
+            shutil.rmtree(self.created, ignore_errors=True)
+            return
+        if self.chunks_created:
+            shutil.rmtree(self.out / "chunks", ignore_errors=True)
+        manifest = self.out / "manifest.json"
+        try:
+            manifest.with_suffix(".json.tmp").unlink(missing_ok=True)
+            if self.manifest is None:
+                manifest.unlink(missing_ok=True)
+            else:
+                tmp = manifest.with_suffix(".json.tmp")
+                tmp.write_bytes(self.manifest)
+                os.replace(tmp, manifest)
+        except OSError:
+            pass  # the disk is failing: the original error says more
+
+
 def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
                  scheduler: str | None = None, resume: bool = False,
                  progress: Callable[[int, int, int], None] | None = None) -> RunResult:
     """Run every chunk not already finished in ``out`` and merge the tables.
 
     ``progress(done_chunks, total_chunks, hands_so_far)`` is called after each chunk.
+    A run that fails before its first chunk is written leaves ``out`` as it
+    was; after that, every finished chunk is kept for ``resume``.
     """
     out = Path(out)
     t0 = time.perf_counter()
     old = _prepare_folder(out, scn, resume)
     chunks = plan_chunks(scn)
     started = old["started"] if old else datetime.now(UTC).isoformat(timespec="seconds")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "chunks").mkdir(exist_ok=True)
-    for tmp in (out / "chunks").glob(".tmp-*"):
-        shutil.rmtree(tmp, ignore_errors=True)
     manifest = _manifest(scn, chunks, started)
-    _write_json(out / "manifest.json", manifest)
     todo = [c for c in chunks if not _chunk_ok(out, c)]
     reused = len(chunks) - len(todo)
     hands = _hands_done(out, [c for c in chunks if c not in set(todo)]) if reused else 0
     done = reused
-    if progress:
-        progress(done, len(chunks), hands)
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
-    if todo:
-        workers = max(1, min(workers, len(todo) - 1))
-        for chunk, tables in _executor(workers, scheduler)(scn, todo):
+    workers = max(1, min(workers, len(todo) - 1))
+    start = _FolderStart(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "chunks").mkdir(exist_ok=True)
+        _write_json(out / "manifest.json", manifest)
+        if progress:
+            progress(done, len(chunks), hands)
+        finished = iter(_executor(workers, scheduler)(scn, todo)) if todo else iter(())
+        first = next(finished, None)
+        if first is not None:
+            _write_chunk(out, *first)
+    except BaseException:
+        start.undo()
+        raise
+    for i, (chunk, tables) in enumerate(itertools.chain([first] if first else [], finished)):
+        if i:  # the first chunk is in place already
             _write_chunk(out, chunk, tables)
-            done += 1
-            hands += int(tables["counts"]["hands"].sum()) if "hands" in tables["counts"] else 0
-            if progress:
-                progress(done, len(chunks), hands)
+        done += 1
+        hands += int(tables["counts"]["hands"].sum()) if "hands" in tables["counts"] else 0
+        if progress:
+            progress(done, len(chunks), hands)
     n_matches, n_hands = merge_chunks(out, chunks)
+    for tmp in (out / "chunks").glob(".tmp-*"):  # left by a run that was killed
+        shutil.rmtree(tmp, ignore_errors=True)
     manifest["ended"] = datetime.now(UTC).isoformat(timespec="seconds")
     manifest["status"] = "finished"
     manifest["totals"] = {"matches": n_matches, "hands": n_hands}

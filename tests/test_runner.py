@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -329,3 +330,55 @@ def test_read_table_streams_row_groups_into_categories(tmp_path):
     # a numeric column with nulls (not written by nop-sim) is read the plain way
     pq.write_table(pa.table({"n": pa.array([1, None, 3])}), tmp_path / "u.parquet")
     assert _read_table(tmp_path / "u.parquet")["n"].isna().tolist() == [False, True, False]
+
+
+# ---------------------------------------------------------------------------
+# Starting a run: any text round-trips, and a failed start changes nothing
+# ---------------------------------------------------------------------------
+def test_non_ascii_description_round_trips_into_the_manifest(tmp_path):
+    import tomllib
+
+    text = GOOD.replace('name = "good"', 'name = "good"\ndescription = "Dés 🎲 «test» \\u00e9"')
+    path = write(tmp_path, text)
+    scn = load_scenario(path)
+    assert scn.description == "Dés 🎲 «test» é"
+    out = tmp_path / "out"
+    code, output = invoke("run", path, "--out", out, "--workers", 1, "--quiet", "--no-report")
+    assert code == 0, output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert tomllib.loads(manifest["scenario"]["text"])["description"] == "Dés 🎲 «test» é"
+    assert manifest["scenario"]["fingerprint"] == scn.fingerprint()
+    # the same scenario again reuses the folder
+    code, output = invoke("run", path, "--out", out, "--workers", 1, "--quiet", "--no-report")
+    assert code == 0 and "1 reused" in output, output
+
+
+def _snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder): (p.read_bytes() if p.is_file() else None)
+            for p in folder.rglob("*")} if folder.exists() else None
+
+
+@pytest.mark.parametrize("where", ["new", "empty", "stopped"])
+def test_a_run_that_fails_to_start_leaves_the_folder_as_it_was(tmp_path, monkeypatch, where):
+    import nop_sim.runner as runner
+
+    scn = load_scenario(write(tmp_path, GOOD.replace("matches = 2", "matches = 4")))
+    out = tmp_path / "out"
+    if where == "empty":
+        out.mkdir()
+    elif where == "stopped":  # a run stopped after its first chunk
+        run_scenario(scn, out, workers=1)
+        shutil.rmtree(out / "chunks" / "p0000-c000001")
+        (out / "chunks" / ".tmp-p0000-c000001-1").mkdir()  # left by a kill
+    before = _snapshot(out)
+
+    def broken_executor(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(runner, "_executor", broken_executor)
+    with pytest.raises(OSError):
+        run_scenario(scn, out, workers=1, resume=where == "stopped")
+    assert _snapshot(out) == before
+    monkeypatch.undo()
+    result = run_scenario(scn, out, workers=1, resume=where == "stopped")
+    assert result.n_matches == 4 and result.reused == (where == "stopped")
