@@ -1,6 +1,11 @@
 """The ``nop-sim`` command line: parse, call one function, say where output went.
 
-User errors become click exceptions (exit 2, one line, no traceback).
+Errors are one line, never a traceback. A wrong command line or scenario
+file (a bad flag, a bad ``--set`` key or value, a bad scenario field) is a
+usage error: exit 2, with click's usage hint. A sound command that cannot be
+carried out (the results folder holds another scenario or is not a folder, a
+disk error, an unreachable scheduler) is a runtime failure: exit 1, the one
+line only.
 """
 
 from __future__ import annotations
@@ -55,7 +60,32 @@ def _parse_wild(text: str) -> int:
     return mask
 
 
-@click.group(context_settings=CONTEXT)
+class _Failure(click.ClickException):
+    """A runtime failure: ``Error: <message>`` on one line, exit 1, no usage hint."""
+
+    exit_code = 1
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).split()))
+
+
+def _os_failure(exc: OSError) -> _Failure:
+    """One line for a disk error: the path and what the system said."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    return _Failure(f"{where}{exc.strerror or exc}")
+
+
+class _Commands(click.Group):
+    """Lists ``run`` and ``sweep`` first in ``--help``, then the rest alphabetically."""
+
+    FIRST = ("run", "sweep")
+
+    def list_commands(self, ctx):
+        names = super().list_commands(ctx)
+        return [n for n in self.FIRST if n in names] + [n for n in names if n not in self.FIRST]
+
+
+@click.group(cls=_Commands, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="nop-sim")
 def main():
     """Monte Carlo balance analysis for New Order Poker.
@@ -219,14 +249,17 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
     out = out_dir or Path("reports") / scn.name
     progress = _Progress(quiet)
     try:
-        result = run_scenario(scn, out, workers=workers, scheduler=scheduler, resume=resume,
-                              progress=progress)
+        try:
+            result = run_scenario(scn, out, workers=workers, scheduler=scheduler,
+                                  resume=resume, progress=progress)
+        finally:
+            progress.close()
+        summary = write_summary(out)
+        report = None if no_report else _build_report(out)
     except RunError as exc:
-        raise click.UsageError(str(exc)) from None
-    finally:
-        progress.close()
-    summary = write_summary(out)
-    report = None if no_report else _build_report(out)
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
     rate = result.n_hands / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{scn.name}: {result.n_matches:,} matches, {result.n_hands:,} hands "
                f"({result.computed} chunks run, {result.reused} reused) in "
@@ -397,10 +430,12 @@ def report_cmd(results_dir):
 
     try:
         summary = write_summary(results_dir)
+        report = _build_report(results_dir)
     except RunError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
     click.echo(f"summary: {summary}")
-    report = _build_report(results_dir)
     if report:
         click.echo(f"report:  {report}")
 

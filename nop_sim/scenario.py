@@ -10,6 +10,7 @@ allowed. The full reference is ``docs/scenarios.md``.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import hashlib
 import itertools
@@ -232,10 +233,36 @@ def load_scenario(path: str | Path, overrides: Sequence[str] = ()) -> Scenario:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
-    for item in overrides:
-        key, value = parse_override(item)
-        _apply_override(data, key, value, str(path))
-    return Scenario.from_mapping(data, source=str(path), name=path.stem)
+    items = [(item, *parse_override(item)) for item in overrides]
+    full = copy.deepcopy(data)
+    for _item, key, value in items:
+        _apply_override(full, key, value, str(path))
+    try:
+        return Scenario.from_mapping(full, source=str(path), name=path.stem)
+    except ScenarioError:
+        if items:
+            _blame_override(data, items, path)
+        raise
+
+
+def _blame_override(data: dict, items: list[tuple[str, str, Any]], path: Path) -> None:
+    """Raise the error of the first ``--set`` that breaks a file that is valid alone.
+
+    Its message names the flag (``--set dart_cap=abc: ...``), not the file.
+    Returns when the file alone is invalid: the file's own error stands.
+    """
+    try:
+        Scenario.from_mapping(copy.deepcopy(data), source=str(path), name=path.stem)
+    except ScenarioError:
+        return
+    partial = copy.deepcopy(data)
+    for item, key, value in items:
+        _apply_override(partial, key, value, f"--set {item}")
+        try:
+            Scenario.from_mapping(copy.deepcopy(partial), source=f"--set {item}",
+                                  name=path.stem)
+        except ScenarioError as exc:
+            raise ScenarioError(str(exc)) from None
 
 
 def parse_override(item: str) -> tuple[str, Any]:

@@ -243,25 +243,74 @@ def test_bad_command_lines_and_folders(tmp_path):
     out = tmp_path / "out"
     assert invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--no-report")[0] == 0
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    cases = [
+    usage = [  # the command line or the scenario file is wrong: exit 2
         (("run", tmp_path / "missing.toml"), "no such scenario file"),
         (("run", good, "--set", "dart_cap"), "key=value"),
         (("run", good, "--set", "dartcap=3", "--out", tmp_path / "x"), "Did you mean 'dart_cap'"),
+        (("sweep", good, "--out", tmp_path / "z"), "no [sweep] table"),
+        (("run", good, "--matches", "0"), "0"),
+        (("run", good, "--bogus"), "No such option"),
+    ]
+    for args, needle in usage:
+        code, output = invoke(*args)
+        assert_clear_error(code, output, needle)
+    runtime = [  # the command is fine, the world is not: exit 1, one line, no usage
         (("run", other, "--out", out, "--resume"), "resuming with a changed scenario is refused"),
         (("run", other, "--out", out), "different scenario"),
         (("run", good, "--out", tmp_path / "empty", "--resume"), "nothing to resume"),
         (("run", good, "--out", good), "is a file"),
-        (("run", good, "--out", tmp_path / "y", "--scheduler", "tcp://127.0.0.1:9"),
-         "cannot reach the Dask scheduler"),
-        (("sweep", good, "--out", tmp_path / "z"), "no [sweep] table"),
+        (("run", good, "--out", good / "sub"), str(good)),  # a file where a folder should be
         (("report", tmp_path), "not a nop-sim results folder"),
-        (("run", good, "--matches", "0"), "0"),
     ]
-    for args, needle in cases:
+    for args, needle in runtime:
         code, output = invoke(*args)
-        assert_clear_error(code, output, needle)
+        assert_runtime_error(code, output, needle)
     after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert before == after, "a refused command must not change an earlier run"
+    assert not (tmp_path / "empty").exists() and not (tmp_path / "x").exists()
+
+
+def assert_runtime_error(code, output, needle):
+    assert code == 1, output
+    assert needle in output, output
+    assert "Traceback" not in output and "Usage:" not in output, output
+    assert len(output.strip().splitlines()) == 1, output
+
+
+def test_unreachable_scheduler_is_one_line_exit_1(tmp_path):
+    pytest.importorskip("distributed")
+    good = write(tmp_path, GOOD, "good.toml")
+    out = tmp_path / "y"
+    code, output = invoke("run", good, "--out", out, "--scheduler", "tcp://127.0.0.1:1",
+                          "--quiet")
+    assert_runtime_error(code, output, "cannot reach the Dask scheduler")
+    assert not out.exists(), "a run that cannot start leaves no folder"
+
+
+def test_a_bad_set_value_names_the_flag_not_the_file(tmp_path):
+    good = write(tmp_path, GOOD, "good.toml")
+    for item, needle in [("dart_cap=abc", "dart_cap"), ("players=12", "players"),
+                         ("run.chunk=0", "chunk"), ("dartcap=3", "Did you mean 'dart_cap'")]:
+        code, output = invoke("run", good, "--set", "run.seed=1", "--set", item,
+                              "--out", tmp_path / "x")
+        assert_clear_error(code, output, needle)
+        error = next(line for line in output.splitlines() if line.startswith("Error"))
+        assert error.startswith(f"Error: --set {item}: "), output
+        assert str(good) not in output, output
+    # the file's own mistakes still name the file, with or without flags
+    bad = write(tmp_path, GOOD.replace("players = 4", "players = 9"), "bad.toml")
+    code, output = invoke("run", bad, "--set", "dart_cap=30", "--out", tmp_path / "x")
+    assert_clear_error(code, output, "players")
+    assert str(bad) in output
+
+
+def test_help_lists_run_and_sweep_first():
+    code, output = invoke("--help")
+    assert code == 0
+    names = [line.split()[0] for line in output.split("Commands:")[1].splitlines()
+             if line.startswith("  ") and not line.startswith("    ")]
+    assert names[:2] == ["run", "sweep"], output
+    assert sorted(names) == ["bench", "eval", "frequencies", "hands", "report", "run", "sweep"]
 
 
 def test_damaged_manifest_is_reported_not_overwritten(tmp_path):
@@ -270,7 +319,7 @@ def test_damaged_manifest_is_reported_not_overwritten(tmp_path):
     assert invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--no-report")[0] == 0
     (out / "manifest.json").write_text("{not json")
     code, output = invoke("run", good, "--out", out, "--resume")
-    assert_clear_error(code, output, "damaged")
+    assert_runtime_error(code, output, "damaged")
     assert (out / "manifest.json").read_text() == "{not json"
 
 
