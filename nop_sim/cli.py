@@ -142,13 +142,14 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
 
     Deals random seven-card hands (5 hole + 2 community, one deck) and shows
     which category each plays as its best hand under the default column and
-    under the moved column, with 95% intervals: what a promotion does to the
-    hands that win.
+    under the moved column, with the moved share's 95% Wilson interval: what a
+    promotion does to the hands that win.
 
     \b
     Example:
       nop-sim frequencies --hands 2000000 --moved "Two Pair > Full House" --wild 2
     """
+    from nop_sim.analysis import wilson_interval
     from nop_sim.bench import random_hands
     from nop_sim.column import DEFAULT_COLUMN, Category
     from nop_sim.evaluator import best_category
@@ -162,12 +163,14 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
     click.echo(f"{n_hands:,} random seven-card hands, seed {seed}"
                + (f", wild mask {wild:#x}" if wild else ""))
     click.echo(f"moved column: {moved}")
-    click.echo(f"{'category':<16}{'default %':>12}{'moved %':>12}{'change':>10}   95% half-width")
+    click.echo(f"{'category':<16}{'default %':>12}{'moved %':>12}{'change':>10}"
+               f"   moved: 95% interval (Wilson)")
+    # Wilson, not Wald: a category never seen still has a non-zero upper bound
+    low, high = wilson_interval(new, n_hands)
     for cat in Category:
         p0, p1 = base[cat] / n_hands, new[cat] / n_hands
-        half = 1.96 * np.sqrt(max(p1 * (1 - p1), 1e-12) / n_hands)
         click.echo(f"{cat.label:<16}{100 * p0:>11.3f}%{100 * p1:>11.3f}%"
-                   f"{100 * (p1 - p0):>+9.3f}%   ±{100 * half:.3f}%")
+                   f"{100 * (p1 - p0):>+9.3f}%   [{100 * low[cat]:.3f}%, {100 * high[cat]:.3f}%]")
 
 
 def _run_options(f):
