@@ -334,26 +334,80 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
 
 
 @main.command("hands", context_settings=CONTEXT)
-@click.argument("scenario", type=click.Path(path_type=Path))
+@click.argument("source", metavar="SCENARIO|RUN_FOLDER", type=click.Path(path_type=Path))
 @click.option("--count", default=5, show_default=True, type=click.IntRange(1, 10_000),
-              help="Hands to show.")
+              help="Hands to show (a scenario).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
-              help="Seed (default: the scenario's [run] seed).")
+              help="Seed (a scenario; default: its [run] seed).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
-              help="Override a setting, e.g. --set betting=no-limit.")
+              help="Override a setting (a scenario), e.g. --set betting=no-limit.")
+@click.option("--match", "match_id", type=click.IntRange(0), default=None,
+              help="A results folder's logged match to show ([run] log_sample picks them).")
+@click.option("--point", type=click.IntRange(0), default=0, show_default=True,
+              help="The sweep point of --match.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
               help="Also write the raw event log as JSON lines to this file.")
-def hands_cmd(scenario, count, seed, overrides, json_path):
-    """Readable hand histories of COUNT hands of SCENARIO.
+@click.pass_context
+def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
+    """Readable hand histories: fresh hands of a SCENARIO, or a match a run logged.
 
-    Plays matches of the scenario's first sweep point with the event log on
-    and prints them like a poker room's hand history, with the column and
-    the dart shown as they move.
+    With a scenario file, plays matches of its first sweep point with the event
+    log on and prints COUNT hands like a poker room's hand history, with the
+    column and the dart shown as they move. With a results folder, prints the
+    stored history of --match N (a run keeps them with [run] log_sample).
 
     \b
-    Example:
+    Examples:
       nop-sim hands scenarios/baseline.toml --count 3 --seed 7
+      nop-sim hands reports/baseline --match 100
     """
+    from click.core import ParameterSource
+
+    if source.is_dir():
+        given = [f"--{name}" for name in ("count", "seed", "set")
+                 if ctx.get_parameter_source("overrides" if name == "set" else name)
+                 == ParameterSource.COMMANDLINE]
+        if given:
+            raise click.UsageError(f"{' and '.join(given)}: not for a results folder "
+                                   f"({source}); they apply to a scenario file")
+        if match_id is None:
+            raise click.UsageError(f"{source}: is a results folder; say which logged match "
+                                   f"to show with --match N")
+        _stored_hands(source, match_id, point, json_path)
+        return
+    if match_id is not None:
+        raise click.UsageError(f"--match {match_id}: reads a results folder, and {source} is "
+                               f"not one; for a scenario file use --count")
+    _fresh_hands(source, count, seed, overrides, json_path)
+
+
+def _stored_hands(out: Path, match_id: int, point: int, json_path) -> None:
+    """The stored history of one logged match of a results folder."""
+    from nop_sim.runner import RunError, load_match_log
+
+    try:
+        log = load_match_log(out, match_id, point)
+    except RunError as exc:
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
+    click.echo(log.history())
+    if json_path is not None:
+        _write_records(json_path, log.records())
+
+
+def _write_records(json_path: Path, records) -> None:
+    try:
+        with json_path.open("w", encoding="utf-8") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec) + "\n")
+    except OSError as exc:
+        raise _os_failure(exc) from None
+    click.echo(f"event log: {json_path}", err=True)
+
+
+def _fresh_hands(scenario: Path, count: int, seed, overrides, json_path) -> None:
+    """Histories of COUNT fresh hands of a scenario's first sweep point."""
     from nop_sim.engine import play_matches
     from nop_sim.events import render_history, to_records
 
@@ -389,10 +443,7 @@ def hands_cmd(scenario, count, seed, overrides, json_path):
         kept.append(rec)
     click.echo(render_history(kept, names))
     if json_path is not None:
-        with json_path.open("w", encoding="utf-8") as fh:
-            for rec in kept:
-                fh.write(json.dumps(rec) + "\n")
-        click.echo(f"event log: {json_path}", err=True)
+        _write_records(json_path, kept)
 
 
 def _ordered_hands(scn, count: int, json_path):
@@ -412,11 +463,8 @@ def _ordered_hands(scn, count: int, json_path):
     click.echo("\n\n".join(render_game(settings, log.decks[i], log.game_events(i), names, i + 1)
                             for i in range(count)))
     if json_path is not None:
-        with json_path.open("w", encoding="utf-8") as fh:
-            for i in range(count):
-                for rec in game_records(log.game_events(i), i):
-                    fh.write(json.dumps(rec) + "\n")
-        click.echo(f"event log: {json_path}", err=True)
+        _write_records(json_path, [rec for i in range(count)
+                                   for rec in game_records(log.game_events(i), i)])
 
 
 @main.command("report", context_settings=CONTEXT)

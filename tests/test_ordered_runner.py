@@ -83,7 +83,7 @@ def test_worker_count_changes_nothing(tmp_path):
     scn = load_scenario(SCENARIO, ["run.matches=240", "run.chunk=60"])
     run_scenario(scn, tmp_path / "one", workers=1)
     run_scenario(scn, tmp_path / "two", workers=2)
-    one, two = load_tables(tmp_path / "one"), load_tables(tmp_path / "two")
+    one, two = load_tables(tmp_path / "one", TABLES), load_tables(tmp_path / "two", TABLES)
     for name in TABLES:
         keys = [k for k in ("point", "chunk", "match", "seat", "table", "stat", "index")
                 if k in one[name]]

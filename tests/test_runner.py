@@ -48,10 +48,10 @@ def write(tmp_path: Path, text: str, name: str = "s.toml") -> Path:
 
 
 def sorted_tables(out: Path) -> dict[str, pd.DataFrame]:
-    tables = load_tables(out)
+    tables = load_tables(out, TABLES)
     keys = {"matches": ["point", "chunk", "match"], "seats": ["point", "chunk", "match", "seat"],
             "drafts": ["point", "chunk", "match", "seat", "card"], "counts": ["point", "chunk"],
-            "arrays": ["point", "table", "stat", "index"]}
+            "arrays": ["point", "table", "stat", "index"], "events": ["point", "match"]}
     return {name: tables[name].sort_values(keys[name]).reset_index(drop=True)
             for name in TABLES}
 
@@ -431,3 +431,85 @@ def test_a_run_that_fails_to_start_leaves_the_folder_as_it_was(tmp_path, monkeyp
     monkeypatch.undo()
     result = run_scenario(scn, out, workers=1, resume=where == "stopped")
     assert result.n_matches == 4 and result.reused == (where == "stopped")
+
+
+# ---------------------------------------------------------------------------
+# [run] log_sample: event logs kept in the store, read back by nop-sim hands
+# ---------------------------------------------------------------------------
+def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path):
+    path = write(tmp_path, SMALL.replace("seed = 5", "seed = 5\nlog_sample = 2"))
+    scn = load_scenario(path)
+    out, plain = tmp_path / "logged", tmp_path / "plain"
+    run_scenario(scn, out, workers=1)
+    # the log changes nothing else, and the worker count changes nothing at all
+    run_scenario(load_scenario(path, ["run.log_sample=0"]), plain, workers=1)
+    for name in ("matches", "seats", "drafts", "counts"):
+        pd.testing.assert_frame_equal(sorted_tables(out)[name], sorted_tables(plain)[name])
+    run_scenario(scn, tmp_path / "two", workers=2)
+    assert_same_results(out, tmp_path / "two")
+    events = load_tables(out, ["events"])["events"]
+    logged = sorted(set(zip(events["point"], events["match"], strict=True)))
+    assert logged and {p for p, _ in logged} == {0, 1}
+    assert len(logged) < 2 * 12  # a sample, not every match
+    assert load_tables(plain, ["events"])["events"].empty
+    # every stored match is whole: one match_start, one match_end, its hands counted
+    from nop_sim import types as T
+
+    point, match = logged[-1]
+    ev = events[(events["point"] == point) & (events["match"] == match)]
+    assert (ev["kind"] == T.EV_MATCH_START).sum() == 1 and ev["kind"].iloc[-1] == T.EV_MATCH_END
+    hands = load_tables(out)["matches"].set_index(["point", "match"]).loc[(point, match), "hands"]
+    assert (ev["kind"] == T.EV_HAND_START).sum() == hands
+
+    res = CliRunner().invoke(main, ["hands", str(out), "--match", str(match), "--point",
+                                    str(point), "--json", str(tmp_path / "m.jsonl")])
+    assert res.exit_code == 0, res.output
+    assert f"=== Match {match}:" in res.output and f"over after {hands} hands" in res.output
+    assert res.output.count("--- Hand #") == hands
+    seats = load_tables(out)["seats"]
+    first = seats[(seats["point"] == point) & (seats["match"] == match) & (seats["seat"] == 0)]
+    assert f"Seat 1 ({first['preset'].iloc[0]})" in res.output
+    records = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
+    assert records[0]["event"] == "match_start" and {r["match"] for r in records} == {match}
+
+    # a match that was not logged: one line that says which were
+    missing = next(m for m in range(12) if (0, m) not in logged)
+    code, output = invoke("hands", out, "--match", missing)
+    assert code == 1 and len(output.strip().splitlines()) == 1, output
+    assert f"match {missing}" in output and "logged" in output
+    assert ", ".join(str(m) for p, m in logged if p == 0)[:20] in output
+    code, output = invoke("hands", plain, "--match", 0)
+    assert code == 1 and "log_sample" in output, output
+    # a folder needs --match; --match needs a folder
+    assert invoke("hands", out)[0] == 2
+    assert invoke("hands", path, "--match", 0)[0] == 2
+
+
+def test_ordered_hand_logs_are_stored_too(tmp_path):
+    scn_path = ROOT / "scenarios" / "ordered_hand.toml"
+    scn = load_scenario(scn_path, ["run.matches=12", "run.chunk=5", "run.log_sample=4"])
+    out = tmp_path / "oh"
+    run_scenario(scn, out, workers=1)
+    plain = tmp_path / "plain"
+    run_scenario(load_scenario(scn_path, ["run.matches=12", "run.chunk=5"]), plain, workers=1)
+    pd.testing.assert_frame_equal(sorted_tables(out)["matches"], sorted_tables(plain)["matches"])
+    events = load_tables(out, ["events"])["events"]
+    assert sorted(set(events["match"])) == [0, 4, 8]
+    res = CliRunner().invoke(main, ["hands", str(out), "--match", "4"])
+    assert res.exit_code == 0, res.output
+    assert "Game 5:" in res.output and "End after" in res.output
+    code, output = invoke("hands", out, "--match", 5)
+    assert code == 1 and "0, 4, 8" in output, output
+
+
+def test_chunks_of_an_older_store_are_redone_not_mixed_in(tmp_path):
+    # store 1 had no event tables, and its Ordered Hand seats never rotated
+    scn = load_scenario(write(tmp_path, GOOD))
+    out = tmp_path / "out"
+    run_scenario(scn, out, workers=1)
+    done = next((out / "chunks").glob("p*")) / "done.json"
+    meta = json.loads(done.read_text())
+    del meta["store_version"]
+    done.write_text(json.dumps(meta))
+    again = run_scenario(scn, out, workers=1, resume=True)
+    assert again.computed == 1 and again.reused == 0

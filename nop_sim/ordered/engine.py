@@ -21,10 +21,11 @@ from nop_sim.ordered import kernels as K
 from nop_sim.ordered.agents import OrderedAgent, agent_table, resolve_agents
 from nop_sim.ordered.settings import OrderedSettings
 
-__all__ = ["GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "chunk_rng_states", "play_ordered",
+__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "chunk_rng_states", "play_ordered",
            "run_ordered_chunk"]
 
 GAMES_PER_CHUNK = 256
+DECK_EVENT = -1  # a stored log's deck row: a = position in the deck (dealt from 0), b = card
 _EVENTS_PER_GAME_GUESS = 160
 
 
@@ -287,6 +288,10 @@ def run_ordered_chunk(scn, chunk) -> dict:
         = block length). One deck makes the size a function of the category,
         so the two together give the size x category table.
     drafts : empty (this game has no draft), with the store's columns.
+    events : with ``[run] log_sample = N``, the log of every game whose id is a
+        multiple of N: rows ``point, chunk, match, player, kind, a, b``, the
+        game's 52-card deck first (kind :data:`DECK_EVENT`, a = position,
+        b = card), then its events (kinds ``K.EV_*``) in order.
     """
     import pandas as pd
 
@@ -302,12 +307,15 @@ def run_ordered_chunk(scn, chunk) -> dict:
     labels = [[_seat_label(s) for s in scn.seat_specs(point, r)]
               for r in range(scn.n_rotations)]
     games = np.zeros((n, K.N_FIELDS), dtype=np.int32)
+    logs = []
     res = None
     for r, idx, seed in batches:
         specs = scn.seat_specs(point, r)
         res = play_ordered(settings, [agent_from_spec(s) for s in specs], int(idx.size),
-                           seed=seed, workers=1)
+                           seed=seed, workers=1, log=scn.log_sample > 0)
         games[idx] = res.games
+        if res.log is not None:
+            logs.append(_logged_games(res.log, chunk.first_match + idx, scn.log_sample))
     res = replace(res, games=games, agent_names=(), agents=())
     g = res.games
     game_labels = np.array(labels, dtype=object)[rotation]  # (n, players)
@@ -381,5 +389,27 @@ def run_ordered_chunk(scn, chunk) -> dict:
     drafts = pd.DataFrame({"point": pd.Series(dtype=np.int64), "chunk": pd.Series(dtype=np.int64),
                            "match": pd.Series(dtype=np.int64), "seat": pd.Series(dtype=np.int64),
                            "card": pd.Series(dtype=object), "count": pd.Series(dtype=np.int64)})
+    rows = (np.concatenate(logs) if logs else np.zeros((0, 5), np.int64))
+    rows = rows[np.argsort(rows[:, 0], kind="stable")]
+    events = pd.DataFrame({"point": np.full(len(rows), chunk.point, np.int64),
+                           "chunk": np.full(len(rows), chunk.index, np.int64),
+                           **{c: rows[:, i] for i, c in enumerate(_EVENT_COLUMNS)}})
     return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
-            "arrays": arrays}
+            "arrays": arrays, "events": events}
+
+
+_EVENT_COLUMNS = ("match", "player", "kind", "a", "b")
+
+
+def _logged_games(log: OrderedLog, match_ids: np.ndarray, every: int) -> np.ndarray:
+    """int64 rows ``match, player, kind, a, b`` of the games whose run id is a multiple
+    of ``every``: each game's deck first (kind :data:`DECK_EVENT`), then its events."""
+    parts = []
+    for i in np.flatnonzero(match_ids % every == 0):
+        m = int(match_ids[i])
+        deck = np.column_stack([np.full(K.DECK_SIZE, m), np.full(K.DECK_SIZE, -1),
+                                np.full(K.DECK_SIZE, DECK_EVENT), np.arange(K.DECK_SIZE),
+                                log.decks[i]])
+        ev = log.game_events(i).astype(np.int64)
+        parts += [deck, np.column_stack([np.full(len(ev), m), ev])]
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros((0, 5), np.int64)
