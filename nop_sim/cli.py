@@ -66,7 +66,7 @@ class _Failure(click.ClickException):
     exit_code = 1
 
     def __init__(self, message: str):
-        super().__init__(" ".join(str(message).split()))
+        super().__init__(" ".join(str(message).splitlines()))
 
 
 def _os_failure(exc: OSError) -> _Failure:

@@ -287,6 +287,31 @@ def test_unreachable_scheduler_is_one_line_exit_1(tmp_path):
     assert not out.exists(), "a run that cannot start leaves no folder"
 
 
+def test_a_disk_error_is_one_line_exit_1_and_takes_nothing_back_it_wrote(tmp_path, monkeypatch):
+    import nop_sim.runner as runner
+
+    good = write(tmp_path, GOOD.replace("matches = 2", "matches = 4"), "good.toml")
+    out = tmp_path / "out"
+    real = runner._write_chunk
+    calls = []
+
+    def full_disk(folder, chunk, tables):
+        calls.append(chunk.name)
+        if len(calls) == 2:  # the second chunk: the first is kept for --resume
+            raise OSError(28, "No space left on device", str(folder / "chunks" / chunk.name))
+        real(folder, chunk, tables)
+
+    monkeypatch.setattr(runner, "_write_chunk", full_disk)
+    code, output = invoke("run", good, "--out", out, "--workers", 1, "--quiet")
+    assert_runtime_error(code, output, "No space left on device")
+    assert "p0000-c000001" in output
+    assert [p.name for p in (out / "chunks").iterdir()] == ["p0000-c000000"]
+    monkeypatch.undo()
+    code, output = invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--resume",
+                          "--no-report")
+    assert code == 0 and "1 reused" in output, output
+
+
 def test_a_bad_set_value_names_the_flag_not_the_file(tmp_path):
     good = write(tmp_path, GOOD, "good.toml")
     for item, needle in [("dart_cap=abc", "dart_cap"), ("players=12", "players"),
