@@ -21,8 +21,8 @@ from nop_sim.ordered import kernels as K
 from nop_sim.ordered.agents import OrderedAgent, agent_table, resolve_agents
 from nop_sim.ordered.settings import OrderedSettings
 
-__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "chunk_rng_states", "play_ordered",
-           "run_ordered_chunk"]
+__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "chunk_rng_states",
+           "play_ordered", "run_ordered_chunk"]
 
 GAMES_PER_CHUNK = 256
 DECK_EVENT = -1  # a stored log's deck row: a = position in the deck (dealt from 0), b = card
@@ -259,7 +259,7 @@ def _places(won: np.ndarray, cards_left: np.ndarray) -> np.ndarray:
 
 
 def run_ordered_chunk(scn, chunk) -> dict:
-    """Play one runner chunk of an ``ordered-hand`` scenario; the store's five tables.
+    """Play one runner chunk of an ``ordered-hand`` scenario; the store's six tables.
 
     Game ``g`` of the run seats rotation ``g % R`` of ``[seats] rotate``; each
     rotation's games of the chunk are one serial call seeded from ``chunk.seed``
