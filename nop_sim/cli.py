@@ -1,6 +1,11 @@
 """The ``nop-sim`` command line: parse, call one function, say where output went.
 
-User errors become click exceptions (exit 2, one line, no traceback).
+Errors are one line, never a traceback. A wrong command line or scenario
+file (a bad flag, a bad ``--set`` key or value, a bad scenario field) is a
+usage error: exit 2, with click's usage hint. A sound command that cannot be
+carried out (the results folder holds another scenario or is not a folder, a
+disk error, an unreachable scheduler) is a runtime failure: exit 1, the one
+line only.
 """
 
 from __future__ import annotations
@@ -55,7 +60,32 @@ def _parse_wild(text: str) -> int:
     return mask
 
 
-@click.group(context_settings=CONTEXT)
+class _Failure(click.ClickException):
+    """A runtime failure: ``Error: <message>`` on one line, exit 1, no usage hint."""
+
+    exit_code = 1
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).splitlines()))
+
+
+def _os_failure(exc: OSError) -> _Failure:
+    """One line for a disk error: the path and what the system said."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    return _Failure(f"{where}{exc.strerror or exc}")
+
+
+class _Commands(click.Group):
+    """Lists ``run`` and ``sweep`` first in ``--help``, then the rest alphabetically."""
+
+    FIRST = ("run", "sweep")
+
+    def list_commands(self, ctx):
+        names = super().list_commands(ctx)
+        return [n for n in self.FIRST if n in names] + [n for n in names if n not in self.FIRST]
+
+
+@click.group(cls=_Commands, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="nop-sim")
 def main():
     """Monte Carlo balance analysis for New Order Poker.
@@ -112,13 +142,14 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
 
     Deals random seven-card hands (5 hole + 2 community, one deck) and shows
     which category each plays as its best hand under the default column and
-    under the moved column, with 95% intervals: what a promotion does to the
-    hands that win.
+    under the moved column, with the moved share's 95% Wilson interval: what a
+    promotion does to the hands that win.
 
     \b
     Example:
       nop-sim frequencies --hands 2000000 --moved "Two Pair > Full House" --wild 2
     """
+    from nop_sim.analysis import wilson_interval
     from nop_sim.bench import random_hands
     from nop_sim.column import DEFAULT_COLUMN, Category
     from nop_sim.evaluator import best_category
@@ -132,12 +163,14 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
     click.echo(f"{n_hands:,} random seven-card hands, seed {seed}"
                + (f", wild mask {wild:#x}" if wild else ""))
     click.echo(f"moved column: {moved}")
-    click.echo(f"{'category':<16}{'default %':>12}{'moved %':>12}{'change':>10}   95% half-width")
+    click.echo(f"{'category':<16}{'default %':>12}{'moved %':>12}{'change':>10}"
+               f"   moved: 95% interval (Wilson)")
+    # Wilson, not Wald: a category never seen still has a non-zero upper bound
+    low, high = wilson_interval(new, n_hands)
     for cat in Category:
         p0, p1 = base[cat] / n_hands, new[cat] / n_hands
-        half = 1.96 * np.sqrt(max(p1 * (1 - p1), 1e-12) / n_hands)
         click.echo(f"{cat.label:<16}{100 * p0:>11.3f}%{100 * p1:>11.3f}%"
-                   f"{100 * (p1 - p0):>+9.3f}%   ±{100 * half:.3f}%")
+                   f"{100 * (p1 - p0):>+9.3f}%   [{100 * low[cat]:.3f}%, {100 * high[cat]:.3f}%]")
 
 
 def _run_options(f):
@@ -219,14 +252,17 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
     out = out_dir or Path("reports") / scn.name
     progress = _Progress(quiet)
     try:
-        result = run_scenario(scn, out, workers=workers, scheduler=scheduler, resume=resume,
-                              progress=progress)
+        try:
+            result = run_scenario(scn, out, workers=workers, scheduler=scheduler,
+                                  resume=resume, progress=progress)
+        finally:
+            progress.close()
+        summary = write_summary(out)
+        report = None if no_report else _build_report(out)
     except RunError as exc:
-        raise click.UsageError(str(exc)) from None
-    finally:
-        progress.close()
-    summary = write_summary(out)
-    report = None if no_report else _build_report(out)
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
     rate = result.n_hands / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{scn.name}: {result.n_matches:,} matches, {result.n_hands:,} hands "
                f"({result.computed} chunks run, {result.reused} reused) in "
@@ -298,26 +334,80 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
 
 
 @main.command("hands", context_settings=CONTEXT)
-@click.argument("scenario", type=click.Path(path_type=Path))
+@click.argument("source", metavar="SCENARIO|RUN_FOLDER", type=click.Path(path_type=Path))
 @click.option("--count", default=5, show_default=True, type=click.IntRange(1, 10_000),
-              help="Hands to show.")
+              help="Hands to show (a scenario).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
-              help="Seed (default: the scenario's [run] seed).")
+              help="Seed (a scenario; default: its [run] seed).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
-              help="Override a setting, e.g. --set betting=no-limit.")
+              help="Override a setting (a scenario), e.g. --set betting=no-limit.")
+@click.option("--match", "match_id", type=click.IntRange(0), default=None,
+              help="A results folder's logged match to show ([run] log_sample picks them).")
+@click.option("--point", type=click.IntRange(0), default=0, show_default=True,
+              help="The sweep point of --match.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
               help="Also write the raw event log as JSON lines to this file.")
-def hands_cmd(scenario, count, seed, overrides, json_path):
-    """Readable hand histories of COUNT hands of SCENARIO.
+@click.pass_context
+def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
+    """Readable hand histories: fresh hands of a SCENARIO, or a match a run logged.
 
-    Plays matches of the scenario's first sweep point with the event log on
-    and prints them like a poker room's hand history, with the column and
-    the dart shown as they move.
+    With a scenario file, plays matches of its first sweep point with the event
+    log on and prints COUNT hands like a poker room's hand history, with the
+    column and the dart shown as they move. With a results folder, prints the
+    stored history of --match N (a run keeps them with [run] log_sample).
 
     \b
-    Example:
+    Examples:
       nop-sim hands scenarios/baseline.toml --count 3 --seed 7
+      nop-sim hands reports/baseline --match 100
     """
+    from click.core import ParameterSource
+
+    if source.is_dir():
+        given = [f"--{name}" for name in ("count", "seed", "set")
+                 if ctx.get_parameter_source("overrides" if name == "set" else name)
+                 == ParameterSource.COMMANDLINE]
+        if given:
+            raise click.UsageError(f"{' and '.join(given)}: not for a results folder "
+                                   f"({source}); they apply to a scenario file")
+        if match_id is None:
+            raise click.UsageError(f"{source}: is a results folder; say which logged match "
+                                   f"to show with --match N")
+        _stored_hands(source, match_id, point, json_path)
+        return
+    if match_id is not None:
+        raise click.UsageError(f"--match {match_id}: reads a results folder, and {source} is "
+                               f"not one; for a scenario file use --count")
+    _fresh_hands(source, count, seed, overrides, json_path)
+
+
+def _stored_hands(out: Path, match_id: int, point: int, json_path) -> None:
+    """The stored history of one logged match of a results folder."""
+    from nop_sim.runner import RunError, load_match_log
+
+    try:
+        log = load_match_log(out, match_id, point)
+    except RunError as exc:
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
+    click.echo(log.history())
+    if json_path is not None:
+        _write_records(json_path, log.records())
+
+
+def _write_records(json_path: Path, records) -> None:
+    try:
+        with json_path.open("w", encoding="utf-8") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec) + "\n")
+    except OSError as exc:
+        raise _os_failure(exc) from None
+    click.echo(f"event log: {json_path}", err=True)
+
+
+def _fresh_hands(scenario: Path, count: int, seed, overrides, json_path) -> None:
+    """Histories of COUNT fresh hands of a scenario's first sweep point."""
     from nop_sim.engine import play_matches
     from nop_sim.events import render_history, to_records
 
@@ -353,10 +443,7 @@ def hands_cmd(scenario, count, seed, overrides, json_path):
         kept.append(rec)
     click.echo(render_history(kept, names))
     if json_path is not None:
-        with json_path.open("w", encoding="utf-8") as fh:
-            for rec in kept:
-                fh.write(json.dumps(rec) + "\n")
-        click.echo(f"event log: {json_path}", err=True)
+        _write_records(json_path, kept)
 
 
 def _ordered_hands(scn, count: int, json_path):
@@ -376,11 +463,8 @@ def _ordered_hands(scn, count: int, json_path):
     click.echo("\n\n".join(render_game(settings, log.decks[i], log.game_events(i), names, i + 1)
                             for i in range(count)))
     if json_path is not None:
-        with json_path.open("w", encoding="utf-8") as fh:
-            for i in range(count):
-                for rec in game_records(log.game_events(i), i):
-                    fh.write(json.dumps(rec) + "\n")
-        click.echo(f"event log: {json_path}", err=True)
+        _write_records(json_path, [rec for i in range(count)
+                                   for rec in game_records(log.game_events(i), i)])
 
 
 @main.command("report", context_settings=CONTEXT)
@@ -397,10 +481,12 @@ def report_cmd(results_dir):
 
     try:
         summary = write_summary(results_dir)
+        report = _build_report(results_dir)
     except RunError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
     click.echo(f"summary: {summary}")
-    report = _build_report(results_dir)
     if report:
         click.echo(f"report:  {report}")
 

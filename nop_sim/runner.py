@@ -13,10 +13,14 @@ The store is one folder::
         matches.parquet ...    when complete, with done.json holding checksums
     matches.parquet            merged tables, rebuilt from the chunks at the end
     seats.parquet, drafts.parquet, counts.parquet, arrays.parquet, points.parquet
+    events.parquet             event logs of the matches ``[run] log_sample`` picks
+                               (see :func:`load_match_log`), empty without it
 
 A run killed at any moment leaves only whole chunk folders (plus ``.tmp-*``
-folders, removed on the next start); ``--resume`` checks every finished
-chunk's checksums, redoes damaged ones and runs the rest.
+folders, removed when a later run of the folder finishes); ``--resume``
+checks every finished chunk's checksums, redoes damaged ones and runs the
+rest. A run that fails before its first chunk is written (a disk error, an
+unreachable scheduler) leaves the folder as it found it.
 """
 
 from __future__ import annotations
@@ -41,11 +45,13 @@ import pandas as pd
 
 from nop_sim.scenario import Scenario
 
-__all__ = ["Chunk", "RunError", "RunResult", "plan_chunks", "run_chunk", "run_scenario",
-           "load_tables"]
+__all__ = ["Chunk", "MatchLog", "RunError", "RunResult", "plan_chunks", "run_chunk",
+           "run_scenario", "load_match_log", "load_tables"]
 
-TABLES = ("matches", "seats", "drafts", "counts", "arrays")
-STORE_VERSION = 1
+RESULT_TABLES = ("matches", "seats", "drafts", "counts", "arrays")
+TABLES = (*RESULT_TABLES, "events")  # every chunk holds each of these
+ROW_TABLES = ("matches", "seats", "drafts", "counts", "events")  # merged by appending rows
+STORE_VERSION = 2  # 2: events tables; Ordered Hand seats rotate per game
 
 
 class RunError(ValueError):
@@ -66,6 +72,31 @@ class Chunk:
     @property
     def name(self) -> str:
         return f"p{self.point:04d}-c{self.index:06d}"
+
+    def rotation_batches(self, n_rotations: int
+                         ) -> tuple[np.ndarray, list[tuple[int, np.ndarray, int]]]:
+        """Seat rotation of each match, and the batches that play them.
+
+        Match ``g`` of the run sits rotation ``g % n_rotations`` (seats rotate
+        per match, not per chunk, so every preset sits in every seat equally
+        often whatever the chunk size). Each rotation's matches of the chunk
+        are one batch with its own seed, so a chunk's rows depend only on the
+        chunk, never on the worker count.
+
+        Returns
+        -------
+        rotation : int64 (n_matches,), the rotation of each of the chunk's matches
+        batches : ``(r, idx, seed)`` per rotation present: the positions in the
+            chunk of rotation ``r``'s matches (ascending) and the batch's seed
+        """
+        rotation = (self.first_match + np.arange(self.n_matches, dtype=np.int64)) % n_rotations
+        batches = []
+        for r in range(n_rotations):
+            idx = np.flatnonzero(rotation == r)
+            if idx.size:
+                seed = self.seed if n_rotations == 1 else chunk_seed(self.seed, self.point, r)
+                batches.append((r, idx, seed))
+        return rotation, batches
 
 
 def chunk_seed(seed: int, point: int, index: int) -> int:
@@ -158,7 +189,29 @@ def _new_order_chunk(scn: Scenario, chunk: Chunk) -> dict[str, pd.DataFrame]:
                               for idx, name in sorted(count_names.items())}})
     arrays = _arrays_frame(chunk, res)
     return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
-            "arrays": arrays}
+            "arrays": arrays, "events": _events_frame(chunk, res.events)}
+
+
+EVENT_COLUMNS = ("match", "hand", "kind", "seat", *(f"a{i}" for i in range(10)))
+
+
+def _events_frame(chunk: Chunk, events: np.ndarray) -> pd.DataFrame:
+    """The chunk's logged New Order matches as rows ``point, chunk`` + :data:`EVENT_COLUMNS`.
+
+    ``events`` are the kernel's int64 rows (``nop_sim.events``) with the run's
+    match ids. Only whole matches are kept: a log that ran out of room
+    (``events_lost``) loses the matches it cut short, never a part of one.
+    """
+    from nop_sim import types as T
+
+    ended = np.unique(events[events[:, 2] == T.EV_MATCH_END, 0])
+    events = events[np.isin(events[:, 0], ended)]
+    events = events[np.argsort(events[:, 0], kind="stable")]
+    n = events.shape[0]
+    return pd.DataFrame({"point": np.full(n, chunk.point, np.int64),
+                         "chunk": np.full(n, chunk.index, np.int64),
+                         **{name: events[:, i].astype(np.int64)
+                            for i, name in enumerate(EVENT_COLUMNS)}})
 
 
 def _play_rotated(scn: Scenario, point: dict, settings, chunk: Chunk, play_matches):
@@ -170,17 +223,13 @@ def _play_rotated(scn: Scenario, point: dict, settings, chunk: Chunk, play_match
     """
     from types import SimpleNamespace
 
-    n_rot = scn.n_rotations
-    first = chunk.first_match
-    rotation = (first + np.arange(chunk.n_matches)) % n_rot
+    rotation, batches = chunk.rotation_batches(scn.n_rotations)
     parts = []
-    for r in range(n_rot):
-        idx = np.flatnonzero(rotation == r)
-        if idx.size == 0:
-            continue
-        seed = chunk.seed if n_rot == 1 else chunk_seed(chunk.seed, chunk.point, r)
+    for r, idx, seed in batches:
         res = play_matches(settings, scn.seat_specs(point, r), int(idx.size), seed=seed,
                            chunk_size=int(idx.size), threads=1, log_every=scn.log_sample)
+        if res.events.shape[0]:  # the batch's match index -> the run's match id
+            res.events[:, 0] = chunk.first_match + idx[res.events[:, 0]]
         parts.append((idx, res))
     if len(parts) == 1:
         return parts[0][1], rotation
@@ -194,6 +243,7 @@ def _play_rotated(scn: Scenario, point: dict, settings, chunk: Chunk, play_match
         setattr(combined, name, arr)
     for name in ("counts", "categories", "time", "disruptors"):
         setattr(combined, name, sum(getattr(res, name) for _, res in parts))
+    combined.events = np.concatenate([res.events for _, res in parts])
     return combined, rotation
 
 
@@ -240,14 +290,19 @@ def _write_chunk(out: Path, chunk: Chunk, tables: dict[str, pd.DataFrame]) -> No
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
-    done = {"chunk": chunk.name, "n_matches": chunk.n_matches, "seed": chunk.seed, "files": {}}
-    for name, frame in tables.items():
-        path = tmp / f"{name}.parquet"
-        frame.to_parquet(path, index=False)
-        with open(path, "rb") as fh:
-            os.fsync(fh.fileno())
-        done["files"][name] = {"rows": len(frame), "sha256": _sha256(path)}
-    (tmp / "done.json").write_text(json.dumps(done, indent=1))
+    done = {"chunk": chunk.name, "n_matches": chunk.n_matches, "seed": chunk.seed,
+            "store_version": STORE_VERSION, "files": {}}
+    try:
+        for name, frame in tables.items():
+            path = tmp / f"{name}.parquet"
+            frame.to_parquet(path, index=False)
+            with open(path, "rb") as fh:
+                os.fsync(fh.fileno())
+            done["files"][name] = {"rows": len(frame), "sha256": _sha256(path)}
+        (tmp / "done.json").write_text(json.dumps(done, indent=1))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     if final.exists():
         shutil.rmtree(final)
     os.replace(tmp, final)
@@ -260,8 +315,9 @@ def _chunk_ok(out: Path, chunk: Chunk) -> bool:
         done = json.loads((folder / "done.json").read_text())
     except (OSError, ValueError):
         return False
-    if done.get("n_matches") != chunk.n_matches or done.get("seed") != chunk.seed:
-        return False
+    if (done.get("n_matches") != chunk.n_matches or done.get("seed") != chunk.seed
+            or done.get("store_version", 1) != STORE_VERSION):
+        return False  # an older store's chunk is redone, not mixed in
     files = done.get("files", {})
     if set(files) != set(TABLES):
         return False
@@ -422,40 +478,89 @@ def _dask_map(address: str):
     return submit
 
 
+class _FolderStart:
+    """What starting a run adds to its output folder, to take back if the run fails to start.
+
+    A run has started once its first chunk is in place; before that, a
+    failure (a disk error, an unreachable scheduler, Ctrl-C during the first
+    compile) leaves the folder as it was found, so the same command can be
+    run again.
+    """
+
+    def __init__(self, out: Path):
+        self.out = out
+        top = out
+        while not top.parent.exists() and top.parent != top:
+            top = top.parent
+        self.created = None if out.exists() else top  # the topmost folder the run creates
+        self.chunks_created = not (out / "chunks").exists()
+        manifest = out / "manifest.json"
+        self.manifest = manifest.read_bytes() if manifest.is_file() else None
+
+    def undo(self) -> None:
+        if self.created is not None:
+            shutil.rmtree(self.created, ignore_errors=True)
+            return
+        if self.chunks_created:
+            shutil.rmtree(self.out / "chunks", ignore_errors=True)
+        manifest = self.out / "manifest.json"
+        try:
+            manifest.with_suffix(".json.tmp").unlink(missing_ok=True)
+            if self.manifest is None:
+                manifest.unlink(missing_ok=True)
+            else:
+                tmp = manifest.with_suffix(".json.tmp")
+                tmp.write_bytes(self.manifest)
+                os.replace(tmp, manifest)
+        except OSError:
+            pass  # the disk is failing: the original error says more
+
+
 def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
                  scheduler: str | None = None, resume: bool = False,
                  progress: Callable[[int, int, int], None] | None = None) -> RunResult:
     """Run every chunk not already finished in ``out`` and merge the tables.
 
     ``progress(done_chunks, total_chunks, hands_so_far)`` is called after each chunk.
+    A run that fails before its first chunk is written leaves ``out`` as it
+    was; after that, every finished chunk is kept for ``resume``.
     """
     out = Path(out)
     t0 = time.perf_counter()
     old = _prepare_folder(out, scn, resume)
     chunks = plan_chunks(scn)
     started = old["started"] if old else datetime.now(UTC).isoformat(timespec="seconds")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "chunks").mkdir(exist_ok=True)
-    for tmp in (out / "chunks").glob(".tmp-*"):
-        shutil.rmtree(tmp, ignore_errors=True)
     manifest = _manifest(scn, chunks, started)
-    _write_json(out / "manifest.json", manifest)
     todo = [c for c in chunks if not _chunk_ok(out, c)]
     reused = len(chunks) - len(todo)
     hands = _hands_done(out, [c for c in chunks if c not in set(todo)]) if reused else 0
     done = reused
-    if progress:
-        progress(done, len(chunks), hands)
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
-    if todo:
-        workers = max(1, min(workers, len(todo) - 1))
-        for chunk, tables in _executor(workers, scheduler)(scn, todo):
+    workers = max(1, min(workers, len(todo) - 1))
+    start = _FolderStart(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "chunks").mkdir(exist_ok=True)
+        _write_json(out / "manifest.json", manifest)
+        if progress:
+            progress(done, len(chunks), hands)
+        finished = iter(_executor(workers, scheduler)(scn, todo)) if todo else iter(())
+        first = next(finished, None)
+        if first is not None:
+            _write_chunk(out, *first)
+    except BaseException:
+        start.undo()
+        raise
+    for i, (chunk, tables) in enumerate(itertools.chain([first] if first else [], finished)):
+        if i:  # the first chunk is in place already
             _write_chunk(out, chunk, tables)
-            done += 1
-            hands += int(tables["counts"]["hands"].sum()) if "hands" in tables["counts"] else 0
-            if progress:
-                progress(done, len(chunks), hands)
+        done += 1
+        hands += int(tables["counts"]["hands"].sum()) if "hands" in tables["counts"] else 0
+        if progress:
+            progress(done, len(chunks), hands)
     n_matches, n_hands = merge_chunks(out, chunks)
+    for tmp in (out / "chunks").glob(".tmp-*"):  # left by a run that was killed
+        shutil.rmtree(tmp, ignore_errors=True)
     manifest["ended"] = datetime.now(UTC).isoformat(timespec="seconds")
     manifest["status"] = "finished"
     manifest["totals"] = {"matches": n_matches, "hands": n_hands}
@@ -489,14 +594,16 @@ def merge_chunks(out: Path, chunks: list[Chunk]) -> tuple[int, int]:
 
     writers: dict[str, Any] = {}
     schemas: dict[str, Any] = {}
+    empty: dict[str, Any] = {}  # a schema per table, for one with no rows in any chunk
     arrays = None
     n_matches = n_hands = 0
     keys = ["point", "table", "stat", "index", "label"]
     try:
         for c in chunks:
             folder = out / "chunks" / c.name
-            for name in ("matches", "seats", "drafts", "counts"):
+            for name in ROW_TABLES:
                 table = pq.read_table(folder / f"{name}.parquet")
+                empty.setdefault(name, table.schema)
                 if table.num_rows == 0:
                     continue
                 if name not in writers:
@@ -516,10 +623,13 @@ def merge_chunks(out: Path, chunks: list[Chunk]) -> tuple[int, int]:
     finally:
         for w in writers.values():
             w.close()
-    for name in ("matches", "seats", "drafts", "counts"):
+    for name in ROW_TABLES:
         tmp = out / f".{name}.parquet.tmp"
         if name not in writers:
-            pd.DataFrame().to_parquet(tmp, index=False)
+            if name in empty:
+                pq.write_table(empty[name].empty_table(), tmp)
+            else:
+                pd.DataFrame().to_parquet(tmp, index=False)
         os.replace(tmp, out / f"{name}.parquet")
     frame = (arrays.astype(np.int64).reset_index().sort_values(keys[:4], kind="stable")
              if arrays is not None else pd.DataFrame(columns=keys + ["value"]))
@@ -588,8 +698,9 @@ def _read_table(path: Path) -> pd.DataFrame:
     return pd.DataFrame(frame, copy=False)
 
 
-def load_tables(out: str | Path, names: Iterable[str] = TABLES) -> dict[str, pd.DataFrame]:
-    """The merged tables of a finished run folder (``names``: which ones)."""
+def load_tables(out: str | Path, names: Iterable[str] = RESULT_TABLES
+                ) -> dict[str, pd.DataFrame]:
+    """The merged tables of a finished run folder (``names``: which ones; ``events`` on request)."""
     out = Path(out)
     manifest = out / "manifest.json"
     if not manifest.exists():
@@ -606,6 +717,106 @@ def load_tables(out: str | Path, names: Iterable[str] = TABLES) -> dict[str, pd.
             raise RunError(f"{path}: cannot be read ({exc.__class__.__name__}); "
                            f"rebuild it with --resume") from None
     return tables
+
+
+@dataclass(frozen=True)
+class MatchLog:
+    """One logged match read back from a run folder (:func:`load_match_log`).
+
+    ``events`` are the match's rows of ``events.parquet`` in play order: for
+    New Order :data:`EVENT_COLUMNS` (the rows of :mod:`nop_sim.events`), for
+    Ordered Hand ``player, kind, a, b`` with the shuffled deck as rows of kind
+    ``DECK_EVENT`` (see :func:`nop_sim.ordered.engine.run_ordered_chunk`).
+    """
+
+    kind: str
+    point: int
+    match: int
+    events: pd.DataFrame
+    names: list[str]  # "Seat 1 (preset)", one per seat
+    settings: Any     # the game's settings at the sweep point
+
+    def records(self) -> list[dict[str, Any]]:
+        """The events as JSON-ready dicts (what ``nop-sim hands --json`` writes)."""
+        if self.kind == "ordered-hand":
+            from nop_sim.ordered.history import game_records
+
+            return game_records(self._ordered()[1], self.match)
+        from nop_sim.events import to_records
+
+        return list(to_records(self.events[list(EVENT_COLUMNS)].to_numpy(np.int64)))
+
+    def history(self) -> str:
+        """The match as a readable hand history."""
+        if self.kind == "ordered-hand":
+            from nop_sim.ordered.history import render_game
+
+            deck, rows = self._ordered()
+            return render_game(self.settings, deck, rows, self.names, self.match + 1)
+        from nop_sim.events import render_history
+
+        return render_history(self.records(), self.names)
+
+    def _ordered(self) -> tuple[np.ndarray, np.ndarray]:
+        from nop_sim.ordered.engine import DECK_EVENT
+
+        ev = self.events
+        is_deck = (ev["kind"] == DECK_EVENT).to_numpy()
+        deck = ev[is_deck].sort_values("a")["b"].to_numpy(np.int8)
+        return deck, ev.loc[~is_deck, ["player", "kind", "a", "b"]].to_numpy(np.int64)
+
+
+def _list_ids(ids: list[int], limit: int = 20) -> str:
+    text = ", ".join(map(str, ids[:limit]))
+    return text + (f", ... ({len(ids)} matches)" if len(ids) > limit else "")
+
+
+def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
+    """The stored event log of match ``match`` at sweep point ``point`` of a run folder.
+
+    Raises :class:`RunError` (one line) when the folder holds no such log,
+    naming the matches that were logged.
+    """
+    import tomllib
+
+    import pyarrow.parquet as pq
+
+    out = Path(out)
+    try:
+        manifest = json.loads((out / "manifest.json").read_text())
+        text = manifest["scenario"]["text"]
+        n_points = int(manifest["n_points"])
+    except FileNotFoundError:
+        raise RunError(f"{out}: not a nop-sim results folder (no manifest.json)") from None
+    except (OSError, ValueError, KeyError, TypeError):
+        raise RunError(f"{out / 'manifest.json'}: is damaged") from None
+    if not 0 <= point < n_points:
+        raise RunError(f"{out}: --point {point} is not a sweep point of this run: "
+                       + (f"use 0 to {n_points - 1}" if n_points > 1
+                          else "it has none, leave --point out"))
+    log_sample = tomllib.loads(text).get("run", {}).get("log_sample", 0)
+    path = out / "events.parquet"
+    if not log_sample:
+        raise RunError(f"{out}: no match was logged ([run] log_sample = 0); to keep one match "
+                       f"in N, run again with --set run.log_sample=N into a new --out")
+    if not path.exists():
+        raise RunError(f"{out}: {path.name} is missing (a run from before event logs were "
+                       f"stored, or one that did not finish: finish it with --resume)")
+    ids = pq.read_table(path, columns=["point", "match"]).to_pandas()
+    logged = sorted(set(ids.loc[ids["point"] == point, "match"].tolist()))
+    where = f" of point {point}" if n_points > 1 else ""
+    if match not in logged:
+        raise RunError(f"{out}: match {match}{where} was not logged; logged: "
+                       + (_list_ids(logged) if logged else "none"))
+    events = pq.read_table(path, filters=[("point", "==", point), ("match", "==", match)]
+                           ).to_pandas()
+    seats = pq.read_table(out / "seats.parquet", columns=["seat", "preset"],
+                          filters=[("point", "==", point), ("match", "==", match)]
+                          ).to_pandas().sort_values("seat")
+    names = [f"Seat {s + 1} ({p})" for s, p in zip(seats["seat"], seats["preset"], strict=True)]
+    scn = Scenario.from_mapping(tomllib.loads(text), source=str(out / "manifest.json"))
+    settings = scn.settings_at(scn.points()[point])
+    return MatchLog(manifest["scenario"]["kind"], point, match, events, names, settings)
 
 
 if __name__ == "__main__":  # pragma: no cover

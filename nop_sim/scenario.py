@@ -10,6 +10,7 @@ allowed. The full reference is ``docs/scenarios.md``.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import hashlib
 import itertools
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tomli_w
 
 from nop_sim.agents import AgentError, agent_table, preset_names
 from nop_sim.rules import Settings, SettingsError
@@ -115,7 +117,7 @@ class Scenario:
         seats, rotate = _seats(_table(data, "seats", source), source, kind)
         axes, mode, samples = _sweep(_table(data, "sweep", source), source, game, kind)
         targets = _targets(_table(data, "targets", source), source)
-        text = _dump_toml(data)
+        text = tomli_w.dumps(data)  # any text, emoji included; comments are not kept
         scn = cls(
             name=str(data.get("name") or name or "scenario"), source=source, text=text,
             kind=kind, game=game, settings=settings, seats=seats, rotate=rotate,
@@ -231,10 +233,36 @@ def load_scenario(path: str | Path, overrides: Sequence[str] = ()) -> Scenario:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
-    for item in overrides:
-        key, value = parse_override(item)
-        _apply_override(data, key, value, str(path))
-    return Scenario.from_mapping(data, source=str(path), name=path.stem)
+    items = [(item, *parse_override(item)) for item in overrides]
+    full = copy.deepcopy(data)
+    for _item, key, value in items:
+        _apply_override(full, key, value, str(path))
+    try:
+        return Scenario.from_mapping(full, source=str(path), name=path.stem)
+    except ScenarioError:
+        if items:
+            _blame_override(data, items, path)
+        raise
+
+
+def _blame_override(data: dict, items: list[tuple[str, str, Any]], path: Path) -> None:
+    """Raise the error of the first ``--set`` that breaks a file that is valid alone.
+
+    Its message names the flag (``--set dart_cap=abc: ...``), not the file.
+    Returns when the file alone is invalid: the file's own error stands.
+    """
+    try:
+        Scenario.from_mapping(copy.deepcopy(data), source=str(path), name=path.stem)
+    except ScenarioError:
+        return
+    partial = copy.deepcopy(data)
+    for item, key, value in items:
+        _apply_override(partial, key, value, f"--set {item}")
+        try:
+            Scenario.from_mapping(copy.deepcopy(partial), source=f"--set {item}",
+                                  name=path.stem)
+        except ScenarioError as exc:
+            raise ScenarioError(str(exc)) from None
 
 
 def parse_override(item: str) -> tuple[str, Any]:
@@ -410,36 +438,3 @@ def _targets(table: Mapping, source: str) -> dict[str, float]:
                                 f"({TARGET_KEYS[key]})")
         out[key] = float(value)
     return out
-
-
-def _dump_toml(data: Mapping, prefix: str = "") -> str:
-    """A small TOML writer for the manifest (tables, arrays, inline tables, scalars)."""
-    lines, tables = [], []
-    for key, value in data.items():
-        if isinstance(value, Mapping) and not prefix and key in TOP_KEYS:
-            tables.append((key, value))
-        else:
-            lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
-    for key, value in tables:
-        lines.append(f"\n[{key}]")
-        for k, v in value.items():
-            lines.append(f"{_toml_key(k)} = {_toml_value(v)}")
-    return "\n".join(lines).strip() + "\n"
-
-
-def _toml_key(key: str) -> str:
-    return key if key.replace("_", "").replace("-", "").isalnum() else json.dumps(key)
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise ScenarioError(f"value {value!r} cannot be written as TOML")

@@ -1,7 +1,8 @@
-"""The nop-sim command line: output a designer reads, and clear errors (exit 2)."""
+"""The nop-sim command line: output a designer reads, and clear errors."""
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from nop_sim.cli import main
@@ -80,3 +81,18 @@ def test_hands_prints_a_history_a_designer_can_follow(tmp_path):
                                       "--seed", "3"])
     assert again.output.splitlines() == [line for line in out.splitlines()
                                          if not line.startswith("event log:")]
+
+
+def test_frequencies_gives_an_unseen_category_a_nonzero_upper_bound():
+    # one deck never makes Five of a Kind or a Flush Five: seen 0 times, but a
+    # sample of 2000 hands cannot rule out a small share (Wilson, not Wald's ±0)
+    from nop_sim.analysis import wilson_interval
+
+    res = run("frequencies", "--hands", "2000", "--moved", "Two Pair > Full House")
+    assert res.exit_code == 0, res.output
+    header = res.output.splitlines()[2]
+    assert "95% interval" in header
+    rows = {line[:16].strip(): line[16:].split() for line in res.output.splitlines()[3:]}
+    low, high = rows["Flush Five"][3].strip("[]%,"), rows["Flush Five"][4].strip("[]%")
+    assert float(low) == 0 and float(high) > 0
+    assert float(high) == pytest.approx(100 * wilson_interval(0, 2000)[1], abs=1e-3)

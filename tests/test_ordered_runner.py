@@ -56,7 +56,7 @@ def test_chunk_tables_have_the_store_shapes():
     m, s = tables["matches"], tables["seats"]
     assert len(m) == 20 and len(s) == 80
     assert m["match"].tolist() == list(range(20, 40))
-    assert (m["point"] == 0).all() and (m["rotation"] == chunk.rotation).all()
+    assert (m["point"] == 0).all() and (m["rotation"] == m["match"] % 4).all()
     assert set(m["end"]) <= {"emptied", "stock_out", "shared", "capped"}
     # exactly the winners hold place 1
     assert ((s["place"] == 1) == s["won"]).all()
@@ -83,7 +83,7 @@ def test_worker_count_changes_nothing(tmp_path):
     scn = load_scenario(SCENARIO, ["run.matches=240", "run.chunk=60"])
     run_scenario(scn, tmp_path / "one", workers=1)
     run_scenario(scn, tmp_path / "two", workers=2)
-    one, two = load_tables(tmp_path / "one"), load_tables(tmp_path / "two")
+    one, two = load_tables(tmp_path / "one", TABLES), load_tables(tmp_path / "two", TABLES)
     for name in TABLES:
         keys = [k for k in ("point", "chunk", "match", "seat", "table", "stat", "index")
                 if k in one[name]]
@@ -171,3 +171,17 @@ def test_bad_input_is_one_clear_line(tmp_path, override, words):
     assert not (tmp_path / "x").exists()
     with pytest.raises(ScenarioError):
         load_scenario(SCENARIO, [override])
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 4, 5, 8, 10])
+def test_every_preset_sits_in_every_seat_equally_often(chunk):
+    # The shipped chunk sizes are multiples of 4: a rotation per chunk would
+    # leave every preset in one seat. Seats rotate per game, whatever the chunk.
+    scn = load_scenario(SCENARIO, ["run.matches=10", f"run.chunk={chunk}"])
+    seats = pd.concat([run_chunk(scn, c)["seats"] for c in plan_chunks(scn)])
+    counts = pd.crosstab(seats["seat"], seats["preset"])
+    assert counts.shape == (4, 4)
+    assert counts.to_numpy().min() >= 2 and counts.to_numpy().max() <= 3, counts
+    # game g seats rotation g % 4, recorded beside it
+    matches = pd.concat([run_chunk(scn, c)["matches"] for c in plan_chunks(scn)])
+    assert (matches["rotation"] == matches["match"] % 4).all()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -47,10 +48,10 @@ def write(tmp_path: Path, text: str, name: str = "s.toml") -> Path:
 
 
 def sorted_tables(out: Path) -> dict[str, pd.DataFrame]:
-    tables = load_tables(out)
+    tables = load_tables(out, TABLES)
     keys = {"matches": ["point", "chunk", "match"], "seats": ["point", "chunk", "match", "seat"],
             "drafts": ["point", "chunk", "match", "seat", "card"], "counts": ["point", "chunk"],
-            "arrays": ["point", "table", "stat", "index"]}
+            "arrays": ["point", "table", "stat", "index"], "events": ["point", "match"]}
     return {name: tables[name].sort_values(keys[name]).reset_index(drop=True)
             for name in TABLES}
 
@@ -242,25 +243,99 @@ def test_bad_command_lines_and_folders(tmp_path):
     out = tmp_path / "out"
     assert invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--no-report")[0] == 0
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    cases = [
+    usage = [  # the command line or the scenario file is wrong: exit 2
         (("run", tmp_path / "missing.toml"), "no such scenario file"),
         (("run", good, "--set", "dart_cap"), "key=value"),
         (("run", good, "--set", "dartcap=3", "--out", tmp_path / "x"), "Did you mean 'dart_cap'"),
+        (("sweep", good, "--out", tmp_path / "z"), "no [sweep] table"),
+        (("run", good, "--matches", "0"), "0"),
+        (("run", good, "--bogus"), "No such option"),
+    ]
+    for args, needle in usage:
+        code, output = invoke(*args)
+        assert_clear_error(code, output, needle)
+    runtime = [  # the command is fine, the world is not: exit 1, one line, no usage
         (("run", other, "--out", out, "--resume"), "resuming with a changed scenario is refused"),
         (("run", other, "--out", out), "different scenario"),
         (("run", good, "--out", tmp_path / "empty", "--resume"), "nothing to resume"),
         (("run", good, "--out", good), "is a file"),
-        (("run", good, "--out", tmp_path / "y", "--scheduler", "tcp://127.0.0.1:9"),
-         "cannot reach the Dask scheduler"),
-        (("sweep", good, "--out", tmp_path / "z"), "no [sweep] table"),
+        (("run", good, "--out", good / "sub"), str(good)),  # a file where a folder should be
         (("report", tmp_path), "not a nop-sim results folder"),
-        (("run", good, "--matches", "0"), "0"),
     ]
-    for args, needle in cases:
+    for args, needle in runtime:
         code, output = invoke(*args)
-        assert_clear_error(code, output, needle)
+        assert_runtime_error(code, output, needle)
     after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert before == after, "a refused command must not change an earlier run"
+    assert not (tmp_path / "empty").exists() and not (tmp_path / "x").exists()
+
+
+def assert_runtime_error(code, output, needle):
+    assert code == 1, output
+    assert needle in output, output
+    assert "Traceback" not in output and "Usage:" not in output, output
+    assert len(output.strip().splitlines()) == 1, output
+
+
+def test_unreachable_scheduler_is_one_line_exit_1(tmp_path):
+    pytest.importorskip("distributed")
+    good = write(tmp_path, GOOD, "good.toml")
+    out = tmp_path / "y"
+    code, output = invoke("run", good, "--out", out, "--scheduler", "tcp://127.0.0.1:1",
+                          "--quiet")
+    assert_runtime_error(code, output, "cannot reach the Dask scheduler")
+    assert not out.exists(), "a run that cannot start leaves no folder"
+
+
+def test_a_disk_error_is_one_line_exit_1_and_takes_nothing_back_it_wrote(tmp_path, monkeypatch):
+    import nop_sim.runner as runner
+
+    good = write(tmp_path, GOOD.replace("matches = 2", "matches = 4"), "good.toml")
+    out = tmp_path / "out"
+    real = runner._write_chunk
+    calls = []
+
+    def full_disk(folder, chunk, tables):
+        calls.append(chunk.name)
+        if len(calls) == 2:  # the second chunk: the first is kept for --resume
+            raise OSError(28, "No space left on device", str(folder / "chunks" / chunk.name))
+        real(folder, chunk, tables)
+
+    monkeypatch.setattr(runner, "_write_chunk", full_disk)
+    code, output = invoke("run", good, "--out", out, "--workers", 1, "--quiet")
+    assert_runtime_error(code, output, "No space left on device")
+    assert "p0000-c000001" in output
+    assert [p.name for p in (out / "chunks").iterdir()] == ["p0000-c000000"]
+    monkeypatch.undo()
+    code, output = invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--resume",
+                          "--no-report")
+    assert code == 0 and "1 reused" in output, output
+
+
+def test_a_bad_set_value_names_the_flag_not_the_file(tmp_path):
+    good = write(tmp_path, GOOD, "good.toml")
+    for item, needle in [("dart_cap=abc", "dart_cap"), ("players=12", "players"),
+                         ("run.chunk=0", "chunk"), ("dartcap=3", "Did you mean 'dart_cap'")]:
+        code, output = invoke("run", good, "--set", "run.seed=1", "--set", item,
+                              "--out", tmp_path / "x")
+        assert_clear_error(code, output, needle)
+        error = next(line for line in output.splitlines() if line.startswith("Error"))
+        assert error.startswith(f"Error: --set {item}: "), output
+        assert str(good) not in output, output
+    # the file's own mistakes still name the file, with or without flags
+    bad = write(tmp_path, GOOD.replace("players = 4", "players = 9"), "bad.toml")
+    code, output = invoke("run", bad, "--set", "dart_cap=30", "--out", tmp_path / "x")
+    assert_clear_error(code, output, "players")
+    assert str(bad) in output
+
+
+def test_help_lists_run_and_sweep_first():
+    code, output = invoke("--help")
+    assert code == 0
+    names = [line.split()[0] for line in output.split("Commands:")[1].splitlines()
+             if line.startswith("  ") and not line.startswith("    ")]
+    assert names[:2] == ["run", "sweep"], output
+    assert sorted(names) == ["bench", "eval", "frequencies", "hands", "report", "run", "sweep"]
 
 
 def test_damaged_manifest_is_reported_not_overwritten(tmp_path):
@@ -269,7 +344,7 @@ def test_damaged_manifest_is_reported_not_overwritten(tmp_path):
     assert invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--no-report")[0] == 0
     (out / "manifest.json").write_text("{not json")
     code, output = invoke("run", good, "--out", out, "--resume")
-    assert_clear_error(code, output, "damaged")
+    assert_runtime_error(code, output, "damaged")
     assert (out / "manifest.json").read_text() == "{not json"
 
 
@@ -329,3 +404,137 @@ def test_read_table_streams_row_groups_into_categories(tmp_path):
     # a numeric column with nulls (not written by nop-sim) is read the plain way
     pq.write_table(pa.table({"n": pa.array([1, None, 3])}), tmp_path / "u.parquet")
     assert _read_table(tmp_path / "u.parquet")["n"].isna().tolist() == [False, True, False]
+
+
+# ---------------------------------------------------------------------------
+# Starting a run: any text round-trips, and a failed start changes nothing
+# ---------------------------------------------------------------------------
+def test_non_ascii_description_round_trips_into_the_manifest(tmp_path):
+    import tomllib
+
+    text = GOOD.replace('name = "good"', 'name = "good"\ndescription = "Dés 🎲 «test» \\u00e9"')
+    path = write(tmp_path, text)
+    scn = load_scenario(path)
+    assert scn.description == "Dés 🎲 «test» é"
+    out = tmp_path / "out"
+    code, output = invoke("run", path, "--out", out, "--workers", 1, "--quiet", "--no-report")
+    assert code == 0, output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert tomllib.loads(manifest["scenario"]["text"])["description"] == "Dés 🎲 «test» é"
+    assert manifest["scenario"]["fingerprint"] == scn.fingerprint()
+    # the same scenario again reuses the folder
+    code, output = invoke("run", path, "--out", out, "--workers", 1, "--quiet", "--no-report")
+    assert code == 0 and "1 reused" in output, output
+
+
+def _snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder): (p.read_bytes() if p.is_file() else None)
+            for p in folder.rglob("*")} if folder.exists() else None
+
+
+@pytest.mark.parametrize("where", ["new", "empty", "stopped"])
+def test_a_run_that_fails_to_start_leaves_the_folder_as_it_was(tmp_path, monkeypatch, where):
+    import nop_sim.runner as runner
+
+    scn = load_scenario(write(tmp_path, GOOD.replace("matches = 2", "matches = 4")))
+    out = tmp_path / "out"
+    if where == "empty":
+        out.mkdir()
+    elif where == "stopped":  # a run stopped after its first chunk
+        run_scenario(scn, out, workers=1)
+        shutil.rmtree(out / "chunks" / "p0000-c000001")
+        (out / "chunks" / ".tmp-p0000-c000001-1").mkdir()  # left by a kill
+    before = _snapshot(out)
+
+    def broken_executor(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(runner, "_executor", broken_executor)
+    with pytest.raises(OSError):
+        run_scenario(scn, out, workers=1, resume=where == "stopped")
+    assert _snapshot(out) == before
+    monkeypatch.undo()
+    result = run_scenario(scn, out, workers=1, resume=where == "stopped")
+    assert result.n_matches == 4 and result.reused == (where == "stopped")
+
+
+# ---------------------------------------------------------------------------
+# [run] log_sample: event logs kept in the store, read back by nop-sim hands
+# ---------------------------------------------------------------------------
+def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path):
+    path = write(tmp_path, SMALL.replace("seed = 5", "seed = 5\nlog_sample = 2"))
+    scn = load_scenario(path)
+    out, plain = tmp_path / "logged", tmp_path / "plain"
+    run_scenario(scn, out, workers=1)
+    # the log changes nothing else, and the worker count changes nothing at all
+    run_scenario(load_scenario(path, ["run.log_sample=0"]), plain, workers=1)
+    for name in ("matches", "seats", "drafts", "counts"):
+        pd.testing.assert_frame_equal(sorted_tables(out)[name], sorted_tables(plain)[name])
+    run_scenario(scn, tmp_path / "two", workers=2)
+    assert_same_results(out, tmp_path / "two")
+    events = load_tables(out, ["events"])["events"]
+    logged = sorted(set(zip(events["point"], events["match"], strict=True)))
+    assert logged and {p for p, _ in logged} == {0, 1}
+    assert len(logged) < 2 * 12  # a sample, not every match
+    assert load_tables(plain, ["events"])["events"].empty
+    # every stored match is whole: one match_start, one match_end, its hands counted
+    from nop_sim import types as T
+
+    point, match = logged[-1]
+    ev = events[(events["point"] == point) & (events["match"] == match)]
+    assert (ev["kind"] == T.EV_MATCH_START).sum() == 1 and ev["kind"].iloc[-1] == T.EV_MATCH_END
+    hands = load_tables(out)["matches"].set_index(["point", "match"]).loc[(point, match), "hands"]
+    assert (ev["kind"] == T.EV_HAND_START).sum() == hands
+
+    res = CliRunner().invoke(main, ["hands", str(out), "--match", str(match), "--point",
+                                    str(point), "--json", str(tmp_path / "m.jsonl")])
+    assert res.exit_code == 0, res.output
+    assert f"=== Match {match}:" in res.output and f"over after {hands} hands" in res.output
+    assert res.output.count("--- Hand #") == hands
+    seats = load_tables(out)["seats"]
+    first = seats[(seats["point"] == point) & (seats["match"] == match) & (seats["seat"] == 0)]
+    assert f"Seat 1 ({first['preset'].iloc[0]})" in res.output
+    records = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
+    assert records[0]["event"] == "match_start" and {r["match"] for r in records} == {match}
+
+    # a match that was not logged: one line that says which were
+    missing = next(m for m in range(12) if (0, m) not in logged)
+    code, output = invoke("hands", out, "--match", missing)
+    assert code == 1 and len(output.strip().splitlines()) == 1, output
+    assert f"match {missing}" in output and "logged" in output
+    assert ", ".join(str(m) for p, m in logged if p == 0)[:20] in output
+    code, output = invoke("hands", plain, "--match", 0)
+    assert code == 1 and "log_sample" in output, output
+    # a folder needs --match; --match needs a folder
+    assert invoke("hands", out)[0] == 2
+    assert invoke("hands", path, "--match", 0)[0] == 2
+
+
+def test_ordered_hand_logs_are_stored_too(tmp_path):
+    scn_path = ROOT / "scenarios" / "ordered_hand.toml"
+    scn = load_scenario(scn_path, ["run.matches=12", "run.chunk=5", "run.log_sample=4"])
+    out = tmp_path / "oh"
+    run_scenario(scn, out, workers=1)
+    plain = tmp_path / "plain"
+    run_scenario(load_scenario(scn_path, ["run.matches=12", "run.chunk=5"]), plain, workers=1)
+    pd.testing.assert_frame_equal(sorted_tables(out)["matches"], sorted_tables(plain)["matches"])
+    events = load_tables(out, ["events"])["events"]
+    assert sorted(set(events["match"])) == [0, 4, 8]
+    res = CliRunner().invoke(main, ["hands", str(out), "--match", "4"])
+    assert res.exit_code == 0, res.output
+    assert "Game 5:" in res.output and "End after" in res.output
+    code, output = invoke("hands", out, "--match", 5)
+    assert code == 1 and "0, 4, 8" in output, output
+
+
+def test_chunks_of_an_older_store_are_redone_not_mixed_in(tmp_path):
+    # store 1 had no event tables, and its Ordered Hand seats never rotated
+    scn = load_scenario(write(tmp_path, GOOD))
+    out = tmp_path / "out"
+    run_scenario(scn, out, workers=1)
+    done = next((out / "chunks").glob("p*")) / "done.json"
+    meta = json.loads(done.read_text())
+    del meta["store_version"]
+    done.write_text(json.dumps(meta))
+    again = run_scenario(scn, out, workers=1, resume=True)
+    assert again.computed == 1 and again.reused == 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -21,10 +21,11 @@ from nop_sim.ordered import kernels as K
 from nop_sim.ordered.agents import OrderedAgent, agent_table, resolve_agents
 from nop_sim.ordered.settings import OrderedSettings
 
-__all__ = ["GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "chunk_rng_states", "play_ordered",
-           "run_ordered_chunk"]
+__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "chunk_rng_states",
+           "play_ordered", "run_ordered_chunk"]
 
 GAMES_PER_CHUNK = 256
+DECK_EVENT = -1  # a stored log's deck row: a = position in the deck (dealt from 0), b = card
 _EVENTS_PER_GAME_GUESS = 160
 
 
@@ -258,9 +259,11 @@ def _places(won: np.ndarray, cards_left: np.ndarray) -> np.ndarray:
 
 
 def run_ordered_chunk(scn, chunk) -> dict:
-    """Play one runner chunk of an ``ordered-hand`` scenario; the store's five tables.
+    """Play one runner chunk of an ``ordered-hand`` scenario; the store's six tables.
 
-    The games use only ``chunk.seed`` (one serial call), so a chunk's rows never
+    Game ``g`` of the run seats rotation ``g % R`` of ``[seats] rotate``; each
+    rotation's games of the chunk are one serial call seeded from ``chunk.seed``
+    (see :meth:`nop_sim.runner.Chunk.rotation_batches`), so a chunk's rows never
     depend on the worker count or the order chunks finish in.
 
     Tables
@@ -285,6 +288,10 @@ def run_ordered_chunk(scn, chunk) -> dict:
         = block length). One deck makes the size a function of the category,
         so the two together give the size x category table.
     drafts : empty (this game has no draft), with the store's columns.
+    events : with ``[run] log_sample = N``, the log of every game whose id is a
+        multiple of N: rows ``point, chunk, match, player, kind, a, b``, the
+        game's 52-card deck first (kind :data:`DECK_EVENT`, a = position,
+        b = card), then its events (kinds ``K.EV_*``) in order.
     """
     import pandas as pd
 
@@ -293,16 +300,29 @@ def run_ordered_chunk(scn, chunk) -> dict:
 
     point = scn.points()[chunk.point]
     settings = scn.settings_at(point)
-    specs = scn.seat_specs(point, chunk.rotation)
-    labels = [_seat_label(s) for s in specs]
-    res = play_ordered(settings, [agent_from_spec(s) for s in specs], chunk.n_matches,
-                       seed=chunk.seed, workers=1)
+    n, players = chunk.n_matches, settings.players
+    # Seats rotate per game, as New Order's rotate per match: game g sits
+    # rotation g % R; each rotation's games are one serial batch with its own seed.
+    rotation, batches = chunk.rotation_batches(scn.n_rotations)
+    labels = [[_seat_label(s) for s in scn.seat_specs(point, r)]
+              for r in range(scn.n_rotations)]
+    games = np.zeros((n, K.N_FIELDS), dtype=np.int32)
+    logs = []
+    res = None
+    for r, idx, seed in batches:
+        specs = scn.seat_specs(point, r)
+        res = play_ordered(settings, [agent_from_spec(s) for s in specs], int(idx.size),
+                           seed=seed, workers=1, log=scn.log_sample > 0)
+        games[idx] = res.games
+        if res.log is not None:
+            logs.append(_logged_games(res.log, chunk.first_match + idx, scn.log_sample))
+    res = replace(res, games=games, agent_names=(), agents=())
     g = res.games
-    n, players = res.n_games, settings.players
+    game_labels = np.array(labels, dtype=object)[rotation]  # (n, players)
     match_ids = (chunk.first_match + np.arange(n)).astype(np.int64)
     base = {"point": np.full(n, chunk.point, dtype=np.int64),
             "chunk": np.full(n, chunk.index, dtype=np.int64),
-            "match": match_ids, "rotation": np.full(n, chunk.rotation, dtype=np.int64)}
+            "match": match_ids, "rotation": rotation.astype(np.int64)}
     params = {k: [v] * n for k, v in point.items()}
     rec = res.records()
     won = res.winners()
@@ -319,7 +339,7 @@ def run_ordered_chunk(scn, chunk) -> dict:
         "betting": np.full(n, settings.betting),
         "first_player": rec["first_player"].to_numpy().astype(np.int64),
         "winner": winner,
-        "winner_preset": [labels[w] if w >= 0 else "" for w in winner],
+        "winner_preset": [game_labels[i, w] if w >= 0 else "" for i, w in enumerate(winner)],
         "n_winners": rec["n_winners"].to_numpy().astype(np.int64),
         "shared": rec["n_winners"].to_numpy() > 1,
         "end": end,
@@ -338,7 +358,7 @@ def run_ordered_chunk(scn, chunk) -> dict:
         "point": np.repeat(base["point"], players), "chunk": np.repeat(base["chunk"], players),
         "match": np.repeat(match_ids, players),
         "seat": np.tile(np.arange(players, dtype=np.int64), n),
-        "preset": np.tile(np.array(labels, dtype=object), n),
+        "preset": game_labels.reshape(-1),
         **{k: np.repeat(np.array(v, dtype=object), players) for k, v in params.items()},
         "place": _places(won, cards_left).reshape(-1),
         "won": won.reshape(-1),
@@ -369,5 +389,27 @@ def run_ordered_chunk(scn, chunk) -> dict:
     drafts = pd.DataFrame({"point": pd.Series(dtype=np.int64), "chunk": pd.Series(dtype=np.int64),
                            "match": pd.Series(dtype=np.int64), "seat": pd.Series(dtype=np.int64),
                            "card": pd.Series(dtype=object), "count": pd.Series(dtype=np.int64)})
+    rows = (np.concatenate(logs) if logs else np.zeros((0, 5), np.int64))
+    rows = rows[np.argsort(rows[:, 0], kind="stable")]
+    events = pd.DataFrame({"point": np.full(len(rows), chunk.point, np.int64),
+                           "chunk": np.full(len(rows), chunk.index, np.int64),
+                           **{c: rows[:, i] for i, c in enumerate(_EVENT_COLUMNS)}})
     return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
-            "arrays": arrays}
+            "arrays": arrays, "events": events}
+
+
+_EVENT_COLUMNS = ("match", "player", "kind", "a", "b")
+
+
+def _logged_games(log: OrderedLog, match_ids: np.ndarray, every: int) -> np.ndarray:
+    """int64 rows ``match, player, kind, a, b`` of the games whose run id is a multiple
+    of ``every``: each game's deck first (kind :data:`DECK_EVENT`), then its events."""
+    parts = []
+    for i in np.flatnonzero(match_ids % every == 0):
+        m = int(match_ids[i])
+        deck = np.column_stack([np.full(K.DECK_SIZE, m), np.full(K.DECK_SIZE, -1),
+                                np.full(K.DECK_SIZE, DECK_EVENT), np.arange(K.DECK_SIZE),
+                                log.decks[i]])
+        ev = log.game_events(i).astype(np.int64)
+        parts += [deck, np.column_stack([np.full(len(ev), m), ev])]
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros((0, 5), np.int64)

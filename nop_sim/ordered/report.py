@@ -402,7 +402,7 @@ def _overview(tables, labels, manifest) -> _Section:
                      "max_turns": s.get("max_turns"), "seats": ", ".join(p["seats"]),
                      "column": s.get("column")})
     if manifest.get("rotation"):
-        sec.text.append("Presets rotated over the seats chunk by chunk: "
+        sec.text.append("Presets rotated over the seats game by game: "
                         + ", ".join(manifest["rotation"]) + ".")
     sec.tables.append(("Settings per point", pd.DataFrame(rows)))
     return sec
