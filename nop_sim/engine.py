@@ -217,6 +217,7 @@ def play_matches(
     chunk_size: int = DEFAULT_CHUNK,
     check: bool = False,
     log_every: int = 0,
+    log_matches: Sequence[int] | np.ndarray | None = None,
     log_capacity: int = 200_000,
     horizon: int | None = None,
     threads: int | None = None,
@@ -232,6 +233,7 @@ def play_matches(
     check : check chip conservation and card accounting after every hand;
         failures are counted in ``counts[C_INVARIANT_ERRORS]``
     log_every : write the event log of every ``log_every``-th match (0: no log)
+    log_matches : indices of further matches to log (e.g. a runner's own rule)
     log_capacity : event rows kept per chunk (more are counted in ``events_lost``)
     horizon : hands tracked by the time series (default ``min(max_hands, 1000)``)
     threads : numba threads for this call (default: numba's current setting)
@@ -244,8 +246,13 @@ def play_matches(
     table = agent_table(agents, settings.players)
     n_chunks = -(-n_matches // chunk_size)
     horizon = min(settings.max_hands, DEFAULT_HORIZON) if horizon is None else int(horizon)
-    cap = log_capacity if log_every > 0 else 0
-    b = _buffers(settings, table, n_matches, chunk_size, seed, horizon, cap, check, log_every)
+    log_mask = np.zeros(n_matches, np.int8)
+    if log_every > 0:
+        log_mask[::log_every] = 1
+    if log_matches is not None:
+        log_mask[np.asarray(log_matches, dtype=np.int64)] = 1
+    cap = log_capacity if log_mask.any() else 0
+    b = _buffers(settings, table, n_matches, chunk_size, seed, horizon, cap, check, log_mask)
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, n_chunks, threads)
     events, ev_counts, n_players = b["events"], b["ev_counts"], settings.players
@@ -262,7 +269,7 @@ def play_matches(
 
 
 def _buffers(settings: Settings, table: np.ndarray, n_matches: int, chunk_size: int, seed: int,
-             horizon: int, cap: int, check: bool, log_every: int) -> dict[str, Any]:
+             horizon: int, cap: int, check: bool, log_mask: np.ndarray) -> dict[str, Any]:
     """Every argument of the match drivers, by name (the caller sets ``eval_fn``, ``draft_fn``)."""
     arr, mix = settings.to_arrays()
     n_chunks = -(-n_matches // chunk_size)
@@ -272,7 +279,7 @@ def _buffers(settings: Settings, table: np.ndarray, n_matches: int, chunk_size: 
         rng_states=seed_states(seed, n_chunks), settings=arr, dtype=mix.type, damount=mix.amount,
         dvalue=draft_values(), deck0=mix.deck, agents=table, tab_start=tab_start,
         tab_mask=tab_mask, tab_freq=tab_freq, eval_fn=0, draft_fn=0, check=int(bool(check)),
-        log_every=int(log_every),
+        log_mask=log_mask,
         events=np.zeros((n_chunks, cap, T.EV_WIDTH), np.int64),
         ev_counts=np.zeros((n_chunks, 2), np.int64),
         out_match=np.zeros((n_matches, T.N_MATCH_FIELDS), np.int64),
@@ -318,7 +325,8 @@ def compile_engine() -> None:
     can run :func:`compile_callees` in another process meanwhile, as the
     runner does before a run's first chunk.
     """
-    bufs = _buffers(Settings(), agent_table("balanced", 4), 1, 1, 0, 1, 0, False, 0)
+    bufs = _buffers(Settings(), agent_table("balanced", 4), 1, 1, 0, 1, 0, False,
+                     np.zeros(1, np.int8))
     bufs["bounds"] = bufs["bounds"][:1]  # no chunk: the driver's loop runs zero times
     _drive(bufs, 0, 1)
 

@@ -226,8 +226,11 @@ def _play_rotated(scn: Scenario, point: dict, settings, chunk: Chunk, play_match
     rotation, batches = chunk.rotation_batches(scn.n_rotations)
     parts = []
     for r, idx, seed in batches:
+        # log the run's matches whose id is a multiple of log_sample, wherever they fall
+        logged = (np.flatnonzero((chunk.first_match + idx) % scn.log_sample == 0)
+                  if scn.log_sample else None)
         res = play_matches(settings, scn.seat_specs(point, r), int(idx.size), seed=seed,
-                           chunk_size=int(idx.size), threads=1, log_every=scn.log_sample)
+                           chunk_size=int(idx.size), threads=1, log_matches=logged)
         if res.events.shape[0]:  # the batch's match index -> the run's match id
             res.events[:, 0] = chunk.first_match + idx[res.events[:, 0]]
         parts.append((idx, res))

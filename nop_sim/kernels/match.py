@@ -939,7 +939,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
 # -- drivers --------------------------------------------------------------------------------
 @jit(inline="always")  # one call site per driver: no library level of its own
 def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agents,
-                tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_every, events,
+                tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
                 ev_count, out_match, out_player, out_drafted, out_column, counts, cat_stats,
                 time_stats, dis_stats):
     n_cards = 52 * settings[S_DECKS]
@@ -967,7 +967,7 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agent
     cfg = (settings, dtype, damount, dvalue, agents, tab_start, tab_mask, tab_freq)
     for m in range(start, stop):
         g[G_MATCH] = m
-        g[G_LOG] = 1 if (log_every > 0 and m % log_every == 0) else 0
+        g[G_LOG] = log_mask[m]
         out = (counts, cat_stats, time_stats, dis_stats, out_player[m], out_drafted[m], events)
         play_match(st, cfg, out, rng, out_match[m], out_column[m], check)
     ev_count[0] = g[G_EVN]
@@ -976,20 +976,20 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agent
 
 @jit
 def play_chunks_serial(bounds, rng_states, settings, dtype, damount, dvalue, deck0, agents,
-                       tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_every,
+                       tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask,
                        events, ev_counts, out_match, out_player, out_drafted, out_column,
                        out_counts, out_cat, out_time, out_dis):
     """:func:`play_chunks` on one thread, chunk after chunk (same arguments, same results)."""
     for c in range(bounds.shape[0] - 1):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dvalue,
                     deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
-                    log_every, events[c], ev_counts[c], out_match, out_player, out_drafted,
+                    log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
                     out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c])
 
 
 @pjit
 def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, agents,
-                tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_every, events,
+                tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
                 ev_counts, out_match, out_player, out_drafted, out_column, out_counts, out_cat,
                 out_time, out_dis):
     """Play matches ``0 .. bounds[-1]`` in ``len(bounds) - 1`` chunks, in parallel.
@@ -1001,7 +1001,7 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, age
     tab_start, tab_mask, tab_freq : strength tables (kernels.strength)
     eval_fn, draft_fn : addresses of the evaluator and of the draft (kernels.firewall)
     check : 1 to check chips and cards after every hand (counted in C_INVARIANT_ERRORS)
-    log_every : log matches whose index is a multiple (0 = no log)
+    log_mask : int8 (n,), 1 for the matches whose events are written
     events : int64 (n_chunks, cap, EV_WIDTH); ev_counts : int64 (n_chunks, 2) written
     out_match (n, N_MATCH_FIELDS), out_player (n, 8, N_PLAYER_FIELDS),
     out_drafted (n, 8, 25), out_column int8 (n, 13): written per match
@@ -1013,5 +1013,5 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, age
     for c in prange(n_chunks):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dvalue,
                     deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
-                    log_every, events[c], ev_counts[c], out_match, out_player, out_drafted,
+                    log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
                     out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c])
