@@ -20,10 +20,10 @@ SPEC (sections 3-7):
   only to another category; payouts at showdown on the main pot's winning
   category, in seat order, from the pot (partial) or the bank, doubled by
   hedge_fund / hedge_boom, for folded players too;
-- showdown: shown hands re-scored (the referee's own best-of-five search under
-  the column, elevation and inversion; hands holding a wild card are scored by
-  :mod:`nop_sim.evaluator`, itself tested against an independent oracle),
-  mucks only by beaten hands, side pots and their winners, odd chips;
+- showdown: shown hands re-scored by the referee's own best-of-five search
+  under the column, elevation and inversion, wild cards and several decks
+  included (:func:`score_hand`), mucks only by beaten hands, side pots and
+  their winners, odd chips;
 - the draft: k + 1 reveals (fewer when the piles run dry), pick order, mucked
   hands skipped, mandatory picks, Personal (2) and Community (2) limits, and
   every effect's result;
@@ -37,17 +37,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
-from itertools import combinations
+from functools import cache, lru_cache
+from itertools import combinations, combinations_with_replacement
 from typing import Any
-
-import numpy as np
 
 from nop_sim import types as T
 from nop_sim.disruptors import mix_arrays
 from nop_sim.rules import Settings
 
-__all__ = ["RuleViolation", "check_log", "check_results"]
+__all__ = ["RuleViolation", "check_log", "check_results", "score_hand"]
 
 ACTIONS = ("fold", "check", "call", "bet", "raise")
 
@@ -57,30 +55,32 @@ class RuleViolation(AssertionError):
 
 
 # -- the referee's own hand scoring ------------------------------------------------------
-def _classify5(cards: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
-    """SPEC 2: the first pattern five cards match, and the tie-break ranks."""
-    ranks = sorted((c // 4 + 2 for c in cards), reverse=True)
-    suits = {c % 4 for c in cards}
+def _classify(ranks: tuple[int, ...], one_suit: bool) -> tuple[int, tuple[int, ...]]:
+    """SPEC 2: the first pattern five cards match, and the tie-break ranks.
+
+    Every pattern of the table reads only the five ranks (a multiset: several
+    decks and wild cards repeat cards) and whether all five share a suit.
+    """
+    ranks = tuple(sorted(ranks, reverse=True))
     counts = Counter(ranks)
     groups = sorted(counts.items(), key=lambda rc: (-rc[1], -rc[0]))
     shape = [n for _, n in groups]
-    flush = len(suits) == 1
     top = None
     if len(counts) == 5:
         if ranks[0] - ranks[4] == 4:
             top = ranks[0]
-        elif ranks == [14, 5, 4, 3, 2]:
+        elif ranks == (14, 5, 4, 3, 2):
             top = 5
     if shape == [5]:
-        return (0 if flush else 2), (groups[0][0],)
+        return (0 if one_suit else 2), (groups[0][0],)
     if shape == [3, 2]:
-        return (1 if flush else 6), (groups[0][0], groups[1][0])
-    if top is not None and flush:
+        return (1 if one_suit else 6), (groups[0][0], groups[1][0])
+    if top is not None and one_suit:
         return (3, ()) if top == 14 else (4, (top,))
     if shape == [4, 1]:
         return 5, (groups[0][0], groups[1][0])
-    if flush:
-        return 7, tuple(ranks)
+    if one_suit:
+        return 7, ranks
     if top is not None:
         return 8, (top,)
     if shape == [3, 1, 1]:
@@ -89,42 +89,98 @@ def _classify5(cards: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
         return 10, (groups[0][0], groups[1][0], groups[2][0])
     if shape == [2, 1, 1, 1]:
         return 11, tuple(r for r, _ in groups)
-    return 12, tuple(ranks)
+    return 12, ranks
+
+
+@cache
+def _options(naturals: tuple[int, ...], n_wild: int, one_suit: bool,
+             mixed: bool) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """Every category five cards can make, each with its best tie-break.
+
+    ``naturals`` are the ranks of the cards that are not wild (sorted),
+    ``n_wild`` the number of wild cards, ``one_suit`` / ``mixed`` whether the
+    five can be all one suit / not all one suit.
+
+    Why this is every value the wild cards can take (SPEC 1: a wild stands for
+    any rank and any suit, a card already in the hand included), though it
+    tries 13 ranks and two suits rather than 52 cards per wild: the
+    classification (:func:`_classify`) reads only the rank multiset and whether
+    all five share a suit. Each wild's rank and suit are free and independent
+    of the other cards, so the rank multisets reachable are exactly
+    ``naturals + W`` for every multiset ``W`` of ``n_wild`` ranks
+    (``combinations_with_replacement``: the order of wilds is irrelevant), and
+    for each of them the suit flag can be made true iff the naturals share a
+    suit or there are none (give every wild that suit, s) and false iff the
+    naturals mix suits or there is a wild (give one wild a suit other than s:
+    five cards always hold another). So the wild values that matter are ranks
+    2..14 in suit s or one other suit, and the best of every reachable
+    (multiset, flag) pair is the best of every assignment of 52 values per
+    wild (``tests/test_referee.py`` checks this against that brute force).
+    Under any column the best hand of a category is its best tie-break, so one
+    tie-break per category is kept.
+    """
+    flags = ((True,) if one_suit else ()) + ((False,) if mixed else ())
+    best: dict[int, tuple[int, ...]] = {}
+    for extra in combinations_with_replacement(range(2, 15), n_wild):
+        ranks = naturals + extra
+        for flag in flags:
+            cat, tb = _classify(ranks, flag)
+            if cat not in best or tb > best[cat]:
+                best[cat] = tb
+    return tuple(best.items())
+
+
+def _five_options(five: tuple[int, ...], wild_ranks: int) -> tuple[tuple[int, tuple], ...]:
+    """:func:`_options` of five card codes; ``wild_ranks`` has bit ``rank - 2`` per wild rank."""
+    naturals = [c for c in five if not (wild_ranks >> (c // 4)) & 1]
+    suits = {c % 4 for c in naturals}
+    n_wild = 5 - len(naturals)
+    ranks = tuple(sorted(c // 4 + 2 for c in naturals))
+    if n_wild == 0:
+        return _options(ranks, 0, len(suits) == 1, len(suits) > 1)
+    return _options(ranks, n_wild, len(suits) <= 1, True)
 
 
 @lru_cache(maxsize=200_000)
-def _best(cards: tuple[int, ...], positions: tuple[int, ...], elevated: int,
-          inverted: bool) -> tuple[tuple, int]:
-    """(key, category) of the best five: a smaller effective position wins, then an
-    elevated hand over a natural one, then the tie-break (SPEC 2)."""
+def _best(cards: tuple[int, ...], wild_ranks: int, positions: tuple[int, ...],
+          elevation: tuple[int, ...], inverted: bool) -> tuple[tuple, int]:
+    """(key, category) of the best five of ``cards``; see :func:`score_hand`."""
     best = None
     for five in combinations(cards, 5):
-        cat, tb = _classify5(five)
-        eff = 12 - positions[cat] if inverted else positions[cat]
-        elev = (elevated >> cat) & 1
-        key = (-(eff - elev), elev, tb)
-        if best is None or key > best[0]:
-            best = (key, cat)
+        for cat, tb in _five_options(five, wild_ranks):
+            pos = 12 - positions[cat] if inverted else positions[cat]
+            up = elevation[cat]
+            key = (-(pos - up), int(up > 0), tb)
+            if best is None or key > best[0]:
+                best = (key, cat)
     return best
 
 
-def _wild_score(cards: list[int], order: list[int], wild: int, elevated: int, inverted: bool,
-                decks: int) -> tuple[tuple, int]:
-    from nop_sim.column import Column
-    from nop_sim.evaluator import category_of_scores, evaluate
+def score_hand(cards, column, *, wild_ranks: int = 0, elevation=None,
+               inverted: bool = False) -> tuple[tuple, int]:
+    """The referee's own score of a player's best hand (SPEC 1 and 2), in plain Python.
 
-    arr = np.full(8, -1, np.int8)
-    arr[: len(cards)] = cards
-    column = Column(order)
-    score = int(evaluate(arr[None, :], column, wild_ranks=wild, elevated=elevated,
-                         inverted=inverted, decks=decks)[0])
-    cat = int(category_of_scores(np.array([score]), column, inverted=inverted)[0])
-    # the evaluator's score, level << 20 | tie-break nibbles, as the referee's key
-    level = score >> 20
-    e = level & 1
-    p = 13 - (level - 3 * e) // 2
-    tb = tuple(r for r in ((score >> (16 - 4 * i)) & 15 for i in range(5)) if r)
-    return (-(p - e), e, tb), cat
+    Parameters
+    ----------
+    cards : 5..8 card codes 0..51 (repeats allowed: several decks)
+    column : the 13 category ids, top first
+    wild_ranks : 13-bit mask, bit ``rank - 2`` set for each wild rank
+    elevation : 13 ints, positions each category is elevated (0: none); None = none
+    inverted : the column is read bottom-up (the Inversion card)
+
+    Returns
+    -------
+    (key, category): keys compare like hands (larger wins, equal splits): the
+    effective position (elevation counted), then an elevated hand above a
+    natural one, then the tie-break ranks. The five cards and the wild values
+    are chosen to maximise the key, i.e. under the column.
+    """
+    positions = [0] * 13
+    for i, c in enumerate(column):
+        positions[int(c)] = i
+    elevation = tuple(int(e) for e in elevation) if elevation is not None else (0,) * 13
+    return _best(tuple(sorted(int(c) for c in cards)), int(wild_ranks), tuple(positions),
+                 elevation, bool(inverted))
 
 
 # -- state -------------------------------------------------------------------------------------
@@ -568,16 +624,12 @@ class _Referee:
         cards = h.hole[p] + h.board
         comm = [T.DISRUPTOR_IDS[c] for c in self.community]
         wild = 1 if ("deuces_wild" in comm or self.held(p, "wild_deuces")) else 0
-        elevated = 0
+        elevation = [0] * 13
         for c, arg in self.personal[p]:
             if T.DISRUPTOR_IDS[c] == "elevator":
-                elevated |= 1 << arg
-        if wild and any(c // 4 == 0 for c in cards):
-            return _wild_score(cards, self.column, wild, elevated, h.inverted, self.s.decks)
-        positions = [0] * 13
-        for i, c in enumerate(self.column):
-            positions[c] = i
-        return _best(tuple(sorted(cards)), tuple(positions), elevated, h.inverted)
+                elevation[arg] = self.amount[c]
+        return score_hand(cards, self.column, wild_ranks=wild, elevation=elevation,
+                          inverted=h.inverted)
 
     def show(self, r: dict, mucked: bool) -> None:
         h = self.h

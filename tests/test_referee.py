@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 
 import numpy as np
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from nop_sim import types as T
 from nop_sim.engine import play_matches
 from nop_sim.events import render_history, to_records, write_json_lines
-from nop_sim.referee import RuleViolation, check_log, check_results
+from nop_sim.referee import RuleViolation, check_log, check_results, score_hand
 from nop_sim.rules import Settings
 
 CASES = [
@@ -101,3 +103,96 @@ def test_json_lines_and_history(tmp_path):
     text = render_history(to_records(r.events), names=["Ann", "Bob", "Cy"])
     assert "Hand #1" in text and "Column:" in text and "dart" in text
     assert "=== Match 0 over" in text
+
+
+# -- the referee's own scoring, wilds and several decks included ---------------------------
+def _brute_key(cards, column, wild_ranks, elevation, inverted):
+    """Best key by trying every one of the 52 cards for every wild card (slow, obvious)."""
+    import reference
+
+    pos = {c: i for i, c in enumerate(column)}
+    wild_at = [i for i, c in enumerate(cards) if (wild_ranks >> (c // 4)) & 1]
+    best = None
+    for values in itertools.product(range(52), repeat=len(wild_at)):
+        hand = list(cards)
+        for i, v in zip(wild_at, values, strict=True):
+            hand[i] = v
+        for five in itertools.combinations(hand, 5):
+            cat, tb = reference.classify_codes(five)
+            p = 12 - pos[cat] if inverted else pos[cat]
+            up = elevation[cat]
+            key = (-(p - up), int(up > 0), tuple(tb))
+            if best is None or key > best:
+                best = key
+    return best
+
+
+def _random_case(rng, n_cards, decks, n_wild):
+    """A hand of ``n_cards`` with ``n_wild`` deuces (wild), a random column and elevation."""
+    deck = [c for c in range(4, 52) for _ in range(decks)]
+    deuces = [c for c in range(4) for _ in range(decks)]
+    cards = rng.sample(deuces, n_wild) + rng.sample(deck, n_cards - n_wild)
+    column = list(range(13))
+    rng.shuffle(column)
+    elevation = [0] * 13
+    for c in rng.sample(range(13), rng.randint(0, 2)):
+        elevation[c] = 1
+    return cards, column, elevation, rng.random() < 0.3
+
+
+@pytest.mark.parametrize("n_cards, n_wild", [(5, 1), (5, 2), (5, 3), (6, 1), (7, 1), (7, 2)])
+def test_wild_scoring_equals_trying_every_card_for_every_wild(n_cards, n_wild):
+    rng = random.Random(n_cards * 10 + n_wild)
+    n_cases = {1: 40, 2: 6, 3: 1}[n_wild] if n_cards > 5 else {1: 60, 2: 30, 3: 2}[n_wild]
+    for _ in range(n_cases):
+        cards, column, elevation, inverted = _random_case(rng, n_cards, rng.choice([1, 2]),
+                                                          n_wild)
+        key, _ = score_hand(cards, column, wild_ranks=1, elevation=elevation, inverted=inverted)
+        assert key == _brute_key(cards, column, 1, elevation, inverted), (cards, column)
+
+
+def test_wild_scoring_spec_cases():
+    default = list(range(13))
+    # a wild may copy a card already in the hand (one deck): Five of a Kind, Flush Five
+    assert score_hand([0, 1, 48, 49, 50], default, wild_ranks=1)[1] == 2  # 2c 2d Ac Ad Ah
+    four_deuces = [0, 1, 2, 3, 51]
+    assert score_hand(four_deuces, default, wild_ranks=1)[1] == 0  # Flush Five of aces
+    assert score_hand(four_deuces, default)[1] == 5  # no wilds: Four of a Kind
+    # under a column with Two Pair on top, a wild makes Two Pair, not Three of a Kind
+    top_two_pair = [10] + [c for c in range(13) if c != 10]
+    key, cat = score_hand([0, 51, 50, 47, 43], top_two_pair, wild_ranks=1)  # 2c As Ah Ks Qs
+    assert cat == 10 and key[2] == (14, 13, 12)
+    # several decks without wilds: Flush Five
+    assert score_hand([51, 51, 51, 51, 51], default)[1] == 0
+
+
+def test_scoring_agrees_with_the_engine_evaluator():
+    from nop_sim.column import Column
+    from nop_sim.evaluator import category_of_scores, evaluate
+
+    rng = random.Random(7)
+    for i in range(400):
+        n_cards = rng.choice([5, 6, 7, 8])
+        decks = rng.choice([1, 1, 2, 3])
+        deck = [c for c in range(52) for _ in range(decks)]
+        cards = rng.sample(deck, n_cards)
+        wild = rng.choice([0, 1, 1, 1 << rng.randrange(13), rng.getrandbits(13) & rng.getrandbits(13)])
+        column = list(range(13))
+        rng.shuffle(column)
+        elevated = rng.getrandbits(13) & rng.getrandbits(13) & rng.getrandbits(13)
+        inverted = rng.random() < 0.3
+        arr = np.full(8, -1, np.int8)
+        arr[:n_cards] = cards
+        col = Column(column)
+        score = int(evaluate(arr[None, :], col, wild_ranks=wild, elevated=elevated,
+                             inverted=inverted, decks=decks)[0])
+        cat = int(category_of_scores(np.array([score]), col, inverted=inverted)[0])
+        # the evaluator's score, level << 20 | tie-break nibbles, as the referee's key
+        level = score >> 20
+        e = level & 1
+        p = 13 - (level - 3 * e) // 2
+        tb = tuple(r for r in ((score >> (16 - 4 * k)) & 15 for k in range(5)) if r)
+        elevation = [(elevated >> c) & 1 for c in range(13)]
+        key, ref_cat = score_hand(cards, column, wild_ranks=wild, elevation=elevation,
+                                  inverted=inverted)
+        assert (key, ref_cat) == ((-(p - e), e, tb), cat), (i, cards, wild, column)

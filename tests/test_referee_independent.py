@@ -16,8 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from nop_sim.engine import play_matches
+from nop_sim.events import to_records
 from nop_sim.ordered import play_ordered
 from nop_sim.ordered.settings import OrderedSettings
+from nop_sim.rules import Settings
 
 FORBIDDEN = ("nop_sim.kernels", "nop_sim.ordered.kernels", "nop_sim.evaluator", "numba")
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,6 +62,18 @@ def _loaded_forbidden(module: str, payload: Path | None = None) -> list[str]:
 @pytest.mark.parametrize("module", ["nop_sim.referee", "nop_sim.ordered.referee"])
 def test_importing_a_referee_loads_no_engine(module):
     assert _loaded_forbidden(module) == []
+
+
+def test_new_order_referee_replays_without_the_engine(tmp_path):
+    # wild deuces, restocks of the stock and reshuffles of the Disruptor deck
+    mix = {"deuces_wild": 3, "wild_deuces": 3, "market_crash": 3, "elevator": 2}
+    s = Settings(max_hands=80, players=8, max_discard=5, disruptors=mix)
+    r = play_matches(s, "random", n_matches=3, seed=5, log_every=1, log_capacity=500_000)
+    records = list(to_records(r.events))
+    assert {x["pile"] for x in records if x["event"] == "reshuffle"} == {"stock", "disruptors"}
+    path = tmp_path / "job.pkl"
+    path.write_bytes(pickle.dumps({"records": records, "settings": r.settings}))
+    assert _loaded_forbidden("nop_sim.referee", path) == []
 
 
 def test_ordered_referee_replays_without_the_engine(tmp_path):
