@@ -7,8 +7,9 @@ SPEC (sections 3-7):
 
 - antes (exemptions, double_ante, short stacks all-in);
 - cards: no card more often than ``decks`` copies among hands, board and the
-  discard pile; discards come from the hand; the stock is rebuilt from the
-  discard pile only when it ran out;
+  discard pile; discards come from the hand; the stock counted card by card
+  (``decks`` x 52 at the deal, every card dealt or drawn comes from it),
+  rebuilt from the whole discard pile only when it ran out;
 - betting: turn order (first able player left of the dealer, round over when
   everyone able has acted and matched), legal actions and amounts for limit,
   pot-limit and no-limit, raise caps, all-ins;
@@ -24,7 +25,9 @@ SPEC (sections 3-7):
   under the column, elevation and inversion, wild cards and several decks
   included (:func:`score_hand`), mucks only by beaten hands, side pots and
   their winners, odd chips;
-- the draft: k + 1 reveals (fewer when the piles run dry), pick order, mucked
+- the draft: k + 1 reveals (fewer when the piles run dry) drawn from the
+  Disruptor deck, its discard pile reshuffled in only when the deck ran out,
+  every Disruptor card in the deck, its discard pile or play; pick order, mucked
   hands skipped, mandatory picks, Personal (2) and Community (2) limits, and
   every effect's result;
 - eliminations (safety_net), chips after every hand against the log, chip
@@ -243,6 +246,8 @@ class _Referee:
         self.kind = [T.TYPE_NAMES[int(t)] for t in mix.type]
         self.amount = [int(a) for a in mix.amount]
         self.where = ""
+        self.restock = None  # (old stock, new stock) between a restock and its draw
+        self.d_reshuffle = None  # (old deck, new deck) between a reshuffle and its reveal
 
     # -- helpers ----------------------------------------------------------------
     def fail(self, msg: str) -> None:
@@ -287,6 +292,29 @@ class _Referee:
         seen = self.in_play[c] + self.discards[c]
         self.expect(seen <= self.s.decks, f"card {c} appears {seen} times with decks={self.s.decks}")
 
+    def draw_from_stock(self, cards: list[int], what: str) -> None:
+        """``cards`` leave the stock (in any order); across a restock if one was logged.
+
+        A restock happens only when the stock is empty and a card is wanted
+        (SPEC 4.4), so the cards drawn before it are the whole old stock and the
+        rest come from the new one, the discard pile of the moment.
+        """
+        drawn = Counter(cards)
+        n = len(cards)
+        if self.restock is None:
+            self.expect(n <= self.stock.total(), f"{what}: {n} cards drawn from a stock of "
+                        f"{self.stock.total()} without a restock")
+        else:
+            old, pile = self.restock
+            self.restock = None
+            self.expect(n > old.total(), f"{what}: restocked while the stock still held "
+                        f"{old.total()} cards for {n} draws")
+            self.expect(not old - drawn, f"{what}: the stock was restocked before it ran out")
+            drawn -= old
+            self.stock = pile
+        self.expect(not drawn - self.stock, f"{what}: drew cards that are not in the stock")
+        self.stock -= drawn
+
     # -- match ----------------------------------------------------------------------
     def match_start(self, r: dict) -> None:
         s = self.s
@@ -305,9 +333,8 @@ class _Referee:
         self.column = list(range(13))
         self.personal: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
         self.community: list[int] = []
-        self.d_pool = Counter(self.deck0)  # Disruptors in the deck or its discard pile
-        self.d_discard = 0
-        self.d_deck = sum(self.deck0.values())
+        self.d_deck = Counter(self.deck0)  # the Disruptor deck, face down
+        self.d_discard: Counter = Counter()  # and its discard pile
         self.hedge = [-1] * self.n
         self.button = r["button"]
         self.hand_no = 0
@@ -362,6 +389,7 @@ class _Referee:
         self.start_chips = list(self.chips)
         self.in_play = Counter()
         self.discards = Counter()
+        self.stock = Counter({c: s.decks for c in range(52)})  # decks x 52 at each deal
         self.h = _Hand(
             number=self.hand_no, button=self.button, order=order, ante=s.ante * ante_mult,
             betting=betting, inverted=inverted, third=third, frozen=frozen, ceiling=ceiling,
@@ -390,6 +418,7 @@ class _Referee:
         p = r["seat"]
         self.expect(h.in_hand[p] and p not in h.hole, "five cards to each player once")
         cards = [self.code(c) for c in r["cards"]]
+        self.draw_from_stock(cards, "the deal")
         for c in cards:
             self.add_card(c)
         h.hole[p] = cards
@@ -587,19 +616,31 @@ class _Referee:
             self.expect(c in rest, "kept cards stay in the hand")
             rest.remove(c)
         self.expect(len(rest) == n_new, "as many drawn as discarded")
+        self.draw_from_stock(rest, f"the draw of seat {p}")
         for c in rest:
             self.add_card(c)
         h.hole[p] = cards
 
     def reshuffle(self, r: dict) -> None:
+        """Checked with the draw or reveal that follows (see :meth:`draw_from_stock`)."""
         if r["pile"] == "stock":
-            self.expect(r["cards"] == sum(self.discards.values()),
-                        "the new stock is the discard pile")
+            self.expect(self.restock is None, "one restock per draw")
+            # the whole discard pile, the drawing player's discards of this draw included,
+            # as the engine plays it today (SPEC R7 leaves those out: issue 10, section 1)
+            pile = self.discards
+            self.expect(r["cards"] == pile.total() > 0,
+                        f"the new stock of {r['cards']} cards is the discard pile of "
+                        f"{pile.total()}")
+            self.restock = (self.stock, pile)
             self.discards = Counter()
         else:
-            self.expect(r["cards"] == self.d_discard, "the new Disruptor deck is its discard pile")
-            self.d_deck += self.d_discard
-            self.d_discard = 0
+            h = self.h
+            self.expect(h.drafting and not h.reveal and self.d_reshuffle is None,
+                        "the Disruptor discard pile is reshuffled only in a reveal, once")
+            self.expect(r["cards"] == self.d_discard.total() > 0,
+                        f"the new Disruptor deck of {r['cards']} cards is its discard pile of "
+                        f"{self.d_discard.total()}")
+            self.d_reshuffle = (self.d_deck, self.d_discard)
 
     def board(self, r: dict) -> None:
         h = self.h
@@ -613,6 +654,7 @@ class _Referee:
         new = cards[len(h.board):]
         want = h.third if not h.board else 1
         self.expect(len(new) == want, f"{len(new)} community cards revealed, rules say {want}")
+        self.draw_from_stock(new, "the community cards")
         for c in new:
             self.add_card(c)
         h.board = cards
@@ -774,13 +816,28 @@ class _Referee:
         self.expect(h.drafting and not h.awards_due and not h.hedge_due,
                     "Disruptors are revealed after the pot, after a showdown")
         cards = [self.ids(c) for c in r["cards"]]
-        want = min(h.k_showdown + 1, self.d_deck + self.d_discard)
+        want = min(h.k_showdown + 1, self.d_deck.total() + self.d_discard.total())
         self.expect(len(cards) == want, f"{len(cards)} revealed, rules say {want}")
-        for c in cards:
-            self.expect(self.d_pool[c] > 0, "a revealed card comes from the deck")
-            self.d_pool[c] -= 1
-            self.d_deck -= 1
-        self.expect(self.d_deck >= 0, "revealed more than the deck held")
+        deck = self.d_deck
+        if self.d_reshuffle is not None:
+            # the reshuffle came when the deck ran out: the cards revealed before it
+            # are the whole old deck, the rest come from the reshuffled discard pile
+            old, pile = self.d_reshuffle
+            self.d_reshuffle = None
+            k = old.total()
+            self.expect(len(cards) > k, f"the Disruptor discard pile was reshuffled while the "
+                        f"deck still held {k} cards for {len(cards)} reveals")
+            self.expect(Counter(cards[:k]) == old, "the revealed cards before the reshuffle are "
+                        "the rest of the deck")
+            cards_after = Counter(cards[k:])
+            self.d_discard = Counter()
+            deck = pile
+        else:
+            self.expect(len(cards) <= deck.total(), f"{len(cards)} revealed from a Disruptor deck "
+                        f"of {deck.total()} without reshuffling its discard pile")
+            cards_after = Counter(cards)
+        self.expect(not cards_after - deck, "a revealed card comes from the Disruptor deck")
+        self.d_deck = deck - cards_after
         h.reveal = cards
         h.taken = [False] * len(cards)
         h.n_picks = 0
@@ -896,8 +953,7 @@ class _Referee:
             self.personal[seat].pop(held[0])
         elif why == "safety_net":
             pass  # removed in safety()
-        self.d_pool[card] += 1
-        self.d_discard += 1
+        self.d_discard[card] += 1
 
     # -- end of hand and match ----------------------------------------------------------------
     def safety(self, r: dict) -> None:
@@ -926,7 +982,11 @@ class _Referee:
         if h.drafting and h.reveal:
             self.expect(all(h.taken), "every revealed card picked or discarded")
         if h.drafting and not h.reveal:
-            self.expect(self.d_deck + self.d_discard == 0, "a draft reveals cards when any are left")
+            self.expect(self.d_deck.total() + self.d_discard.total() == 0,
+                        "a draft reveals cards when any are left")
+        in_play = Counter(c for held in self.personal for c, _ in held) + Counter(self.community)
+        self.expect(self.d_deck + self.d_discard + in_play == self.deck0,
+                    "Disruptor cards are conserved: deck, discard pile and cards in play")
         for p in range(self.n):
             if self.alive[p]:
                 self.expect(self.chips[p] > 0, f"seat {p} has 0 chips and is still in")
@@ -958,6 +1018,10 @@ class _Referee:
     def event(self, r: dict) -> None:
         ev = r["event"]
         self.where = f"match {r['match']}, hand {r['hand']}, {ev} seat {r['seat']}"
+        if self.restock is not None and ev not in ("deal", "hole", "board"):
+            self.fail("a restock not followed by a draw from the new stock")
+        if self.d_reshuffle is not None and ev != "reveal":
+            self.fail("a Disruptor reshuffle not followed by a reveal")
         handler = {
             "match_start": self.match_start, "hand_start": self.hand_start, "ante": self.ante,
             "deal": self.deal, "hedge": self.hedge_ev, "promote": self.promote,

@@ -196,3 +196,90 @@ def test_scoring_agrees_with_the_engine_evaluator():
         key, ref_cat = score_hand(cards, column, wild_ranks=wild, elevation=elevation,
                                   inverted=inverted)
         assert (key, ref_cat) == ((-(p - e), e, tb), cat), (i, cards, wild, column)
+
+
+# -- the stock and the Disruptor deck are counted ------------------------------------------
+@pytest.fixture(scope="module")
+def reshuffling_log():
+    """Logged matches with restocks of the stock and reshuffles of the Disruptor deck."""
+    mix = {"deuces_wild": 3, "wild_deuces": 3, "market_crash": 3, "elevator": 2}
+    s = Settings(max_hands=60, players=8, max_discard=5, disruptors=mix)
+    r = play_matches(s, "random", n_matches=2, seed=5, log_every=1, log_capacity=500_000)
+    records = list(to_records(r.events))
+    check_log(records, r.settings)
+    return records, r.settings
+
+
+def _first(records, pile):
+    return next(i for i, x in enumerate(records)
+                if x["event"] == "reshuffle" and x["pile"] == pile)
+
+
+@pytest.mark.parametrize("pile", ["stock", "disruptors"])
+def test_a_missing_or_miscounted_reshuffle_is_caught(reshuffling_log, pile):
+    records, settings = reshuffling_log
+    i = _first(records, pile)
+    with pytest.raises(RuleViolation, match="without"):
+        check_log(records[:i] + records[i + 1:], settings)
+    bad = [dict(x) for x in records]
+    bad[i]["cards"] += 1
+    with pytest.raises(RuleViolation, match="discard pile"):
+        check_log(bad, settings)
+
+
+def test_a_restock_before_the_stock_ran_out_is_caught(reshuffling_log):
+    records, settings = reshuffling_log
+    # a restock logged in the first draw of a hand with a discard pile but a full stock
+    i = next(i for i, x in enumerate(records) if x["event"] == "discard" and x["n"] > 0)
+    x = records[i]
+    fake = {"match": x["match"], "hand": x["hand"], "event": "reshuffle", "seat": -1,
+            "pile": "stock", "cards": x["n"]}
+    bad = records[: i + 1] + [fake] + records[i + 1:]
+    with pytest.raises(RuleViolation, match="still held"):
+        check_log(bad, settings)
+
+
+def test_a_disruptor_reshuffle_before_the_deck_ran_out_is_caught(reshuffling_log):
+    records, settings = reshuffling_log
+    i = _first(records, "disruptors")
+    assert records[i + 1]["event"] == "reveal"
+    # the same reshuffle one reveal earlier, when the deck still held cards
+    j = max(k for k in range(i) if records[k]["event"] == "reveal")
+    pile = sum(1 for x in records[:j] if x["event"] == "disruptor_discard"
+               and x["match"] == records[i]["match"])
+    moved = dict(records[i], hand=records[j]["hand"], cards=pile)
+    bad = records[:j] + [moved] + records[j:i] + records[i + 1:]
+    with pytest.raises(RuleViolation, match="still held"):
+        check_log(bad, settings)
+
+
+def test_reveals_after_a_reshuffle_come_from_the_old_deck_first(reshuffling_log):
+    records, settings = reshuffling_log
+    i = _first(records, "disruptors")
+    cards = records[i + 1]["cards"]
+    for k in range(1, len(cards)):
+        bad = [dict(x) for x in records]
+        bad[i + 1]["cards"] = cards[k:] + cards[:k]  # rotate the reveal order
+        if sorted(bad[i + 1]["cards"][:k]) != sorted(cards[:k]):
+            with pytest.raises(RuleViolation, match="rest of the deck|comes from"):
+                check_log(bad, settings)
+            return
+    pytest.skip("this reveal's order cannot be told apart")
+
+
+def test_a_drawn_card_must_be_in_the_stock(reshuffling_log):
+    records, settings = reshuffling_log
+    # the first draw of a hand that takes a card: one drawn card becomes a discarded one
+    i = next(i for i, x in enumerate(records) if x["event"] == "discard" and x["n"] > 0)
+    gone, hole = records[i], records[i + 1]
+    dealt = next(x for x in records[:i] if x["event"] == "deal" and x["seat"] == gone["seat"]
+                 and (x["match"], x["hand"]) == (gone["match"], gone["hand"]))
+    kept = list(dealt["cards"])
+    for c in gone["cards"]:
+        kept.remove(c)
+    cards = list(hole["cards"])
+    drawn = next(k for k, c in enumerate(cards) if c not in kept)
+    cards[drawn] = gone["cards"][0]
+    bad = records[: i + 1] + [dict(hole, cards=cards)] + records[i + 2:]
+    with pytest.raises(RuleViolation, match="not in the stock"):
+        check_log(bad, settings)
