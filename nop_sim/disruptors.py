@@ -1,7 +1,8 @@
 """The Disruptor catalog as data, and mixes -> the arrays the kernels take (SPEC 7).
 
 The catalog ships as ``nop_sim/data/disruptors.toml``: one ``[[card]]`` per id
-with its type, default copies and the number its effect uses. A *mix* says
+with its type, default copies, the number its effect uses and how copies of it
+stack (:data:`STACK_RULES`). A *mix* says
 which cards form the Disruptor deck and how many copies of each: the name of a
 shipped mix (``default`` = the 85-card catalog, ``none``, ``chaos``) or an
 explicit table ``{id: copies}``.
@@ -25,12 +26,17 @@ __all__ = [
     "DisruptorCard",
     "DisruptorArrays",
     "SHIPPED_MIXES",
+    "STACK_RULES",
     "load_catalog",
     "mix_arrays",
     "resolve_mix",
 ]
 
 SHIPPED_MIXES = ("default", "none", "chaos")
+# How copies of one card in play (or held by one player) combine (SPEC 7, ruling R6):
+# multiply: amount ** copies; add: amount * copies; once: a second copy changes
+# nothing; each: every copy acts once on its own (safety_net, the instants).
+STACK_RULES = ("multiply", "add", "once", "each")
 MAX_COPIES = 64
 
 
@@ -47,6 +53,7 @@ class DisruptorCard:
     type: str
     copies: int
     amount: int
+    stack: str
     text: str
 
 
@@ -98,7 +105,7 @@ def load_catalog() -> Catalog:
         card = DisruptorCard(
             id=str(entry["id"]), index=index, type=str(entry["type"]),
             copies=int(entry["copies"]), amount=int(entry.get("amount", 0)),
-            text=str(entry.get("text", "")),
+            stack=str(entry.get("stack", "")), text=str(entry.get("text", "")),
         )
         # The effects are code: the data must list the ids in the kernels' order.
         if index >= T.N_DISRUPTORS or T.DISRUPTOR_IDS[index] != card.id:
@@ -108,6 +115,9 @@ def load_catalog() -> Catalog:
             )
         if card.type not in T.TYPE_NAMES:
             raise RuntimeError(f"disruptors.toml: {card.id} has unknown type {card.type!r}")
+        if card.stack not in STACK_RULES:
+            raise RuntimeError(f"disruptors.toml: {card.id} has stack {card.stack!r}; "
+                               f"allowed: {', '.join(STACK_RULES)}")
         cards.append(card)
     if len(cards) != T.N_DISRUPTORS:
         raise RuntimeError(f"disruptors.toml lists {len(cards)} cards, expected {T.N_DISRUPTORS}")

@@ -5,6 +5,9 @@ The referee shares nothing with the match kernels but the log format
 hands, piles and Disruptors, and checks each logged transition against the
 SPEC (sections 3-7):
 
+- each hand's effects, derived from the Disruptor catalog as data: every
+  card's amount and its ``stack`` rule (SPEC R6, R8), checked against the
+  logged hand flags;
 - antes (exemptions, double_ante, short stacks all-in);
 - cards: no card more often than ``decks`` copies among hands, board and the
   discard pile; discards come from the hand; the stock counted card by card
@@ -45,7 +48,7 @@ from itertools import combinations, combinations_with_replacement
 from typing import Any
 
 from nop_sim import types as T
-from nop_sim.disruptors import mix_arrays
+from nop_sim.disruptors import load_catalog, mix_arrays
 from nop_sim.rules import Settings
 
 __all__ = ["RuleViolation", "check_log", "check_results", "score_hand"]
@@ -186,6 +189,40 @@ def score_hand(cards, column, *, wild_ranks: int = 0, elevation=None,
                  elevation, bool(inverted))
 
 
+# -- Disruptor effects from the catalog ------------------------------------------------------
+_DEUCES = 1 << 0  # the wild_ranks bit of rank 2 (bit rank - 2): deuces_wild, wild_deuces
+
+
+def _stacked(rule: str, amount: int, copies: int, none: int) -> int:
+    """The number an effect uses with ``copies`` copies of its card in play (or held).
+
+    ``rule`` is the card's ``stack`` in the catalog (SPEC R6, see
+    ``nop_sim/data/disruptors.toml``), ``amount`` its catalog amount (R8) and
+    ``none`` the effect's number with no copy in play.
+    """
+    if copies == 0:
+        return none
+    if rule == "multiply":
+        return amount**copies
+    if rule == "add":
+        return amount * copies
+    if rule == "once":
+        return amount
+    raise ValueError(f"a card that stacks {rule!r} acts copy by copy, not as one number")
+
+
+@dataclass(frozen=True)
+class _Seat:
+    """One player's Personal cards as this hand's effects (read at the hand's start)."""
+
+    wild_ranks: int  # bit rank - 2 per wild rank (deuces_wild counted in)
+    elevation: tuple[int, ...]  # positions each category is elevated (elevator)
+    fee_off: int  # taken off the manipulation fee (broker)
+    max_discard: int  # cards that may be discarded in the Draw (deep_draw)
+    ante_exempt: bool
+    hedge_fund: int  # hedge payout multiplier
+
+
 # -- state -------------------------------------------------------------------------------------
 @dataclass
 class _Hand:
@@ -200,6 +237,7 @@ class _Hand:
     ceiling: int
     inflation: int
     hedge_mult: int
+    seats: list[_Seat]
     committed: list[int]
     folded: list[bool]
     allin: list[bool]
@@ -245,6 +283,7 @@ class _Referee:
         self.deck0 = Counter(int(c) for c in mix.deck)
         self.kind = [T.TYPE_NAMES[int(t)] for t in mix.type]
         self.amount = [int(a) for a in mix.amount]
+        self.stack = [card.stack for card in load_catalog().cards]
         self.where = ""
         self.restock = None  # (old stock, new stock) between a restock and its draw
         self.d_reshuffle = None  # (old deck, new deck) between a reshuffle and its reveal
@@ -264,9 +303,24 @@ class _Referee:
         c = self.ids(card)
         return sum(1 for x, _ in self.personal[p] if x == c)
 
-    def in_community(self, card: str) -> int:
+    def effect_of(self, copies: Counter, card: str, none: int) -> int:
+        """The number of ``card``'s effect with ``copies[card id]`` copies (:func:`_stacked`)."""
         c = self.ids(card)
-        return sum(1 for x in self.community if x == c)
+        return _stacked(self.stack[c], self.amount[c], copies[c], none)
+
+    def seat_effects(self, p: int, everyone_wild: int) -> _Seat:
+        own = Counter(c for c, _ in self.personal[p])
+        elevator = self.ids("elevator")
+        named = Counter(arg for c, arg in self.personal[p] if c == elevator)  # per category
+        return _Seat(
+            wild_ranks=everyone_wild | (_DEUCES if own[self.ids("wild_deuces")] else 0),
+            elevation=tuple(_stacked(self.stack[elevator], self.amount[elevator], named[cat], 0)
+                            for cat in range(13)),
+            fee_off=self.effect_of(own, "broker", 0),
+            max_discard=min(self.effect_of(own, "deep_draw", self.s.max_discard), 5),
+            ante_exempt=own[self.ids("ante_exempt")] > 0,
+            hedge_fund=self.effect_of(own, "hedge_fund", 1),
+        )
 
     def pot_total(self) -> int:
         return self.h.dead + sum(self.h.committed)
@@ -280,11 +334,11 @@ class _Referee:
         return [p for p in range(self.n) if h.in_hand[p] and not h.folded[p]]
 
     def fee(self, p: int) -> int:
+        """SPEC R6: min(dart, the price ceiling if in play) less the brokers, never below 0."""
         f = self.dart
         if self.h.ceiling > 0:
             f = min(f, self.h.ceiling)
-        f -= self.held(p, "broker") * self.amount[self.ids("broker")]
-        return max(f, 0)
+        return max(f - self.h.seats[p].fee_off, 0)
 
     def add_card(self, c: int) -> None:
         self.expect(0 <= c < 52, f"card code {c} out of range")
@@ -360,23 +414,17 @@ class _Referee:
         if s.dart_reset == "hand":
             self.dart = s.dart_start
         self.expect(r["dart"] == self.dart, f"dart {r['dart']} != {self.dart}")
-        comm = [T.DISRUPTOR_IDS[c] for c in self.community]
-        inverted = "inversion" in comm
-        betting = "no-limit" if "no_limit" in comm else s.betting
-        third = 2 if "third_card" in comm else 1
-        frozen = "frozen_market" in comm
-        ceiling = self.amount[self.ids("price_ceiling")] if "price_ceiling" in comm else 0
-        inflation = 1
-        ante_mult = 1
-        hedge_mult = 1
-        for name in comm:
-            a = self.amount[self.ids(name)]
-            if name == "inflation":
-                inflation *= a
-            elif name == "double_ante":
-                ante_mult *= a
-            elif name == "hedge_boom":
-                hedge_mult *= a
+        # the cards in play now act for the whole hand, stacked as the catalog says
+        comm = Counter(self.community)
+        inverted = comm[self.ids("inversion")] > 0
+        betting = "no-limit" if comm[self.ids("no_limit")] else s.betting
+        third = self.effect_of(comm, "third_card", 1)  # cards at Community Card I
+        frozen = comm[self.ids("frozen_market")] > 0
+        ceiling = self.effect_of(comm, "price_ceiling", 0)
+        inflation = self.effect_of(comm, "inflation", 1)
+        ante_mult = self.effect_of(comm, "double_ante", 1)
+        hedge_mult = self.effect_of(comm, "hedge_boom", 1)
+        everyone_wild = _DEUCES if comm[self.ids("deuces_wild")] else 0
         expected = dict(inverted=int(inverted), betting=betting, community_cards_i=third,
                         ante=s.ante * ante_mult, frozen=int(frozen), fee_ceiling=ceiling,
                         dart_step_mult=inflation, hedge_mult=hedge_mult)
@@ -393,7 +441,9 @@ class _Referee:
         self.h = _Hand(
             number=self.hand_no, button=self.button, order=order, ante=s.ante * ante_mult,
             betting=betting, inverted=inverted, third=third, frozen=frozen, ceiling=ceiling,
-            inflation=inflation, hedge_mult=hedge_mult, committed=[0] * self.n,
+            inflation=inflation, hedge_mult=hedge_mult,
+            seats=[self.seat_effects(p, everyone_wild) for p in range(self.n)],
+            committed=[0] * self.n,
             folded=[False] * self.n, allin=[False] * self.n,
             in_hand=[self.alive[p] for p in range(self.n)],
         )
@@ -406,7 +456,7 @@ class _Referee:
         self.expect(h.phase == "ante" and self.ante_i < len(h.order)
                     and h.order[self.ante_i] == p, "antes in seat order left of the dealer")
         self.ante_i += 1
-        due = 0 if self.held(p, "ante_exempt") else min(h.ante, self.chips[p])
+        due = 0 if h.seats[p].ante_exempt else min(h.ante, self.chips[p])
         self.expect(r["amount"] == due, f"ante {r['amount']} != {due}")
         self.chips[p] -= due
         h.committed[p] += due
@@ -593,9 +643,8 @@ class _Referee:
         self.expect(self.draw_i < len(live_order) and live_order[self.draw_i] == p,
                     "draws in seat order left of the dealer, folded players skipped")
         self.draw_i += 1
-        limit = (self.amount[self.ids("deep_draw")] if self.held(p, "deep_draw")
-                 else self.s.max_discard)
-        self.expect(r["n"] <= min(limit, 5), f"{r['n']} discards, at most {limit}")
+        limit = h.seats[p].max_discard
+        self.expect(r["n"] <= limit, f"{r['n']} discards, at most {limit}")
         gone = [self.code(c) for c in r["cards"]]
         self.expect(len(gone) == r["n"], "discard count")
         hand = list(h.hole[p])
@@ -664,14 +713,9 @@ class _Referee:
     def _score(self, p: int) -> tuple[tuple, int]:
         h = self.h
         cards = h.hole[p] + h.board
-        comm = [T.DISRUPTOR_IDS[c] for c in self.community]
-        wild = 1 if ("deuces_wild" in comm or self.held(p, "wild_deuces")) else 0
-        elevation = [0] * 13
-        for c, arg in self.personal[p]:
-            if T.DISRUPTOR_IDS[c] == "elevator":
-                elevation[arg] = self.amount[c]
-        return score_hand(cards, self.column, wild_ranks=wild, elevation=elevation,
-                          inverted=h.inverted)
+        seat = h.seats[p]
+        return score_hand(cards, self.column, wild_ranks=seat.wild_ranks,
+                          elevation=seat.elevation, inverted=h.inverted)
 
     def show(self, r: dict, mucked: bool) -> None:
         h = self.h
@@ -735,8 +779,7 @@ class _Referee:
         hedge_due = []
         for p in h.order:
             if self.hedge[p] in win_cats:
-                due = self.s.hedge_payout * h.hedge_mult * (
-                    self.amount[self.ids("hedge_fund")] ** self.held(p, "hedge_fund"))
+                due = self.s.hedge_payout * h.hedge_mult * h.seats[p].hedge_fund
                 paid = due
                 if self.s.hedge_from == "pot":
                     paid = 0

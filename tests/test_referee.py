@@ -283,3 +283,42 @@ def test_a_drawn_card_must_be_in_the_stock(reshuffling_log):
     bad = records[: i + 1] + [dict(hole, cards=cards)] + records[i + 2:]
     with pytest.raises(RuleViolation, match="not in the stock"):
         check_log(bad, settings)
+
+
+# -- the hand's effects come from the catalog's amounts and stacking rules -----------------
+def test_referee_stacks_cards_as_the_catalog_says(monkeypatch):
+    import dataclasses
+
+    import nop_sim.referee as referee
+    from nop_sim.disruptors import load_catalog
+
+    r = _play({"disruptors": {"inflation": 8, "hedge_boom": 8}}, "random", n=6, max_hands=60)
+    records = list(to_records(r.events))
+    starts = [x for x in records if x["event"] == "hand_start"]
+    assert any(x["dart_step_mult"] == 4 for x in starts)  # two inflations: x2 x2 (R6)
+    assert any(x["hedge_mult"] == 4 for x in starts)
+    check_log(records, r.settings)
+    i = next(i for i, x in enumerate(records)
+             if x["event"] == "hand_start" and x["dart_step_mult"] == 4)
+    bad = [dict(x) for x in records]
+    bad[i]["dart_step_mult"] = 2
+    with pytest.raises(RuleViolation, match="dart_step_mult"):
+        check_log(bad, r.settings)
+    # the referee reads the rule from the catalog: with inflation stacking "once",
+    # the same log breaks the rules
+    catalog = load_catalog()
+    once = tuple(dataclasses.replace(c, stack="once") if c.id == "inflation" else c
+                 for c in catalog.cards)
+    monkeypatch.setattr(referee, "load_catalog", lambda: dataclasses.replace(catalog, cards=once))
+    with pytest.raises(RuleViolation, match="dart_step_mult: logged 4, rules say 2"):
+        check_log(records, r.settings)
+
+
+def test_stacking_rules_table():
+    from nop_sim.referee import _stacked
+
+    assert [_stacked("multiply", 2, n, 1) for n in range(3)] == [1, 2, 4]
+    assert [_stacked("add", 2, n, 0) for n in range(3)] == [0, 2, 4]
+    assert [_stacked("once", 10, n, 0) for n in range(3)] == [0, 10, 10]
+    with pytest.raises(ValueError):
+        _stacked("each", 5, 2, 0)
