@@ -1,14 +1,40 @@
-"""nop-sim: Monte Carlo balance analysis for New Order Poker."""
+"""nop-sim: Monte Carlo balance analysis for New Order Poker.
 
-from nop_sim.blocks import beats, classify_block, classify_blocks
-from nop_sim.cards import format_cards, make_deck, parse_cards
-from nop_sim.column import DEFAULT_COLUMN, Category, Column
-from nop_sim.engine import MatchResults, play_matches
-from nop_sim.evaluator import BestHand, best_category, best_hand, evaluate, profile
-from nop_sim.referee import check_results
-from nop_sim.rules import Settings, SettingsError, load_settings
+The public names below are imported on first use (PEP 562), not when the
+package is: ``import nop_sim.referee`` must not compile or even import the
+kernels, so that the referee stays independent of the engine it checks.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# public name -> the module that defines it
+_EXPORTS = {
+    "MatchResults": "nop_sim.engine",
+    "play_matches": "nop_sim.engine",
+    "Settings": "nop_sim.rules",
+    "SettingsError": "nop_sim.rules",
+    "load_settings": "nop_sim.rules",
+    "check_results": "nop_sim.referee",
+    "BestHand": "nop_sim.evaluator",
+    "best_category": "nop_sim.evaluator",
+    "best_hand": "nop_sim.evaluator",
+    "evaluate": "nop_sim.evaluator",
+    "profile": "nop_sim.evaluator",
+    "beats": "nop_sim.blocks",
+    "classify_block": "nop_sim.blocks",
+    "classify_blocks": "nop_sim.blocks",
+    "DEFAULT_COLUMN": "nop_sim.column",
+    "Category": "nop_sim.column",
+    "Column": "nop_sim.column",
+    "format_cards": "nop_sim.cards",
+    "make_deck": "nop_sim.cards",
+    "parse_cards": "nop_sim.cards",
+}
 
 __all__ = [
     "MatchResults",
@@ -33,3 +59,26 @@ __all__ = [
     "make_deck",
     "parse_cards",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'nop_sim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next lookup skips this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # static tools see the eager imports
+    from nop_sim.blocks import beats, classify_block, classify_blocks
+    from nop_sim.cards import format_cards, make_deck, parse_cards
+    from nop_sim.column import DEFAULT_COLUMN, Category, Column
+    from nop_sim.engine import MatchResults, play_matches
+    from nop_sim.evaluator import BestHand, best_category, best_hand, evaluate, profile
+    from nop_sim.referee import check_results
+    from nop_sim.rules import Settings, SettingsError, load_settings

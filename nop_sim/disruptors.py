@@ -1,7 +1,8 @@
 """The Disruptor catalog as data, and mixes -> the arrays the kernels take (SPEC 7).
 
 The catalog ships as ``nop_sim/data/disruptors.toml``: one ``[[card]]`` per id
-with its type, default copies and the number its effect uses. A *mix* says
+with its type, default copies, the number its effect uses and how copies of it
+stack (:data:`STACK_RULES`). A *mix* says
 which cards form the Disruptor deck and how many copies of each: the name of a
 shipped mix (``default`` = the 85-card catalog, ``none``, ``chaos``) or an
 explicit table ``{id: copies}``. An entry of the table may also be a table
@@ -28,6 +29,7 @@ __all__ = [
     "DisruptorCard",
     "DisruptorArrays",
     "SHIPPED_MIXES",
+    "STACK_RULES",
     "load_catalog",
     "mix_arrays",
     "resolve_amounts",
@@ -35,6 +37,10 @@ __all__ = [
 ]
 
 SHIPPED_MIXES = ("default", "none", "chaos")
+# How copies of one card in play (or held by one player) combine (SPEC 7, ruling R6):
+# multiply: amount ** copies; add: amount * copies; once: a second copy changes
+# nothing; each: every copy acts once on its own (safety_net, the instants).
+STACK_RULES = ("multiply", "add", "once", "each")
 MAX_COPIES = 64
 
 
@@ -52,6 +58,7 @@ class DisruptorCard:
     copies: int
     amount: int
     amount_range: tuple[int, int]
+    stack: str
     text: str
 
 
@@ -105,7 +112,7 @@ def load_catalog() -> Catalog:
         card = DisruptorCard(
             id=str(entry["id"]), index=index, type=str(entry["type"]),
             copies=int(entry["copies"]), amount=amount, amount_range=(lo, hi),
-            text=str(entry.get("text", "")),
+            stack=str(entry.get("stack", "")), text=str(entry.get("text", "")),
         )
         if not lo <= amount <= hi:
             raise RuntimeError(f"disruptors.toml: {card.id} amount {amount} outside {lo}..{hi}")
@@ -117,6 +124,9 @@ def load_catalog() -> Catalog:
             )
         if card.type not in T.TYPE_NAMES:
             raise RuntimeError(f"disruptors.toml: {card.id} has unknown type {card.type!r}")
+        if card.stack not in STACK_RULES:
+            raise RuntimeError(f"disruptors.toml: {card.id} has stack {card.stack!r}; "
+                               f"allowed: {', '.join(STACK_RULES)}")
         cards.append(card)
     if len(cards) != T.N_DISRUPTORS:
         raise RuntimeError(f"disruptors.toml lists {len(cards)} cards, expected {T.N_DISRUPTORS}")

@@ -5,10 +5,14 @@ The referee shares nothing with the match kernels but the log format
 hands, piles and Disruptors, and checks each logged transition against the
 SPEC (sections 3-7):
 
+- each hand's effects, derived from the Disruptor catalog as data: every
+  card's amount and its ``stack`` rule (SPEC R6, R8), checked against the
+  logged hand flags;
 - antes (exemptions, double_ante, short stacks all-in);
 - cards: no card more often than ``decks`` copies among hands, board and the
-  discard pile; discards come from the hand; the stock is rebuilt from the
-  discard pile only when it ran out;
+  discard pile; discards come from the hand; the stock counted card by card
+  (``decks`` x 52 at the deal, every card dealt or drawn comes from it),
+  rebuilt from the whole discard pile only when it ran out;
 - betting: turn order (first able player left of the dealer, round over when
   everyone able has acted and matched), legal actions and amounts for limit,
   pot-limit and no-limit, raise caps, all-ins;
@@ -20,11 +24,13 @@ SPEC (sections 3-7):
   only to another category; payouts at showdown on the main pot's winning
   category, in seat order, from the pot (partial) or the bank, doubled by
   hedge_fund / hedge_boom, for folded players too;
-- showdown: shown hands re-scored (the referee's own best-of-five search under
-  the column, elevation and inversion; hands holding a wild card are scored by
-  :mod:`nop_sim.evaluator`, itself tested against an independent oracle),
-  mucks only by beaten hands, side pots and their winners, odd chips;
-- the draft: k + 1 reveals (fewer when the piles run dry), pick order, mucked
+- showdown: shown hands re-scored by the referee's own best-of-five search
+  under the column, elevation and inversion, wild cards and several decks
+  included (:func:`score_hand`), mucks only by beaten hands, side pots and
+  their winners, odd chips;
+- the draft: k + 1 reveals (fewer when the piles run dry) drawn from the
+  Disruptor deck, its discard pile reshuffled in only when the deck ran out,
+  every Disruptor card in the deck, its discard pile or play; pick order, mucked
   hands skipped, mandatory picks, Personal (2) and Community (2) limits, and
   every effect's result;
 - eliminations (safety_net), chips after every hand against the log, chip
@@ -37,17 +43,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
-from itertools import combinations
+from functools import cache, lru_cache
+from itertools import combinations, combinations_with_replacement
 from typing import Any
 
-import numpy as np
-
 from nop_sim import types as T
-from nop_sim.disruptors import mix_arrays
+from nop_sim.disruptors import load_catalog, mix_arrays
 from nop_sim.rules import Settings
 
-__all__ = ["RuleViolation", "check_log", "check_results"]
+__all__ = ["RuleViolation", "check_log", "check_results", "score_hand"]
 
 ACTIONS = ("fold", "check", "call", "bet", "raise")
 
@@ -57,30 +61,32 @@ class RuleViolation(AssertionError):
 
 
 # -- the referee's own hand scoring ------------------------------------------------------
-def _classify5(cards: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
-    """SPEC 2: the first pattern five cards match, and the tie-break ranks."""
-    ranks = sorted((c // 4 + 2 for c in cards), reverse=True)
-    suits = {c % 4 for c in cards}
+def _classify(ranks: tuple[int, ...], one_suit: bool) -> tuple[int, tuple[int, ...]]:
+    """SPEC 2: the first pattern five cards match, and the tie-break ranks.
+
+    Every pattern of the table reads only the five ranks (a multiset: several
+    decks and wild cards repeat cards) and whether all five share a suit.
+    """
+    ranks = tuple(sorted(ranks, reverse=True))
     counts = Counter(ranks)
     groups = sorted(counts.items(), key=lambda rc: (-rc[1], -rc[0]))
     shape = [n for _, n in groups]
-    flush = len(suits) == 1
     top = None
     if len(counts) == 5:
         if ranks[0] - ranks[4] == 4:
             top = ranks[0]
-        elif ranks == [14, 5, 4, 3, 2]:
+        elif ranks == (14, 5, 4, 3, 2):
             top = 5
     if shape == [5]:
-        return (0 if flush else 2), (groups[0][0],)
+        return (0 if one_suit else 2), (groups[0][0],)
     if shape == [3, 2]:
-        return (1 if flush else 6), (groups[0][0], groups[1][0])
-    if top is not None and flush:
+        return (1 if one_suit else 6), (groups[0][0], groups[1][0])
+    if top is not None and one_suit:
         return (3, ()) if top == 14 else (4, (top,))
     if shape == [4, 1]:
         return 5, (groups[0][0], groups[1][0])
-    if flush:
-        return 7, tuple(ranks)
+    if one_suit:
+        return 7, ranks
     if top is not None:
         return 8, (top,)
     if shape == [3, 1, 1]:
@@ -89,42 +95,132 @@ def _classify5(cards: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
         return 10, (groups[0][0], groups[1][0], groups[2][0])
     if shape == [2, 1, 1, 1]:
         return 11, tuple(r for r, _ in groups)
-    return 12, tuple(ranks)
+    return 12, ranks
+
+
+@cache
+def _options(naturals: tuple[int, ...], n_wild: int, one_suit: bool,
+             mixed: bool) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """Every category five cards can make, each with its best tie-break.
+
+    ``naturals`` are the ranks of the cards that are not wild (sorted),
+    ``n_wild`` the number of wild cards, ``one_suit`` / ``mixed`` whether the
+    five can be all one suit / not all one suit.
+
+    Why this is every value the wild cards can take (SPEC 1: a wild stands for
+    any rank and any suit, a card already in the hand included), though it
+    tries 13 ranks and two suits rather than 52 cards per wild: the
+    classification (:func:`_classify`) reads only the rank multiset and whether
+    all five share a suit. Each wild's rank and suit are free and independent
+    of the other cards, so the rank multisets reachable are exactly
+    ``naturals + W`` for every multiset ``W`` of ``n_wild`` ranks
+    (``combinations_with_replacement``: the order of wilds is irrelevant), and
+    for each of them the suit flag can be made true iff the naturals share a
+    suit or there are none (give every wild that suit, s) and false iff the
+    naturals mix suits or there is a wild (give one wild a suit other than s:
+    five cards always hold another). So the wild values that matter are ranks
+    2..14 in suit s or one other suit, and the best of every reachable
+    (multiset, flag) pair is the best of every assignment of 52 values per
+    wild (``tests/test_referee.py`` checks this against that brute force).
+    Under any column the best hand of a category is its best tie-break, so one
+    tie-break per category is kept.
+    """
+    flags = ((True,) if one_suit else ()) + ((False,) if mixed else ())
+    best: dict[int, tuple[int, ...]] = {}
+    for extra in combinations_with_replacement(range(2, 15), n_wild):
+        ranks = naturals + extra
+        for flag in flags:
+            cat, tb = _classify(ranks, flag)
+            if cat not in best or tb > best[cat]:
+                best[cat] = tb
+    return tuple(best.items())
+
+
+def _five_options(five: tuple[int, ...], wild_ranks: int) -> tuple[tuple[int, tuple], ...]:
+    """:func:`_options` of five card codes; ``wild_ranks`` has bit ``rank - 2`` per wild rank."""
+    naturals = [c for c in five if not (wild_ranks >> (c // 4)) & 1]
+    suits = {c % 4 for c in naturals}
+    n_wild = 5 - len(naturals)
+    ranks = tuple(sorted(c // 4 + 2 for c in naturals))
+    if n_wild == 0:
+        return _options(ranks, 0, len(suits) == 1, len(suits) > 1)
+    return _options(ranks, n_wild, len(suits) <= 1, True)
 
 
 @lru_cache(maxsize=200_000)
-def _best(cards: tuple[int, ...], positions: tuple[int, ...], elevated: int,
-          inverted: bool) -> tuple[tuple, int]:
-    """(key, category) of the best five: a smaller effective position wins, then an
-    elevated hand over a natural one, then the tie-break (SPEC 2)."""
+def _best(cards: tuple[int, ...], wild_ranks: int, positions: tuple[int, ...],
+          elevation: tuple[int, ...], inverted: bool) -> tuple[tuple, int]:
+    """(key, category) of the best five of ``cards``; see :func:`score_hand`."""
     best = None
     for five in combinations(cards, 5):
-        cat, tb = _classify5(five)
-        eff = 12 - positions[cat] if inverted else positions[cat]
-        elev = (elevated >> cat) & 1
-        key = (-(eff - elev), elev, tb)
-        if best is None or key > best[0]:
-            best = (key, cat)
+        for cat, tb in _five_options(five, wild_ranks):
+            pos = 12 - positions[cat] if inverted else positions[cat]
+            up = elevation[cat]
+            key = (-(pos - up), int(up > 0), tb)
+            if best is None or key > best[0]:
+                best = (key, cat)
     return best
 
 
-def _wild_score(cards: list[int], order: list[int], wild: int, elevated: int, inverted: bool,
-                decks: int) -> tuple[tuple, int]:
-    from nop_sim.column import Column
-    from nop_sim.evaluator import category_of_scores, evaluate
+def score_hand(cards, column, *, wild_ranks: int = 0, elevation=None,
+               inverted: bool = False) -> tuple[tuple, int]:
+    """The referee's own score of a player's best hand (SPEC 1 and 2), in plain Python.
 
-    arr = np.full(8, -1, np.int8)
-    arr[: len(cards)] = cards
-    column = Column(order)
-    score = int(evaluate(arr[None, :], column, wild_ranks=wild, elevated=elevated,
-                         inverted=inverted, decks=decks)[0])
-    cat = int(category_of_scores(np.array([score]), column, inverted=inverted)[0])
-    # the evaluator's score, level << 20 | tie-break nibbles, as the referee's key
-    level = score >> 20
-    e = level & 1
-    p = 13 - (level - 3 * e) // 2
-    tb = tuple(r for r in ((score >> (16 - 4 * i)) & 15 for i in range(5)) if r)
-    return (-(p - e), e, tb), cat
+    Parameters
+    ----------
+    cards : 5..8 card codes 0..51 (repeats allowed: several decks)
+    column : the 13 category ids, top first
+    wild_ranks : 13-bit mask, bit ``rank - 2`` set for each wild rank
+    elevation : 13 ints, positions each category is elevated (0: none); None = none
+    inverted : the column is read bottom-up (the Inversion card)
+
+    Returns
+    -------
+    (key, category): keys compare like hands (larger wins, equal splits): the
+    effective position (elevation counted), then an elevated hand above a
+    natural one, then the tie-break ranks. The five cards and the wild values
+    are chosen to maximise the key, i.e. under the column.
+    """
+    positions = [0] * 13
+    for i, c in enumerate(column):
+        positions[int(c)] = i
+    elevation = tuple(int(e) for e in elevation) if elevation is not None else (0,) * 13
+    return _best(tuple(sorted(int(c) for c in cards)), int(wild_ranks), tuple(positions),
+                 elevation, bool(inverted))
+
+
+# -- Disruptor effects from the catalog ------------------------------------------------------
+_DEUCES = 1 << 0  # the wild_ranks bit of rank 2 (bit rank - 2): deuces_wild, wild_deuces
+
+
+def _stacked(rule: str, amount: int, copies: int, none: int) -> int:
+    """The number an effect uses with ``copies`` copies of its card in play (or held).
+
+    ``rule`` is the card's ``stack`` in the catalog (SPEC R6, see
+    ``nop_sim/data/disruptors.toml``), ``amount`` its catalog amount (R8) and
+    ``none`` the effect's number with no copy in play.
+    """
+    if copies == 0:
+        return none
+    if rule == "multiply":
+        return amount**copies
+    if rule == "add":
+        return amount * copies
+    if rule == "once":
+        return amount
+    raise ValueError(f"a card that stacks {rule!r} acts copy by copy, not as one number")
+
+
+@dataclass(frozen=True)
+class _Seat:
+    """One player's Personal cards as this hand's effects (read at the hand's start)."""
+
+    wild_ranks: int  # bit rank - 2 per wild rank (deuces_wild counted in)
+    elevation: tuple[int, ...]  # positions each category is elevated (elevator)
+    fee_off: int  # taken off the manipulation fee (broker)
+    max_discard: int  # cards that may be discarded in the Draw (deep_draw)
+    ante_exempt: bool
+    hedge_fund: int  # hedge payout multiplier
 
 
 # -- state -------------------------------------------------------------------------------------
@@ -141,6 +237,7 @@ class _Hand:
     ceiling: int
     inflation: int
     hedge_mult: int
+    seats: list[_Seat]
     committed: list[int]
     folded: list[bool]
     allin: list[bool]
@@ -186,7 +283,10 @@ class _Referee:
         self.deck0 = Counter(int(c) for c in mix.deck)
         self.kind = [T.TYPE_NAMES[int(t)] for t in mix.type]
         self.amount = [int(a) for a in mix.amount]
+        self.stack = [card.stack for card in load_catalog().cards]
         self.where = ""
+        self.restock = None  # (old stock, new stock) between a restock and its draw
+        self.d_reshuffle = None  # (old deck, new deck) between a reshuffle and its reveal
 
     # -- helpers ----------------------------------------------------------------
     def fail(self, msg: str) -> None:
@@ -203,9 +303,24 @@ class _Referee:
         c = self.ids(card)
         return sum(1 for x, _ in self.personal[p] if x == c)
 
-    def in_community(self, card: str) -> int:
+    def effect_of(self, copies: Counter, card: str, none: int) -> int:
+        """The number of ``card``'s effect with ``copies[card id]`` copies (:func:`_stacked`)."""
         c = self.ids(card)
-        return sum(1 for x in self.community if x == c)
+        return _stacked(self.stack[c], self.amount[c], copies[c], none)
+
+    def seat_effects(self, p: int, everyone_wild: int) -> _Seat:
+        own = Counter(c for c, _ in self.personal[p])
+        elevator = self.ids("elevator")
+        named = Counter(arg for c, arg in self.personal[p] if c == elevator)  # per category
+        return _Seat(
+            wild_ranks=everyone_wild | (_DEUCES if own[self.ids("wild_deuces")] else 0),
+            elevation=tuple(_stacked(self.stack[elevator], self.amount[elevator], named[cat], 0)
+                            for cat in range(13)),
+            fee_off=self.effect_of(own, "broker", 0),
+            max_discard=min(self.effect_of(own, "deep_draw", self.s.max_discard), 5),
+            ante_exempt=own[self.ids("ante_exempt")] > 0,
+            hedge_fund=self.effect_of(own, "hedge_fund", 1),
+        )
 
     def pot_total(self) -> int:
         return self.h.dead + sum(self.h.committed)
@@ -219,17 +334,40 @@ class _Referee:
         return [p for p in range(self.n) if h.in_hand[p] and not h.folded[p]]
 
     def fee(self, p: int) -> int:
+        """SPEC R6: min(dart, the price ceiling if in play) less the brokers, never below 0."""
         f = self.dart
         if self.h.ceiling > 0:
             f = min(f, self.h.ceiling)
-        f -= self.held(p, "broker") * self.amount[self.ids("broker")]
-        return max(f, 0)
+        return max(f - self.h.seats[p].fee_off, 0)
 
     def add_card(self, c: int) -> None:
         self.expect(0 <= c < 52, f"card code {c} out of range")
         self.in_play[c] += 1
         seen = self.in_play[c] + self.discards[c]
         self.expect(seen <= self.s.decks, f"card {c} appears {seen} times with decks={self.s.decks}")
+
+    def draw_from_stock(self, cards: list[int], what: str) -> None:
+        """``cards`` leave the stock (in any order); across a restock if one was logged.
+
+        A restock happens only when the stock is empty and a card is wanted
+        (SPEC 4.4), so the cards drawn before it are the whole old stock and the
+        rest come from the new one, the discard pile of the moment.
+        """
+        drawn = Counter(cards)
+        n = len(cards)
+        if self.restock is None:
+            self.expect(n <= self.stock.total(), f"{what}: {n} cards drawn from a stock of "
+                        f"{self.stock.total()} without a restock")
+        else:
+            old, pile = self.restock
+            self.restock = None
+            self.expect(n > old.total(), f"{what}: restocked while the stock still held "
+                        f"{old.total()} cards for {n} draws")
+            self.expect(not old - drawn, f"{what}: the stock was restocked before it ran out")
+            drawn -= old
+            self.stock = pile
+        self.expect(not drawn - self.stock, f"{what}: drew cards that are not in the stock")
+        self.stock -= drawn
 
     # -- match ----------------------------------------------------------------------
     def match_start(self, r: dict) -> None:
@@ -249,9 +387,8 @@ class _Referee:
         self.column = list(range(13))
         self.personal: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
         self.community: list[int] = []
-        self.d_pool = Counter(self.deck0)  # Disruptors in the deck or its discard pile
-        self.d_discard = 0
-        self.d_deck = sum(self.deck0.values())
+        self.d_deck = Counter(self.deck0)  # the Disruptor deck, face down
+        self.d_discard: Counter = Counter()  # and its discard pile
         self.hedge = [-1] * self.n
         self.button = r["button"]
         self.hand_no = 0
@@ -277,23 +414,17 @@ class _Referee:
         if s.dart_reset == "hand":
             self.dart = s.dart_start
         self.expect(r["dart"] == self.dart, f"dart {r['dart']} != {self.dart}")
-        comm = [T.DISRUPTOR_IDS[c] for c in self.community]
-        inverted = "inversion" in comm
-        betting = "no-limit" if "no_limit" in comm else s.betting
-        third = 2 if "third_card" in comm else 1
-        frozen = "frozen_market" in comm
-        ceiling = self.amount[self.ids("price_ceiling")] if "price_ceiling" in comm else 0
-        inflation = 1
-        ante_mult = 1
-        hedge_mult = 1
-        for name in comm:
-            a = self.amount[self.ids(name)]
-            if name == "inflation":
-                inflation *= a
-            elif name == "double_ante":
-                ante_mult *= a
-            elif name == "hedge_boom":
-                hedge_mult *= a
+        # the cards in play now act for the whole hand, stacked as the catalog says
+        comm = Counter(self.community)
+        inverted = comm[self.ids("inversion")] > 0
+        betting = "no-limit" if comm[self.ids("no_limit")] else s.betting
+        third = self.effect_of(comm, "third_card", 1)  # cards at Community Card I
+        frozen = comm[self.ids("frozen_market")] > 0
+        ceiling = self.effect_of(comm, "price_ceiling", 0)
+        inflation = self.effect_of(comm, "inflation", 1)
+        ante_mult = self.effect_of(comm, "double_ante", 1)
+        hedge_mult = self.effect_of(comm, "hedge_boom", 1)
+        everyone_wild = _DEUCES if comm[self.ids("deuces_wild")] else 0
         expected = dict(inverted=int(inverted), betting=betting, community_cards_i=third,
                         ante=s.ante * ante_mult, frozen=int(frozen), fee_ceiling=ceiling,
                         dart_step_mult=inflation, hedge_mult=hedge_mult)
@@ -306,10 +437,13 @@ class _Referee:
         self.start_chips = list(self.chips)
         self.in_play = Counter()
         self.discards = Counter()
+        self.stock = Counter({c: s.decks for c in range(52)})  # decks x 52 at each deal
         self.h = _Hand(
             number=self.hand_no, button=self.button, order=order, ante=s.ante * ante_mult,
             betting=betting, inverted=inverted, third=third, frozen=frozen, ceiling=ceiling,
-            inflation=inflation, hedge_mult=hedge_mult, committed=[0] * self.n,
+            inflation=inflation, hedge_mult=hedge_mult,
+            seats=[self.seat_effects(p, everyone_wild) for p in range(self.n)],
+            committed=[0] * self.n,
             folded=[False] * self.n, allin=[False] * self.n,
             in_hand=[self.alive[p] for p in range(self.n)],
         )
@@ -322,7 +456,7 @@ class _Referee:
         self.expect(h.phase == "ante" and self.ante_i < len(h.order)
                     and h.order[self.ante_i] == p, "antes in seat order left of the dealer")
         self.ante_i += 1
-        due = 0 if self.held(p, "ante_exempt") else min(h.ante, self.chips[p])
+        due = 0 if h.seats[p].ante_exempt else min(h.ante, self.chips[p])
         self.expect(r["amount"] == due, f"ante {r['amount']} != {due}")
         self.chips[p] -= due
         h.committed[p] += due
@@ -334,6 +468,7 @@ class _Referee:
         p = r["seat"]
         self.expect(h.in_hand[p] and p not in h.hole, "five cards to each player once")
         cards = [self.code(c) for c in r["cards"]]
+        self.draw_from_stock(cards, "the deal")
         for c in cards:
             self.add_card(c)
         h.hole[p] = cards
@@ -508,9 +643,8 @@ class _Referee:
         self.expect(self.draw_i < len(live_order) and live_order[self.draw_i] == p,
                     "draws in seat order left of the dealer, folded players skipped")
         self.draw_i += 1
-        limit = (self.amount[self.ids("deep_draw")] if self.held(p, "deep_draw")
-                 else self.s.max_discard)
-        self.expect(r["n"] <= min(limit, 5), f"{r['n']} discards, at most {limit}")
+        limit = h.seats[p].max_discard
+        self.expect(r["n"] <= limit, f"{r['n']} discards, at most {limit}")
         gone = [self.code(c) for c in r["cards"]]
         self.expect(len(gone) == r["n"], "discard count")
         hand = list(h.hole[p])
@@ -531,19 +665,31 @@ class _Referee:
             self.expect(c in rest, "kept cards stay in the hand")
             rest.remove(c)
         self.expect(len(rest) == n_new, "as many drawn as discarded")
+        self.draw_from_stock(rest, f"the draw of seat {p}")
         for c in rest:
             self.add_card(c)
         h.hole[p] = cards
 
     def reshuffle(self, r: dict) -> None:
+        """Checked with the draw or reveal that follows (see :meth:`draw_from_stock`)."""
         if r["pile"] == "stock":
-            self.expect(r["cards"] == sum(self.discards.values()),
-                        "the new stock is the discard pile")
+            self.expect(self.restock is None, "one restock per draw")
+            # the whole discard pile, the drawing player's discards of this draw included,
+            # as the engine plays it today (SPEC R7 leaves those out: issue 10, section 1)
+            pile = self.discards
+            self.expect(r["cards"] == pile.total() > 0,
+                        f"the new stock of {r['cards']} cards is the discard pile of "
+                        f"{pile.total()}")
+            self.restock = (self.stock, pile)
             self.discards = Counter()
         else:
-            self.expect(r["cards"] == self.d_discard, "the new Disruptor deck is its discard pile")
-            self.d_deck += self.d_discard
-            self.d_discard = 0
+            h = self.h
+            self.expect(h.drafting and not h.reveal and self.d_reshuffle is None,
+                        "the Disruptor discard pile is reshuffled only in a reveal, once")
+            self.expect(r["cards"] == self.d_discard.total() > 0,
+                        f"the new Disruptor deck of {r['cards']} cards is its discard pile of "
+                        f"{self.d_discard.total()}")
+            self.d_reshuffle = (self.d_deck, self.d_discard)
 
     def board(self, r: dict) -> None:
         h = self.h
@@ -557,6 +703,7 @@ class _Referee:
         new = cards[len(h.board):]
         want = h.third if not h.board else 1
         self.expect(len(new) == want, f"{len(new)} community cards revealed, rules say {want}")
+        self.draw_from_stock(new, "the community cards")
         for c in new:
             self.add_card(c)
         h.board = cards
@@ -566,18 +713,9 @@ class _Referee:
     def _score(self, p: int) -> tuple[tuple, int]:
         h = self.h
         cards = h.hole[p] + h.board
-        comm = [T.DISRUPTOR_IDS[c] for c in self.community]
-        wild = 1 if ("deuces_wild" in comm or self.held(p, "wild_deuces")) else 0
-        elevated = 0
-        for c, arg in self.personal[p]:
-            if T.DISRUPTOR_IDS[c] == "elevator":
-                elevated |= 1 << arg
-        if wild and any(c // 4 == 0 for c in cards):
-            return _wild_score(cards, self.column, wild, elevated, h.inverted, self.s.decks)
-        positions = [0] * 13
-        for i, c in enumerate(self.column):
-            positions[c] = i
-        return _best(tuple(sorted(cards)), tuple(positions), elevated, h.inverted)
+        seat = h.seats[p]
+        return score_hand(cards, self.column, wild_ranks=seat.wild_ranks,
+                          elevation=seat.elevation, inverted=h.inverted)
 
     def show(self, r: dict, mucked: bool) -> None:
         h = self.h
@@ -641,8 +779,7 @@ class _Referee:
         hedge_due = []
         for p in h.order:
             if self.hedge[p] in win_cats:
-                due = self.s.hedge_payout * h.hedge_mult * (
-                    self.amount[self.ids("hedge_fund")] ** self.held(p, "hedge_fund"))
+                due = self.s.hedge_payout * h.hedge_mult * h.seats[p].hedge_fund
                 paid = due
                 if self.s.hedge_from == "pot":
                     paid = 0
@@ -722,13 +859,28 @@ class _Referee:
         self.expect(h.drafting and not h.awards_due and not h.hedge_due,
                     "Disruptors are revealed after the pot, after a showdown")
         cards = [self.ids(c) for c in r["cards"]]
-        want = min(h.k_showdown + 1, self.d_deck + self.d_discard)
+        want = min(h.k_showdown + 1, self.d_deck.total() + self.d_discard.total())
         self.expect(len(cards) == want, f"{len(cards)} revealed, rules say {want}")
-        for c in cards:
-            self.expect(self.d_pool[c] > 0, "a revealed card comes from the deck")
-            self.d_pool[c] -= 1
-            self.d_deck -= 1
-        self.expect(self.d_deck >= 0, "revealed more than the deck held")
+        deck = self.d_deck
+        if self.d_reshuffle is not None:
+            # the reshuffle came when the deck ran out: the cards revealed before it
+            # are the whole old deck, the rest come from the reshuffled discard pile
+            old, pile = self.d_reshuffle
+            self.d_reshuffle = None
+            k = old.total()
+            self.expect(len(cards) > k, f"the Disruptor discard pile was reshuffled while the "
+                        f"deck still held {k} cards for {len(cards)} reveals")
+            self.expect(Counter(cards[:k]) == old, "the revealed cards before the reshuffle are "
+                        "the rest of the deck")
+            cards_after = Counter(cards[k:])
+            self.d_discard = Counter()
+            deck = pile
+        else:
+            self.expect(len(cards) <= deck.total(), f"{len(cards)} revealed from a Disruptor deck "
+                        f"of {deck.total()} without reshuffling its discard pile")
+            cards_after = Counter(cards)
+        self.expect(not cards_after - deck, "a revealed card comes from the Disruptor deck")
+        self.d_deck = deck - cards_after
         h.reveal = cards
         h.taken = [False] * len(cards)
         h.n_picks = 0
@@ -844,8 +996,7 @@ class _Referee:
             self.personal[seat].pop(held[0])
         elif why == "safety_net":
             pass  # removed in safety()
-        self.d_pool[card] += 1
-        self.d_discard += 1
+        self.d_discard[card] += 1
 
     # -- end of hand and match ----------------------------------------------------------------
     def safety(self, r: dict) -> None:
@@ -874,7 +1025,11 @@ class _Referee:
         if h.drafting and h.reveal:
             self.expect(all(h.taken), "every revealed card picked or discarded")
         if h.drafting and not h.reveal:
-            self.expect(self.d_deck + self.d_discard == 0, "a draft reveals cards when any are left")
+            self.expect(self.d_deck.total() + self.d_discard.total() == 0,
+                        "a draft reveals cards when any are left")
+        in_play = Counter(c for held in self.personal for c, _ in held) + Counter(self.community)
+        self.expect(self.d_deck + self.d_discard + in_play == self.deck0,
+                    "Disruptor cards are conserved: deck, discard pile and cards in play")
         for p in range(self.n):
             if self.alive[p]:
                 self.expect(self.chips[p] > 0, f"seat {p} has 0 chips and is still in")
@@ -906,6 +1061,10 @@ class _Referee:
     def event(self, r: dict) -> None:
         ev = r["event"]
         self.where = f"match {r['match']}, hand {r['hand']}, {ev} seat {r['seat']}"
+        if self.restock is not None and ev not in ("deal", "hole", "board"):
+            self.fail("a restock not followed by a draw from the new stock")
+        if self.d_reshuffle is not None and ev != "reveal":
+            self.fail("a Disruptor reshuffle not followed by a reveal")
         handler = {
             "match_start": self.match_start, "hand_start": self.hand_start, "ante": self.ante,
             "deal": self.deal, "hedge": self.hedge_ev, "promote": self.promote,

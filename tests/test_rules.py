@@ -132,3 +132,40 @@ def test_agents():
         agent_row({"bluff": 2})
     with pytest.raises(AgentError, match="one per seat"):
         agent_table(["rock"], 2)
+
+
+def test_catalog_stacking_is_ruling_r6():
+    stack = {c.id: c.stack for c in load_catalog().cards}
+    for card in ("inflation", "hedge_boom", "double_ante", "hedge_fund"):
+        assert stack[card] == "multiply", card
+    assert stack["broker"] == "add"
+    assert stack["safety_net"] == "each"
+    for card in ("third_card", "price_ceiling", "frozen_market", "inversion", "no_limit",
+                 "elevator", "deuces_wild", "wild_deuces", "deep_draw", "ante_exempt"):
+        assert stack[card] == "once", card
+    assert all(c.stack == "each" for c in load_catalog().cards if c.type == "instant")
+
+
+def test_catalog_rejects_an_unknown_stacking_rule(monkeypatch):
+    from importlib import resources
+
+    import nop_sim.disruptors as D
+
+    text = resources.files("nop_sim").joinpath("data/disruptors.toml").read_text("utf-8")
+    bad = text.replace('stack = "add"', 'stack = "sum"', 1)
+
+    class _Files:
+        def joinpath(self, _):
+            return self
+
+        def read_bytes(self):
+            return bad.encode("utf-8")
+
+    monkeypatch.setattr(D.resources, "files", lambda _: _Files())
+    D.load_catalog.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match="broker has stack 'sum'"):
+            D.load_catalog()
+    finally:
+        monkeypatch.undo()
+        D.load_catalog.cache_clear()

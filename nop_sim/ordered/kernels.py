@@ -68,12 +68,48 @@ from nop_sim.kernels.blocks import (
     _classify_five,
 )
 from nop_sim.kernels.rng import next_u64, uniform
+from nop_sim.ordered.types import (  # noqa: F401  (re-exported as K.*)
+    DECK_SIZE,
+    END_CAPPED,
+    END_EMPTIED,
+    END_NAMES,
+    END_SHARED,
+    END_STOCK_OUT,
+    EV_BET,
+    EV_CALL,
+    EV_CHECK,
+    EV_CLEAR,
+    EV_DRAW,
+    EV_END,
+    EV_FOLD,
+    EV_MOVE,
+    EV_NAMES,
+    EV_PLAY,
+    EV_RAISE,
+    F_BETS,
+    F_BETS_WON,
+    F_CALLS,
+    F_CARDS_LEFT,
+    F_CAT,
+    F_CHECKS,
+    F_CLEARS,
+    F_DRAWN,
+    F_END,
+    F_FIRST,
+    F_FOLDS,
+    F_N_WINNERS,
+    F_PLAYS,
+    F_RAISES,
+    F_SIZE,
+    F_TURNS,
+    F_WINNERS,
+    MAX_PLAYERS,
+    N_CATEGORIES,
+    N_FIELDS,
+)
 
-MAX_PLAYERS = 6
-DECK_SIZE = 52
 MAX_SEQ = DECK_SIZE  # a sequence never holds more than the deck
 MAX_BLOCKS = 5 * MAX_SEQ
-N_CATEGORIES = 13
 WHEEL_MASK = (1 << 14) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5)
 
 # ---- agent parameter table: one float64 row per seat -------------------------
@@ -107,49 +143,6 @@ ACT_BET = 2
 RESP_FOLD = 0
 RESP_CALL = 1
 RESP_RAISE = 2
-
-# ---- event log: int16 rows (player, kind, a, b) ---------------------------------
-EV_PLAY = 1  # a = start index, b = length
-EV_CHECK = 2
-EV_DRAW = 3  # a = card, b = insert position
-EV_BET = 4
-EV_FOLD = 5  # the opponent's Fold response, or the bettor's fold answer
-EV_CALL = 6
-EV_RAISE = 7
-EV_MOVE = 8  # a = from index, b = to index (in the sequence after removal)
-EV_CLEAR = 9  # player = who leads next
-EV_END = 10  # a = END_* kind, b = winners bit mask
-EV_NAMES = {
-    EV_PLAY: "play", EV_CHECK: "check", EV_DRAW: "draw", EV_BET: "bet", EV_FOLD: "fold",
-    EV_CALL: "call", EV_RAISE: "raise", EV_MOVE: "move", EV_CLEAR: "clear", EV_END: "end",
-}
-
-# ---- how a game ended -------------------------------------------------------------
-END_EMPTIED = 0  # a player emptied their sequence by a play
-END_STOCK_OUT = 1  # the last stock card was drawn; one winner
-END_SHARED = 2  # the last stock card was drawn; several players share the win
-END_CAPPED = 3  # max_turns reached; decided like a stock-out
-END_NAMES = ("emptied", "stock_out", "shared", "capped")
-
-# ---- per-game record: int32 columns of out_games ------------------------------------
-F_FIRST = 0  # seat that played first
-F_WINNERS = 1  # bit mask of winning seats
-F_N_WINNERS = 2
-F_END = 3  # END_*
-F_TURNS = 4
-F_DRAWN = 5  # cards drawn from the stock after the deal
-F_CLEARS = 6  # times the middle was cleared by a round of checks
-F_PLAYS = 7
-F_CHECKS = 8
-F_FOLDS = 9  # responses to bets
-F_CALLS = 10
-F_RAISES = 11
-F_SIZE = 12  # + length - 1: plays by block size 1..5
-F_CAT = F_SIZE + 5  # + category id: plays by category
-F_CARDS_LEFT = F_CAT + N_CATEGORIES  # + seat: cards held at the end (-1: no seat)
-F_BETS = F_CARDS_LEFT + MAX_PLAYERS  # + seat: bets made
-F_BETS_WON = F_BETS + MAX_PLAYERS  # + seat: bets won
-N_FIELDS = F_BETS_WON + MAX_PLAYERS
 
 # ---- mutable scalars of a game --------------------------------------------------------
 ST_TOP = 0  # next stock card index in the deck

@@ -28,7 +28,7 @@ from itertools import combinations
 
 import numpy as np
 
-from nop_sim.ordered import kernels as K
+from nop_sim.ordered import types as OT
 from nop_sim.ordered.settings import OrderedSettings
 
 __all__ = ["RuleViolation", "check_game", "check_result", "py_classify_block", "py_classify_five"]
@@ -176,11 +176,11 @@ class _Replay:
     def take(self, player: int, *kinds: int):
         ev = self.peek()
         if ev[1] not in kinds:
-            names = "/".join(K.EV_NAMES[k] for k in kinds)
-            self.fail(f"expected {names} by seat {player}, got {K.EV_NAMES.get(ev[1], ev[1])} "
+            names = "/".join(OT.EV_NAMES[k] for k in kinds)
+            self.fail(f"expected {names} by seat {player}, got {OT.EV_NAMES.get(ev[1], ev[1])} "
                       f"by seat {ev[0]}")
         if ev[0] != player:
-            self.fail(f"{K.EV_NAMES[ev[1]]} by seat {ev[0]} out of turn (seat {player} to act)")
+            self.fail(f"{OT.EV_NAMES[ev[1]]} by seat {ev[0]} out of turn (seat {player} to act)")
         self.i += 1
         return ev
 
@@ -190,7 +190,7 @@ class _Replay:
     def check_cards(self):
         held = [c for row in self.seq for c in row]
         every = sorted(held + self.played + self.deck[self.top:])
-        if every != list(range(K.DECK_SIZE)):
+        if every != list(range(OT.DECK_SIZE)):
             self.fail("a card was lost or duplicated")
 
     def beats(self, block: tuple[int, list[int]]) -> bool:
@@ -202,7 +202,7 @@ class _Replay:
     # -- actions -----------------------------------------------------------------
     def play(self, player: int, what: str) -> bool:
         """A PLAY event by ``player``; True when it emptied the sequence."""
-        _, _, start, length = self.take(player, K.EV_PLAY)
+        _, _, start, length = self.take(player, OT.EV_PLAY)
         row = self.seq[player]
         if not (0 <= start and 1 <= length <= 5 and start + length <= len(row)):
             self.fail(f"{what}: block start {start} length {length} outside a sequence of "
@@ -226,7 +226,7 @@ class _Replay:
         """The DRAW the rules require now (if the stock has a card); True at stock-out."""
         if self.stock_left() == 0:
             return False
-        _, _, card, at = self.take(player, K.EV_DRAW)
+        _, _, card, at = self.take(player, OT.EV_DRAW)
         if card != self.deck[self.top]:
             self.fail(f"drew {card}, but the next stock card is {self.deck[self.top]}")
         if not 0 <= at <= len(self.seq[player]):
@@ -237,7 +237,7 @@ class _Replay:
         return self.stock_left() == 0
 
     def move(self, player: int):
-        _, _, src, dst = self.take(player, K.EV_MOVE)
+        _, _, src, dst = self.take(player, OT.EV_MOVE)
         row = self.seq[player]
         if not (0 <= src < len(row) and 0 <= dst < len(row)):
             self.fail(f"move {src}->{dst} outside a sequence of {len(row)} cards")
@@ -247,14 +247,14 @@ class _Replay:
         if self.passes >= self.n:
             self.passes = 0
             if self.middle is not None:
-                self.take(leader, K.EV_CLEAR)
+                self.take(leader, OT.EV_CLEAR)
                 self.middle = None
                 self.c["clears"] += 1
 
     # -- the game ----------------------------------------------------------------
     def run(self) -> tuple[int, int]:
         """Replay to the end; returns (END_* kind, winners mask) as the referee sees them."""
-        if sorted(self.deck) != list(range(K.DECK_SIZE)):
+        if sorted(self.deck) != list(range(OT.DECK_SIZE)):
             self.fail("the deck is not the 52 cards once each")
         first = self.peek()[0]
         if not 0 <= first < self.n:
@@ -270,27 +270,27 @@ class _Replay:
         while True:
             self.check_cards()
             if self.c["turns"] >= self.s.max_turns:
-                return K.END_CAPPED, self.stock_out_winners()
+                return OT.END_CAPPED, self.stock_out_winners()
             self.c["turns"] += 1
             ev = self.peek()
-            if ev[1] == K.EV_PLAY:
+            if ev[1] == OT.EV_PLAY:
                 if self.play(p, "play"):
-                    return K.END_EMPTIED, 1 << p
+                    return OT.END_EMPTIED, 1 << p
                 if self.draw(p):
-                    return K.END_STOCK_OUT, self.stock_out_winners()
-            elif ev[1] == K.EV_CHECK:
-                self.take(p, K.EV_CHECK)
+                    return OT.END_STOCK_OUT, self.stock_out_winners()
+            elif ev[1] == OT.EV_CHECK:
+                self.take(p, OT.EV_CHECK)
                 self.c["checks"] += 1
                 self.passes += 1
                 if self.draw(p):
-                    return K.END_STOCK_OUT, self.stock_out_winners()
+                    return OT.END_STOCK_OUT, self.stock_out_winners()
                 self.round_of_checks((p + 1) % self.n)
-            elif ev[1] == K.EV_BET:
+            elif ev[1] == OT.EV_BET:
                 end = self.bet_exchange(p)
                 if end is not None:
                     return end
             else:
-                self.take(p, K.EV_PLAY, K.EV_CHECK, K.EV_BET)
+                self.take(p, OT.EV_PLAY, OT.EV_CHECK, OT.EV_BET)
             p = (p + 1) % self.n
 
     def bet_exchange(self, b: int):
@@ -298,48 +298,48 @@ class _Replay:
             self.fail("a Bet without the advanced rules")
         if self.middle is None:
             self.fail("a Bet on an empty middle")
-        self.take(b, K.EV_BET)
+        self.take(b, OT.EV_BET)
         self.c[f"bets{b}"] += 1
         self.passes += 1
         o = 1 - b
         self.c["turns"] += 1
         ev = self.peek()
         resp = ev[1]
-        if resp == K.EV_FOLD:
-            self.take(o, K.EV_FOLD)
+        if resp == OT.EV_FOLD:
+            self.take(o, OT.EV_FOLD)
             self.c["folds"] += 1
             self.passes += 1
             if self.draw(o):
-                return K.END_STOCK_OUT, self.stock_out_winners()
-        elif resp == K.EV_CALL:
-            self.take(o, K.EV_CALL)
+                return OT.END_STOCK_OUT, self.stock_out_winners()
+        elif resp == OT.EV_CALL:
+            self.take(o, OT.EV_CALL)
             self.c["calls"] += 1
             self.move(o)
             self.passes += 1
         else:
-            self.take(o, K.EV_RAISE)
+            self.take(o, OT.EV_RAISE)
             self.c["raises"] += 1
             self.move(o)
             if self.play(o, "raise"):
-                return K.END_EMPTIED, 1 << o
+                return OT.END_EMPTIED, 1 << o
             if self.draw(o):
-                return K.END_STOCK_OUT, self.stock_out_winners()
+                return OT.END_STOCK_OUT, self.stock_out_winners()
         self.c["turns"] += 1
         ev = self.peek()
-        if ev[1] == K.EV_PLAY:
+        if ev[1] == OT.EV_PLAY:
             self.c[f"bets_won{b}"] += 1
             if self.play(b, "answer to a bet"):
-                return K.END_EMPTIED, 1 << b
+                return OT.END_EMPTIED, 1 << b
             # The bettor does not draw; a beaten raiser draws one extra card.
-            if resp == K.EV_RAISE and self.draw(o):
-                return K.END_STOCK_OUT, self.stock_out_winners()
+            if resp == OT.EV_RAISE and self.draw(o):
+                return OT.END_STOCK_OUT, self.stock_out_winners()
         else:
-            self.take(b, K.EV_CHECK if resp == K.EV_FOLD else K.EV_FOLD)
-            if resp == K.EV_FOLD:
+            self.take(b, OT.EV_CHECK if resp == OT.EV_FOLD else OT.EV_FOLD)
+            if resp == OT.EV_FOLD:
                 self.c["checks"] += 1
             self.passes += 1
             if self.draw(b):
-                return K.END_STOCK_OUT, self.stock_out_winners()
+                return OT.END_STOCK_OUT, self.stock_out_winners()
         self.round_of_checks(o)
         return None
 
@@ -366,12 +366,12 @@ def check_game(settings: OrderedSettings, deck, events, record=None, game: int =
     rp = _Replay(settings, deck, events, game)
     end, winners = rp.run()
     rp.check_cards()
-    ev = rp.take(-1, K.EV_END)
-    if end == K.END_STOCK_OUT and bin(winners).count("1") > 1:
-        end = K.END_SHARED
+    ev = rp.take(-1, OT.EV_END)
+    if end == OT.END_STOCK_OUT and bin(winners).count("1") > 1:
+        end = OT.END_SHARED
     if (ev[2], ev[3]) != (end, winners):
-        rp.fail(f"the log ends as {K.END_NAMES[ev[2]]} won by mask {ev[3]}, the referee "
-                f"finds {K.END_NAMES[end]} won by mask {winners}")
+        rp.fail(f"the log ends as {OT.END_NAMES[ev[2]]} won by mask {ev[3]}, the referee "
+                f"finds {OT.END_NAMES[end]} won by mask {winners}")
     if rp.i != len(rp.events):
         rp.fail("events after the end of the game")
     counts = dict(rp.c)
@@ -383,22 +383,22 @@ def check_game(settings: OrderedSettings, deck, events, record=None, game: int =
 
 def _check_record(rp: _Replay, rec: np.ndarray, c: dict) -> None:
     expect = {
-        K.F_FIRST: c["first"], K.F_WINNERS: c["winners"],
-        K.F_N_WINNERS: bin(c["winners"]).count("1"), K.F_END: c["end"],
-        K.F_TURNS: c.get("turns", 0), K.F_DRAWN: c.get("drawn", 0),
-        K.F_CLEARS: c.get("clears", 0), K.F_PLAYS: c.get("plays", 0),
-        K.F_CHECKS: c.get("checks", 0), K.F_FOLDS: c.get("folds", 0),
-        K.F_CALLS: c.get("calls", 0), K.F_RAISES: c.get("raises", 0),
+        OT.F_FIRST: c["first"], OT.F_WINNERS: c["winners"],
+        OT.F_N_WINNERS: bin(c["winners"]).count("1"), OT.F_END: c["end"],
+        OT.F_TURNS: c.get("turns", 0), OT.F_DRAWN: c.get("drawn", 0),
+        OT.F_CLEARS: c.get("clears", 0), OT.F_PLAYS: c.get("plays", 0),
+        OT.F_CHECKS: c.get("checks", 0), OT.F_FOLDS: c.get("folds", 0),
+        OT.F_CALLS: c.get("calls", 0), OT.F_RAISES: c.get("raises", 0),
     }
     for size in range(1, 6):
-        expect[K.F_SIZE + size - 1] = c.get(f"size{size}", 0)
-    for cat in range(K.N_CATEGORIES):
-        expect[K.F_CAT + cat] = c.get(f"cat{cat}", 0)
-    for seat in range(K.MAX_PLAYERS):
+        expect[OT.F_SIZE + size - 1] = c.get(f"size{size}", 0)
+    for cat in range(OT.N_CATEGORIES):
+        expect[OT.F_CAT + cat] = c.get(f"cat{cat}", 0)
+    for seat in range(OT.MAX_PLAYERS):
         held = len(rp.seq[seat]) if seat < rp.n else -1
-        expect[K.F_CARDS_LEFT + seat] = held
-        expect[K.F_BETS + seat] = c.get(f"bets{seat}", 0)
-        expect[K.F_BETS_WON + seat] = c.get(f"bets_won{seat}", 0)
+        expect[OT.F_CARDS_LEFT + seat] = held
+        expect[OT.F_BETS + seat] = c.get(f"bets{seat}", 0)
+        expect[OT.F_BETS_WON + seat] = c.get(f"bets_won{seat}", 0)
     for f, want in expect.items():
         if int(rec[f]) != want:
             rp.fail(f"record field {f} is {int(rec[f])}, the replay counts {want}")
