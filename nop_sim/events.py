@@ -45,9 +45,10 @@ effect             card, a, b, dart -- for instants: market_crash / bull_run a =
                    community). For Personal / Community cards: a = the named
                    category (Elevator) or -1, b = slot taken.
 disruptor_discard  card, why (leftover, personal_room, community_room, purged,
-                   eliminated, safety_net, instant), named (an Elevator's category id)
+                   eliminated, safety_net, instant), named (an Elevator's category id),
+                   slot (the Personal or Community slot it left; -1 for a revealed card)
 eliminated         hand
-safety_net         chips
+safety_net         chips, slot (of the net that saved)
 reshuffle          pile (stock / disruptors), cards
 hand_end           chips (per seat), dart, bank_net (bank in - out so far)
 match_end          winner, hands, unresolved
@@ -96,9 +97,9 @@ EVENT_SCHEMA: dict[int, tuple[str, tuple[str, ...]]] = {
     T.EV_REVEAL: ("reveal", ("n", "cards*")),
     T.EV_PICK: ("pick", ("card", "index", "order")),
     T.EV_EFFECT: ("effect", ("card", "a", "b", "dart")),
-    T.EV_DISRUPTOR_DISCARD: ("disruptor_discard", ("card", "why", "named")),
+    T.EV_DISRUPTOR_DISCARD: ("disruptor_discard", ("card", "why", "named", "slot")),
     T.EV_ELIMINATED: ("eliminated", ("hand",)),
-    T.EV_SAFETY: ("safety_net", ("chips",)),
+    T.EV_SAFETY: ("safety_net", ("chips", "slot")),
     T.EV_MATCH_END: ("match_end", ("winner", "hands", "unresolved")),
     T.EV_RESHUFFLE: ("reshuffle", ("pile", "cards")),
     T.EV_HAND_END: ("hand_end", ("chips*",)),

@@ -190,7 +190,6 @@ def score_hand(cards, column, *, wild_ranks: int = 0, elevation=None,
 
 
 # -- Disruptor effects from the catalog ------------------------------------------------------
-_DEUCES = 1 << 0  # the wild_ranks bit of rank 2 (bit rank - 2): deuces_wild, wild_deuces
 
 
 def _stacked(rule: str, amount: int, copies: int, none: int) -> int:
@@ -245,12 +244,17 @@ class _Hand:
     hole: dict[int, list[int]] = field(default_factory=dict)
     board: list[int] = field(default_factory=list)
     dead: int = 0
+    dead_pots: list[list] = field(default_factory=list)  # [chips, seats, tick] (R1)
+    tick: int = 0  # formation clock of all-ins and dead-money pots
+    allin_tick: dict[int, int] = field(default_factory=dict)
     phase: str = "ante"
     # betting round
     rnd: int = -1
     level: int = 0
     n_raises: int = 0
     last_raise: int = 0
+    full_seq: int = 0  # full bets and raises this round (R4)
+    act_seq: list[int] = field(default_factory=list)
     round_bet: list[int] = field(default_factory=list)
     acted: list[bool] = field(default_factory=list)
     last_actor: int = -1
@@ -308,12 +312,37 @@ class _Referee:
         c = self.ids(card)
         return _stacked(self.stack[c], self.amount[c], copies[c], none)
 
+    def wild_bit(self, card: str, copies: Counter) -> int:
+        """The wild_ranks bit (rank - 2) of a wild card's rank, its amount (R8), if in play."""
+        c = self.ids(card)
+        return 1 << (self.amount[c] - 2) if copies[c] else 0
+
+    def pay_dead(self, amount: int) -> None:
+        """R1: a fee or hedge cost joins the main pot until someone in the hand is all-in;
+        after that it forms a pot only the seats neither folded nor all-in now may win."""
+        h = self.h
+        h.dead += amount
+        if amount == 0 or not any(h.allin[q] for q in self.live()):
+            return
+        seats = {q for q in self.live() if not h.allin[q]}
+        if h.dead_pots and h.dead_pots[-1][1] == seats:
+            h.dead_pots[-1][0] += amount
+        else:
+            h.dead_pots.append([amount, seats, h.tick])
+            h.tick += 1
+
+    def go_allin(self, p: int) -> None:
+        h = self.h
+        h.allin[p] = True
+        h.allin_tick[p] = h.tick
+        h.tick += 1
+
     def seat_effects(self, p: int, everyone_wild: int) -> _Seat:
         own = Counter(c for c, _ in self.personal[p])
         elevator = self.ids("elevator")
         named = Counter(arg for c, arg in self.personal[p] if c == elevator)  # per category
         return _Seat(
-            wild_ranks=everyone_wild | (_DEUCES if own[self.ids("wild_deuces")] else 0),
+            wild_ranks=everyone_wild | self.wild_bit("wild_deuces", own),
             elevation=tuple(_stacked(self.stack[elevator], self.amount[elevator], named[cat], 0)
                             for cat in range(13)),
             fee_off=self.effect_of(own, "broker", 0),
@@ -386,6 +415,8 @@ class _Referee:
         self.dart = s.dart_start
         self.column = list(range(13))
         self.personal: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
+        # per seat and Personal slot: (card, hand it was drafted in) or None (R2)
+        self.slots: list[list] = [[None, None] for _ in range(self.n)]
         self.community: list[int] = []
         self.d_deck = Counter(self.deck0)  # the Disruptor deck, face down
         self.d_discard: Counter = Counter()  # and its discard pile
@@ -424,7 +455,7 @@ class _Referee:
         inflation = self.effect_of(comm, "inflation", 1)
         ante_mult = self.effect_of(comm, "double_ante", 1)
         hedge_mult = self.effect_of(comm, "hedge_boom", 1)
-        everyone_wild = _DEUCES if comm[self.ids("deuces_wild")] else 0
+        everyone_wild = self.wild_bit("deuces_wild", comm)
         expected = dict(inverted=int(inverted), betting=betting, community_cards_i=third,
                         ante=s.ante * ante_mult, frozen=int(frozen), fee_ceiling=ceiling,
                         dart_step_mult=inflation, hedge_mult=hedge_mult)
@@ -460,7 +491,8 @@ class _Referee:
         self.expect(r["amount"] == due, f"ante {r['amount']} != {due}")
         self.chips[p] -= due
         h.committed[p] += due
-        h.allin[p] = self.chips[p] == 0
+        if self.chips[p] == 0:
+            self.go_allin(p)
         self.expect(bool(r["all_in"]) == h.allin[p], "all-in after the ante")
 
     def deal(self, r: dict) -> None:
@@ -489,6 +521,8 @@ class _Referee:
         h.level = 0
         h.n_raises = 0
         h.last_raise = self.s.small_bet
+        h.full_seq = 0
+        h.act_seq = [0] * self.n
         h.round_bet = [0] * self.n
         h.acted = [False] * self.n
         h.last_actor = h.button
@@ -532,9 +566,17 @@ class _Referee:
         prev = self.cat_id(r["previous"]) if r["previous"] is not None else -1
         self.expect(prev == self.hedge[p], "the token moves from where it lay")
         self.chips[p] -= cost
-        h.dead += cost
+        self.pay_dead(cost)
         self.hedge[p] = cat
         h.turn_hedged = True
+        allin = cost > 0 and self.chips[p] == 0  # R5: hedging with the last chip
+        self.expect(bool(r["all_in"]) == allin, "all-in after the hedge")
+        if allin:  # no action follows
+            self.go_allin(p)
+            h.acted[p] = True
+            h.act_seq[p] = h.full_seq
+            h.last_actor = p
+            self.advance_turn()
 
     @staticmethod
     def cat_id(label: str) -> int:
@@ -561,7 +603,7 @@ class _Referee:
         if self.s.fee_to == "bank":
             self.bank_out += fee
         else:
-            h.dead += fee
+            self.pay_dead(fee)
         self.expect(r["fee_to"] == self.s.fee_to, "fee_to")
         self.dart = min(self.dart + self.s.dart_step * h.inflation, self.s.dart_cap)
         self.expect(r["dart"] == self.dart, f"dart after the promotion {r['dart']} != {self.dart}")
@@ -599,8 +641,12 @@ class _Referee:
                     self.expect(h.level == 0, "a bet opens the round")
                 else:
                     self.expect(h.level > 0, "a raise follows a bet")
+                if act == "raise":  # R4: not after an incomplete raise to who already acted
+                    self.expect(not h.acted[p] or h.act_seq[p] < h.full_seq,
+                                f"seat {p} raised though nobody made a full bet or raise since "
+                                f"it acted")
+                unit = s.small_bet if h.rnd == 0 else s.big_bet
                 if h.betting == "limit":
-                    unit = s.small_bet if h.rnd == 0 else s.big_bet
                     self.expect(size == unit or (allin and size < unit),
                                 f"limit {act} is {unit}, got {size}")
                     if act == "raise":
@@ -612,21 +658,25 @@ class _Referee:
                         most = max(pot + to_call, s.small_bet if act == "bet" else 0)
                         self.expect(size <= max(most, least),
                                     f"pot-limit {act} of {size} above the pot {most}")
-                if size >= h.last_raise:
+                # R4: only a full bet or raise counts toward max_raises and reopens betting
+                full = size >= (unit if h.betting == "limit" else h.last_raise)
+                if full:
                     h.last_raise = size
-                if act == "raise":
-                    h.n_raises += 1
+                    h.full_seq += 1
+                    if act == "raise":
+                        h.n_raises += 1
                 h.level = new
             self.chips[p] -= put
             h.committed[p] += put
             h.round_bet[p] = new
             if self.chips[p] == 0:
-                h.allin[p] = True
+                self.go_allin(p)
         self.expect(r["round_bet"] == h.round_bet[p] and r["level"] == h.level,
                     "round bet and level after the action")
         self.expect(bool(r["all_in"]) == h.allin[p] and r["stack"] == self.chips[p],
                     "stack after the action")
         h.acted[p] = True
+        h.act_seq[p] = h.full_seq
         h.last_actor = p
         self.advance_turn()
 
@@ -652,12 +702,13 @@ class _Referee:
             self.expect(c in hand, "a discard comes from the hand")
             hand.remove(c)
             self.in_play[c] -= 1
-            self.discards[c] += 1
-        self.pending_keep = (p, hand, r["n"])
+        # R7: these join the discard pile after the draw, so a restock during it leaves
+        # them out
+        self.pending_keep = (p, hand, r["n"], Counter(gone))
 
     def hole(self, r: dict) -> None:
         h = self.h
-        p, kept, n_new = self.pending_keep
+        p, kept, n_new, gone = self.pending_keep
         self.expect(r["seat"] == p, "the hand after the draw follows its discards")
         cards = [self.code(c) for c in r["cards"]]
         rest = list(cards)
@@ -668,14 +719,15 @@ class _Referee:
         self.draw_from_stock(rest, f"the draw of seat {p}")
         for c in rest:
             self.add_card(c)
+        self.discards += gone
         h.hole[p] = cards
 
     def reshuffle(self, r: dict) -> None:
         """Checked with the draw or reveal that follows (see :meth:`draw_from_stock`)."""
         if r["pile"] == "stock":
             self.expect(self.restock is None, "one restock per draw")
-            # the whole discard pile, the drawing player's discards of this draw included,
-            # as the engine plays it today (SPEC R7 leaves those out: issue 10, section 1)
+            # the whole discard pile; during a draw, without the drawer's own discards of
+            # this draw (SPEC R7: they join the pile after it)
             pile = self.discards
             self.expect(r["cards"] == pile.total() > 0,
                         f"the new stock of {r['cards']} cards is the discard pile of "
@@ -760,22 +812,32 @@ class _Referee:
         win_cats = {h.cats[p] for p, (k, _) in h.shown.items() if k == best}
         live = self.live()
         levels = sorted({h.committed[p] for p in live})
-        pots = []
+        pots = []  # [chips, seats that may win them, when the pot formed]
         prev = 0
         for j, lv in enumerate(levels):
             amt = sum(min(max(c - prev, 0), lv - prev) for c in h.committed)
             if j == len(levels) - 1:
                 amt += sum(max(c - lv, 0) for c in h.committed)
-            if j == 0:
-                amt += h.dead
+            if j == 0:  # the main pot: the dead money paid before any all-in (R1)
+                amt += h.dead - sum(a for a, _, _ in h.dead_pots)
             elig = {p for p in h.shown if h.committed[p] >= lv}
-            pots.append([amt, elig])
+            # a layer above an all-in formed when the first player went all-in at its floor
+            formed = -1 if j == 0 else min((h.allin_tick[p] for p in live
+                                            if h.allin[p] and h.committed[p] == prev),
+                                           default=1 << 40)
+            pots.append([amt, elig, formed])
             prev = lv
         for j in range(len(pots) - 1, 0, -1):
             if not pots[j][1]:
                 pots[j - 1][0] += pots[j][0]
                 pots[j][0] = 0
-        self.expect(sum(a for a, _ in pots) == self.pot_total(), "pots add up to the pot")
+        for amt, seats, formed in h.dead_pots:  # R1: dead money paid after an all-in
+            if seats & h.shown.keys():
+                pots.append([amt, seats & h.shown.keys(), formed])
+            else:  # nobody who may win it shows down: it joins the main pot
+                pots[0][0] += amt
+        pots.sort(key=lambda pot: pot[2])  # the order they formed, the main pot first
+        self.expect(sum(a for a, _, _ in pots) == self.pot_total(), "pots add up to the pot")
         hedge_due = []
         for p in h.order:
             if self.hedge[p] in win_cats:
@@ -790,7 +852,7 @@ class _Referee:
                 hedge_due.append((p, paid, due))
         h.hedge_due = hedge_due
         awards = []
-        for j, (amt, elig) in enumerate(pots):
+        for j, (amt, elig, _) in enumerate(pots):
             if not elig or amt == 0:
                 continue
             top = max(h.shown[p][0] for p in elig)
@@ -914,10 +976,12 @@ class _Referee:
                 self.dart = min(self.dart + amt, s.dart_cap)
                 self.expect(a == self.dart, "bull_run")
             elif name in ("insider_tip", "short_sell"):
-                pos = self.column.index(a)
-                j = pos - 1 if name == "insider_tip" else pos + 1
-                self.expect(0 <= j < 13, f"{name} cannot move {a} past the end")
-                self.column[pos], self.column[j] = self.column[j], self.column[pos]
+                step = -1 if name == "insider_tip" else 1
+                for _ in range(amt):  # amount positions (R8), no further than the end
+                    pos = self.column.index(a)
+                    if 0 <= pos + step < 13:
+                        j = pos + step
+                        self.column[pos], self.column[j] = self.column[j], self.column[pos]
             elif name == "windfall":
                 self.expect(a == amt, "windfall")
                 self.chips[p] += amt
@@ -952,6 +1016,8 @@ class _Referee:
             if name == "elevator":
                 self.expect(0 <= a < 13, "the Elevator names a category")
             self.personal[p].append((card, a))
+            self.expect(self.slots[p][b] is None, "a Personal card goes to a free slot")
+            self.slots[p][b] = (card, self.hand_no)
         else:
             self.expect(len(self.community) < 2, "a third Community card without discarding one")
             self.community.append(card)
@@ -993,15 +1059,31 @@ class _Referee:
         elif why == "eliminated":
             held = [i for i, ca in enumerate(self.personal[seat]) if ca == (card, r["named"])]
             self.expect(bool(held), "an eliminated player's card")
+            self.expect(self.chips[seat] == 0 and not self.saving_slots(seat),
+                        "a player with a safety_net drafted before this hand is not eliminated")
             self.personal[seat].pop(held[0])
         elif why == "safety_net":
             pass  # removed in safety()
+        if seat >= 0 and self.kind[card] == "personal" and why != "instant":
+            slot = r["slot"]
+            self.expect(self.slots[seat][slot] is not None and self.slots[seat][slot][0] == card,
+                        f"the discarded {r['card']} was in slot {slot}")
+            self.slots[seat][slot] = None
         self.d_discard[card] += 1
 
     # -- end of hand and match ----------------------------------------------------------------
+    def saving_slots(self, p: int) -> list[int]:
+        """Slots holding a safety_net drafted before this hand (R2: only those save)."""
+        net = self.ids("safety_net")
+        return [k for k, held in enumerate(self.slots[p])
+                if held is not None and held[0] == net and held[1] < self.hand_no]
+
     def safety(self, r: dict) -> None:
         p = r["seat"]
         self.expect(self.chips[p] == 0, "the safety net catches a player with 0 chips")
+        saving = self.saving_slots(p)
+        self.expect(bool(saving) and r["slot"] == saving[0],
+                    "only a safety_net drafted before this hand saves (SPEC R2), the first one")
         held = [i for i, (c, _) in enumerate(self.personal[p])
                 if T.DISRUPTOR_IDS[c] == "safety_net"]
         self.expect(bool(held), "a safety net only for its holder")
@@ -1014,7 +1096,7 @@ class _Referee:
     def eliminated(self, r: dict) -> None:
         p = r["seat"]
         self.expect(self.alive[p] and self.chips[p] == 0, "only players with 0 chips are out")
-        self.expect(not self.held(p, "safety_net"), "a safety net holder is not eliminated")
+        self.expect(not self.saving_slots(p), "a safety net drafted before this hand saves")
         self.alive[p] = False
         self.elim_hand[p] = self.hand_no
         self.hedge[p] = -1

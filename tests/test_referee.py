@@ -229,9 +229,12 @@ def test_a_missing_or_miscounted_reshuffle_is_caught(reshuffling_log, pile):
 
 def test_a_restock_before_the_stock_ran_out_is_caught(reshuffling_log):
     records, settings = reshuffling_log
-    # a restock logged in the first draw of a hand with a discard pile but a full stock
-    i = next(i for i, x in enumerate(records) if x["event"] == "discard" and x["n"] > 0)
-    x = records[i]
+    # a restock logged in the second draw of a hand: a discard pile (the first drawer's
+    # cards) but a stock still full
+    first = next(i for i, x in enumerate(records) if x["event"] == "discard" and x["n"] > 0)
+    x = records[first]
+    i = next(i for i, y in enumerate(records) if i > first and y["event"] == "discard"
+             and y["n"] > 0 and (y["match"], y["hand"]) == (x["match"], x["hand"]))
     fake = {"match": x["match"], "hand": x["hand"], "event": "reshuffle", "seat": -1,
             "pile": "stock", "cards": x["n"]}
     bad = records[: i + 1] + [fake] + records[i + 1:]

@@ -79,14 +79,15 @@ WHY_INSTANT = 6
 
 
 @jit(_nrt=False)
-def discard_disruptor(st, out, card, owner, why, arg):
-    """Put ``card`` on the Disruptor discard pile (``arg``: an Elevator's category, else -1)."""
+def discard_disruptor(st, out, card, owner, why, arg, slot):
+    """Put ``card`` on the Disruptor discard pile (``arg``: an Elevator's category, else -1;
+    ``slot``: the Personal or Community slot it leaves, -1 for a revealed card)."""
     g, ddisc = st[0], st[10]
     ddisc[g[G_DDISC_N]] = card
     g[G_DDISC_N] += 1
     if why != WHY_INSTANT:
         out[3][DS_DISCARDED, card] += 1
-    log_event(out[6], g, EV_DISRUPTOR_DISCARD, owner, card, why, arg, -1, -1, -1, -1, -1, -1,
+    log_event(out[6], g, EV_DISRUPTOR_DISCARD, owner, card, why, arg, slot, -1, -1, -1, -1, -1,
               -1)
 
 
@@ -192,7 +193,7 @@ def _apply_instant(st, cfg, out, rng, p, card):
                 ps[q, P_ARG0 + slots[i]] = -1
             a1 = target
             a2 = q
-            discard_disruptor(st, out, target, q, WHY_PURGED, arg)
+            discard_disruptor(st, out, target, q, WHY_PURGED, arg, slots[i])
     log_event(ev, g, EV_EFFECT, p, card, a1, a2, g[G_DART], -1, -1, -1, -1, -1, -1)
 
 
@@ -206,14 +207,14 @@ def take_card(st, cfg, out, rng, p, card):
     kind = dtype[card]
     if kind == TYPE_INSTANT:
         _apply_instant(st, cfg, out, rng, p, card)
-        discard_disruptor(st, out, card, p, WHY_INSTANT, -1)
+        discard_disruptor(st, out, card, p, WHY_INSTANT, -1, -1)
         return
     if kind == TYPE_PERSONAL:
         slot = 0 if ps[p, P_PERS0] < 0 else (1 if ps[p, P_PERS0 + 1] < 0 else -1)
         if slot < 0:
             slot = choose_personal_drop(st, cfg, p, rng)
             discard_disruptor(st, out, ps[p, P_PERS0 + slot], p, WHY_PERSONAL_ROOM,
-                              ps[p, P_ARG0 + slot])
+                              ps[p, P_ARG0 + slot], slot)
         arg = -1
         if card == D_ELEVATOR:
             arg = choose_elevator_category(st, cfg, p, rng)
@@ -225,7 +226,7 @@ def take_card(st, cfg, out, rng, p, card):
     slot = 0 if comm[0] < 0 else (1 if comm[1] < 0 else -1)
     if slot < 0:
         slot = choose_community_drop(st, cfg, p, rng)
-        discard_disruptor(st, out, comm[slot], p, WHY_COMMUNITY_ROOM, -1)
+        discard_disruptor(st, out, comm[slot], p, WHY_COMMUNITY_ROOM, -1, slot)
     comm[slot] = card
     log_event(out[6], st[0], EV_EFFECT, p, card, -1, slot, -1, -1, -1, -1, -1, -1, -1)
 
@@ -269,7 +270,7 @@ def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
         take_card(st, cfg, out, rng, p, card)
     for i in range(n_rev):
         if not taken[i]:
-            discard_disruptor(st, out, reveal[i], -1, WHY_LEFTOVER, -1)
+            discard_disruptor(st, out, reveal[i], -1, WHY_LEFTOVER, -1, -1)
 
 
 def draft_address() -> int:

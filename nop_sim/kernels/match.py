@@ -656,8 +656,8 @@ def _eliminate(st, cfg, out, order, n_order):
                 ps[p, P_CHIPS] += amount
                 g[G_BANK_IN] += amount
                 oplayer[p, PL_SAFETY_SAVES] += 1
-                log_event(ev, g, EV_SAFETY, p, amount, -1, -1, -1, -1, -1, -1, -1, -1, -1)
-                discard_disruptor(st, out, D_SAFETY_NET, p, WHY_SAFETY_NET, -1)
+                log_event(ev, g, EV_SAFETY, p, amount, s, -1, -1, -1, -1, -1, -1, -1, -1)
+                discard_disruptor(st, out, D_SAFETY_NET, p, WHY_SAFETY_NET, -1, s)
                 saved = True
                 break
         if saved:
@@ -671,7 +671,7 @@ def _eliminate(st, cfg, out, order, n_order):
             c = ps[p, P_PERS0 + s]
             if c >= 0:
                 ps[p, P_PERS0 + s] = -1
-                discard_disruptor(st, out, c, p, WHY_ELIMINATED, ps[p, P_ARG0 + s])
+                discard_disruptor(st, out, c, p, WHY_ELIMINATED, ps[p, P_ARG0 + s], s)
         g[G_ALIVE] -= 1
         counts[C_ELIMINATIONS] += 1
         log_event(ev, g, EV_ELIMINATED, p, g[G_HAND], -1, -1, -1, -1, -1, -1, -1, -1, -1)
