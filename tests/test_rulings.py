@@ -361,3 +361,42 @@ def test_r8_an_elevator_of_two_positions_beats_the_category_two_above():
 
     assert score(pair, one) > score(two_pair, nat) and score(pair, one) < score(trips, nat)
     assert score(pair, two) > score(trips, nat) and score(pair, two) < score(quads, nat)
+
+
+# -- the referee holds the engine to the rulings -------------------------------------------
+def _violates(r, edit) -> str:
+    """The referee's message on the log of ``r`` after ``edit(records)``."""
+    from nop_sim.referee import RuleViolation, check_log
+
+    records = list(to_records(r.events))
+    edit(records)
+    with pytest.raises(RuleViolation) as err:
+        check_log(records, r.settings)
+    return str(err.value)
+
+
+def test_referee_refuses_dead_money_given_to_the_all_in_player():
+    r = _logged(n=40, players=4, betting="no-limit", hedge_from="bank", seed=11)
+    recs = list(to_records(r.events))
+    # a dead-money pot: its seats leave out an all-in player who showed down
+    i = next(i for i, x in enumerate(recs) if x["event"] == "pot" and x["index"] > 0
+             and len(x["eligible"]) == 1)
+
+    def merge_into_main(records):
+        main = next(j for j in range(i, 0, -1) if records[j]["event"] == "pot"
+                    and records[j]["index"] == 0)
+        records[main]["amount"] += records[i]["amount"]
+
+    assert "rules say pot 0 of" in _violates(r, merge_into_main)
+
+
+def test_referee_refuses_a_restock_that_takes_back_the_drawers_discards():
+    r = _logged(n=30, players=8, max_discard=5, disruptors="none", seed=12)
+    recs = list(to_records(r.events))
+    i = next(i for i, x in enumerate(recs) if x["event"] == "reshuffle"
+             and x["pile"] == "stock" and recs[i - 1]["event"] == "discard")
+
+    def with_own_discards(records):
+        records[i]["cards"] += records[i - 1]["n"]
+
+    assert "is the discard pile of" in _violates(r, with_own_discards)
