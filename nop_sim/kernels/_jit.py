@@ -24,10 +24,14 @@ as well bought little more speed for much more compile time.
 from __future__ import annotations
 
 import numba
+import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
+
+# NUMBA_DISABLE_JIT=1 runs every kernel as plain Python (slowly: for a debugger).
+JIT_ENABLED = not numba.config.DISABLE_JIT
 
 
 class TypeDispatcher(CPUDispatcher):
@@ -40,8 +44,23 @@ class TypeDispatcher(CPUDispatcher):
 
 
 def _typed(dispatcher):
-    dispatcher.__class__ = TypeDispatcher
+    # With NUMBA_DISABLE_JIT=1, numba.njit returns the plain Python function: keep
+    # it as it is, so that kernels run (slowly) in Python and a debugger can step in.
+    if isinstance(dispatcher, CPUDispatcher):
+        dispatcher.__class__ = TypeDispatcher
     return dispatcher
+
+
+def lookup_table(table):
+    """A kernel's lookup table: as given under the JIT, widened to int64 without it.
+
+    Numba computes ``HI[m] + 2`` in int64 whatever the table's dtype; NumPy keeps
+    an int8 scalar int8 and overflows. Narrow tables keep the compiled kernels'
+    working set small; plain Python gets the same results from wide ones.
+    """
+    if JIT_ENABLED or table.dtype.kind not in "iu":
+        return table
+    return table.astype(np.int64)
 
 
 def jit(*args, **overrides):
@@ -51,6 +70,14 @@ def jit(*args, **overrides):
         return _typed(numba.njit(**opts)(args[0]))
     wrap = numba.njit(*args, **opts)
     return lambda fn: _typed(wrap(fn))
+
+
+def twin(kernel, **overrides):
+    """Another kernel compiled from ``kernel``'s Python function (e.g. not inlined).
+
+    Without the JIT, ``kernel`` is that function already.
+    """
+    return jit(getattr(kernel, "py_func", kernel), **overrides)
 
 
 def pjit(*args, **overrides):

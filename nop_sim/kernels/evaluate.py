@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from nop_sim.kernels._jit import jit, pjit
+from nop_sim.kernels._jit import jit, lookup_table, pjit
 from nop_sim.types import (
     FIVE_OF_A_KIND,
     FLUSH,
@@ -115,8 +115,8 @@ def _straight_tops_py(m: int) -> int:
 # tie-break (rank + 2, 4 bits each, highest first from bit 16); TOP5: mask of
 # the top five bits; BEST5: PACK of the best five distinct ranks that are not
 # a straight (-1 when there are none), i.e. PACK[_best_distinct5(m)].
-POP, HI, PACK, TOP5, BEST5 = _build_tables()
-STRAIGHT_TOPS = np.array([_straight_tops_py(m) for m in range(1 << 13)], np.int16)
+POP, HI, PACK, TOP5, BEST5 = map(lookup_table, _build_tables())
+STRAIGHT_TOPS = lookup_table(np.array([_straight_tops_py(m) for m in range(1 << 13)], np.int16))
 # bit of each card code in a mask of 16 bits per suit: suit s, rank bit r at 16 * s + r
 # a 13-bit rank mask spread to one 4-bit count per rank
 NIBBLES = np.array([sum(((m >> r) & 1) << (4 * r) for r in range(13)) for m in range(1 << 13)],
@@ -160,7 +160,8 @@ def _build_patterns():
     return f_tb, f_ranks, f_mask, h_tb, h_mask
 
 
-FLUSH_PAT_TB, FLUSH_PAT_RANKS, FLUSH_PAT_MASK, HIGH_PAT_TB, HIGH_PAT_MASK = _build_patterns()
+FLUSH_PAT_TB, FLUSH_PAT_RANKS, FLUSH_PAT_MASK, HIGH_PAT_TB, HIGH_PAT_MASK = map(
+    lookup_table, _build_patterns())
 
 
 # ---------------------------------------------------------------------------
