@@ -23,6 +23,10 @@ as well bought little more speed for much more compile time.
 
 from __future__ import annotations
 
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
 import numba
 import numpy as np
 from numba.core import types
@@ -48,7 +52,59 @@ def _typed(dispatcher):
     # it as it is, so that kernels run (slowly) in Python and a debugger can step in.
     if isinstance(dispatcher, CPUDispatcher):
         dispatcher.__class__ = TypeDispatcher
+        _guard_cache(dispatcher)
     return dispatcher
+
+
+# -- numba's cache, guarded by one digest of every kernel source --------------------
+# Numba checks a cached kernel against its own file only: it keeps stale copies of
+# whatever it inlined from other files (the Ordered Hand kernels inline
+# kernels/blocks.py and kernels/rng.py, the match kernels the evaluator, every
+# kernel the constants of types.py). One digest over every kernel source stamps
+# each cache folder; when it differs, the folder's kernels are dropped before the
+# first kernel of that folder is even defined, so nothing stale can be loaded.
+_PACKAGE = Path(__file__).resolve().parent.parent
+KERNEL_SOURCES = ("types.py", "kernels/*.py", "ordered/kernels.py")
+_STAMP = "nop_sim_kernels.stamp"
+_guarded: set[str] = set()
+
+
+@lru_cache(maxsize=1)
+def kernel_sources() -> tuple[Path, ...]:
+    """Every source file a cached kernel may inline (the files of :data:`KERNEL_SOURCES`)."""
+    return tuple(sorted({f for pattern in KERNEL_SOURCES for f in _PACKAGE.glob(pattern)}))
+
+
+@lru_cache(maxsize=1)
+def kernel_digest() -> str:
+    """sha1 over the names and bytes of :func:`kernel_sources` (computed once per process)."""
+    digest = hashlib.sha1()
+    for f in kernel_sources():
+        digest.update(f"{f.relative_to(_PACKAGE).as_posix()}\0".encode())
+        digest.update(f.read_bytes())
+    return digest.hexdigest()
+
+
+def _guard_cache(dispatcher) -> None:
+    """Drop stale cached kernels of ``dispatcher``'s cache folder (once per folder and process)."""
+    folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+    if folder is None or folder in _guarded:  # caching off, or already checked
+        return
+    _guarded.add(folder)
+    cache_dir = Path(folder)
+    source_dir = Path(dispatcher.py_func.__code__.co_filename).resolve().parent
+    stamp = cache_dir / _STAMP
+    try:
+        if stamp.exists() and stamp.read_text() == kernel_digest():
+            return
+        for src in kernel_sources():
+            if src.parent == source_dir:
+                for f in [*cache_dir.glob(f"{src.stem}.*.nbi"), *cache_dir.glob(f"{src.stem}.*.nbc")]:
+                    f.unlink(missing_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(kernel_digest())
+    except OSError:
+        pass  # a read-only or shared cache: numba copes, at worst by recompiling
 
 
 def lookup_table(table):
