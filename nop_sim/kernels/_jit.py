@@ -19,6 +19,11 @@ have one call site (``_take_turn`` down to ``choose_promotion``) are therefore
 inlined by numba (``inline="always"``): 1.5 times the hands per second for
 about 10% more cold compile time. Inlining callees with several call sites
 as well bought little more speed for much more compile time.
+
+Two more duties live here, next to ``cache=True``: numba's cache is guarded
+by one digest over every kernel source (:func:`_guard_cache`), and with
+``NUMBA_DISABLE_JIT=1`` the decorators hand back the plain Python functions,
+so that a debugger can step through any kernel (:func:`lookup_table`).
 """
 
 from __future__ import annotations
