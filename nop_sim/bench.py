@@ -40,6 +40,17 @@ def _median_rate(fn, n_items: int, repeats: int, clock=time.perf_counter) -> flo
     return n_items / float(np.median(times))
 
 
+def _median_rates(fns: dict, n_items: int, repeats: int, clock=time.perf_counter) -> dict:
+    """Median rate of each of ``fns`` (name -> callable), timed in turn: they share the load."""
+    times: dict = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            t0 = clock()
+            fn()
+            times[name].append(clock() - t0)
+    return {name: n_items / float(np.median(t)) for name, t in times.items()}
+
+
 _COMPILE_SNIPPET = """
 import time, numpy as np
 t0 = time.perf_counter()
@@ -81,7 +92,7 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
     """Speed of the evaluator; returns the figures as a dict (see the README)."""
     import numba
 
-    from nop_sim import DEFAULT_COLUMN, Column
+    from nop_sim import DEFAULT_COLUMN, Column, evaluate
     from nop_sim.kernels import evaluate as k
 
     hands = random_hands(n_hands, 7, seed)
@@ -104,13 +115,27 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
         return _median_rate(lambda: k.score_batch(hands, pos, False, wild, none, out),
                             n_hands, repeats)
 
+    def kernel_and_public_api():
+        # evaluate() pays for checks, allocation and the call; timed in turn with its
+        # kernel (the default column), so that their ratio does not drift with the load
+        k.score_batch(hands[:10], default_pos, False, none, none, out[:10])
+        evaluate(hands[:10])  # compile outside timing
+        fns = {"default_column_hands_per_s":
+               lambda: k.score_batch(hands, default_pos, False, none, none, out),
+               "public_api_hands_per_s": lambda: evaluate(hands)}
+        for name, rate in _median_rates(fns, n_hands, repeats, clock=time.thread_time).items():
+            cpu[name + "_cpu"] = rate
+        return _median_rates(fns, n_hands, repeats)
+
     threads = numba.get_num_threads()
 
     def parallel():
         chunks = 4 * threads
-        k.score_batch_parallel(hands[:100], default_pos, False, none, none, 4, out[:100])
+        # the public API's parallel driver: it checks the hands as it scores them
+        k.score_batch_parallel(hands[:100], default_pos, False, none, none, True, 5, 4, out[:100])
         return _median_rate(
-            lambda: k.score_batch_parallel(hands, default_pos, False, none, none, chunks, out),
+            lambda: k.score_batch_parallel(hands, default_pos, False, none, none, True, 5, chunks,
+                                           out),
             n_hands, repeats)
 
     # eval7 first and last, so drift in machine load shows in the ratio's inputs
@@ -118,7 +143,7 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
     result = {
         "hands": n_hands,
         "repeats": repeats,
-        "default_column_hands_per_s": serial(default_pos, none, "default_column_hands_per_s"),
+        **kernel_and_public_api(),
         "random_column_hands_per_s": serial(moved.positions(), none,
                                             "random_column_hands_per_s"),
         "deuces_wild_hands_per_s": serial(default_pos, deuces, "deuces_wild_hands_per_s"),
@@ -127,11 +152,16 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
     }
     e7_after = _eval7_rate(n_hands // 2, repeats)
     result.update(cpu)
+    result["public_api_ratio_vs_kernel"] = (result["public_api_hands_per_s"]
+                                            / result["default_column_hands_per_s"])
+    result["public_api_ratio_vs_kernel_cpu"] = (result["public_api_hands_per_s_cpu"]
+                                                / result["default_column_hands_per_s_cpu"])
     result["parallel_speedup"] = result["parallel_hands_per_s"] / result["default_column_hands_per_s"]
     if e7_before is not None:
         e7 = float(np.median([e7_before, e7_after]))
         result["eval7_hands_per_s"] = e7
         result["ratio_vs_eval7"] = result["default_column_hands_per_s"] / e7
+        result["public_api_ratio_vs_eval7"] = result["public_api_hands_per_s"] / e7
         result["random_column_ratio_vs_eval7"] = result["random_column_hands_per_s"] / e7
         result["load_average"] = os.getloadavg()[0]
     if compile_time:

@@ -65,13 +65,11 @@ leaves open (the referee, :mod:`nop_sim.referee`, checks the same):
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import numba
@@ -89,42 +87,13 @@ DEFAULT_CHUNK = 32
 DEFAULT_HORIZON = 1000
 
 
-# Numba's cache checks only each function's own file: a cached match kernel would
-# keep stale copies of the evaluator or of the layout constants it inlined. The
-# engine therefore stamps its cache with a digest of every source it depends on
-# and drops its own cache files when that digest changes.
-_KERNEL_SOURCES = ("types.py", "kernels/_jit.py", "kernels/firewall.py", "kernels/evaluate.py",
-                   "kernels/rng.py", "kernels/state.py", "kernels/strength.py", "kernels/common.py",
-                   "kernels/policy.py", "kernels/betting.py", "kernels/disruptor.py",
-                   "kernels/match.py")
-_CACHED_MODULES = ("strength", "common", "policy", "betting", "disruptor", "match")
-
-
-@lru_cache(maxsize=1)
 def refresh_kernel_cache() -> None:
-    """Drop the engine's cached kernels if any source they depend on changed (once per process)."""
-    import nop_sim
-    from nop_sim.kernels import match
+    """Drop stale cached kernels before this process (or a worker) reads numba's cache.
 
-    root = Path(nop_sim.__file__).parent
-    digest = hashlib.sha1()
-    for rel in _KERNEL_SOURCES:
-        digest.update((root / rel).read_bytes())
-    try:
-        cache_dir = Path(match.play_chunks._cache._cache_path)
-    except AttributeError:  # caching off (e.g. NUMBA_DISABLE_JIT)
-        return
-    stamp = cache_dir / "nop_sim_match.stamp"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        for mod in _CACHED_MODULES:
-            for f in list(cache_dir.glob(f"{mod}.*.nbi")) + list(cache_dir.glob(f"{mod}.*.nbc")):
-                f.unlink(missing_ok=True)
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:
-        pass  # a read-only or shared cache: numba copes, at worst by recompiling
+    The guard is :func:`nop_sim.kernels._jit._guard_cache`: it runs as each kernel
+    folder's first kernel is defined, so importing the match kernels is enough.
+    """
+    import nop_sim.kernels.match  # noqa: F401
 
 
 @lru_cache(maxsize=1)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nop_sim.cards import CARD_DTYPE, MAX_DECKS, format_cards, validate_cards
+from nop_sim.cards import CARD_DTYPE, MAX_DECKS, N_CARDS, NO_CARD, format_cards, validate_cards
 from nop_sim.column import DEFAULT_COLUMN, N_CATEGORIES, Category, Column
 from nop_sim.kernels import evaluate as _k
 
@@ -26,6 +26,7 @@ __all__ = [
 
 MASK_LIMIT = 1 << 13
 MAX_CARDS = 8
+MIN_CARDS = 5
 
 
 def _column_positions(column) -> np.ndarray:
@@ -55,7 +56,7 @@ def _masks(value, n: int, name: str, allowed: str) -> np.ndarray:
     return arr
 
 
-def _prepare(cards, decks: int, wild_ranks, elevated=0):
+def _prepare(cards, decks: int, wild_ranks, elevated=0, check_cards=True):
     arr = np.asarray(cards)
     single = arr.ndim == 1
     if single:
@@ -68,12 +69,25 @@ def _prepare(cards, decks: int, wild_ranks, elevated=0):
         raise ValueError(f"{arr.shape[1]} cards per hand; at most {MAX_CARDS} are allowed")
     if not isinstance(decks, (int, np.integer)) or not 1 <= decks <= MAX_DECKS:
         raise ValueError(f"decks {decks!r} is not allowed: use an integer from 1 to {MAX_DECKS}")
-    validate_cards(arr, decks=int(decks), min_cards=5)
+    if arr.dtype != CARD_DTYPE and arr.size and (arr.min() < NO_CARD or arr.max() >= N_CARDS):
+        validate_cards(arr, decks=int(decks), min_cards=MIN_CARDS)  # before a cast wraps the code
     arr = np.ascontiguousarray(arr, dtype=CARD_DTYPE)
+    if check_cards and not _k.hands_are_valid(arr, int(decks), MIN_CARDS):
+        _name_the_fault(arr, decks)
     n = arr.shape[0]
     wild = _masks(wild_ranks, n, "wild_ranks", "bit 0 = rank 2 ... bit 12 = ace")
     elev = _masks(elevated, n, "elevated", "bit i = category id i")
     return arr, single, wild, elev
+
+
+def _name_the_fault(arr: np.ndarray, decks) -> None:
+    """Raise the ValueError that names the first bad card or hand of a batch a kernel refused.
+
+    The hands are checked in compiled code (numpy's checks cost several times the
+    scoring); only a batch that fails there comes here.
+    """
+    validate_cards(arr, decks=int(decks), min_cards=MIN_CARDS)
+    raise AssertionError("the kernel refused hands that validate_cards accepts")  # pragma: no cover
 
 
 def _threads() -> int:
@@ -109,14 +123,21 @@ def evaluate(cards, column=DEFAULT_COLUMN, *, wild_ranks=0, elevated=0, inverted
     numpy.ndarray of int64, shape (n,), or an int for one hand. Scores compare
     only between hands evaluated with the same column and ``inverted``.
     """
-    arr, single, wild, elev = _prepare(cards, decks, wild_ranks, elevated)
+    # one deck (the common case): the kernel checks each hand as it scores it
+    in_kernel = decks == 1
+    arr, single, wild, elev = _prepare(cards, decks, wild_ranks, elevated,
+                                       check_cards=not in_kernel)
     pos = _column_positions(column)
     out = np.empty(arr.shape[0], np.int64)
     if parallel and arr.shape[0] > 1:
         n_chunks = max(1, min(arr.shape[0], 4 * _threads()))
-        _k.score_batch_parallel(arr, pos, bool(inverted), wild, elev, n_chunks, out)
+        ok = _k.score_batch_parallel(arr, pos, bool(inverted), wild, elev, in_kernel, MIN_CARDS,
+                                     n_chunks, out)
     else:
-        _k.score_batch(arr, pos, bool(inverted), wild, elev, out)
+        ok = _k.score_batch_checked(arr, pos, bool(inverted), wild, elev, in_kernel, MIN_CARDS,
+                                    out)
+    if not ok:
+        _name_the_fault(arr, decks)
     return int(out[0]) if single else out
 
 

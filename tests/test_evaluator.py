@@ -515,6 +515,53 @@ def test_bad_input_single_hand_best_hand_profile():
         profile(np.array([[0, 5, 10, 15, 52]], dtype=np.int8))
 
 
+def test_a_code_that_int8_would_wrap_is_still_named():
+    with pytest.raises(ValueError, match="300"):
+        evaluate(np.array([[0, 5, 10, 15, 300, 25, 30]], dtype=np.int64))
+    ok = np.array([[0, 5, 10, 15, 20, 25, 30]])
+    assert evaluate(ok.astype(np.int64)) == evaluate(ok.astype(np.int8))[0]
+
+
+def test_a_valid_batch_is_checked_by_the_compiled_pass_alone(monkeypatch):
+    """numpy's validate_cards cost several times the scoring: only a bad batch reaches it."""
+    import nop_sim.evaluator as ev
+
+    def numpy_checks(*args, **kwargs):
+        raise AssertionError("validate_cards ran on a valid batch")
+
+    monkeypatch.setattr(ev, "validate_cards", numpy_checks)
+    hands = random_hands(np.random.default_rng(3), 1000, 7, decks=2)
+    evaluate(hands, decks=2)
+    best_category(hands, decks=2)
+    profile(hands, decks=2)
+
+
+@pytest.mark.parametrize("decks", [1, 2, 3])
+def test_compiled_checks_agree_with_validate_cards(decks):
+    """Random batches, some with one fault (bad code, short hand, a card too often)."""
+    from nop_sim.cards import validate_cards
+    from nop_sim.kernels.evaluate import hands_are_valid
+
+    rng = np.random.default_rng(decks)
+    for trial in range(300):
+        k = int(rng.integers(5, 9))
+        hands = padded_hands(rng, 4, decks, max_cards=k)
+        i, j = int(rng.integers(4)), int(rng.integers(k))
+        fault = trial % 4
+        if fault == 1:
+            hands[i, j] = rng.choice([-2, -128, 52, 127])
+        elif fault == 2:
+            hands[i, j] = -1
+        elif fault == 3:
+            hands[i, :] = np.where(hands[i] >= 0, hands[i, np.argmax(hands[i] >= 0)], -1)
+        try:
+            validate_cards(hands, decks=decks, min_cards=5)
+            expected = True
+        except ValueError:
+            expected = False
+        assert hands_are_valid(hands, decks, 5) == expected, (hands.tolist(), decks)
+
+
 # -- (h) properties ------------------------------------------------------------------------------
 @st.composite
 def scenarios(draw, max_hands=12):

@@ -19,15 +19,28 @@ have one call site (``_take_turn`` down to ``choose_promotion``) are therefore
 inlined by numba (``inline="always"``): 1.5 times the hands per second for
 about 10% more cold compile time. Inlining callees with several call sites
 as well bought little more speed for much more compile time.
+
+Two more duties live here, next to ``cache=True``: numba's cache is guarded
+by one digest over every kernel source (:func:`_guard_cache`), and with
+``NUMBA_DISABLE_JIT=1`` the decorators hand back the plain Python functions,
+so that a debugger can step through any kernel (:func:`lookup_table`).
 """
 
 from __future__ import annotations
 
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
 import numba
+import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
+
+# NUMBA_DISABLE_JIT=1 runs every kernel as plain Python (slowly: for a debugger).
+JIT_ENABLED = not numba.config.DISABLE_JIT
 
 
 class TypeDispatcher(CPUDispatcher):
@@ -40,8 +53,75 @@ class TypeDispatcher(CPUDispatcher):
 
 
 def _typed(dispatcher):
-    dispatcher.__class__ = TypeDispatcher
+    # With NUMBA_DISABLE_JIT=1, numba.njit returns the plain Python function: keep
+    # it as it is, so that kernels run (slowly) in Python and a debugger can step in.
+    if isinstance(dispatcher, CPUDispatcher):
+        dispatcher.__class__ = TypeDispatcher
+        _guard_cache(dispatcher)
     return dispatcher
+
+
+# -- numba's cache, guarded by one digest of every kernel source --------------------
+# Numba checks a cached kernel against its own file only: it keeps stale copies of
+# whatever it inlined from other files (the Ordered Hand kernels inline
+# kernels/blocks.py and kernels/rng.py, the match kernels the evaluator, every
+# kernel the constants of types.py). One digest over every kernel source stamps
+# each cache folder; when it differs, the folder's kernels are dropped before the
+# first kernel of that folder is even defined, so nothing stale can be loaded.
+_PACKAGE = Path(__file__).resolve().parent.parent
+KERNEL_SOURCES = ("types.py", "kernels/*.py", "ordered/kernels.py")
+_STAMP = "nop_sim_kernels.stamp"
+_guarded: set[str] = set()
+
+
+@lru_cache(maxsize=1)
+def kernel_sources() -> tuple[Path, ...]:
+    """Every source file a cached kernel may inline (the files of :data:`KERNEL_SOURCES`)."""
+    return tuple(sorted({f for pattern in KERNEL_SOURCES for f in _PACKAGE.glob(pattern)}))
+
+
+@lru_cache(maxsize=1)
+def kernel_digest() -> str:
+    """sha1 over the names and bytes of :func:`kernel_sources` (computed once per process)."""
+    digest = hashlib.sha1()
+    for f in kernel_sources():
+        digest.update(f"{f.relative_to(_PACKAGE).as_posix()}\0".encode())
+        digest.update(f.read_bytes())
+    return digest.hexdigest()
+
+
+def _guard_cache(dispatcher) -> None:
+    """Drop stale cached kernels of ``dispatcher``'s cache folder (once per folder and process)."""
+    folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+    if folder is None or folder in _guarded:  # caching off, or already checked
+        return
+    _guarded.add(folder)
+    cache_dir = Path(folder)
+    source_dir = Path(dispatcher.py_func.__code__.co_filename).resolve().parent
+    stamp = cache_dir / _STAMP
+    try:
+        if stamp.exists() and stamp.read_text() == kernel_digest():
+            return
+        for src in kernel_sources():
+            if src.parent == source_dir:
+                for f in [*cache_dir.glob(f"{src.stem}.*.nbi"), *cache_dir.glob(f"{src.stem}.*.nbc")]:
+                    f.unlink(missing_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(kernel_digest())
+    except OSError:
+        pass  # a read-only or shared cache: numba copes, at worst by recompiling
+
+
+def lookup_table(table):
+    """A kernel's lookup table: as given under the JIT, widened to int64 without it.
+
+    Numba computes ``HI[m] + 2`` in int64 whatever the table's dtype; NumPy keeps
+    an int8 scalar int8 and overflows. Narrow tables keep the compiled kernels'
+    working set small; plain Python gets the same results from wide ones.
+    """
+    if JIT_ENABLED or table.dtype.kind not in "iu":
+        return table
+    return table.astype(np.int64)
 
 
 def jit(*args, **overrides):
@@ -51,6 +131,14 @@ def jit(*args, **overrides):
         return _typed(numba.njit(**opts)(args[0]))
     wrap = numba.njit(*args, **opts)
     return lambda fn: _typed(wrap(fn))
+
+
+def twin(kernel, **overrides):
+    """Another kernel compiled from ``kernel``'s Python function (e.g. not inlined).
+
+    Without the JIT, ``kernel`` is that function already.
+    """
+    return jit(getattr(kernel, "py_func", kernel), **overrides)
 
 
 def pjit(*args, **overrides):

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from nop_sim.kernels._jit import jit, pjit
+from nop_sim.kernels._jit import jit, lookup_table, pjit
 from nop_sim.types import (
     FIVE_OF_A_KIND,
     FLUSH,
@@ -115,8 +115,8 @@ def _straight_tops_py(m: int) -> int:
 # tie-break (rank + 2, 4 bits each, highest first from bit 16); TOP5: mask of
 # the top five bits; BEST5: PACK of the best five distinct ranks that are not
 # a straight (-1 when there are none), i.e. PACK[_best_distinct5(m)].
-POP, HI, PACK, TOP5, BEST5 = _build_tables()
-STRAIGHT_TOPS = np.array([_straight_tops_py(m) for m in range(1 << 13)], np.int16)
+POP, HI, PACK, TOP5, BEST5 = map(lookup_table, _build_tables())
+STRAIGHT_TOPS = lookup_table(np.array([_straight_tops_py(m) for m in range(1 << 13)], np.int16))
 # bit of each card code in a mask of 16 bits per suit: suit s, rank bit r at 16 * s + r
 # a 13-bit rank mask spread to one 4-bit count per rank
 NIBBLES = np.array([sum(((m >> r) & 1) << (4 * r) for r in range(13)) for m in range(1 << 13)],
@@ -160,7 +160,8 @@ def _build_patterns():
     return f_tb, f_ranks, f_mask, h_tb, h_mask
 
 
-FLUSH_PAT_TB, FLUSH_PAT_RANKS, FLUSH_PAT_MASK, HIGH_PAT_TB, HIGH_PAT_MASK = _build_patterns()
+FLUSH_PAT_TB, FLUSH_PAT_RANKS, FLUSH_PAT_MASK, HIGH_PAT_TB, HIGH_PAT_MASK = map(
+    lookup_table, _build_patterns())
 
 
 # ---------------------------------------------------------------------------
@@ -932,42 +933,127 @@ def hand_profile(cards, wild_ranks, out_tb):
 # ---------------------------------------------------------------------------
 # Array drivers
 # ---------------------------------------------------------------------------
+@jit(inline="always")
+def _n_bits(m):
+    """Set bits of a mask of at most 52 bits."""
+    return (np.int64(POP[m & ALL_RANKS]) + np.int64(POP[(m >> 13) & ALL_RANKS])
+            + np.int64(POP[(m >> 26) & ALL_RANKS]) + np.int64(POP[(m >> 39) & ALL_RANKS]))
+
+
+@jit(inline="always")
+def _valid_row(cards, i, min_cards):
+    """True when hand ``cards[i]`` (int8[n, k]) may be scored with one deck.
+
+    Codes are 0..51 or -1 (no card), no card repeats, and the hand holds at
+    least ``min_cards`` cards. No branch on the cards (and no call: either
+    would double the cost); a caller that gets False names the fault.
+    """
+    bad = False
+    seen = 0  # bit c + 1 for card c, bit 0 for "no card"
+    twice = 0  # those bits seen again
+    for j in range(cards.shape[1]):
+        c1 = np.int64(cards[i, j]) + 1
+        bad |= np.uint64(c1) > np.uint64(52)
+        bit = np.int64(1) << (c1 & 63)
+        twice |= seen & bit
+        seen |= bit
+    # "no card" may repeat
+    return not bad and (twice & ~np.int64(1)) == 0 and _n_bits(seen >> 1) >= min_cards
+
+
 @jit
-def _score_rows(cards, column_pos, inverted, wild, elev, start, stop, out_scores):
-    # one call site of the inlined score_row keeps compile time down
+def _valid_row_decks(cards, i, decks, min_cards):
+    """:func:`_valid_row` where each card may be there ``decks`` times."""
+    k = cards.shape[1]
+    n_real = 0
+    for j in range(k):
+        c = np.int64(cards[i, j])
+        if c < -1 or c > 51:
+            return False
+        if c >= 0:
+            n_real += 1
+            copies = 0
+            for t in range(k):
+                copies += np.int64(cards[i, t]) == c
+            if copies > decks:
+                return False
+    return n_real >= min_cards
+
+
+@jit
+def hands_are_valid(cards, decks, min_cards):
+    """True when every hand of ``cards`` (int8[n, k]) may be scored with ``decks`` decks.
+
+    Codes are 0..51 or -1 (no card), each hand holds at least ``min_cards``
+    cards and no card more than ``decks`` times.
+    """
+    for i in range(cards.shape[0]):
+        if decks == 1:
+            if not _valid_row(cards, i, min_cards):
+                return False
+        elif not _valid_row_decks(cards, i, decks, min_cards):
+            return False
+    return True
+
+
+@jit
+def _score_rows(cards, column_pos, inverted, wild, elev, check, min_cards, out_scores):
+    # one call site of the inlined score_row keeps compile time down; the loop runs over
+    # range(cards.shape[0]) (a chunk is a slice): LLVM then makes the check a tenth cheaper
     n_wild = wild.shape[0]
     n_elev = elev.shape[0]
     last = elev[0]
     lv_a, lv_b, order = reading(column_pos, inverted, last)
-    for i in range(start, stop):
+    for i in range(cards.shape[0]):
+        # each hand checked just before it is scored: the checks overlap the scoring's
+        # waits on its table lookups (a pass over the batch first cost a fifth more)
+        if check and not _valid_row(cards, i, min_cards):
+            return False
         if n_elev > 1 and elev[i] != last:
             last = elev[i]
             lv_a, lv_b, order = reading(column_pos, inverted, last)
         out_scores[i] = score_row(cards, i, wild[i if n_wild > 1 else 0], lv_a, lv_b, order)
+    return True
 
 
 @jit
 def score_batch(cards, column_pos, inverted, wild, elev, out_scores):
-    """Scores of many hands, serially.
+    """Scores of many hands, serially, unchecked (see :func:`hands_are_valid`).
 
     cards : int8[n, k]; column_pos : int8[13]; wild, elev : int64[1] (shared)
     or int64[n] (per hand); out_scores : int64[n], written in place.
     """
-    _score_rows(cards, column_pos, inverted, wild, elev, 0, cards.shape[0], out_scores)
+    _score_rows(cards, column_pos, inverted, wild, elev, False, 0, out_scores)
+
+
+@jit
+def score_batch_checked(cards, column_pos, inverted, wild, elev, check, min_cards, out_scores):
+    """:func:`score_batch` that, when ``check``, checks each hand for one deck as it goes.
+
+    Returns False, leaving ``out_scores`` partly written, at the first hand
+    that fails :func:`_valid_row`.
+    """
+    return _score_rows(cards, column_pos, inverted, wild, elev, check, min_cards, out_scores)
 
 
 @pjit
-def score_batch_parallel(cards, column_pos, inverted, wild, elev, n_chunks, out_scores):
-    """:func:`score_batch` split into ``n_chunks`` contiguous chunks over threads.
+def score_batch_parallel(cards, column_pos, inverted, wild, elev, check, min_cards, n_chunks,
+                         out_scores):
+    """:func:`score_batch_checked` split into ``n_chunks`` contiguous chunks over threads.
 
     Each chunk writes only its own rows, so the result is bit-identical to
     the serial driver whatever the thread count.
     """
     n = cards.shape[0]
+    ok = np.ones(n_chunks, np.bool_)
     for ch in prange(n_chunks):
         start = ch * n // n_chunks
         stop = (ch + 1) * n // n_chunks
-        _score_rows(cards, column_pos, inverted, wild, elev, start, stop, out_scores)
+        ok[ch] = _score_rows(cards[start:stop], column_pos, inverted,
+                             wild[start:stop] if wild.shape[0] > 1 else wild,
+                             elev[start:stop] if elev.shape[0] > 1 else elev,
+                             check, min_cards, out_scores[start:stop])
+    return ok.all()
 
 
 @jit

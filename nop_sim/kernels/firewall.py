@@ -17,12 +17,18 @@ them in a worker process while the parent compiles the driver.
 The signatures are explicit: a caller whose arguments do not convert to them
 fails to compile, rather than calling with a different layout. The callees
 cannot raise (no bounds checks, numpy error model), so their status is unused.
+
+Without the JIT (``NUMBA_DISABLE_JIT=1``) there are no addresses: an
+"address" is then a number standing for the Python function, and the calls
+are plain calls, so the engine runs (slowly) in plain Python.
 """
 
 from __future__ import annotations
 
 from numba.core import types
 from numba.extending import intrinsic
+
+from nop_sim.kernels._jit import JIT_ENABLED
 
 
 def _c(dtype, ndim: int = 1) -> types.Array:
@@ -67,12 +73,24 @@ def call_draft(typingctx, addr, st, cfg, out, rng, pickers, n_pickers, k_showdow
     return types.none(types.int64, *DRAFT_ARGS), _codegen(types.none, DRAFT_ARGS)
 
 
+# Without the JIT, address ``i`` stands for ``_PY_CALLEES[i - 1]`` (0 stays "none").
+_PY_CALLEES: list = []
+
+
+def _py_call(addr, *args):
+    return _PY_CALLEES[addr - 1](*args)
+
+
+if not JIT_ENABLED:
+    call_category = call_draft = _py_call  # plain calls replace the intrinsics
+
+
 def address(dispatcher, argtypes: tuple) -> int:
     """Address of ``dispatcher`` compiled (or loaded from numba's cache) for ``argtypes``."""
-    import numba
-
-    if numba.config.DISABLE_JIT:  # pragma: no cover - pure Python has no addresses
-        raise RuntimeError("the match engine needs numba's JIT (NUMBA_DISABLE_JIT is set)")
+    if not JIT_ENABLED:
+        if dispatcher not in _PY_CALLEES:
+            _PY_CALLEES.append(dispatcher)
+        return _PY_CALLEES.index(dispatcher) + 1
     if argtypes not in dispatcher.overloads:
         dispatcher.compile(argtypes)
     cres = dispatcher.overloads[argtypes]

@@ -8,11 +8,18 @@ generators" (2018).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from nop_sim.kernels._jit import jit
+from nop_sim.kernels._jit import JIT_ENABLED, jit
 
 _U53 = 1.0 / 9007199254740992.0  # 2**-53
+
+if not JIT_ENABLED:
+    # As plain Python, NumPy warns when a uint64 product wraps; xoshiro wants it to.
+    warnings.filterwarnings("ignore", "overflow encountered in scalar multiply", RuntimeWarning,
+                            r"nop_sim\.kernels\.rng")
 
 
 @jit(_nrt=False)

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nop_sim.kernels._jit import jit
+from nop_sim.kernels._jit import jit, twin
 from nop_sim.kernels.blocks import (
     FLUSH,
     FOUR_OF_A_KIND,
@@ -618,11 +618,11 @@ def _end_round_of_checks(n_players, leader, st, out, g, log, ev, ev_n):
 
 # Not-inlined twins of the per-turn helpers for the rare paths (a bet exchange):
 # inlining them there too would double the compile time for little speed.
-_legal_blocks_call = jit(_legal_blocks.py_func)
-_pick_block_call = jit(_pick_block.py_func)
-_play_block_call = jit(_play_block.py_func)
-_draw_call = jit(_draw.py_func)
-_end_round_of_checks_call = jit(_end_round_of_checks.py_func)
+_legal_blocks_call = twin(_legal_blocks)
+_pick_block_call = twin(_pick_block)
+_play_block_call = twin(_play_block)
+_draw_call = twin(_draw)
+_end_round_of_checks_call = twin(_end_round_of_checks)
 
 
 # ==== the stock-out ranking: best poker hand under the default column ===================

@@ -1,0 +1,89 @@
+"""Numba's cache never serves a kernel compiled from older sources.
+
+Numba checks a cached kernel against its own file only. Each test copies the
+package into a temporary folder (its own cache), plays there to warm the cache,
+edits a kernel source that another file's cached kernel inlines, and plays
+again in a fresh process: the results must follow the edit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import nop_sim
+
+PACKAGE = Path(nop_sim.__file__).resolve().parent
+
+ORDERED = """
+import hashlib
+from nop_sim.ordered import play_ordered
+r = play_ordered(n_games=40, seed=1)
+print(hashlib.sha1(r.games.tobytes()).hexdigest())
+"""
+
+NEW_ORDER = """
+import hashlib
+from nop_sim.engine import play_matches
+r = play_matches(n_matches=2, seed=1, chunk_size=1, threads=1)
+print(hashlib.sha1(r.match.tobytes() + r.player.tobytes()).hexdigest())
+"""
+
+
+def copy_package(tmp_path: Path) -> Path:
+    shutil.copytree(PACKAGE, tmp_path / "nop_sim",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    return tmp_path
+
+
+def play(root: Path, script: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
+    env["PYTHONPATH"] = str(root)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, f"{old!r} not found once in {path}"
+    path.write_text(text.replace(old, new))
+
+
+def test_ordered_hand_follows_an_edit_of_blocks(tmp_path):
+    """The Ordered Hand kernels inline kernels/blocks.py (about a minute: two compiles)."""
+    root = copy_package(tmp_path)
+    before = play(root, ORDERED)
+    assert play(root, ORDERED) == before  # the same from the warm cache
+    cached = list((root / "nop_sim" / "ordered" / "__pycache__").glob("kernels.*.nbc"))
+    assert cached, "the Ordered Hand kernels were not cached"
+    # the column read upside down: every play's legality changes
+    edit(root / "nop_sim" / "kernels" / "blocks.py", "return p < q or", "return p > q or")
+    assert play(root, ORDERED) != before
+
+
+@pytest.mark.slow
+def test_new_order_follows_an_edit_of_rng(tmp_path):
+    """The match kernels inline kernels/rng.py (several minutes: two cold engine compiles)."""
+    root = copy_package(tmp_path)
+    before = play(root, NEW_ORDER)
+    edit(root / "nop_sim" / "kernels" / "rng.py", "_rotl(s3, 45)", "_rotl(s3, 44)")
+    assert play(root, NEW_ORDER) != before
+
+
+def test_the_digest_covers_every_module_with_kernels():
+    """A module that defines kernels (imports the jit helpers) is part of the digest."""
+    from nop_sim.kernels._jit import kernel_sources
+
+    sources = set(kernel_sources())
+    assert PACKAGE / "types.py" in sources
+    for path in PACKAGE.rglob("*.py"):
+        if re.search(r"from nop_sim\.kernels\._jit import .*\b(jit|pjit|twin)\b", path.read_text()):
+            assert path in sources, f"{path.relative_to(PACKAGE)} defines kernels outside the digest"
