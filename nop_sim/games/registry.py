@@ -96,14 +96,23 @@ class Game:
     write_report: Callable[[Path], Path | None]
     summed_tables: tuple[str, ...] = ("arrays",)
     targets: Mapping[str, str] = field(default_factory=dict)
-    fair_win_rate: Callable[[Any, int], float] = lambda matches, players: 1 / players
+    fair_win_rate: Callable[[Any, int], float] = None  # type: ignore[assignment]
     warm_up: Callable[[Any], None] | None = None
     store_version: int = 1
+
+    def __post_init__(self) -> None:
+        if self.fair_win_rate is None:
+            object.__setattr__(self, "fair_win_rate", one_winner)
 
     @property
     def result_tables(self) -> tuple[str, ...]:
         """The merged tables an analysis reads by default (all but ``events``)."""
         return tuple(t for t in (*self.tables, *self.summed_tables) if t != "events")
+
+
+def one_winner(matches, players: int) -> float:
+    """The fair win rate of a game with one winner per match: ``1/players``."""
+    return 1 / players
 
 
 _GAMES: dict[str, Game] = {}
