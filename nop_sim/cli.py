@@ -213,22 +213,23 @@ def _load(path: Path, overrides, matches, seed):
 
 
 class _Progress:
-    """A progress bar on stderr with ETA and hands/s; silent when not a terminal."""
+    """A progress bar on stderr with ETA and work/s (hands/s, turns/s); silent when not a terminal."""
 
-    def __init__(self, quiet: bool):
+    def __init__(self, quiet: bool, unit: str = "hands"):
         self.enabled = not quiet and sys.stderr.isatty()
+        self.unit = unit
         self.bar = None
         self.t0 = None
-        self.start_hands = 0
+        self.start_work = 0
 
-    def __call__(self, done: int, total: int, hands: int):
+    def __call__(self, done: int, total: int, work: int):
         import time
 
         if not self.enabled:
             return
         if self.bar is None:
             self.t0 = time.perf_counter()
-            self.start_hands = hands
+            self.start_work = work
             self.bar = click.progressbar(length=total, label="chunks", file=sys.stderr,
                                          show_eta=True, show_percent=True,
                                          item_show_func=lambda _: self.rate)
@@ -237,7 +238,7 @@ class _Progress:
             self.bar.update(done)
             return
         elapsed = max(time.perf_counter() - self.t0, 1e-9)
-        self.rate = f"{(hands - self.start_hands) / elapsed:,.0f} hands/s"
+        self.rate = f"{(work - self.start_work) / elapsed:,.0f} {self.unit}/s"
         self.bar.update(done - self.bar.pos, current_item=self.rate)
 
     def close(self):
@@ -250,7 +251,7 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
     from nop_sim.summary import write_summary
 
     out = out_dir or Path("reports") / scn.name
-    progress = _Progress(quiet)
+    progress = _Progress(quiet, scn.game_type.work)
     try:
         try:
             result = run_scenario(scn, out, workers=workers, scheduler=scheduler,
@@ -263,10 +264,10 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
         raise _Failure(str(exc)) from None
     except OSError as exc:
         raise _os_failure(exc) from None
-    rate = result.n_hands / result.seconds if result.seconds > 0 else 0.0
-    click.echo(f"{scn.name}: {result.n_matches:,} matches, {result.n_hands:,} hands "
+    rate = result.n_work / result.seconds if result.seconds > 0 else 0.0
+    click.echo(f"{scn.name}: {result.n_matches:,} matches, {result.n_work:,} {result.work} "
                f"({result.computed} chunks run, {result.reused} reused) in "
-               f"{result.seconds:.1f} s ({rate:,.0f} hands/s)")
+               f"{result.seconds:.1f} s ({rate:,.0f} {result.work}/s)")
     click.echo(f"results: {out}/")
     click.echo(f"summary: {summary}")
     if report:
@@ -274,20 +275,10 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
 
 
 def _build_report(out: Path):
-    """The balance report of the run's game kind (manifest.json's scenario.kind)."""
-    try:
-        kind = json.loads((Path(out) / "manifest.json").read_text())["scenario"]["kind"]
-    except (OSError, ValueError, KeyError, TypeError):
-        kind = "new-order"
-    if kind == "ordered-hand":
-        from nop_sim.ordered.report import write_ordered_report
+    """The report of the run's game (manifest.json's scenario.kind), or None."""
+    from nop_sim.runner import run_game
 
-        return write_ordered_report(out)
-    try:
-        from nop_sim.report import write_report
-    except ImportError:
-        return None
-    return write_report(out)
+    return run_game(out).write_report(Path(out))
 
 
 @main.command("run", context_settings=CONTEXT)
@@ -407,64 +398,12 @@ def _write_records(json_path: Path, records) -> None:
 
 
 def _fresh_hands(scenario: Path, count: int, seed, overrides, json_path) -> None:
-    """Histories of COUNT fresh hands of a scenario's first sweep point."""
-    from nop_sim.engine import play_matches
-    from nop_sim.events import render_history, to_records
-
+    """Histories of COUNT fresh hands of a scenario's first sweep point (its game's own)."""
     scn = _load(scenario, overrides, None, seed)
-    if scn.kind == "ordered-hand":
-        _ordered_hands(scn, count, json_path)
-        return
-    point = scn.points()[0]
-    settings = scn.settings_at(point)
-    specs = scn.seat_specs(point, 0)
-    from nop_sim.runner import seat_label
-
-    names = [f"Seat {i + 1} ({seat_label(s)})" for i, s in enumerate(specs)]
-    records: list[dict] = []
-    match_seed = scn.seed
-    while True:
-        res = play_matches(settings, specs, 1, seed=match_seed, chunk_size=1, threads=1,
-                           log_every=1)
-        for rec in to_records(res.events):
-            rec["match"] = match_seed - scn.seed
-            records.append(rec)
-        n_hands = len({(r["match"], r["hand"]) for r in records if r["event"] == "hand_start"})
-        if n_hands >= count:
-            break
-        match_seed += 1
-    kept, seen = [], set()
-    for rec in records:
-        key = (rec["match"], rec["hand"])
-        if rec["event"] == "hand_start":
-            seen.add(key)
-        if len(seen) > count:
-            break
-        kept.append(rec)
-    click.echo(render_history(kept, names))
+    text, records = scn.game_type.fresh_hands(scn, count)
+    click.echo(text)
     if json_path is not None:
-        _write_records(json_path, kept)
-
-
-def _ordered_hands(scn, count: int, json_path):
-    """Histories of COUNT Ordered Hand games (one game is one "hand" here)."""
-    from nop_sim.ordered.agents import agent_from_spec
-    from nop_sim.ordered.engine import play_ordered
-    from nop_sim.ordered.history import game_records, render_game
-    from nop_sim.runner import seat_label
-
-    point = scn.points()[0]
-    settings = scn.settings_at(point)
-    specs = scn.seat_specs(point, 0)
-    names = [f"Seat {i + 1} ({seat_label(s)})" for i, s in enumerate(specs)]
-    res = play_ordered(settings, [agent_from_spec(s) for s in specs], count, seed=scn.seed,
-                       log=True)
-    log = res.log
-    click.echo("\n\n".join(render_game(settings, log.decks[i], log.game_events(i), names, i + 1)
-                            for i in range(count)))
-    if json_path is not None:
-        _write_records(json_path, [rec for i in range(count)
-                                   for rec in game_records(log.game_events(i), i)])
+        _write_records(json_path, records)
 
 
 @main.command("report", context_settings=CONTEXT)

@@ -6,13 +6,17 @@ slice of its matches. A chunk's seed comes from
 depend on the worker count, the order chunks finish in, or the backend
 (local processes or a Dask cluster).
 
-The store is one folder::
+The runner knows no game: the scenario's :class:`~nop_sim.games.Game` plays
+each chunk (``play_chunk``) and declares the tables it writes. The store is
+one folder::
 
-    manifest.json              scenario, resolved settings, seed, versions, git, times
+    manifest.json              scenario (and its game's kind), resolved settings,
+                               seed, versions, git, times
     chunks/p0000-c000000/      one folder per finished chunk, renamed into place
         matches.parquet ...    when complete, with done.json holding checksums
-    matches.parquet            merged tables, rebuilt from the chunks at the end
-    seats.parquet, drafts.parquet, counts.parquet, arrays.parquet, points.parquet
+    <table>.parquet            the game's tables (``Game.tables``: e.g. matches,
+                               seats, counts), rebuilt from the chunks at the end
+    arrays.parquet             the game's summed per-point counters (``summed_tables``)
     events.parquet             event logs of the matches ``[run] log_sample`` picks
                                (see :func:`load_match_log`), empty without it
 
@@ -43,15 +47,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from nop_sim.games import Game, game_of_folder, get_game
 from nop_sim.scenario import Scenario
 
 __all__ = ["Chunk", "MatchLog", "RunError", "RunResult", "plan_chunks", "run_chunk",
            "run_scenario", "load_match_log", "load_tables"]
 
-RESULT_TABLES = ("matches", "seats", "drafts", "counts", "arrays")
-TABLES = (*RESULT_TABLES, "events")  # every chunk holds each of these
-ROW_TABLES = ("matches", "seats", "drafts", "counts", "events")  # merged by appending rows
-STORE_VERSION = 2  # 2: events tables; Ordered Hand seats rotate per game
 
 
 class RunError(ValueError):
@@ -117,162 +118,31 @@ def plan_chunks(scn: Scenario) -> list[Chunk]:
     return chunks
 
 
-def seat_label(spec) -> str:
-    """A seat's agent as text: the preset name, or preset(param=value, ...)."""
-    if isinstance(spec, str):
-        return spec
-    base = spec.get("preset", "custom")
-    extra = ",".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "preset")
-    return f"{base}({extra})" if extra else base
-
-
 # ---------------------------------------------------------------------------
 # One chunk -> tidy tables (runs in a worker: top-level, picklable arguments)
 # ---------------------------------------------------------------------------
 def run_chunk(scn: Scenario, chunk: Chunk) -> dict[str, pd.DataFrame]:
-    """Play one chunk and return its tables (see the module docstring)."""
-    if scn.kind == "ordered-hand":
-        from nop_sim.ordered.engine import run_ordered_chunk
+    """Play one chunk with the scenario's game: its tables (``Game.play_chunk``).
 
-        return run_ordered_chunk(scn, chunk)
-    return _new_order_chunk(scn, chunk)
-
-
-def _names(prefix: str) -> dict[int, str]:
-    from nop_sim import types as T
-
-    return {getattr(T, n): n[len(prefix):].lower() for n in dir(T)
-            if n.startswith(prefix) and isinstance(getattr(T, n), int)}
-
-
-def _new_order_chunk(scn: Scenario, chunk: Chunk) -> dict[str, pd.DataFrame]:
-    from nop_sim import types as T
-    from nop_sim.engine import play_matches
-
-    point = scn.points()[chunk.point]
-    settings = scn.settings_at(point)
-    res, rotation = _play_rotated(scn, point, settings, chunk, play_matches)
-    n, players = res.n_matches, settings.players
-    seat_labels = [[seat_label(s) for s in scn.seat_specs(point, r)] for r in range(scn.n_rotations)]
-    match_ids = chunk.first_match + np.arange(n)
-    base = {"point": np.full(n, chunk.point), "chunk": np.full(n, chunk.index),
-            "match": match_ids, "rotation": rotation}
-    params = {k: [v] * n for k, v in point.items()}
-    m = res.match
-    match_fields = _names("M_")
-    matches = pd.DataFrame({**base, **params,
-                            "players": np.full(n, players),
-                            **{name: m[:, idx] for idx, name in sorted(match_fields.items())},
-                            "winner_preset": [seat_labels[r][w] if 0 <= w < players else ""
-                                              for r, w in zip(rotation, m[:, T.M_WINNER],
-                                                              strict=True)],
-                            "column": [" ".join(map(str, row)) for row in res.column.tolist()]})
-    pl = res.player
-    seat_fields = _names("PL_")
-    seat_rows = {
-        "point": np.repeat(base["point"], players), "chunk": np.repeat(base["chunk"], players),
-        "match": np.repeat(match_ids, players), "seat": np.tile(np.arange(players), n),
-        "preset": np.array([seat_labels[r][s] for r in rotation for s in range(players)],
-                           dtype=object),
-        **{k: np.repeat(np.array(v, dtype=object), players) for k, v in params.items()},
-        **{name: pl[:, :, idx].reshape(-1) for idx, name in sorted(seat_fields.items())},
-    }
-    seats = pd.DataFrame(seat_rows)
-    mi, si, ci = np.nonzero(res.drafted)
-    drafts = pd.DataFrame({"point": chunk.point, "chunk": chunk.index, "match": match_ids[mi],
-                           "seat": si, "card": np.array(T.DISRUPTOR_IDS, dtype=object)[ci],
-                           "count": res.drafted[mi, si, ci]})
-    count_names = _names("C_")
-    counts = pd.DataFrame({"point": [chunk.point], "chunk": [chunk.index],
-                           "n_matches": [n], **{k: [v] for k, v in point.items()},
-                           **{name: [int(res.counts[idx])]
-                              for idx, name in sorted(count_names.items())}})
-    arrays = _arrays_frame(chunk, res)
-    return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
-            "arrays": arrays, "events": _events_frame(chunk, res.events)}
-
-
-EVENT_COLUMNS = ("match", "hand", "kind", "seat", *(f"a{i}" for i in range(10)))
-
-
-def _events_frame(chunk: Chunk, events: np.ndarray) -> pd.DataFrame:
-    """The chunk's logged New Order matches as rows ``point, chunk`` + :data:`EVENT_COLUMNS`.
-
-    ``events`` are the kernel's int64 rows (``nop_sim.events``) with the run's
-    match ids. Only whole matches are kept: a log that ran out of room
-    (``events_lost``) loses the matches it cut short, never a part of one.
+    Executors ship ``Game.play_chunk`` itself to their workers: a module-level
+    function pickles by reference, so a worker that unpickles it imports (and
+    so registers) the game, whichever module defines it.
     """
-    from nop_sim import types as T
-
-    ended = np.unique(events[events[:, 2] == T.EV_MATCH_END, 0])
-    events = events[np.isin(events[:, 0], ended)]
-    events = events[np.argsort(events[:, 0], kind="stable")]
-    n = events.shape[0]
-    return pd.DataFrame({"point": np.full(n, chunk.point, np.int64),
-                         "chunk": np.full(n, chunk.index, np.int64),
-                         **{name: events[:, i].astype(np.int64)
-                            for i, name in enumerate(EVENT_COLUMNS)}})
+    return get_game(scn.kind).play_chunk(scn, chunk)
 
 
-def _play_rotated(scn: Scenario, point: dict, settings, chunk: Chunk, play_matches):
-    """Play a chunk's matches; with a rotation, match ``g`` seats rotation ``g % R``.
-
-    Rotating per match (not per chunk) puts every preset in every seat equally
-    often even in short runs. Each rotation's matches of the chunk are played
-    as one batch with its own seed, so results stay independent of workers.
-    """
-    from types import SimpleNamespace
-
-    rotation, batches = chunk.rotation_batches(scn.n_rotations)
-    parts = []
-    for r, idx, seed in batches:
-        # log the run's matches whose id is a multiple of log_sample, wherever they fall
-        logged = (np.flatnonzero((chunk.first_match + idx) % scn.log_sample == 0)
-                  if scn.log_sample else None)
-        res = play_matches(settings, scn.seat_specs(point, r), int(idx.size), seed=seed,
-                           chunk_size=int(idx.size), threads=1, log_matches=logged)
-        if res.events.shape[0]:  # the batch's match index -> the run's match id
-            res.events[:, 0] = chunk.first_match + idx[res.events[:, 0]]
-        parts.append((idx, res))
-    if len(parts) == 1:
-        return parts[0][1], rotation
-    n = chunk.n_matches
-    first_res = parts[0][1]
-    combined = SimpleNamespace(n_matches=n)
-    for name in ("match", "player", "drafted", "column"):
-        arr = np.zeros((n,) + getattr(first_res, name).shape[1:], getattr(first_res, name).dtype)
-        for idx, res in parts:
-            arr[idx] = getattr(res, name)
-        setattr(combined, name, arr)
-    for name in ("counts", "categories", "time", "disruptors"):
-        setattr(combined, name, sum(getattr(res, name) for _, res in parts))
-    combined.events = np.concatenate([res.events for _, res in parts])
-    return combined, rotation
+def _checked(game: Game, chunk: Chunk, tables: dict[str, pd.DataFrame]
+             ) -> dict[str, pd.DataFrame]:
+    """The tables a game's chunk returned, refused unless they are the ones it declares."""
+    if set(tables) != set(_chunk_tables(game)):
+        raise RuntimeError(f"game {game.kind!r}: chunk {chunk.name} returned tables "
+                           f"{sorted(tables)}; its descriptor declares "
+                           f"{sorted(_chunk_tables(game))}")
+    return tables
 
 
-def _arrays_frame(chunk: Chunk, res) -> pd.DataFrame:
-    from nop_sim import types as T
-
-    parts = []
-    for table, arr, names, index_names in (
-        ("category", res.categories, _names("K_"), None),
-        ("time", res.time.T, _names("T_"), None),
-        ("disruptor", res.disruptors, _names("DS_"), T.DISRUPTOR_IDS),
-    ):
-        stat_idx, pos = np.nonzero(arr)
-        if stat_idx.size == 0:
-            continue
-        stat_names = np.array([names.get(int(s), f"{table}_{s}") for s in stat_idx], dtype=object)
-        parts.append(pd.DataFrame({
-            "point": chunk.point, "table": table, "stat": stat_names,
-            "index": pos.astype(np.int64),
-            "label": (np.array(index_names, dtype=object)[pos] if index_names is not None
-                      else pos.astype(str).astype(object)),
-            "value": arr[stat_idx, pos].astype(np.int64)}))
-    if not parts:
-        return pd.DataFrame({"point": [], "table": [], "stat": [], "index": [], "label": [],
-                             "value": []})
-    return pd.concat(parts, ignore_index=True)
+def _chunk_tables(game: Game) -> tuple[str, ...]:
+    return (*game.tables, *game.summed_tables)
 
 
 # ---------------------------------------------------------------------------
@@ -286,7 +156,8 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _write_chunk(out: Path, chunk: Chunk, tables: dict[str, pd.DataFrame]) -> None:
+def _write_chunk(out: Path, chunk: Chunk, tables: dict[str, pd.DataFrame],
+                 store_version: int) -> None:
     """Write a chunk's tables into a temporary folder, then rename it into place."""
     final = out / "chunks" / chunk.name
     tmp = out / "chunks" / f".tmp-{chunk.name}-{os.getpid()}"
@@ -294,7 +165,7 @@ def _write_chunk(out: Path, chunk: Chunk, tables: dict[str, pd.DataFrame]) -> No
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
     done = {"chunk": chunk.name, "n_matches": chunk.n_matches, "seed": chunk.seed,
-            "store_version": STORE_VERSION, "files": {}}
+            "store_version": store_version, "files": {}}
     try:
         for name, frame in tables.items():
             path = tmp / f"{name}.parquet"
@@ -311,7 +182,7 @@ def _write_chunk(out: Path, chunk: Chunk, tables: dict[str, pd.DataFrame]) -> No
     os.replace(tmp, final)
 
 
-def _chunk_ok(out: Path, chunk: Chunk) -> bool:
+def _chunk_ok(out: Path, chunk: Chunk, game: Game) -> bool:
     """True when the chunk's folder is complete and every file matches its checksum."""
     folder = out / "chunks" / chunk.name
     try:
@@ -319,10 +190,10 @@ def _chunk_ok(out: Path, chunk: Chunk) -> bool:
     except (OSError, ValueError):
         return False
     if (done.get("n_matches") != chunk.n_matches or done.get("seed") != chunk.seed
-            or done.get("store_version", 1) != STORE_VERSION):
+            or done.get("store_version", 1) != game.store_version):
         return False  # an older store's chunk is redone, not mixed in
     files = done.get("files", {})
-    if set(files) != set(TABLES):
+    if set(files) != set(_chunk_tables(game)):
         return False
     for name, meta in files.items():
         path = folder / f"{name}.parquet"
@@ -354,17 +225,18 @@ def _versions() -> dict[str, str]:
 
 def _manifest(scn: Scenario, chunks: list[Chunk], started: str) -> dict[str, Any]:
     points = scn.points()
+    game = get_game(scn.kind)
     return {
-        "store_version": STORE_VERSION,
+        "store_version": game.store_version,
         "scenario": {"name": scn.name, "source": scn.source, "kind": scn.kind,
                      "text": scn.text, "fingerprint": scn.fingerprint()},
         "seed": scn.seed, "matches_per_point": scn.matches, "chunk": scn.chunk,
         "n_points": len(points), "n_chunks": len(chunks),
         "points": [{"point": i, "params": p,
                     "settings": _settings_dict(scn.settings_at(p)),
-                    "seats": [seat_label(s) for s in scn.seat_specs(p, 0)]}
+                    "seats": [game.seat_label(s) for s in scn.seat_specs(p, 0)]}
                    for i, p in enumerate(points)],
-        "rotation": [seat_label(s) for s in scn.seats] if scn.rotate else None,
+        "rotation": [game.seat_label(s) for s in scn.seats] if scn.rotate else None,
         "targets": dict(scn.targets),
         "versions": _versions(), "git_revision": _git_revision(),
         "started": started, "ended": None, "status": "running",
@@ -411,50 +283,46 @@ class RunResult:
     reused: int
     computed: int
     n_matches: int
-    n_hands: int
+    n_work: int      # the game's unit of work done (``Game.work``: hands, turns)
+    work: str
     seconds: float
 
 
 def _executor(workers: int, scheduler: str | None):
-    """An iterator factory: submit(chunks) -> yields (chunk, tables) as they finish."""
+    """An iterator factory: submit(game, scn, chunks) -> yields (chunk, tables) as they finish."""
     if scheduler:
         return _dask_map(scheduler)
     if workers <= 1:
-        return lambda scn, chunks: ((c, run_chunk(scn, c)) for c in chunks)
+        return lambda game, scn, chunks: ((c, game.play_chunk(scn, c)) for c in chunks)
     return _process_map(workers)
 
 
 def _process_map(workers: int):
-    def submit(scn: Scenario, chunks: list[Chunk]) -> Iterator[tuple[Chunk, dict]]:
+    def submit(game: Game, scn: Scenario, chunks: list[Chunk]) -> Iterator[tuple[Chunk, dict]]:
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
         ctx = multiprocessing.get_context("spawn")  # numba's thread pools do not survive fork
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            # The first chunk runs here: it compiles the kernels into numba's cache once,
-            # so the workers load them instead of each compiling its own copy. On a cold
-            # cache a worker compiles the evaluator and the draft meanwhile (behind compile
-            # firewalls, see kernels.firewall), and starts up while this process compiles.
-            if scn.kind != "ordered-hand":
-                from nop_sim.engine import compile_callees, compile_engine, refresh_kernel_cache
-
-                refresh_kernel_cache()  # before the worker looks at the cache
-                callees = pool.submit(compile_callees)
-                compile_engine()
-                callees.result()
-            yield chunks[0], run_chunk(scn, chunks[0])
+            # The first chunk runs here, after the game's warm-up (e.g. compiling into
+            # numba's cache once, so the workers load the kernels instead of each
+            # compiling its own copy).
+            if game.warm_up is not None:
+                game.warm_up(pool)
+            play = game.play_chunk
+            yield chunks[0], play(scn, chunks[0])
             chunks = chunks[1:]
             pending = {}
             todo = iter(chunks)
             for c in itertools.islice(todo, 2 * workers):
-                pending[pool.submit(run_chunk, scn, c)] = c
+                pending[pool.submit(play, scn, c)] = c
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     c = pending.pop(fut)
                     yield c, fut.result()
                     for nxt in itertools.islice(todo, 1):
-                        pending[pool.submit(run_chunk, scn, nxt)] = nxt
+                        pending[pool.submit(play, scn, nxt)] = nxt
     return submit
 
 
@@ -465,14 +333,14 @@ def _dask_map(address: str):
         raise RunError("--scheduler needs dask.distributed: pip install 'nop-sim[dask]' "
                        "(or pip install 'dask[distributed]')") from None
 
-    def submit(scn: Scenario, chunks: list[Chunk]) -> Iterator[tuple[Chunk, dict]]:
+    def submit(game: Game, scn: Scenario, chunks: list[Chunk]) -> Iterator[tuple[Chunk, dict]]:
         try:
             client = Client(address, timeout="10s")
         except (OSError, TimeoutError) as exc:
             raise RunError(f"--scheduler {address}: cannot reach the Dask scheduler ({exc}); "
                            f"check the address (tcp://HOST:PORT) and that it is running") from None
         try:
-            futures = {client.submit(run_chunk, scn, c, key=f"nop-{c.name}-{c.seed}", pure=False): c
+            futures = {client.submit(game.play_chunk, scn, c, key=f"nop-{c.name}-{c.seed}", pure=False): c
                        for c in chunks}
             for fut in as_completed(futures):
                 yield futures[fut], fut.result()
@@ -524,19 +392,21 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
                  progress: Callable[[int, int, int], None] | None = None) -> RunResult:
     """Run every chunk not already finished in ``out`` and merge the tables.
 
-    ``progress(done_chunks, total_chunks, hands_so_far)`` is called after each chunk.
+    ``progress(done_chunks, total_chunks, work_so_far)`` is called after each chunk
+    (work in the game's unit, ``Game.work``: hands, turns).
     A run that fails before its first chunk is written leaves ``out`` as it
     was; after that, every finished chunk is kept for ``resume``.
     """
     out = Path(out)
     t0 = time.perf_counter()
+    game = get_game(scn.kind)
     old = _prepare_folder(out, scn, resume)
     chunks = plan_chunks(scn)
     started = old["started"] if old else datetime.now(UTC).isoformat(timespec="seconds")
     manifest = _manifest(scn, chunks, started)
-    todo = [c for c in chunks if not _chunk_ok(out, c)]
+    todo = [c for c in chunks if not _chunk_ok(out, c, game)]
     reused = len(chunks) - len(todo)
-    hands = _hands_done(out, [c for c in chunks if c not in set(todo)]) if reused else 0
+    work = _work_done(out, [c for c in chunks if c not in set(todo)], game) if reused else 0
     done = reused
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
     workers = max(1, min(workers, len(todo) - 1))
@@ -546,38 +416,35 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
         (out / "chunks").mkdir(exist_ok=True)
         _write_json(out / "manifest.json", manifest)
         if progress:
-            progress(done, len(chunks), hands)
-        finished = iter(_executor(workers, scheduler)(scn, todo)) if todo else iter(())
+            progress(done, len(chunks), work)
+        finished = iter(_executor(workers, scheduler)(game, scn, todo)) if todo else iter(())
         first = next(finished, None)
         if first is not None:
-            _write_chunk(out, *first)
+            _write_chunk(out, first[0], _checked(game, *first), game.store_version)
     except BaseException:
         start.undo()
         raise
     for i, (chunk, tables) in enumerate(itertools.chain([first] if first else [], finished)):
         if i:  # the first chunk is in place already
-            _write_chunk(out, chunk, tables)
+            _write_chunk(out, chunk, _checked(game, chunk, tables), game.store_version)
         done += 1
-        hands += int(tables["counts"]["hands"].sum()) if "hands" in tables["counts"] else 0
+        work += int(tables["counts"][game.work].sum())
         if progress:
-            progress(done, len(chunks), hands)
-    n_matches, n_hands = merge_chunks(out, chunks)
+            progress(done, len(chunks), work)
+    n_matches, n_work = merge_chunks(out, chunks, game)
     for tmp in (out / "chunks").glob(".tmp-*"):  # left by a run that was killed
         shutil.rmtree(tmp, ignore_errors=True)
     manifest["ended"] = datetime.now(UTC).isoformat(timespec="seconds")
     manifest["status"] = "finished"
-    manifest["totals"] = {"matches": n_matches, "hands": n_hands}
+    manifest["totals"] = {"matches": n_matches, game.work: n_work}
     _write_json(out / "manifest.json", manifest)
-    return RunResult(out, len(chunks), reused, len(todo), n_matches, n_hands,
+    return RunResult(out, len(chunks), reused, len(todo), n_matches, n_work, game.work,
                      time.perf_counter() - t0)
 
 
-def _hands_done(out: Path, chunks: Iterable[Chunk]) -> int:
-    total = 0
-    for c in chunks:
-        frame = pd.read_parquet(out / "chunks" / c.name / "counts.parquet")
-        total += int(frame["hands"].sum()) if "hands" in frame else 0
-    return total
+def _work_done(out: Path, chunks: Iterable[Chunk], game: Game) -> int:
+    return sum(int(pd.read_parquet(out / "chunks" / c.name / "counts.parquet",
+                                   columns=[game.work])[game.work].sum()) for c in chunks)
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -586,11 +453,12 @@ def _write_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def merge_chunks(out: Path, chunks: list[Chunk]) -> tuple[int, int]:
+def merge_chunks(out: Path, chunks: list[Chunk], game: Game) -> tuple[int, int]:
     """Merge chunk tables into the run's tables, streaming: memory stays bounded.
 
-    Row tables are appended chunk by chunk to one Parquet file each; the
-    per-point counters in ``arrays`` are summed as they are read.
+    The game's row tables are appended chunk by chunk to one Parquet file
+    each; its summed tables (``point, <keys...>, value``) are summed by key as
+    they are read. Returns the matches and the work (``Game.work``) merged.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -598,13 +466,13 @@ def merge_chunks(out: Path, chunks: list[Chunk]) -> tuple[int, int]:
     writers: dict[str, Any] = {}
     schemas: dict[str, Any] = {}
     empty: dict[str, Any] = {}  # a schema per table, for one with no rows in any chunk
-    arrays = None
-    n_matches = n_hands = 0
-    keys = ["point", "table", "stat", "index", "label"]
+    sums: dict[str, Any] = {name: None for name in game.summed_tables}
+    columns: dict[str, list[str]] = {}
+    n_matches = n_work = 0
     try:
         for c in chunks:
             folder = out / "chunks" / c.name
-            for name in ROW_TABLES:
+            for name in game.tables:
                 table = pq.read_table(folder / f"{name}.parquet")
                 empty.setdefault(name, table.schema)
                 if table.num_rows == 0:
@@ -617,16 +485,18 @@ def merge_chunks(out: Path, chunks: list[Chunk]) -> tuple[int, int]:
                 writers[name].write_table(table)
                 if name == "matches":
                     n_matches += table.num_rows
-                if name == "counts" and "hands" in table.column_names:
-                    n_hands += int(pa.compute.sum(table.column("hands")).as_py() or 0)
-            part = pd.read_parquet(folder / "arrays.parquet")
-            if len(part):
-                part = part.groupby(keys, sort=False)["value"].sum()
-                arrays = part if arrays is None else arrays.add(part, fill_value=0)
+                if name == "counts":
+                    n_work += int(pa.compute.sum(table.column(game.work)).as_py() or 0)
+            for name in game.summed_tables:
+                part = pd.read_parquet(folder / f"{name}.parquet")
+                keys = columns.setdefault(name, [k for k in part.columns if k != "value"])
+                if len(part):
+                    part = part.groupby(keys, sort=False)["value"].sum()
+                    sums[name] = part if sums[name] is None else sums[name].add(part, fill_value=0)
     finally:
         for w in writers.values():
             w.close()
-    for name in ROW_TABLES:
+    for name in game.tables:
         tmp = out / f".{name}.parquet.tmp"
         if name not in writers:
             if name in empty:
@@ -634,11 +504,13 @@ def merge_chunks(out: Path, chunks: list[Chunk]) -> tuple[int, int]:
             else:
                 pd.DataFrame().to_parquet(tmp, index=False)
         os.replace(tmp, out / f"{name}.parquet")
-    frame = (arrays.astype(np.int64).reset_index().sort_values(keys[:4], kind="stable")
-             if arrays is not None else pd.DataFrame(columns=keys + ["value"]))
-    frame.to_parquet(out / ".arrays.parquet.tmp", index=False)
-    os.replace(out / ".arrays.parquet.tmp", out / "arrays.parquet")
-    return n_matches, n_hands
+    for name, total in sums.items():
+        keys = columns.get(name, [])
+        frame = (total.astype(np.int64).reset_index().sort_values(keys, kind="stable")
+                 if total is not None else pd.DataFrame(columns=keys + ["value"]))
+        frame.to_parquet(out / f".{name}.parquet.tmp", index=False)
+        os.replace(out / f".{name}.parquet.tmp", out / f"{name}.parquet")
+    return n_matches, n_work
 
 
 def _read_table(path: Path) -> pd.DataFrame:
@@ -701,13 +573,19 @@ def _read_table(path: Path) -> pd.DataFrame:
     return pd.DataFrame(frame, copy=False)
 
 
-def load_tables(out: str | Path, names: Iterable[str] = RESULT_TABLES
+def load_tables(out: str | Path, names: Iterable[str] | None = None
                 ) -> dict[str, pd.DataFrame]:
-    """The merged tables of a finished run folder (``names``: which ones; ``events`` on request)."""
+    """The merged tables of a finished run folder.
+
+    ``names``: which ones; by default every table of the folder's game but
+    ``events`` (``Game.result_tables``).
+    """
     out = Path(out)
     manifest = out / "manifest.json"
     if not manifest.exists():
         raise RunError(f"{out}: not a nop-sim results folder (no manifest.json)")
+    if names is None:
+        names = run_game(out).result_tables
     tables = {}
     for name in names:
         path = out / f"{name}.parquet"
@@ -722,14 +600,21 @@ def load_tables(out: str | Path, names: Iterable[str] = RESULT_TABLES
     return tables
 
 
+def run_game(out: str | Path) -> Game:
+    """The game of a run folder (its manifest's ``scenario.kind``); :class:`RunError` if unknown."""
+    try:
+        return game_of_folder(out)
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
+
+
 @dataclass(frozen=True)
 class MatchLog:
     """One logged match read back from a run folder (:func:`load_match_log`).
 
-    ``events`` are the match's rows of ``events.parquet`` in play order: for
-    New Order :data:`EVENT_COLUMNS` (the rows of :mod:`nop_sim.events`), for
-    Ordered Hand ``player, kind, a, b`` with the shuffled deck as rows of kind
-    ``DECK_EVENT`` (see :func:`nop_sim.ordered.engine.run_ordered_chunk`).
+    ``events`` are the match's rows of ``events.parquet`` in play order, in
+    the columns its game logs (``Game.play_chunk`` documents them); the game's
+    ``stored_hands`` reads them back.
     """
 
     kind: str
@@ -741,32 +626,11 @@ class MatchLog:
 
     def records(self) -> list[dict[str, Any]]:
         """The events as JSON-ready dicts (what ``nop-sim hands --json`` writes)."""
-        if self.kind == "ordered-hand":
-            from nop_sim.ordered.history import game_records
-
-            return game_records(self._ordered()[1], self.match)
-        from nop_sim.events import to_records
-
-        return list(to_records(self.events[list(EVENT_COLUMNS)].to_numpy(np.int64)))
+        return get_game(self.kind).stored_hands(self)[1]
 
     def history(self) -> str:
         """The match as a readable hand history."""
-        if self.kind == "ordered-hand":
-            from nop_sim.ordered.history import render_game
-
-            deck, rows = self._ordered()
-            return render_game(self.settings, deck, rows, self.names, self.match + 1)
-        from nop_sim.events import render_history
-
-        return render_history(self.records(), self.names)
-
-    def _ordered(self) -> tuple[np.ndarray, np.ndarray]:
-        from nop_sim.ordered.engine import DECK_EVENT
-
-        ev = self.events
-        is_deck = (ev["kind"] == DECK_EVENT).to_numpy()
-        deck = ev[is_deck].sort_values("a")["b"].to_numpy(np.int8)
-        return deck, ev.loc[~is_deck, ["player", "kind", "a", "b"]].to_numpy(np.int64)
+        return get_game(self.kind).stored_hands(self)[0]
 
 
 def _list_ids(ids: list[int], limit: int = 20) -> str:
@@ -793,6 +657,7 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
         raise RunError(f"{out}: not a nop-sim results folder (no manifest.json)") from None
     except (OSError, ValueError, KeyError, TypeError):
         raise RunError(f"{out / 'manifest.json'}: is damaged") from None
+    game = run_game(out)
     if not 0 <= point < n_points:
         raise RunError(f"{out}: --point {point} is not a sweep point of this run: "
                        + (f"use 0 to {n_points - 1}" if n_points > 1
@@ -819,7 +684,7 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
     names = [f"Seat {s + 1} ({p})" for s, p in zip(seats["seat"], seats["preset"], strict=True)]
     scn = Scenario.from_mapping(tomllib.loads(text), source=str(out / "manifest.json"))
     settings = scn.settings_at(scn.points()[point])
-    return MatchLog(manifest["scenario"]["kind"], point, match, events, names, settings)
+    return MatchLog(game.kind, point, match, events, names, settings)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,11 +1,14 @@
 """Scenario files: TOML -> a validated, frozen :class:`Scenario`.
 
-A scenario names the game's settings (``[game]``), who sits where
+A scenario names the game (``[game] kind``, one of the registered
+:mod:`nop_sim.games`) and its settings (``[game]``), who sits where
 (``[seats]``), how much to run (``[run]``), what to sweep (``[sweep]``) and,
 optionally, what the designer is aiming for (``[targets]``). Settings resolve
 as defaults < scenario file < ``--set`` overrides. Every problem is a
 :class:`ScenarioError` naming the file, the field, the value and what is
-allowed. The full reference is ``docs/scenarios.md``.
+allowed. What differs between games (the settings class, seat checks, the
+fields a sweep may vary, the ``[targets]`` names) comes from the game's
+descriptor. The full reference is ``docs/scenarios.md``.
 """
 
 from __future__ import annotations
@@ -24,27 +27,16 @@ from typing import Any
 import numpy as np
 import tomli_w
 
-from nop_sim.agents import AgentError, agent_table, preset_names
-from nop_sim.rules import Settings, SettingsError
+from nop_sim.games import DEFAULT_KIND, Game, game_kinds, get_game
 
-__all__ = ["GAME_KINDS", "Scenario", "ScenarioError", "SweepAxis", "load_scenario",
-           "parse_override"]
+__all__ = ["Scenario", "ScenarioError", "SweepAxis", "load_scenario", "parse_override"]
 
-GAME_KINDS = ("new-order", "ordered-hand")
 SWEEP_MODES = ("grid", "random", "lhs")
 TOP_KEYS = ("name", "description", "game", "seats", "run", "sweep", "targets")
 RUN_KEYS = {"matches": (1, 100_000_000), "seed": (0, 2**63 - 1), "chunk": (1, 1_000_000),
             "log_sample": (0, 100_000_000)}
 RUN_DEFAULTS = {"matches": 1000, "seed": 0, "chunk": 250, "log_sample": 0}
 SEAT_KEYS = ("all", "seat", "rotate")
-TARGET_KEYS = {
-    "median_hands": "median hands per match",
-    "max_seat_advantage": "largest |seat win rate - 1/players|",
-    "max_preset_advantage": "largest |preset win rate - 1/players|",
-    "unresolved_share": "share of matches hitting max_hands",
-    "fee_share": "manipulation fees as a share of chips moved",
-    "hedge_hit_rate": "share of hedges that pay",
-}
 
 
 class ScenarioError(ValueError):
@@ -76,7 +68,7 @@ class Scenario:
     text: str                        # the scenario as TOML after overrides (for the manifest)
     kind: str
     game: Mapping[str, Any]          # the [game] table as given, without ``kind``
-    settings: Settings
+    settings: Any                    # the game's settings class (``Game.settings``)
     seats: tuple                     # agent specs, one per seat, or the rotation list
     rotate: bool
     matches: int
@@ -96,14 +88,13 @@ class Scenario:
         """Validate a parsed TOML document."""
         _check_keys(data, TOP_KEYS, source, "the top level")
         game = dict(_table(data, "game", source))
-        kind = game.pop("kind", "new-order")
-        if kind not in GAME_KINDS:
+        kind = game.pop("kind", DEFAULT_KIND)
+        kinds = game_kinds()
+        if kind not in kinds:
             raise ScenarioError(f"{source}: [game] kind = {kind!r} is not allowed: use one of "
-                                f"{', '.join(map(repr, GAME_KINDS))}" + _did_you_mean(kind, GAME_KINDS))
-        if kind == "ordered-hand":
-            settings = _ordered_settings(game, source)
-        else:
-            settings = _settings(game, source)
+                                f"{', '.join(map(repr, kinds))}" + _did_you_mean(kind, kinds))
+        played = get_game(kind)
+        settings = _settings(played, game, source)
         run = _table(data, "run", source)
         _check_keys(run, tuple(RUN_KEYS), source, "[run]")
         run_values = {}
@@ -114,9 +105,9 @@ class Scenario:
                 raise ScenarioError(f"{source}: [run] {key} = {value!r} is not allowed: "
                                     f"use an integer from {lo} to {hi}")
             run_values[key] = value
-        seats, rotate = _seats(_table(data, "seats", source), source, kind)
-        axes, mode, samples = _sweep(_table(data, "sweep", source), source, game, kind)
-        targets = _targets(_table(data, "targets", source), source)
+        seats, rotate = _seats(_table(data, "seats", source), source, played)
+        axes, mode, samples = _sweep(_table(data, "sweep", source), source, played)
+        targets = _targets(_table(data, "targets", source), source, played)
         text = tomli_w.dumps(data)  # any text, emoji included; comments are not kept
         scn = cls(
             name=str(data.get("name") or name or "scenario"), source=source, text=text,
@@ -132,6 +123,11 @@ class Scenario:
         return scn
 
     # -- reading -------------------------------------------------------------------
+    @property
+    def game_type(self) -> Game:
+        """The registered game this scenario plays (its descriptor)."""
+        return get_game(self.kind)
+
     def points(self) -> list[dict[str, Any]]:
         """The sweep points, each a mapping of swept setting -> value ([{}] without a sweep)."""
         if not self.sweep:
@@ -162,14 +158,11 @@ class Scenario:
         return [{name: columns[name][i] for name in columns} for i in range(n)]
 
     def settings_at(self, point: Mapping[str, Any]):
-        """The game settings at a sweep point (``Settings`` or the Ordered Hand settings)."""
+        """The game's settings at a sweep point (an instance of ``Game.settings``)."""
         if not point:
             return self.settings
-        game = {**self.game, **point}
-        where = f"{self.source}: [sweep] point {dict(point)}"
-        if self.kind == "ordered-hand":
-            return _ordered_settings(game, where)
-        return _settings(game, where)
+        return _settings(self.game_type, {**self.game, **point},
+                         f"{self.source}: [sweep] point {dict(point)}")
 
     def seat_specs(self, point: Mapping[str, Any], rotation: int) -> list:
         """Agent spec of each seat at a sweep point and rotation (validated)."""
@@ -185,19 +178,10 @@ class Scenario:
                     f"{self.source}: [seats] seat lists {len(specs)} agents but players = "
                     f"{players}{' at sweep point ' + str(dict(point)) if point else ''}: give one "
                     f"per seat, or use rotate = [...] to cycle presets across seats")
-        if self.kind == "new-order":
-            try:
-                agent_table(specs, players)
-            except AgentError as exc:
-                raise ScenarioError(f"{self.source}: [seats] {exc}") from None
-        else:
-            from nop_sim.ordered.agents import agent_from_spec
-
-            for spec in specs:
-                try:
-                    agent_from_spec(spec)
-                except (ValueError, TypeError) as exc:
-                    raise ScenarioError(f"{self.source}: [seats] {exc}") from None
+        try:
+            self.game_type.check_seats(specs, players)
+        except ValueError as exc:
+            raise ScenarioError(f"{self.source}: [seats] {exc}") from None
         return specs
 
     @property
@@ -309,35 +293,24 @@ def _check_keys(table: Mapping, allowed: Sequence[str], source: str, where: str)
                                 + f" Allowed: {', '.join(allowed)}")
 
 
-def _settings(game: Mapping, source: str) -> Settings:
+def _settings(played: Game, game: Mapping, source: str):
+    """The game's settings from a ``[game]`` table (without ``kind``)."""
     try:
-        return Settings.from_mapping(game, source=f"{source}: [game]")
-    except SettingsError as exc:
+        return played.settings.from_mapping(game, source=f"{source}: [game]")
+    except ValueError as exc:  # the settings' own errors name the file and the setting
         raise ScenarioError(str(exc)) from None
     except TypeError as exc:  # e.g. a table where a number belongs
         raise ScenarioError(f"{source}: [game] {exc}") from None
 
 
-def _ordered_settings(game: Mapping, source: str):
-    try:
-        from nop_sim.ordered.settings import OrderedSettings
-    except ImportError as exc:  # pragma: no cover - the package always ships it
-        raise ScenarioError(f"{source}: the ordered-hand game is not available: {exc}") from None
-    try:
-        return OrderedSettings.from_mapping(game, source=f"{source}: [game]")
-    except ValueError as exc:
-        raise ScenarioError(str(exc)) from None
-
-
-def _seats(table: Mapping, source: str, kind: str) -> tuple[tuple, bool]:
+def _seats(table: Mapping, source: str, played: Game) -> tuple[tuple, bool]:
     _check_keys(table, SEAT_KEYS, source, "[seats]")
     given = [k for k in SEAT_KEYS if k in table]
     if len(given) > 1:
         raise ScenarioError(f"{source}: [seats] give one of all, seat or rotate, not "
                             f"{' and '.join(given)}")
-    default = "balanced" if kind == "new-order" else "low"
     key = given[0] if given else "all"
-    value = table.get(key, default)
+    value = table.get(key, played.default_seat)
     if key == "all":
         specs = [value]
     else:
@@ -345,16 +318,11 @@ def _seats(table: Mapping, source: str, kind: str) -> tuple[tuple, bool]:
             raise ScenarioError(f"{source}: [seats] {key} must be a non-empty list of presets "
                                 f"or parameter tables, got {value!r}")
         specs = list(value)
-    if kind == "new-order":
-        names = preset_names()
-        for spec in specs:
-            if isinstance(spec, str) and spec not in names:
-                raise ScenarioError(f"{source}: [seats] unknown preset {spec!r}."
-                                    + _did_you_mean(spec, names)
-                                    + f" Presets: {', '.join(names)}")
-            if not isinstance(spec, (str, Mapping)):
-                raise ScenarioError(f"{source}: [seats] {spec!r} is not a preset name or a "
-                                    f"parameter table")
+    for spec in specs:
+        try:
+            played.check_seat(spec)
+        except ValueError as exc:
+            raise ScenarioError(f"{source}: [seats] {exc}") from None
     return tuple(_freeze(s) for s in specs), key == "rotate"
 
 
@@ -362,7 +330,7 @@ def _freeze(spec):
     return spec if isinstance(spec, str) else dict(spec)
 
 
-def _sweep(table: Mapping, source: str, game: Mapping, kind: str):
+def _sweep(table: Mapping, source: str, played: Game):
     table = dict(table)
     mode = table.pop("mode", "grid")
     samples = table.pop("samples", 0)
@@ -373,7 +341,7 @@ def _sweep(table: Mapping, source: str, game: Mapping, kind: str):
                            or not 1 <= samples <= 100_000):
         raise ScenarioError(f"{source}: [sweep] samples = {samples!r}: mode {mode!r} needs "
                             f"samples, an integer from 1 to 100000")
-    known = (Settings.field_names() if kind == "new-order" else _ordered_fields())
+    known = played.sweep_fields
     axes = []
     for name, spec in table.items():
         if name not in known:
@@ -390,12 +358,6 @@ def _sweep(table: Mapping, source: str, game: Mapping, kind: str):
             raise ScenarioError(f"{source}: [sweep] {name} = {spec!r}: give a list of values or "
                                 f"a range table {{from = .., to = .., step = ..}}")
     return tuple(axes), mode, int(samples) if mode != "grid" else 0
-
-
-def _ordered_fields() -> tuple[str, ...]:
-    from nop_sim.ordered.settings import OrderedSettings
-
-    return OrderedSettings.field_names()
 
 
 def _range_axis(name: str, spec: Mapping, source: str, mode: str) -> SweepAxis:
@@ -429,12 +391,15 @@ def _range_axis(name: str, spec: Mapping, source: str, mode: str) -> SweepAxis:
     return SweepAxis(name, tuple(int(v) for v in values) if integer else values)
 
 
-def _targets(table: Mapping, source: str) -> dict[str, float]:
-    _check_keys(table, tuple(TARGET_KEYS), source, "[targets]")
+def _targets(table: Mapping, source: str, played: Game) -> dict[str, float]:
+    if table and not played.targets:
+        raise ScenarioError(f"{source}: [targets]: the {played.kind} game has no targets; "
+                            f"remove the table")
+    _check_keys(table, tuple(played.targets), source, "[targets]")
     out = {}
     for key, value in table.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ScenarioError(f"{source}: [targets] {key} = {value!r} must be a number "
-                                f"({TARGET_KEYS[key]})")
+                                f"({played.targets[key]})")
         out[key] = float(value)
     return out

@@ -1,7 +1,10 @@
 """A first look at a finished run: one Markdown table per sweep point.
 
 The balance report (figures, intervals, tests) builds on the same tables;
-this summary is what `nop-sim run` prints and writes beside them.
+this summary is what `nop-sim run` prints and writes beside them. The run's
+game (:mod:`nop_sim.games`) names its key metrics (``Game.point_metrics``)
+and what a fair win rate is (``Game.fair_win_rate``: ``1/players``, or more
+when wins can be shared).
 """
 
 from __future__ import annotations
@@ -13,36 +16,28 @@ import numpy as np
 import pandas as pd
 
 from nop_sim.analysis import wilson_interval
-from nop_sim.runner import load_tables
+from nop_sim.games import Game
+from nop_sim.runner import load_tables, run_game
 
 __all__ = ["markdown_table", "point_summary", "write_summary"]
 
 
-def point_summary(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """One row per sweep point: matches, hands, match length, unresolved share, fees."""
+def point_summary(tables: dict[str, pd.DataFrame], game: Game) -> pd.DataFrame:
+    """One row per sweep point: the game's key metrics (``Game.point_metrics``)."""
     matches, counts = tables["matches"], tables["counts"]
-    rows = []
-    for point, m in matches.groupby("point", sort=True):
-        c = counts[counts["point"] == point]
-        hands = int(c["hands"].sum()) if "hands" in c else int(m["hands"].sum())
-        row = {"point": point, "matches": len(m), "hands": hands,
-               "median_hands": float(m["hands"].median()),
-               "unresolved_share": float(m["unresolved"].mean())}
-        for col in ("fees", "manipulations", "hedges", "hedge_hits", "showdowns"):
-            if col in c:
-                row[f"{col}_per_hand"] = float(c[col].sum()) / max(hands, 1)
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"point": point, **game.point_metrics(m, counts[counts["point"] == point])}
+                         for point, m in matches.groupby("point", sort=True)])
 
 
-def _seat_table(seats: pd.DataFrame, by: str, players: int) -> pd.DataFrame:
+def _seat_table(seats: pd.DataFrame, by: str, fair: float) -> pd.DataFrame:
+    """Win rate (``place`` 1, a shared win included) by seat or preset, beside the fair rate."""
     rows = []
-    for key, g in seats.groupby(by, sort=True):
+    for key, g in seats.groupby(by, sort=True, observed=True):
         n = len(g)
         wins = int((g["place"] == 1).sum())
         lo, hi = (float(x) for x in wilson_interval(wins, n))
         rows.append({by: key, "seats": n, "win_rate": wins / n, "ci_low": lo, "ci_high": hi,
-                     "fair": 1 / players})
+                     "fair": fair})
     return pd.DataFrame(rows)
 
 
@@ -50,12 +45,15 @@ def write_summary(out: str | Path) -> Path:
     """Write ``summary.md`` into a finished run folder and return its path."""
     out = Path(out)
     tables = load_tables(out, ("matches", "seats", "counts"))
+    game = run_game(out)
     manifest = json.loads((out / "manifest.json").read_text())
+    totals = manifest["totals"]
+    work = totals.get(game.work, totals.get("hands"))  # "hands": a store before the registry
     lines = [f"# {manifest['scenario']['name']}: run summary", "",
              f"Seed {manifest['seed']}, {manifest['matches_per_point']} matches per point, "
-             f"{manifest['n_points']} point(s), {manifest['totals']['hands']:,} hands.", ""]
-    summary = point_summary(tables)
-    seats = tables["seats"]
+             f"{manifest['n_points']} point(s), {work:,} {game.work}.", ""]
+    summary = point_summary(tables, game)
+    matches, seats = tables["matches"], tables["seats"]
     for point in manifest["points"]:
         p = point["point"]
         lines.append(f"## Point {p}" + (f": {point['params']}" if point["params"] else ""))
@@ -63,8 +61,9 @@ def write_summary(out: str | Path) -> Path:
         lines.append(markdown_table(summary[summary["point"] == p].drop(columns="point")))
         s = seats[seats["point"] == p]
         players = int(point["settings"].get("players", s["seat"].nunique()))
+        fair = game.fair_win_rate(matches[matches["point"] == p], players)
         for by in ("seat", "preset"):
-            table = _seat_table(s, by, players)
+            table = _seat_table(s, by, fair)
             lines += ["", f"Win rate by {by} (95% Wilson interval):", "",
                       markdown_table(table)]
         lines.append("")

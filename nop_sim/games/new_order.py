@@ -1,0 +1,312 @@
+"""New Order Poker as a registered game: settings, seats, the runner's chunk, histories.
+
+The chunk's tables (see :func:`play_chunk`) are the New Order store:
+``matches``, ``seats``, ``drafts``, ``counts``, ``events`` (rows, appended)
+and ``arrays`` (per-point counters, summed).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from nop_sim.agents import agent_table, preset_names
+from nop_sim.games.registry import Game, register_game
+from nop_sim.rules import Settings
+
+__all__ = ["EVENT_COLUMNS", "GAME", "play_chunk", "seat_label"]
+
+EVENT_COLUMNS = ("match", "hand", "kind", "seat", *(f"a{i}" for i in range(10)))
+TARGETS = {
+    "median_hands": "median hands per match",
+    "max_seat_advantage": "largest |seat win rate - 1/players|",
+    "max_preset_advantage": "largest |preset win rate - 1/players|",
+    "unresolved_share": "share of matches hitting max_hands",
+    "fee_share": "manipulation fees as a share of chips moved",
+    "hedge_hit_rate": "share of hedges that pay",
+}
+
+
+# ---------------------------------------------------------------------------
+# Seats
+# ---------------------------------------------------------------------------
+def check_seat(spec) -> None:
+    """A preset name or a parameter table; an unknown preset name names the closest."""
+    if isinstance(spec, str):
+        names = preset_names()
+        if spec not in names:
+            close = difflib.get_close_matches(spec, list(names), n=1)
+            raise ValueError(f"unknown preset {spec!r}."
+                             + (f" Did you mean {close[0]!r}?" if close else "")
+                             + f" Presets: {', '.join(names)}")
+    elif not isinstance(spec, Mapping):
+        raise ValueError(f"{spec!r} is not a preset name or a parameter table")
+
+
+def check_seats(specs: list, players: int) -> None:
+    agent_table(specs, players)  # AgentError is a ValueError naming the parameter
+
+
+def seat_label(spec) -> str:
+    """A seat's agent as text: the preset name, or preset(param=value, ...)."""
+    if isinstance(spec, str):
+        return spec
+    base = spec.get("preset", "custom")
+    extra = ",".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "preset")
+    return f"{base}({extra})" if extra else base
+
+
+# ---------------------------------------------------------------------------
+# One chunk -> tidy tables
+# ---------------------------------------------------------------------------
+def _names(prefix: str) -> dict[int, str]:
+    """Index -> column name of the ``types`` constants ``<prefix>NAME`` (``M_HANDS`` -> hands)."""
+    from nop_sim import types as T
+
+    return {getattr(T, n): n[len(prefix):].lower() for n in dir(T)
+            if n.startswith(prefix) and isinstance(getattr(T, n), int)}
+
+
+def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
+    """Play one runner chunk; the store's tables.
+
+    matches : one row per match: ``point, chunk, match, rotation``, the swept
+        settings, ``players``, every ``types.M_*`` field, ``winner_preset``, ``column``
+    seats : one row per (match, seat): ``preset`` and every ``types.PL_*`` field
+    drafts : one row per (match, seat, Disruptor drafted): ``card, count``
+    counts : one row per chunk: ``n_matches`` and every ``types.C_*`` counter
+    arrays : long ``point, table, stat, index, label, value``: categories,
+        time and Disruptor counters (summed over chunks)
+    events : the logged matches (``[run] log_sample``), ``point, chunk`` +
+        :data:`EVENT_COLUMNS`
+    """
+    from nop_sim import types as T
+
+    point = scn.points()[chunk.point]
+    settings = scn.settings_at(point)
+    res, rotation = _play_rotated(scn, point, settings, chunk)
+    n, players = res["n_matches"], settings.players
+    seat_labels = [[seat_label(s) for s in scn.seat_specs(point, r)] for r in range(scn.n_rotations)]
+    match_ids = chunk.first_match + np.arange(n)
+    base = {"point": np.full(n, chunk.point), "chunk": np.full(n, chunk.index),
+            "match": match_ids, "rotation": rotation}
+    params = {k: [v] * n for k, v in point.items()}
+    m = res["match"]
+    matches = pd.DataFrame({**base, **params,
+                            "players": np.full(n, players),
+                            **{name: m[:, idx] for idx, name in sorted(_names("M_").items())},
+                            "winner_preset": [seat_labels[r][w] if 0 <= w < players else ""
+                                              for r, w in zip(rotation, m[:, T.M_WINNER],
+                                                              strict=True)],
+                            "column": [" ".join(map(str, row)) for row in res["column"].tolist()]})
+    pl = res["player"]
+    seats = pd.DataFrame({
+        "point": np.repeat(base["point"], players), "chunk": np.repeat(base["chunk"], players),
+        "match": np.repeat(match_ids, players), "seat": np.tile(np.arange(players), n),
+        "preset": np.array([seat_labels[r][s] for r in rotation for s in range(players)],
+                           dtype=object),
+        **{k: np.repeat(np.array(v, dtype=object), players) for k, v in params.items()},
+        **{name: pl[:, :, idx].reshape(-1) for idx, name in sorted(_names("PL_").items())},
+    })
+    drafted = res["drafted"]
+    mi, si, ci = np.nonzero(drafted)
+    drafts = pd.DataFrame({"point": chunk.point, "chunk": chunk.index, "match": match_ids[mi],
+                           "seat": si, "card": np.array(T.DISRUPTOR_IDS, dtype=object)[ci],
+                           "count": drafted[mi, si, ci]})
+    counts = pd.DataFrame({"point": [chunk.point], "chunk": [chunk.index],
+                           "n_matches": [n], **{k: [v] for k, v in point.items()},
+                           **{name: [int(res["counts"][idx])]
+                              for idx, name in sorted(_names("C_").items())}})
+    return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
+            "arrays": _arrays_frame(chunk, res), "events": _events_frame(chunk, res["events"])}
+
+
+_ROWS = ("match", "player", "drafted", "column")          # one row per match
+_SUMS = ("counts", "categories", "time", "disruptors")     # counters, merged by addition
+
+
+def _play_rotated(scn, point: dict, settings, chunk) -> tuple[dict, np.ndarray]:
+    """Play a chunk's matches; with a rotation, match ``g`` seats rotation ``g % R``.
+
+    Each rotation's matches of the chunk are played as one batch with its own
+    seed (:meth:`nop_sim.runner.Chunk.rotation_batches`), so results stay
+    independent of workers. Returns the chunk's arrays by name (per-match
+    rows put back in match order, counters summed) and each match's rotation.
+    """
+    from nop_sim.engine import play_matches
+
+    rotation, batches = chunk.rotation_batches(scn.n_rotations)
+    out: dict = {"n_matches": chunk.n_matches}
+    events = []
+    for r, idx, seed in batches:
+        # log the run's matches whose id is a multiple of log_sample, wherever they fall
+        logged = (np.flatnonzero((chunk.first_match + idx) % scn.log_sample == 0)
+                  if scn.log_sample else None)
+        res = play_matches(settings, scn.seat_specs(point, r), int(idx.size), seed=seed,
+                           chunk_size=int(idx.size), threads=1, log_matches=logged)
+        if res.events.shape[0]:  # the batch's match index -> the run's match id
+            res.events[:, 0] = chunk.first_match + idx[res.events[:, 0]]
+        events.append(res.events)
+        for name in _ROWS:
+            arr = getattr(res, name)
+            if name not in out:
+                out[name] = np.zeros((chunk.n_matches,) + arr.shape[1:], arr.dtype)
+            out[name][idx] = arr
+        for name in _SUMS:
+            value = getattr(res, name)
+            out[name] = value if name not in out else out[name] + value
+    out["events"] = events[0] if len(events) == 1 else np.concatenate(events)
+    return out, rotation
+
+
+def _events_frame(chunk, events: np.ndarray) -> pd.DataFrame:
+    """The chunk's logged matches as rows ``point, chunk`` + :data:`EVENT_COLUMNS`.
+
+    ``events`` are the kernel's int64 rows (``nop_sim.events``) with the run's
+    match ids. Only whole matches are kept: a log that ran out of room
+    (``events_lost``) loses the matches it cut short, never a part of one.
+    """
+    from nop_sim import types as T
+
+    ended = np.unique(events[events[:, 2] == T.EV_MATCH_END, 0])
+    events = events[np.isin(events[:, 0], ended)]
+    events = events[np.argsort(events[:, 0], kind="stable")]
+    n = events.shape[0]
+    return pd.DataFrame({"point": np.full(n, chunk.point, np.int64),
+                         "chunk": np.full(n, chunk.index, np.int64),
+                         **{name: events[:, i].astype(np.int64)
+                            for i, name in enumerate(EVENT_COLUMNS)}})
+
+
+def _arrays_frame(chunk, res: dict) -> pd.DataFrame:
+    from nop_sim import types as T
+
+    parts = []
+    for table, arr, names, index_names in (
+        ("category", res["categories"], _names("K_"), None),
+        ("time", res["time"].T, _names("T_"), None),
+        ("disruptor", res["disruptors"], _names("DS_"), T.DISRUPTOR_IDS),
+    ):
+        stat_idx, pos = np.nonzero(arr)
+        if stat_idx.size == 0:
+            continue
+        stat_names = np.array([names.get(int(s), f"{table}_{s}") for s in stat_idx], dtype=object)
+        parts.append(pd.DataFrame({
+            "point": chunk.point, "table": table, "stat": stat_names,
+            "index": pos.astype(np.int64),
+            "label": (np.array(index_names, dtype=object)[pos] if index_names is not None
+                      else pos.astype(str).astype(object)),
+            "value": arr[stat_idx, pos].astype(np.int64)}))
+    if not parts:
+        return pd.DataFrame({"point": [], "table": [], "stat": [], "index": [], "label": [],
+                             "value": []})
+    return pd.concat(parts, ignore_index=True)
+
+
+def warm_up(pool) -> None:
+    """Compile into numba's cache once, here, while a worker compiles the callees.
+
+    The workers then load the kernels instead of each compiling its own copy
+    (on a cold cache behind compile firewalls, see ``kernels.firewall``).
+    """
+    from nop_sim.engine import compile_callees, compile_engine, refresh_kernel_cache
+
+    refresh_kernel_cache()  # before the worker looks at the cache
+    callees = pool.submit(compile_callees)
+    compile_engine()
+    callees.result()
+
+
+# ---------------------------------------------------------------------------
+# Summary, histories, referee, report
+# ---------------------------------------------------------------------------
+def point_metrics(matches: pd.DataFrame, counts: pd.DataFrame) -> dict:
+    hands = int(counts["hands"].sum())
+    row = {"matches": len(matches), "hands": hands,
+           "median_hands": float(matches["hands"].median()),
+           "unresolved_share": float(matches["unresolved"].mean())}
+    for col in ("fees", "manipulations", "hedges", "hedge_hits", "showdowns"):
+        if col in counts:
+            row[f"{col}_per_hand"] = float(counts[col].sum()) / max(hands, 1)
+    return row
+
+
+def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
+    """``count`` hands of the scenario's first sweep point, played match by match from its seed."""
+    from nop_sim.engine import play_matches
+    from nop_sim.events import render_history, to_records
+
+    point = scn.points()[0]
+    settings = scn.settings_at(point)
+    specs = scn.seat_specs(point, 0)
+    names = [f"Seat {i + 1} ({seat_label(s)})" for i, s in enumerate(specs)]
+    records: list[dict] = []
+    match_seed = scn.seed
+    while True:
+        res = play_matches(settings, specs, 1, seed=match_seed, chunk_size=1, threads=1,
+                           log_every=1)
+        for rec in to_records(res.events):
+            rec["match"] = match_seed - scn.seed
+            records.append(rec)
+        n_hands = len({(r["match"], r["hand"]) for r in records if r["event"] == "hand_start"})
+        if n_hands >= count:
+            break
+        match_seed += 1
+    kept, seen = [], set()
+    for rec in records:
+        key = (rec["match"], rec["hand"])
+        if rec["event"] == "hand_start":
+            seen.add(key)
+        if len(seen) > count:
+            break
+        kept.append(rec)
+    return render_history(kept, names), kept
+
+
+def stored_hands(log) -> tuple[str, list[dict]]:
+    from nop_sim.events import render_history, to_records
+
+    records = list(to_records(log.events[list(EVENT_COLUMNS)].to_numpy(np.int64)))
+    return render_history(records, log.names), records
+
+
+def referee(settings, specs: list, n: int, seed: int) -> int:
+    from nop_sim.engine import play_matches
+    from nop_sim.referee import check_results
+
+    res = play_matches(settings, specs, n, seed=seed, chunk_size=n, threads=1, log_every=1)
+    return check_results(res)
+
+
+def write_report(out):
+    try:
+        from nop_sim.report import write_report as write
+    except ImportError:  # pragma: no cover - matplotlib is an optional extra
+        return None
+    return write(out)
+
+
+GAME = register_game(Game(
+    kind="new-order",
+    title="New Order Poker",
+    settings=Settings,
+    sweep_fields=Settings.field_names(),
+    default_seat="balanced",
+    check_seat=check_seat,
+    check_seats=check_seats,
+    seat_label=seat_label,
+    tables=("matches", "seats", "drafts", "counts", "events"),
+    work="hands",
+    targets=TARGETS,
+    point_metrics=point_metrics,
+    play_chunk=play_chunk,
+    warm_up=warm_up,
+    fresh_hands=fresh_hands,
+    stored_hands=stored_hands,
+    referee=referee,
+    write_report=write_report,
+    store_version=2,  # 2: events tables
+))

@@ -1,0 +1,164 @@
+"""The game registry: a game is a :class:`Game` descriptor plus functions, registered once.
+
+Generic code (``scenario``, ``runner``, ``summary``, ``cli``) asks the
+registry for a scenario's game and calls what the descriptor names; it never
+branches on a game's name. A new game is one module that builds a ``Game``
+and calls :func:`register_game` (the pattern of OpenSpiel's python games:
+``open_spiel/python/games/kuhn_poker.py`` and its ``__init__.py``).
+
+A game's functions receive plain, picklable arguments (a scenario and a
+chunk), so the runner can ship them to worker processes or a Dask cluster;
+a module-level function pickles by reference, so importing its module in a
+worker registers the game there too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_KIND", "Game", "game_kinds", "game_of_folder", "get_game",
+           "register_game", "registered_games"]
+
+DEFAULT_KIND = "new-order"  # a scenario's [game] without ``kind``, a manifest without one
+
+
+@dataclass(frozen=True)
+class Game:
+    """What a game declares; every callable is a module-level function.
+
+    Settings and seats
+    ------------------
+    kind : the ``[game] kind`` that selects it, e.g. ``"new-order"``
+    title : its name in prose
+    settings : the settings class: ``from_mapping(values, source)`` (raises
+        ``ValueError`` naming the setting), ``field_names()``, ``to_dict()``
+        and a ``players`` attribute; its instances must pickle (Dask ships them)
+    sweep_fields : the settings a ``[sweep]`` may vary
+    default_seat : the agent of every seat when ``[seats]`` is not given
+    check_seat(spec) : raise ``ValueError`` when a ``[seats]`` entry can never be
+        an agent of this game (checked when the file loads)
+    check_seats(specs, players) : raise ``ValueError`` when the seats of one
+        sweep point and rotation cannot play
+    seat_label(spec) : a seat's agent as text (the ``preset`` column)
+
+    Results
+    -------
+    tables : the tables each chunk writes, merged by appending rows; ``events``
+        (the logged matches, possibly empty) is one of them
+    summed_tables : long tables ``point, <keys...>, value`` whose values are
+        summed over chunks (per-point counters)
+    work : the ``counts`` column that measures work done and the word for its
+        unit (``"hands"``, ``"turns"``): progress, totals and the CLI's rate
+    targets : ``[targets]`` name -> what it measures (empty: none)
+    point_metrics(matches, counts) : the summary's key metrics of one sweep
+        point, a dict
+    fair_win_rate(matches, players) : the win rate every seat would have if
+        seats were equal (``1/players`` unless wins can be shared)
+    store_version : bumped when the game's chunk tables change shape; an older
+        chunk is redone on resume, never mixed in
+
+    Play, replay, report
+    --------------------
+    play_chunk(scn, chunk) : the chunk's tables, ``{name: DataFrame}`` with
+        exactly ``tables + summed_tables``
+    warm_up(pool) : optional; run before a local process pool's first chunk
+        (e.g. compile once into numba's cache)
+    fresh_hands(scn, count) : ``(text, records)``: readable histories of
+        ``count`` fresh hands of the scenario's first sweep point and their
+        JSON-ready event records (``nop-sim hands SCENARIO``)
+    stored_hands(log) : ``(text, records)`` of a :class:`~nop_sim.runner.MatchLog`
+        read back from a run folder (``nop-sim hands RUN --match N``)
+    referee(settings, specs, n, seed) : play ``n`` logged matches with these
+        seat specs and replay each in plain Python; return the number checked,
+        raise ``AssertionError`` at the first broken rule
+    write_report(out) : write the report of a finished run folder; its path or None
+    """
+
+    kind: str
+    title: str
+    settings: type
+    sweep_fields: tuple[str, ...]
+    default_seat: str
+    check_seat: Callable[[Any], None]
+    check_seats: Callable[[list, int], None]
+    seat_label: Callable[[Any], str]
+    tables: tuple[str, ...]
+    work: str
+    point_metrics: Callable[[Any, Any], dict]
+    play_chunk: Callable[[Any, Any], dict]
+    fresh_hands: Callable[[Any, int], tuple[str, list]]
+    stored_hands: Callable[[Any], tuple[str, list]]
+    referee: Callable[[Any, list, int, int], int]
+    write_report: Callable[[Path], Path | None]
+    summed_tables: tuple[str, ...] = ("arrays",)
+    targets: Mapping[str, str] = field(default_factory=dict)
+    fair_win_rate: Callable[[Any, int], float] = None  # type: ignore[assignment]
+    warm_up: Callable[[Any], None] | None = None
+    store_version: int = 1
+
+    def __post_init__(self) -> None:
+        if self.fair_win_rate is None:
+            object.__setattr__(self, "fair_win_rate", one_winner)
+
+    @property
+    def result_tables(self) -> tuple[str, ...]:
+        """The merged tables an analysis reads by default (all but ``events``)."""
+        return tuple(t for t in (*self.tables, *self.summed_tables) if t != "events")
+
+
+def one_winner(matches, players: int) -> float:
+    """The fair win rate of a game with one winner per match: ``1/players``."""
+    return 1 / players
+
+
+_GAMES: dict[str, Game] = {}
+
+
+def register_game(game: Game) -> Game:
+    """Add ``game`` under its kind; registering the same kind again replaces it."""
+    if not isinstance(game, Game):
+        raise TypeError(f"register_game takes a Game, got {type(game).__name__}")
+    if "events" not in game.tables:
+        raise ValueError(f"game {game.kind!r}: its tables must include 'events' "
+                         f"(empty when nothing is logged)")
+    _GAMES[game.kind] = game
+    return game
+
+
+def registered_games() -> tuple[Game, ...]:
+    """Every registered game, in registration order."""
+    return tuple(_GAMES.values())
+
+
+def game_kinds() -> tuple[str, ...]:
+    return tuple(_GAMES)
+
+
+def get_game(kind: str) -> Game:
+    """The game registered as ``kind``; ``KeyError`` naming the kinds there are."""
+    try:
+        return _GAMES[kind]
+    except KeyError:
+        raise KeyError(f"no game {kind!r} is registered; games: "
+                       f"{', '.join(map(repr, _GAMES))}") from None
+
+
+def game_of_folder(out: str | Path) -> Game:
+    """The game of a run folder, read from its ``manifest.json`` (``scenario.kind``).
+
+    A manifest from before the registry without a kind is a New Order run.
+    Raises ``ValueError`` (one line) for a folder whose game is not registered.
+    """
+    try:
+        manifest = json.loads((Path(out) / "manifest.json").read_text())
+        kind = manifest["scenario"].get("kind", DEFAULT_KIND)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        kind = DEFAULT_KIND  # the readers of the folder report what is wrong with it
+    if kind not in _GAMES:
+        raise ValueError(f"{out}: holds a run of the game {kind!r}, which this nop-sim does not "
+                         f"know; games: {', '.join(map(repr, _GAMES))}")
+    return _GAMES[kind]
