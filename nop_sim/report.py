@@ -980,7 +980,6 @@ def _ranking(s: _Sweep) -> list:
         t[A.METRICS[k][0]] = [_metric_text(k, v) for v in r[k]]
     if targets:
         t["distance"] = [num(x, 3) for x in r["distance"]]
-    if targets:
         best = r.iloc[0]
         blocks: list = [Note(
             "Best point: " + f"{int(best['point'])} (" + ", ".join(
