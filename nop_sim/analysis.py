@@ -1351,6 +1351,10 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
              cache: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """What looks broken, per point: one row per finding (severity, section, text).
 
+    ``section`` is the id of the report section the finding belongs to
+    (:data:`nop_sim.report.POINT_SECTIONS`): length, seats, strategies,
+    column, ledger or disruptors.
+
     - a seat or preset whose win rate differs from 1/players (Holm p < 0.05);
     - a Disruptor whose drafters' win rate is an outlier against drafters of
       other cards (Holm p < 0.05);
@@ -1387,13 +1391,13 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
         for point, g in m.groupby("point", sort=True):
             seen = g["rotation"].nunique()
             if seen < len(rotation):
-                add(point, "warning", "Strategies",
+                add(point, "warning", "strategies",
                     f"presets sat in only {seen} of {len(rotation)} seat orders (the rotation "
                     f"moves once per chunk of {chunk} matches): seat and preset are confounded. "
                     f"Run at least {len(rotation) * (chunk or 1)} matches per point, or lower "
                     f"run.chunk", seen)
-    for key, fn, what, section in (("seat", seat_fairness, "seat", "Seat fairness"),
-                                   ("preset", preset_results, "preset", "Strategies")):
+    for key, fn, what, section in (("seat", seat_fairness, "seat", "seats"),
+                                   ("preset", preset_results, "preset", "strategies")):
         t = get(key, fn)
         if t is None:
             continue
@@ -1405,7 +1409,7 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
     d = get("disruptor", disruptor_stats)
     if d is not None and len(d) and "outlier" in d:
         for _, r in d[d["outlier"]].iterrows():
-            add(r["point"], "warning", "Disruptors",
+            add(r["point"], "warning", "disruptors",
                 f"Disruptor {r['card']}: drafting it goes with "
                 f"{100 * r['adjusted_lift']:+.1f} points of win rate against seats that drafted "
                 f"as many other cards (95% CI {100 * r['adjusted_low']:+.1f} to "
@@ -1414,7 +1418,7 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
     ml = get("length", match_length)
     if ml is not None:
         for _, r in ml[ml["unresolved_share"] > unresolved_limit].iterrows():
-            add(r["point"], "warning", "Match length",
+            add(r["point"], "warning", "length",
                 f"{100 * r['unresolved_share']:.1f}% of matches unresolved after "
                 f"{r['max_hands']} hands (95% CI {100 * r['unresolved_low']:.1f}-"
                 f"{100 * r['unresolved_high']:.1f}%; limit {100 * unresolved_limit:g}%)",
@@ -1424,12 +1428,12 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
         expected = w["baseline_share"] * w["total"]
         never = w[(w["wins"] == 0) & (expected >= 5)]
         for _, r in never.iterrows():
-            add(r["point"], "warning", "The Ranking Column",
+            add(r["point"], "warning", "column",
                 f"{r['label']} never wins, although the default-column baseline expects "
                 f"about {r['baseline_share'] * r['total']:.0f} wins in {int(r['total'])} "
                 f"showdowns", 0)
         for point, g in w[(w["wins"] == 0) & (expected < 5)].groupby("point"):
-            add(point, "note", "The Ranking Column",
+            add(point, "note", "column",
                 "never won (rare or impossible with these cards): "
                 + ", ".join(g["label"]), len(g))
     led = get("ledger", ledger_summary)
@@ -1438,11 +1442,11 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
             if not np.isfinite(r.get("at_cap_share", np.nan)):
                 continue
             if r["at_cap"] == 0:
-                add(r["point"], "warning", "The Ledger",
+                add(r["point"], "warning", "ledger",
                     f"the dart never ends a match at its cap ({r['dart_cap']}); the mean final "
                     f"dart is {r['final_dart']:.1f}", r["at_cap_share"])
             elif r["at_cap_share"] == 1:
-                add(r["point"], "warning", "The Ledger",
+                add(r["point"], "warning", "ledger",
                     f"the dart ends every match at its cap ({r['dart_cap']})",
                     r["at_cap_share"])
     return pd.DataFrame(rows, columns=["point", "severity", "section", "finding", "value"])

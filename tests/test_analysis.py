@@ -186,8 +186,8 @@ def test_seat_fairness_flags_the_unfair_seat_after_holm():
     lo, hi = A.wilson_interval(130, 400)
     assert (s["ci_low"].iloc[0], s["ci_high"].iloc[0]) == (pytest.approx(lo), pytest.approx(hi))
     f = A.findings(run)
-    assert (f["section"] == "Seat fairness").sum() == 1
-    assert "seat 0 wins 32.5%" in f.loc[f["section"] == "Seat fairness", "finding"].iloc[0]
+    assert (f["section"] == "seats").sum() == 1
+    assert "seat 0 wins 32.5%" in f.loc[f["section"] == "seats", "finding"].iloc[0]
 
 
 def test_presets_net_chips_and_head_to_head():
@@ -218,6 +218,17 @@ def test_findings_unresolved_cap_and_never_winning_categories():
     assert "presets sat in only 1 of 4 seat orders" in text
     notes = f[f["severity"] == "note"]["finding"].str.cat()
     assert "Flush Five" in notes                       # impossible with one deck, no wilds
+
+
+def test_findings_name_report_sections_by_id():
+    from nop_sim.report import POINT_SECTIONS
+
+    run = fake_run([130, 90, 90, 90], unresolved=np.r_[np.ones(5, int), np.zeros(395, int)],
+                   dart=np.full(400, 20), dart_cap=20)
+    run.tables["counts"]["mucks"] = 0
+    f = A.findings(run, cache={"winning": A.winning_categories(run)})
+    assert set(f["section"]) == {"seats", "strategies", "length", "column", "ledger"}
+    assert set(f["section"]) <= {s.id for s in POINT_SECTIONS}
 
 
 def test_match_length_and_survival():

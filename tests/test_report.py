@@ -109,6 +109,28 @@ def test_sweep_report_ranks_points_and_draws_each_parameter_and_pair(sweep_repor
     assert "could not be built" not in html
 
 
+def test_every_link_in_the_report_points_at_a_section(small_report, sweep_report):
+    for path in (small_report, sweep_report):
+        html = path.read_text(encoding="utf-8")
+        ids = set(re.findall(r'<section id="([^"]+)">', html))
+        links = re.findall(r'href="#([^"]+)"', html)
+        assert links and set(links) <= ids
+        md = (path.parent / "report.md").read_text(encoding="utf-8")
+        assert set(re.findall(r"\]\(#([^)]+)\)", md)) <= set(re.findall(r'<a id="([^"]+)">', md))
+
+
+def test_sections_are_counted_from_the_spec_list(small_run, monkeypatch):
+    import nop_sim.report as report
+    from nop_sim.analysis import load_run
+
+    few = report.POINT_SECTIONS[:3]
+    monkeypatch.setattr(report, "POINT_SECTIONS", few)
+    built = report.build_report(load_run(small_run), strict=True)
+    assert [s.title for s in built.sections] == [f"{i + 1}. {s.title}" for i, s in enumerate(few)]
+    src = Path(report.__file__).read_text(encoding="utf-8").lower()
+    assert "nine" not in src and "1-9" not in src and "1–9" not in src
+
+
 def test_a_missing_table_degrades_to_a_note(small_run, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(small_run, run, ignore=shutil.ignore_patterns("figures", "tables",

@@ -1,0 +1,67 @@
+"""One style, one colour-blind-safe palette, and figures drawn without pyplot.
+
+Figures are :class:`matplotlib.figure.Figure` objects, never pyplot's: no
+global figure state, no backend chosen at import. :func:`png` renders them
+with Agg (what ``savefig`` picks for PNG on a canvas-less figure).
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import contextmanager
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure as MplFigure
+
+from nop_sim.reporting.model import Figure
+
+__all__ = ["CYCLE", "DIVERGING", "DPI", "PALETTE", "SEQUENTIAL", "STYLE", "WIDTH", "figure",
+           "png", "styled"]
+
+# Okabe & Ito (2008), "Color Universal Design": distinguishable with every
+# common colour-vision deficiency. Yellow is last: it is faint on white.
+PALETTE = {"blue": "#0072B2", "orange": "#E69F00", "green": "#009E73",
+           "vermillion": "#D55E00", "purple": "#CC79A7", "sky": "#56B4E9",
+           "black": "#000000", "yellow": "#F0E442", "grey": "#999999"}
+CYCLE = [PALETTE[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky",
+                              "black", "yellow")]
+DPI = 100
+WIDTH = 9.0          # inches: 900 px at DPI, the report's column width
+SEQUENTIAL = "viridis"   # perceptually uniform, colour-blind safe
+DIVERGING = "PuOr"       # colour-blind safe diverging map
+STYLE = {
+    "axes.prop_cycle": matplotlib.cycler(color=CYCLE),
+    "axes.spines.top": False, "axes.spines.right": False,
+    "axes.grid": True, "grid.color": "#dddddd", "grid.linewidth": 0.6,
+    "axes.titlesize": 11, "axes.titleweight": "bold", "axes.labelsize": 10,
+    "xtick.labelsize": 9, "ytick.labelsize": 9, "legend.fontsize": 9,
+    "legend.frameon": False, "font.size": 10, "figure.dpi": DPI, "savefig.dpi": DPI,
+    "image.cmap": SEQUENTIAL, "figure.facecolor": "white", "axes.facecolor": "white",
+    "savefig.facecolor": "white", "lines.linewidth": 1.8, "errorbar.capsize": 3,
+}
+
+
+@contextmanager
+def styled():
+    """Draw inside this: the report style for every artist created in it."""
+    with matplotlib.rc_context(STYLE):
+        yield
+
+
+def figure(height: float = 3.6, *, ncols: int = 1, nrows: int = 1, width: float = WIDTH,
+           **subplot_kw) -> tuple[MplFigure, np.ndarray]:
+    """A constrained-layout figure and its ``(nrows, ncols)`` array of axes."""
+    with styled():
+        fig = MplFigure(figsize=(width, height), dpi=DPI, layout="constrained")
+        axes = fig.subplots(nrows, ncols, squeeze=False, **subplot_kw)
+    return fig, axes
+
+
+def png(fig: MplFigure, name: str, caption: str) -> Figure:
+    """Render ``fig`` to a :class:`~nop_sim.reporting.model.Figure` block."""
+    buf = io.BytesIO()
+    with styled():
+        fig.savefig(buf, format="png", dpi=DPI)
+    w, h = fig.get_size_inches() * DPI
+    return Figure(name, buf.getvalue(), caption, int(round(w)), int(round(h)))

@@ -1,0 +1,180 @@
+"""The reporting toolkit on its own: a tiny report through both renderers, atomic
+writes, links between sections, derived numbering, no pyplot at import."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from nop_sim import reporting as R
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _bars(ctx) -> list:
+    fig, axes = R.figure(2.0)
+    R.hbar_ci(axes[0, 0], ["a", "b"], [0.4, 0.6], [0.3, 0.5], [0.5, 0.7], ref=0.5,
+              ref_label="fair share", highlight=[False, True])
+    t = pd.DataFrame({"seat": ["a", "b"], "win rate": [R.pct(0.4), R.pct(0.6)]})
+    return [R.png(fig, "bars", "Two rows & a <fair> line."),
+            R.Table(t, "Wins | per seat", highlight=[1], csv="wins.csv", full=ctx),
+            R.Note("**b** wins more.", "warning")]
+
+
+def _links(ctx) -> list:
+    return [R.Bullets(["see the bars", "plain"], "warning", ["bars", None]),
+            R.Csv("raw.csv", ctx), R.Note("muted words", "muted")]
+
+
+SPECS = [R.SectionSpec("bars", "Bars", "Intro of the bars.", _bars),
+         R.SectionSpec("skipped", "Never shown", "", lambda ctx: None),
+         R.SectionSpec("links", "Links", "", _links)]
+DATA = pd.DataFrame({"x": [1, 2], "y": [0.5, float("nan")]})
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    sections = R.build_sections(SPECS, DATA, number_from=1, strict=True)
+    report = R.Report("tiny: report", "meta line", sections)
+    folder = tmp_path_factory.mktemp("tiny")
+    return report, R.write_report(report, folder)
+
+
+def test_sections_are_numbered_from_the_list_and_skipped_ones_leave_no_gap(tiny):
+    report, _ = tiny
+    assert [s.title for s in report.sections] == ["1. Bars", "2. Links"]
+    assert [s.id for s in report.sections] == ["bars", "links"]
+
+
+def test_html_of_a_tiny_report(tiny):
+    _, path = tiny
+    html = path.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "<script" not in html and "<link" not in html
+    assert '<nav><ul><li><a href="#bars">1. Bars</a></li><li><a href="#links">2. Links</a>' in html
+    assert '<section id="bars"><h2>1. Bars</h2>' in html and "<p>Intro of the bars.</p>" in html
+    src = re.findall(r'<img src="data:image/png;base64,([^"]*)" width="900" height="200"', html)
+    assert len(src) == 1 and base64.b64decode(src[0])[:8] == PNG
+    assert 'alt="Two rows &amp; a &lt;fair&gt; line."' in html
+    assert '<tr class="best"><td>b</td><td>60.0%</td></tr>' in html
+    assert '<caption>Wins | per seat <a href="tables/wins.csv">(full table, CSV)</a>' in html
+    assert '<p class="warning"><strong>b</strong> wins more.</p>' in html
+    assert ('<ul class="warning"><li><a href="#bars">see the bars</a></li><li>plain</li></ul>'
+            in html)
+
+
+def test_markdown_of_a_tiny_report(tiny):
+    _, path = tiny
+    md = (path.parent / "report.md").read_text(encoding="utf-8")
+    assert md.startswith("# tiny: report\n\n_meta line_\n\n- [1. Bars](#bars)\n- [2. Links](#links)")
+    assert '<a id="bars"></a>\n\n## 1. Bars\n\nIntro of the bars.' in md
+    assert "![Two rows & a <fair> line.](figures/bars.png)" in md
+    assert "*Wins | per seat ([full table, CSV](tables/wins.csv))*" in md
+    assert "| seat | win rate |\n|:---|---:|\n| a | 40.0% |\n| **b** | **60.0%** |" in md
+    assert "\n**b** wins more.\n" in md           # a warning with bold inside stays readable
+    assert "- [see the bars](#bars)\n- plain" in md
+
+
+def test_files_beside_the_report(tiny):
+    _, path = tiny
+    folder = path.parent
+    assert (folder / "figures" / "bars.png").read_bytes()[:8] == PNG
+    assert sorted(p.name for p in (folder / "tables").iterdir()) == ["raw.csv", "wins.csv"]
+    pd.testing.assert_frame_equal(pd.read_csv(folder / "tables" / "wins.csv"), DATA)
+    assert not [p for p in folder.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_md_table_is_the_one_markdown_table_writer():
+    frame = pd.DataFrame({"a": ["x|y", None], "n": [12345, 0.123456], "ok": [True, False]})
+    assert R.md_table(frame) == ("| a | n | ok |\n|:---|---:|---:|\n| x\\|y | 12,345 | yes |\n"
+                                 "| – | 0.1235 | no |")
+    assert R.md_table(frame[["n"]], digits=2).splitlines()[-1] == "| 0.12 |"
+
+
+def test_prefix_namespaces_ids_files_and_links():
+    sections = R.build_sections(SPECS, DATA, prefix="p3_", strict=True)
+    assert [s.id for s in sections] == ["p3_bars", "p3_links"]
+    blocks = [b for s in sections for b in s.blocks]
+    assert [b.name for b in blocks if isinstance(b, R.Figure)] == ["p3_bars"]
+    assert [b.csv for b in blocks if isinstance(b, R.Table)] == ["p3_wins.csv"]
+    assert [b.name for b in blocks if isinstance(b, R.Csv)] == ["p3_raw.csv"]
+    assert [b.links for b in blocks if isinstance(b, R.Bullets)] == [["p3_bars", None]]
+    R.check_links(sections)
+
+
+def test_a_link_to_no_section_is_refused(tmp_path):
+    bad = [R.SectionSpec("a", "A", "", lambda ctx: [R.Bullets(["x"], links=["seats"])])]
+    sections = R.build_sections(bad, None)
+    with pytest.raises(ValueError, match="#seats"):
+        R.check_links(sections)
+    with pytest.raises(ValueError, match="#seats"):
+        R.write_report(R.Report("t", "m", sections), tmp_path)
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_a_broken_section_becomes_a_warning_and_missing_data_a_note():
+    class Missing(Exception):
+        pass
+
+    def broken(ctx):
+        raise KeyError("nope")
+
+    def missing(ctx):
+        raise Missing("no drafts table")
+
+    specs = [R.SectionSpec("b", "Broken", "", broken), R.SectionSpec("m", "Missing", "", missing),
+             R.SectionSpec("ok", "Fine", "", lambda ctx: [R.Note("fine")])]
+    b, m, ok = R.build_sections(specs, None, unavailable=(Missing,))
+    assert b.blocks[0].kind == "warning" and "could not be built (KeyError" in b.blocks[0].text
+    assert m.blocks == [R.Note("Not available for this run: no drafts table.", "muted")]
+    assert ok.blocks == [R.Note("fine")]
+    with pytest.raises(KeyError):
+        R.build_sections(specs, None, strict=True, unavailable=(Missing,))
+
+
+def test_atomic_write_replaces_whole_or_not_at_all(tmp_path, monkeypatch):
+    path = tmp_path / "report.html"
+    R.atomic_write(path, "old")
+    with pytest.raises(UnicodeEncodeError):       # fails while writing the new text
+        R.atomic_write(path, "new \ud800 text")
+    assert path.read_text() == "old"
+
+    def refuse(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError, match="disk full"):
+        R.atomic_write(path, b"new")
+    monkeypatch.undo()
+    assert path.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
+    R.atomic_write(path, b"new")
+    assert path.read_bytes() == b"new"
+
+
+def test_no_pyplot_and_no_backend_choice_at_import():
+    code = ("import sys, matplotlib; before = matplotlib.get_backend(); "
+            "import nop_sim.reporting, nop_sim.report, nop_sim.ordered.report; "
+            "assert 'matplotlib.pyplot' not in sys.modules; "
+            "assert matplotlib.get_backend() == before, matplotlib.get_backend()")
+    env = {**os.environ, "MPLBACKEND": "svg"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_the_module_docstring_example_runs(tmp_path, monkeypatch):
+    lines = []
+    for line in R.__doc__.split("Example::", 1)[1].splitlines()[1:]:
+        if line.strip() and not line.startswith("    "):
+            break
+        lines.append(line[4:])
+    assert 10 <= len([x for x in lines if x.strip()]) <= 20
+    monkeypatch.chdir(tmp_path)
+    exec(compile("\n".join(lines), "reporting-example", "exec"), {})
+    html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert '<section id="wins"><h2>1. Seat fairness</h2>' in html
+    assert (tmp_path / "out" / "tables" / "wins.csv").exists()
