@@ -335,7 +335,8 @@ def _dask_map(address: str):
 
     def submit(game: Game, scn: Scenario, chunks: list[Chunk]) -> Iterator[tuple[Chunk, dict]]:
         try:
-            client = Client(address, timeout="10s")
+            # how long to wait for the scheduler (NOP_SIM_DASK_TIMEOUT, e.g. "30s")
+            client = Client(address, timeout=os.environ.get("NOP_SIM_DASK_TIMEOUT", "10s"))
         except (OSError, TimeoutError) as exc:
             raise RunError(f"--scheduler {address}: cannot reach the Dask scheduler ({exc}); "
                            f"check the address (tcp://HOST:PORT) and that it is running") from None

@@ -284,8 +284,9 @@ def assert_runtime_error(code, output, needle):
     assert len(output.strip().splitlines()) == 1, output
 
 
-def test_unreachable_scheduler_is_one_line_exit_1(tmp_path):
+def test_unreachable_scheduler_is_one_line_exit_1(tmp_path, monkeypatch):
     pytest.importorskip("distributed")
+    monkeypatch.setenv("NOP_SIM_DASK_TIMEOUT", "1s")  # nothing listens there: no need to wait
     good = write(tmp_path, GOOD, "good.toml")
     out = tmp_path / "y"
     code, output = invoke("run", good, "--out", out, "--scheduler", "tcp://127.0.0.1:1",
