@@ -42,6 +42,7 @@ from nop_sim.reporting import (
     SectionSpec,
     Table,
     count,
+    interval_err,
     isnum,
     num,
     num_ci,
@@ -1070,7 +1071,7 @@ def _pooled_panel(ax, pooled: pd.DataFrame, key: str, x: np.ndarray, categorical
     lo = pooled[f"{key}_low"].to_numpy(float) if has_ci else None
     hi = pooled[f"{key}_high"].to_numpy(float) if has_ci else None
     if categorical:
-        err = np.nan_to_num(np.clip(np.vstack([y - lo, hi - y]), 0, None)) if has_ci else None
+        err = interval_err(y, lo, hi) if has_ci else None
         ax.errorbar(x, y, yerr=err, fmt="o", color=PALETTE["blue"], ms=5, zorder=3)
         return
     if has_ci:

@@ -178,3 +178,18 @@ def test_the_module_docstring_example_runs(tmp_path, monkeypatch):
     html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert '<section id="wins"><h2>1. Seat fairness</h2>' in html
     assert (tmp_path / "out" / "tables" / "wins.csv").exists()
+
+
+def test_interval_err_is_never_negative():
+    # a Wilson interval at a rate of 1 can end a hair below 1: matplotlib refuses negative
+    # error bars, so a report section once failed on a three-game run
+    import numpy as np
+
+    from nop_sim.analysis import wilson_interval
+    from nop_sim.reporting import interval_err
+
+    lo, hi = wilson_interval([3], [3])
+    err = interval_err([1.0, 0.5, 0.2, 1.0], [lo[0], 0.4, np.nan, 0.5], [hi[0], 0.6, 0.3,
+                                                                       1 - 1e-12])
+    assert (err >= 0).all() and err.shape == (2, 4)
+    assert err[:, 1] == pytest.approx([0.1, 0.1]) and err[0, 2] == 0 and err[1, 3] == 0

@@ -26,7 +26,7 @@ import pandas as pd
 
 from nop_sim import reporting as R
 from nop_sim.ordered import analysis as A
-from nop_sim.reporting import CYCLE, PALETTE, Note, SectionSpec, Table
+from nop_sim.reporting import CYCLE, PALETTE, Note, SectionSpec, Table, interval_err
 
 __all__ = ["REPORT_SECTIONS", "SECTIONS", "write_ordered_report"]
 
@@ -149,7 +149,7 @@ def _position_figure(o: _Ordered, fp: pd.DataFrame) -> list:
         d = pos[pos["point"] == p]
         x = d["position"].to_numpy() + 1 + (i - (len(points) - 1) / 2) * width
         colour = CYCLE[i % len(CYCLE)]
-        ax.errorbar(x, d["rate"], yerr=[d["rate"] - d["ci_low"], d["ci_high"] - d["rate"]],
+        ax.errorbar(x, d["rate"], yerr=interval_err(d["rate"], d["ci_low"], d["ci_high"]),
                     fmt="o", color=colour, label=o.labels[p])
         ax.hlines(fp.loc[fp["point"] == p, "fair"].iloc[0], x.min() - 0.3, x.max() + 0.3,
                   colors=colour, linestyles=":", lw=1.2)
@@ -190,7 +190,7 @@ def _median_bars(ax, gl: pd.DataFrame, col: str, labels) -> None:
     y = np.arange(len(d))[::-1]
     med = d[f"{col}_median"]
     ax.barh(y, med, color=PALETTE["sky"], height=0.6, label="median")
-    ax.errorbar(med, y, xerr=[med - d[f"{col}_q1"], d[f"{col}_q3"] - med], fmt="none",
+    ax.errorbar(med, y, xerr=interval_err(med, d[f"{col}_q1"], d[f"{col}_q3"]), fmt="none",
                 ecolor=PALETTE["black"], capsize=3, label="quartiles")
     ax.set_yticks(y, [labels[p] for p in d["point"]])
 

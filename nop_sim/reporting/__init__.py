@@ -35,7 +35,13 @@ sections from ``len(...)`` of the spec list, never from a constant.
 """
 
 from nop_sim.reporting.build import build_sections, check_links
-from nop_sim.reporting.figures import annotate_heat, hbar_ci, hide_unused, percent_axis
+from nop_sim.reporting.figures import (
+    annotate_heat,
+    hbar_ci,
+    hide_unused,
+    interval_err,
+    percent_axis,
+)
 from nop_sim.reporting.format import cell, count, isnum, num, num_ci, pct, pct_ci, pval
 from nop_sim.reporting.model import Bullets, Csv, Figure, Note, Report, Section, SectionSpec, Table
 from nop_sim.reporting.render import md_table, render_html, render_md
@@ -56,6 +62,6 @@ from nop_sim.reporting.write import atomic_write, write_report
 __all__ = ["CYCLE", "DIVERGING", "DPI", "PALETTE", "SEQUENTIAL", "STYLE", "WIDTH", "Bullets",
            "Csv", "Figure", "Note", "Report", "Section", "SectionSpec", "Table",
            "annotate_heat", "atomic_write", "build_sections", "cell", "check_links", "count",
-           "figure", "hbar_ci", "hide_unused", "isnum", "md_table", "num", "num_ci",
+           "figure", "hbar_ci", "hide_unused", "interval_err", "isnum", "md_table", "num", "num_ci",
            "pct", "pct_ci", "percent_axis", "png", "pval", "render_html", "render_md",
            "styled", "write_report"]

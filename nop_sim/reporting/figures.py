@@ -7,12 +7,21 @@ import numpy as np
 
 from nop_sim.reporting.style import PALETTE
 
-__all__ = ["annotate_heat", "hbar_ci", "hide_unused", "percent_axis"]
+__all__ = ["annotate_heat", "hbar_ci", "hide_unused", "interval_err", "percent_axis"]
 
 
 def percent_axis(axis, decimals: int | None = None) -> None:
     """Show shares (0..1) on ``axis`` (``ax.xaxis`` or ``ax.yaxis``) as percent."""
     axis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=decimals))
+
+
+def interval_err(values, lows, highs) -> np.ndarray:
+    """matplotlib's ``xerr``/``yerr`` (2, n) of intervals around ``values``: never negative
+    (an interval rounded just inside its own estimate, e.g. Wilson at a rate of 1), 0 where
+    unknown."""
+    values = np.asarray(values, float)
+    err = np.vstack([values - np.asarray(lows, float), np.asarray(highs, float) - values])
+    return np.nan_to_num(np.clip(err, 0, None))
 
 
 def hbar_ci(ax, labels, values, lows, highs, *, color=PALETTE["blue"], ref=None,
@@ -29,8 +38,7 @@ def hbar_ci(ax, labels, values, lows, highs, *, color=PALETTE["blue"], ref=None,
     n = len(labels)
     y = np.arange(n)[::-1] + offset
     values = np.asarray(values, float)
-    err = np.vstack([values - np.asarray(lows, float), np.asarray(highs, float) - values])
-    err = np.nan_to_num(np.clip(err, 0, None))
+    err = interval_err(values, lows, highs)
     flagged = np.zeros(n, bool) if highlight is None else np.asarray(highlight, bool)
     for sel, c, lab in ((~flagged, color, label), (flagged, PALETTE["vermillion"], None)):
         if sel.any():
