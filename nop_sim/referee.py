@@ -49,15 +49,12 @@ from typing import Any
 
 from nop_sim import types as T
 from nop_sim.disruptors import load_catalog, mix_arrays
+from nop_sim.errors import RuleViolation
 from nop_sim.rules import Settings
 
 __all__ = ["RuleViolation", "check_log", "check_results", "score_hand"]
 
 ACTIONS = ("fold", "check", "call", "bet", "raise")
-
-
-class RuleViolation(AssertionError):
-    """A logged match broke a rule; the message names the match, hand, event and rule."""
 
 
 # -- the referee's own hand scoring ------------------------------------------------------

@@ -7,13 +7,13 @@ and ``arrays`` (per-point counters, summed).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from nop_sim.agents import agent_table, preset_names
+from nop_sim.errors import did_you_mean
 from nop_sim.games.registry import Game, register_game
 from nop_sim.rules import Settings
 
@@ -38,9 +38,7 @@ def check_seat(spec) -> None:
     if isinstance(spec, str):
         names = preset_names()
         if spec not in names:
-            close = difflib.get_close_matches(spec, list(names), n=1)
-            raise ValueError(f"unknown preset {spec!r}."
-                             + (f" Did you mean {close[0]!r}?" if close else "")
+            raise ValueError(f"unknown preset {spec!r}." + did_you_mean(spec, names)
                              + f" Presets: {', '.join(names)}")
     elif not isinstance(spec, Mapping):
         raise ValueError(f"{spec!r} is not a preset name or a parameter table")

@@ -28,16 +28,13 @@ from itertools import combinations
 
 import numpy as np
 
+from nop_sim.errors import RuleViolation
 from nop_sim.ordered import types as OT
 from nop_sim.ordered.settings import OrderedSettings
 
 __all__ = ["RuleViolation", "check_game", "check_result", "py_classify_block", "py_classify_five"]
 
 _FIVE_CARD_BLOCKS = {0, 1, 2, 3, 4, 6, 7, 8}
-
-
-class RuleViolation(AssertionError):
-    """A logged game broke a rule; the message says which game, event and rule."""
 
 
 def _rank(card: int) -> int:

@@ -1,0 +1,50 @@
+"""Each shared helper exists once (STYLE.md: "Two copies that differ slightly are
+the worst kind"). A second definition anywhere in ``nop_sim`` fails here."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "nop_sim"
+
+# pattern -> the one module (relative to nop_sim/) allowed to hold it
+ONCE = {
+    r"get_close_matches": "errors.py",
+    r"^\s*class\s+SettingsError\b": "errors.py",
+    r"^\s*class\s+RuleViolation\b": "errors.py",
+}
+
+
+def _holders(pattern: str) -> list[str]:
+    rx = re.compile(pattern, re.MULTILINE)
+    return sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+                  if rx.search(p.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("pattern", list(ONCE))
+def test_a_shared_helper_is_defined_in_one_module(pattern):
+    assert _holders(pattern) == [ONCE[pattern]]
+
+
+def test_old_import_paths_still_work():
+    from nop_sim import errors
+    from nop_sim.ordered import SettingsError as OrderedSettingsError
+    from nop_sim.ordered.referee import RuleViolation as OrderedRuleViolation
+    from nop_sim.ordered.settings import SettingsError as OrderedSettingsError2
+    from nop_sim.referee import RuleViolation
+    from nop_sim.rules import SettingsError
+
+    assert SettingsError is OrderedSettingsError is OrderedSettingsError2 is errors.SettingsError
+    assert RuleViolation is OrderedRuleViolation is errors.RuleViolation
+    assert issubclass(errors.SettingsError, ValueError)
+    assert issubclass(errors.RuleViolation, AssertionError)
+
+
+def test_did_you_mean():
+    from nop_sim.errors import did_you_mean
+
+    assert did_you_mean("playerz", ("players", "chips")) == " Did you mean 'players'?"
+    assert did_you_mean("zzz", ("players", "chips")) == ""
