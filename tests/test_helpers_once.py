@@ -15,6 +15,7 @@ ONCE = {
     r"get_close_matches": "errors.py",
     r"^\s*class\s+SettingsError\b": "errors.py",
     r"^\s*class\s+RuleViolation\b": "errors.py",
+    r"^\s*def\s+seat_label\b|\.get\(\"preset\", \"": "games/registry.py",
 }
 
 
@@ -48,3 +49,14 @@ def test_did_you_mean():
 
     assert did_you_mean("playerz", ("players", "chips")) == " Did you mean 'players'?"
     assert did_you_mean("zzz", ("players", "chips")) == ""
+
+
+def test_seat_labels_agree_across_games():
+    from nop_sim.games import get_game
+
+    for kind, base in (("new-order", "balanced"), ("ordered-hand", "low")):
+        label = get_game(kind).seat_label
+        assert label(" High ") == "high"
+        assert label({"bluff": 0.1}) == f"{base}(bluff=0.1)"
+        assert label({"preset": "Maniac", "x": 1}) == "maniac(x=1)"
+        assert label({"preset": "tight"}) == "tight"
