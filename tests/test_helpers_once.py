@@ -15,6 +15,7 @@ ONCE = {
     r"get_close_matches": "errors.py",
     r"^\s*class\s+SettingsError\b": "errors.py",
     r"^\s*class\s+RuleViolation\b": "errors.py",
+    r"^\s*def\s+\w*(md|markdown)_table\b|:---|\"---\"": "reporting/render.py",
     r"^\s*def\s+seat_label\b|\.get\(\"preset\", \"": "games/registry.py",
 }
 
