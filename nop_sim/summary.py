@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from nop_sim.analysis import wilson_interval
 from nop_sim.games import Game
 from nop_sim.reporting.render import md_table
 from nop_sim.runner import load_tables, run_game
+from nop_sim.stats import wilson_interval
 
 __all__ = ["point_summary", "write_summary"]
 

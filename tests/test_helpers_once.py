@@ -16,6 +16,7 @@ ONCE = {
     r"^\s*class\s+SettingsError\b": "errors.py",
     r"^\s*class\s+RuleViolation\b": "errors.py",
     r"^\s*def\s+\w*(md|markdown)_table\b|:---|\"---\"": "reporting/render.py",
+    r"^\s*def\s+(wilson\w*|\w*_interval|mean_half_width|_z)\s*\(|Z95|1\.959": "stats.py",
     r"^\s*def\s+seat_label\b|\.get\(\"preset\", \"": "games/registry.py",
 }
 
@@ -61,3 +62,17 @@ def test_seat_labels_agree_across_games():
         assert label({"bluff": 0.1}) == f"{base}(bluff=0.1)"
         assert label({"preset": "Maniac", "x": 1}) == "maniac(x=1)"
         assert label({"preset": "tight"}) == "tight"
+
+
+def test_both_games_take_mean_intervals_from_stats():
+    import numpy as np
+    import pandas as pd
+
+    from nop_sim.ordered.analysis import game_length
+    from nop_sim.stats import mean_interval
+
+    x = np.array([3.0, 5.0, 9.0, 4.0])
+    m = pd.DataFrame({"point": 0, "turns": x, "cards_drawn": x})
+    row = game_length({"matches": m}).iloc[0]
+    want = mean_interval(x)
+    assert row["turns_mean_ci"] == pytest.approx(want["ci_high"] - want["mean"], rel=1e-12)
