@@ -15,9 +15,6 @@ import numpy as np
 
 __all__ = ["Category", "Column", "DEFAULT_COLUMN", "N_CATEGORIES", "parse_category"]
 
-N_CATEGORIES = 13
-
-
 class Category(IntEnum):
     """Hand categories; the id is also the category's place in the default column."""
 
@@ -43,6 +40,8 @@ class Category(IntEnum):
     def __str__(self) -> str:
         return self.label
 
+
+N_CATEGORIES = len(Category)
 
 _LABELS = {
     Category.FLUSH_FIVE: "Flush Five", Category.FLUSH_HOUSE: "Flush House",

@@ -17,6 +17,10 @@ ONCE = {
     r"^\s*class\s+RuleViolation\b": "errors.py",
     r"^\s*def\s+\w*(md|markdown)_table\b|:---|\"---\"": "reporting/render.py",
     r"^\s*def\s+(wilson\w*|\w*_interval|mean_half_width|_z)\s*\(|Z95|1\.959": "stats.py",
+    r"^\s*FLUSH_FIVE\s*=\s*\d|^\s*HIGH_CARD\s*=\s*\d|N_CATEGORIES\s*=\s*13": "column.py",
+    # the plain-Python five-card classifier (the kernels have their own, checked against it)
+    r"^\s*def\s+(py_)?classify_(five|ranks)\b|== \(14, 5, 4, 3, 2\)|== \[2, 3, 4, 5, 14\]":
+        "hand_reference.py",
     r"^\s*def\s+seat_label\b|\.get\(\"preset\", \"": "games/registry.py",
 }
 
@@ -76,3 +80,11 @@ def test_both_games_take_mean_intervals_from_stats():
     row = game_length({"matches": m}).iloc[0]
     want = mean_interval(x)
     assert row["turns_mean_ci"] == pytest.approx(want["ci_high"] - want["mean"], rel=1e-12)
+
+
+def test_the_referees_share_the_five_card_reference():
+    from nop_sim import hand_reference, referee
+    from nop_sim.ordered import referee as ordered_referee
+
+    assert ordered_referee.py_classify_five is hand_reference.classify_five
+    assert referee.classify_ranks is hand_reference.classify_ranks
