@@ -21,6 +21,7 @@ ONCE = {
     # the plain-Python five-card classifier (the kernels have their own, checked against it)
     r"^\s*def\s+(py_)?classify_(five|ranks)\b|== \(14, 5, 4, 3, 2\)|== \[2, 3, 4, 5, 14\]":
         "hand_reference.py",
+    r"\.generate_state\(4\b": "kernels/rng.py",  # xoshiro chunk states: seed_states
     r"^\s*def\s+seat_label\b|\.get\(\"preset\", \"": "games/registry.py",
 }
 

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from nop_sim.column import Column
+from nop_sim.kernels.rng import seed_states
 from nop_sim.ordered import OrderedAgent, OrderedSettings, SettingsError, play_ordered
 from nop_sim.ordered import kernels as K
-from nop_sim.ordered.engine import GAMES_PER_CHUNK, chunk_rng_states
+from nop_sim.ordered.engine import GAMES_PER_CHUNK, _chunk_states
 from nop_sim.ordered.referee import RuleViolation, check_game, check_result
 
 TWO_BET = OrderedSettings(players=2, betting=True)
@@ -145,11 +146,15 @@ def test_same_seed_same_games_whatever_the_chunking():
 
 
 def test_chunk_streams_are_seed_sequence_children():
-    states = chunk_rng_states(9, 0, 3)
+    states = _chunk_states(9, 0, 3)
     kids = np.random.SeedSequence(9).spawn(3)
     for i, kid in enumerate(kids):
         np.testing.assert_array_equal(states[i], kid.generate_state(4, dtype=np.uint64))
-    np.testing.assert_array_equal(chunk_rng_states(9, 2, 1)[0], states[2])
+        # the chunk states of before, built from spawn_key directly
+        direct = np.random.SeedSequence(9, spawn_key=(i,)).generate_state(4, dtype=np.uint64)
+        np.testing.assert_array_equal(states[i], direct)
+    np.testing.assert_array_equal(_chunk_states(9, 2, 1)[0], states[2])
+    np.testing.assert_array_equal(states, seed_states(9, 3))
 
 
 def test_records_dataframe():
