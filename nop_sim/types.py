@@ -10,20 +10,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from nop_sim.column import Category
-
 # -- dtypes -------------------------------------------------------------------
 CARD_DTYPE = np.int8        # card codes, -1 = no card
 COUNT_DTYPE = np.int64      # chips, counters, settings
 PARAM_DTYPE = np.float64    # agent parameters
 SEED_DTYPE = np.uint64      # RNG state words
 
-# Category ids as plain ints for the kernels. nop_sim.column.Category is the one
-# definition (its value is the category's place in the default column).
-N_CATEGORIES = len(Category)
-(FLUSH_FIVE, FLUSH_HOUSE, FIVE_OF_A_KIND, ROYAL_FLUSH, STRAIGHT_FLUSH, FOUR_OF_A_KIND,
- FULL_HOUSE, FLUSH, STRAIGHT, THREE_OF_A_KIND, TWO_PAIR, ONE_PAIR, HIGH_CARD) = map(int, Category)
-assert all(globals()[c.name] == c for c in Category)  # the names above in Category's order
+N_CATEGORIES = 13
+# Category ids: their one definition. nop_sim.column.Category names these values and
+# the kernels read them as plain ints; the id is the category's place in the default
+# column. (Here, not in column.py: this file is in the kernels' cache digest.)
+FLUSH_FIVE = 0
+FLUSH_HOUSE = 1
+FIVE_OF_A_KIND = 2
+ROYAL_FLUSH = 3
+STRAIGHT_FLUSH = 4
+FOUR_OF_A_KIND = 5
+FULL_HOUSE = 6
+FLUSH = 7
+STRAIGHT = 8
+THREE_OF_A_KIND = 9
+TWO_PAIR = 10
+ONE_PAIR = 11
+HIGH_CARD = 12
 
 MAX_PLAYERS = 8
 MIN_PLAYERS = 2

@@ -16,7 +16,7 @@ from functools import cache
 from itertools import combinations, combinations_with_replacement
 
 # Category ids, in the SPEC's table order (= the default column, top first): data
-# from nop_sim.column.Category, their one definition; the oracles below read none of
+# from nop_sim.types, their one definition; the oracles below read none of
 # the evaluator's code.
 from nop_sim.types import (
     FIVE_OF_A_KIND,

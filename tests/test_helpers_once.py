@@ -17,7 +17,7 @@ ONCE = {
     r"^\s*class\s+RuleViolation\b": "errors.py",
     r"^\s*def\s+\w*(md|markdown)_table\b|:---|\"---\"": "reporting/render.py",
     r"^\s*def\s+(wilson\w*|\w*_interval|mean_half_width|_z)\s*\(|Z95|1\.959": "stats.py",
-    r"^\s*FLUSH_FIVE\s*=\s*\d|^\s*HIGH_CARD\s*=\s*\d|N_CATEGORIES\s*=\s*13": "column.py",
+    r"^\s*FLUSH_FIVE\s*=\s*\d|^\s*HIGH_CARD\s*=\s*\d|N_CATEGORIES\s*=\s*13": "types.py",
     # the plain-Python five-card classifier (the kernels have their own, checked against it)
     r"^\s*def\s+(py_)?classify_(five|ranks)\b|== \(14, 5, 4, 3, 2\)|== \[2, 3, 4, 5, 14\]":
         "hand_reference.py",
