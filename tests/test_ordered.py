@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import ordered_reference
 import pytest
 
 from nop_sim.column import Column
@@ -245,7 +246,7 @@ def test_fast_legal_blocks_equal_the_obvious_enumeration():
         mid_cat = int(rng.integers(-1, 13))
         mid_tb = int(rng.integers(0, 1 << 20)) if mid_cat >= 0 else 0
         n_fast = K._legal_blocks(seq, 0, length, mid_cat, mid_tb, position_of, fast)
-        n_slow = K._legal_blocks_reference(seq, 0, length, mid_cat, mid_tb, position_of, slow)
+        n_slow = ordered_reference.legal_blocks_reference(seq, 0, length, mid_cat, mid_tb, position_of, slow)
         assert n_fast == n_slow
         np.testing.assert_array_equal(fast[:n_fast], slow[:n_slow])
 
@@ -265,5 +266,5 @@ def test_fast_hand_strength_equals_every_five_card_subset():
         row = rng.choice(pool, size=min(n, pool.size), replace=False).astype(np.int8)
         seq = row[None, :]
         fast = K._hand_strength(seq, 0, row.size, counts)
-        slow = K._hand_strength_reference(seq, 0, row.size, five, counts)
+        slow = ordered_reference.hand_strength_reference(seq, 0, row.size, five, counts)
         assert fast == slow, row
