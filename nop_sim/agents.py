@@ -33,13 +33,13 @@ Presets: ``random``, ``station``, ``rock``, ``maniac``, ``manipulator``,
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from nop_sim import types as T
+from nop_sim.errors import did_you_mean
 
 __all__ = ["AgentError", "PRESETS", "agent_row", "agent_table", "preset_names"]
 
@@ -87,9 +87,8 @@ def preset_names() -> tuple[str, ...]:
 
 def _preset(name: str) -> dict[str, float]:
     if name not in PRESETS:
-        close = difflib.get_close_matches(str(name), list(PRESETS), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise AgentError(f"unknown agent preset {name!r}.{hint} Allowed: {', '.join(PRESETS)}")
+        raise AgentError(f"unknown agent preset {name!r}.{did_you_mean(name, PRESETS)} "
+                         f"Allowed: {', '.join(PRESETS)}")
     return dict(PRESETS[name])
 
 
@@ -106,10 +105,8 @@ def agent_row(spec: str | Mapping[str, Any] | Sequence[float]) -> np.ndarray:
         values = _preset(str(spec.pop("preset", "balanced")))
         for key, value in spec.items():
             if key not in values:
-                close = difflib.get_close_matches(str(key), list(values), n=1)
-                hint = f" Did you mean {close[0]!r}?" if close else ""
                 raise AgentError(
-                    f"unknown agent parameter {key!r}.{hint} Allowed: "
+                    f"unknown agent parameter {key!r}.{did_you_mean(key, values)} Allowed: "
                     f"preset, {', '.join(T.AGENT_PARAM_NAMES)}"
                 )
             values[key] = value

@@ -41,6 +41,16 @@ import pandas as pd
 from scipy import stats
 
 from nop_sim.column import Category
+from nop_sim.stats import (  # noqa: F401  (re-exported: A.wilson_interval, ...)
+    CONFIDENCE,
+    bootstrap_median,
+    mean_half_width,
+    mean_interval,
+    normal_quantile,
+    poisson_interval,
+    ratio_interval,
+    wilson_interval,
+)
 
 __all__ = [
     "ALPHA", "MissingData", "RunData", "load_run",
@@ -56,7 +66,6 @@ __all__ = [
 ]
 
 ALPHA = 0.05
-CONFIDENCE = 0.95
 CATEGORY_LABELS = tuple(c.label for c in Category)
 N_CATEGORIES = len(CATEGORY_LABELS)
 
@@ -165,41 +174,6 @@ def load_run(folder: str | Path) -> RunData:
 # ---------------------------------------------------------------------------
 # Intervals and tests
 # ---------------------------------------------------------------------------
-def _z(confidence: float) -> float:
-    return float(stats.norm.ppf(0.5 + confidence / 2))
-
-
-def wilson_interval(k, n, confidence: float = CONFIDENCE):
-    """Wilson score interval of a binomial proportion ``k / n`` (vectorised).
-
-    Returns ``(low, high)`` arrays (NaN where ``n == 0``). For k = 81, n = 263
-    it gives 0.2553..0.3662 (Newcombe 1998, table I).
-    """
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
-    z = _z(confidence)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = k / n
-        denom = 1 + z * z / n
-        centre = (p + z * z / (2 * n)) / denom
-        half = z * np.sqrt(np.clip(p * (1 - p), 0, None) / n + z * z / (4 * n * n)) / denom
-        low = np.where(n > 0, np.clip(centre - half, 0, 1), np.nan)
-        high = np.where(n > 0, np.clip(centre + half, 0, 1), np.nan)
-    return low, high
-
-
-def poisson_interval(k, exposure, confidence: float = CONFIDENCE):
-    """Exact (Garwood) interval of a rate ``k / exposure`` for Poisson counts."""
-    k = np.asarray(k, dtype=float)
-    exposure = np.asarray(exposure, dtype=float)
-    a = 1 - confidence
-    with np.errstate(invalid="ignore", divide="ignore"):
-        low = np.where(k > 0, stats.chi2.ppf(a / 2, 2 * k) / 2, 0.0) / exposure
-        high = stats.chi2.ppf(1 - a / 2, 2 * k + 2) / 2 / exposure
-        bad = exposure <= 0
-    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
-
-
 def rate_columns(frame: pd.DataFrame, k: str, n: str, name: str = "rate",
                  confidence: float = CONFIDENCE) -> pd.DataFrame:
     """Add ``name``, ``name_low``, ``name_high`` (``ci_low``/``ci_high`` when name is "rate").
@@ -221,83 +195,13 @@ def rate_columns(frame: pd.DataFrame, k: str, n: str, name: str = "rate",
     return frame
 
 
-def mean_interval(values, confidence: float = CONFIDENCE) -> dict[str, float]:
-    """Mean with a Student t interval: ``{n, mean, sd, ci_low, ci_high}``."""
-    x = np.asarray(values, dtype=float)
-    x = x[np.isfinite(x)]
-    n = x.size
-    if n == 0:
-        return {"n": 0, "mean": np.nan, "sd": np.nan, "ci_low": np.nan, "ci_high": np.nan}
-    mean = float(x.mean())
-    if n == 1:
-        return {"n": 1, "mean": mean, "sd": np.nan, "ci_low": np.nan, "ci_high": np.nan}
-    sd = float(x.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / np.sqrt(n)
-    return {"n": n, "mean": mean, "sd": sd, "ci_low": mean - half, "ci_high": mean + half}
-
-
 def _grouped_mean(frame: pd.DataFrame, by, column: str, prefix: str,
                   confidence: float = CONFIDENCE) -> pd.DataFrame:
     """Mean of ``column`` per group with a t interval: ``prefix``, ``prefix_low``, ``_high``."""
     g = frame.groupby(by, sort=True)[column].agg(["count", "mean", "std"])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = stats.t.ppf(0.5 + confidence / 2, np.maximum(g["count"] - 1, 1))
-        half = np.where(g["count"] > 1, t * g["std"] / np.sqrt(g["count"]), np.nan)
+    half = mean_half_width(g["std"].to_numpy(float), g["count"].to_numpy(float), confidence)
     return pd.DataFrame({prefix: g["mean"], f"{prefix}_low": g["mean"] - half,
                          f"{prefix}_high": g["mean"] + half}, index=g.index).reset_index()
-
-
-def bootstrap_median(values, n_boot: int = 2000, seed: int = 0,
-                     confidence: float = CONFIDENCE) -> tuple[float, float, float]:
-    """Median and percentile-bootstrap interval: ``(median, low, high)``.
-
-    Resampling ``n`` values with replacement is the same as drawing a
-    multinomial count for each distinct value, so the bootstrap costs
-    O(n_boot x distinct values), not O(n_boot x n): match lengths are
-    integers with few distinct values, and a 100 000-match run bootstraps in
-    milliseconds. The median of a resample is the lower-middle order
-    statistic averaged with the upper-middle one, as :func:`numpy.median`.
-    """
-    x = np.asarray(values, dtype=float)
-    x = x[np.isfinite(x)]
-    n = x.size
-    if n == 0:
-        return (np.nan, np.nan, np.nan)
-    med = float(np.median(x))
-    if n == 1:
-        return (med, np.nan, np.nan)
-    uniq, counts = np.unique(x, return_counts=True)
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(n, counts / n, size=n_boot)        # (n_boot, distinct)
-    cum = np.cumsum(draws, axis=1)
-    lo_idx = np.argmax(cum >= (n + 1) // 2, axis=1)             # 1-based rank (n+1)//2
-    hi_idx = np.argmax(cum >= n // 2 + 1, axis=1)               # 1-based rank n//2 + 1
-    meds = (uniq[lo_idx] + uniq[hi_idx]) / 2
-    a = (1 - confidence) / 2
-    low, high = np.quantile(meds, [a, 1 - a])
-    return med, float(low), float(high)
-
-
-def ratio_interval(numerator, denominator, confidence: float = CONFIDENCE) -> dict[str, float]:
-    """``sum(num) / sum(den)`` over independent units, with a delta-method interval.
-
-    Used for per-hand rates: the unit is the match (``num`` = manipulations in
-    the match, ``den`` = its hands), so correlated hands of one match are not
-    treated as independent.
-    """
-    y = np.asarray(numerator, dtype=float)
-    x = np.asarray(denominator, dtype=float)
-    n = y.size
-    sx = x.sum()
-    if n == 0 or sx <= 0:
-        return {"ratio": np.nan, "ci_low": np.nan, "ci_high": np.nan}
-    r = y.sum() / sx
-    if n == 1:
-        return {"ratio": float(r), "ci_low": np.nan, "ci_high": np.nan}
-    resid = y - r * x
-    se = np.sqrt(n / (n - 1) * np.sum(resid * resid)) / sx
-    half = _z(confidence) * se
-    return {"ratio": float(r), "ci_low": float(r - half), "ci_high": float(r + half)}
 
 
 def holm(pvalues) -> np.ndarray:
@@ -882,7 +786,7 @@ def dart_over_hands(run: RunData) -> pd.DataFrame:
     else:
         var = np.full(mean.shape, np.nan)
     sd = np.sqrt(var)
-    half = _z(CONFIDENCE) * sd / np.sqrt(n)
+    half = mean_half_width(sd, n)
     return pd.DataFrame({"point": w["point"].to_numpy(), "hand": w["hand"].to_numpy(),
                          "matches": n.astype(np.int64), "mean": mean, "sd": sd,
                          "band_low": mean - sd, "band_high": mean + sd,
@@ -1030,7 +934,7 @@ def _length_effect(hands: np.ndarray, has: np.ndarray, drafted: np.ndarray):
     v1 = np.clip(sq1 - n1 * m1 * m1, 0, None) / (n1 - 1)
     v0 = np.clip(sq0 - n0 * m0 * m0, 0, None) / (n0 - 1)
     effect = float(np.sum(n1 * (m1 - m0)) / n1.sum())
-    half = _z(CONFIDENCE) * np.sqrt(np.sum(n1 * n1 * (v1 / n1 + v0 / n0))) / n1.sum()
+    half = normal_quantile(CONFIDENCE) * np.sqrt(np.sum(n1 * n1 * (v1 / n1 + v0 / n0))) / n1.sum()
     return effect, effect - half, effect + half
 
 
@@ -1059,7 +963,7 @@ def _mantel_haenszel(win: np.ndarray, has: np.ndarray, strata: np.ndarray):
     weight = n1 * n0 / n
     diff = float(np.sum(weight * (p1 - p0)) / weight.sum())
     var = np.sum(weight ** 2 * (p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0)) / weight.sum() ** 2
-    half = _z(CONFIDENCE) * np.sqrt(var)
+    half = normal_quantile(CONFIDENCE) * np.sqrt(var)
     m1 = w1 + w0
     expected = n1 * m1 / n
     v = np.where(n > 1, n1 * n0 * m1 * (n - m1) / (n * n * np.maximum(n - 1, 1)), 0.0)

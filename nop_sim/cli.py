@@ -149,10 +149,10 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
     Example:
       nop-sim frequencies --hands 2000000 --moved "Two Pair > Full House" --wild 2
     """
-    from nop_sim.analysis import wilson_interval
     from nop_sim.bench import random_hands
     from nop_sim.column import DEFAULT_COLUMN, Category
     from nop_sim.evaluator import best_category
+    from nop_sim.stats import wilson_interval
 
     moved = _parse_column(moved_text)
     wild = _parse_wild(wild_text)

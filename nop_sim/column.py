@@ -13,27 +13,29 @@ from enum import IntEnum
 
 import numpy as np
 
+from nop_sim import types as T
+
 __all__ = ["Category", "Column", "DEFAULT_COLUMN", "N_CATEGORIES", "parse_category"]
 
-N_CATEGORIES = 13
-
-
 class Category(IntEnum):
-    """Hand categories; the id is also the category's place in the default column."""
+    """Hand categories; the id is also the category's place in the default column.
 
-    FLUSH_FIVE = 0
-    FLUSH_HOUSE = 1
-    FIVE_OF_A_KIND = 2
-    ROYAL_FLUSH = 3
-    STRAIGHT_FLUSH = 4
-    FOUR_OF_A_KIND = 5
-    FULL_HOUSE = 6
-    FLUSH = 7
-    STRAIGHT = 8
-    THREE_OF_A_KIND = 9
-    TWO_PAIR = 10
-    ONE_PAIR = 11
-    HIGH_CARD = 12
+    The ids are defined once, in :mod:`nop_sim.types` (the kernels read them there).
+    """
+
+    FLUSH_FIVE = T.FLUSH_FIVE
+    FLUSH_HOUSE = T.FLUSH_HOUSE
+    FIVE_OF_A_KIND = T.FIVE_OF_A_KIND
+    ROYAL_FLUSH = T.ROYAL_FLUSH
+    STRAIGHT_FLUSH = T.STRAIGHT_FLUSH
+    FOUR_OF_A_KIND = T.FOUR_OF_A_KIND
+    FULL_HOUSE = T.FULL_HOUSE
+    FLUSH = T.FLUSH
+    STRAIGHT = T.STRAIGHT
+    THREE_OF_A_KIND = T.THREE_OF_A_KIND
+    TWO_PAIR = T.TWO_PAIR
+    ONE_PAIR = T.ONE_PAIR
+    HIGH_CARD = T.HIGH_CARD
 
     @property
     def label(self) -> str:
@@ -43,6 +45,9 @@ class Category(IntEnum):
     def __str__(self) -> str:
         return self.label
 
+
+N_CATEGORIES = T.N_CATEGORIES
+assert len(Category) == N_CATEGORIES and [int(c) for c in Category] == list(range(N_CATEGORIES))
 
 _LABELS = {
     Category.FLUSH_FIVE: "Flush Five", Category.FLUSH_HOUSE: "Flush House",

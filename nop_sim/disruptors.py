@@ -13,7 +13,6 @@ card's ``amount_range``.
 
 from __future__ import annotations
 
-import difflib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from importlib import resources
 import numpy as np
 
 from nop_sim import types as T
+from nop_sim.errors import did_you_mean
 
 __all__ = [
     "Catalog",
@@ -95,9 +95,8 @@ class DisruptorArrays:
 
 
 def _unknown_id_message(card_id: object, ids: tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(str(card_id), ids, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    return f"unknown Disruptor id {card_id!r}.{hint} Allowed: {', '.join(ids)}"
+    return (f"unknown Disruptor id {card_id!r}.{did_you_mean(card_id, ids)} "
+            f"Allowed: {', '.join(ids)}")
 
 
 @lru_cache(maxsize=1)
@@ -206,10 +205,8 @@ def resolve_mix(mix: str | Mapping[str, int]) -> dict[str, int]:
     catalog = load_catalog()
     if isinstance(mix, str):
         if mix not in catalog.mixes:
-            close = difflib.get_close_matches(mix, list(catalog.mixes), n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
             raise MixError(
-                f"unknown Disruptor mix {mix!r}.{hint} Allowed: "
+                f"unknown Disruptor mix {mix!r}.{did_you_mean(mix, catalog.mixes)} Allowed: "
                 f"{', '.join(catalog.mixes)}, or a table of card id -> copies"
             )
         table = catalog.mixes[mix]

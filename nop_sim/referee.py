@@ -49,6 +49,8 @@ from typing import Any
 
 from nop_sim import types as T
 from nop_sim.disruptors import load_catalog, mix_arrays
+from nop_sim.errors import RuleViolation
+from nop_sim.hand_reference import classify_ranks
 from nop_sim.rules import Settings
 
 __all__ = ["RuleViolation", "check_log", "check_results", "score_hand"]
@@ -56,48 +58,7 @@ __all__ = ["RuleViolation", "check_log", "check_results", "score_hand"]
 ACTIONS = ("fold", "check", "call", "bet", "raise")
 
 
-class RuleViolation(AssertionError):
-    """A logged match broke a rule; the message names the match, hand, event and rule."""
-
-
-# -- the referee's own hand scoring ------------------------------------------------------
-def _classify(ranks: tuple[int, ...], one_suit: bool) -> tuple[int, tuple[int, ...]]:
-    """SPEC 2: the first pattern five cards match, and the tie-break ranks.
-
-    Every pattern of the table reads only the five ranks (a multiset: several
-    decks and wild cards repeat cards) and whether all five share a suit.
-    """
-    ranks = tuple(sorted(ranks, reverse=True))
-    counts = Counter(ranks)
-    groups = sorted(counts.items(), key=lambda rc: (-rc[1], -rc[0]))
-    shape = [n for _, n in groups]
-    top = None
-    if len(counts) == 5:
-        if ranks[0] - ranks[4] == 4:
-            top = ranks[0]
-        elif ranks == (14, 5, 4, 3, 2):
-            top = 5
-    if shape == [5]:
-        return (0 if one_suit else 2), (groups[0][0],)
-    if shape == [3, 2]:
-        return (1 if one_suit else 6), (groups[0][0], groups[1][0])
-    if top is not None and one_suit:
-        return (3, ()) if top == 14 else (4, (top,))
-    if shape == [4, 1]:
-        return 5, (groups[0][0], groups[1][0])
-    if one_suit:
-        return 7, ranks
-    if top is not None:
-        return 8, (top,)
-    if shape == [3, 1, 1]:
-        return 9, (groups[0][0], groups[1][0], groups[2][0])
-    if shape == [2, 2, 1]:
-        return 10, (groups[0][0], groups[1][0], groups[2][0])
-    if shape == [2, 1, 1, 1]:
-        return 11, tuple(r for r, _ in groups)
-    return 12, ranks
-
-
+# -- the referee's own hand scoring (five cards: nop_sim.hand_reference) ----------------
 @cache
 def _options(naturals: tuple[int, ...], n_wild: int, one_suit: bool,
              mixed: bool) -> tuple[tuple[int, tuple[int, ...]], ...]:
@@ -110,7 +71,7 @@ def _options(naturals: tuple[int, ...], n_wild: int, one_suit: bool,
     Why this is every value the wild cards can take (SPEC 1: a wild stands for
     any rank and any suit, a card already in the hand included), though it
     tries 13 ranks and two suits rather than 52 cards per wild: the
-    classification (:func:`_classify`) reads only the rank multiset and whether
+    classification (:func:`~nop_sim.hand_reference.classify_ranks`) reads only the rank multiset and whether
     all five share a suit. Each wild's rank and suit are free and independent
     of the other cards, so the rank multisets reachable are exactly
     ``naturals + W`` for every multiset ``W`` of ``n_wild`` ranks
@@ -130,7 +91,7 @@ def _options(naturals: tuple[int, ...], n_wild: int, one_suit: bool,
     for extra in combinations_with_replacement(range(2, 15), n_wild):
         ranks = naturals + extra
         for flag in flags:
-            cat, tb = _classify(ranks, flag)
+            cat, tb = classify_ranks(ranks, flag)
             if cat not in best or tb > best[cat]:
                 best[cat] = tb
     return tuple(best.items())

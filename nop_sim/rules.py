@@ -13,7 +13,6 @@ what is allowed; an unknown key also suggests the closest known one.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,12 +23,9 @@ import numpy as np
 
 from nop_sim import types as T
 from nop_sim.disruptors import DisruptorArrays, MixError, mix_arrays, resolve_mix
+from nop_sim.errors import SettingsError, did_you_mean
 
 __all__ = ["Settings", "SettingsError", "auto_chips", "load_settings"]
-
-
-class SettingsError(ValueError):
-    """A scenario setting is unknown or its value is not allowed."""
 
 
 def auto_chips(players: int) -> int:
@@ -111,7 +107,7 @@ class Settings:
             if value not in allowed:
                 raise SettingsError(
                     f"{name} = {value!r} is not allowed: use one of "
-                    f"{', '.join(repr(a) for a in allowed)}" + _did_you_mean(value, allowed)
+                    f"{', '.join(repr(a) for a in allowed)}" + did_you_mean(value, allowed)
                 )
         if not isinstance(self.draft_without_showdown, (bool, np.bool_)):
             raise SettingsError(
@@ -156,7 +152,7 @@ class Settings:
         for key in data:
             if key not in known:
                 raise SettingsError(
-                    f"{source}: unknown setting {key!r}." + _did_you_mean(key, known)
+                    f"{source}: unknown setting {key!r}." + did_you_mean(key, known)
                     + f" Known settings: {', '.join(known)}"
                 )
         try:
@@ -170,7 +166,7 @@ class Settings:
         for key in changes:
             if key not in known:
                 raise SettingsError(
-                    f"unknown setting {key!r}." + _did_you_mean(key, known)
+                    f"unknown setting {key!r}." + did_you_mean(key, known)
                     + f" Known settings: {', '.join(known)}"
                 )
         return dataclasses.replace(self, **changes)
@@ -233,11 +229,6 @@ def load_settings(path: str | Path, table: str | None = None) -> Settings:
             raise SettingsError(f"{path}: no [{table}] table")
         data = data[table]
     return Settings.from_mapping(data, source=str(path))
-
-
-def _did_you_mean(value: object, allowed: tuple[str, ...] | list[str]) -> str:
-    close = difflib.get_close_matches(str(value), list(allowed), n=1)
-    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 def _check_int(name: str, value: object, lo: int | None, hi: int | None) -> None:

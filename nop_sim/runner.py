@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim.games import Game, game_of_folder, get_game
+from nop_sim.games.registry import seat_names
 from nop_sim.scenario import Scenario
 
 __all__ = ["Chunk", "MatchLog", "RunError", "RunResult", "plan_chunks", "run_chunk",
@@ -682,7 +683,7 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
     seats = pq.read_table(out / "seats.parquet", columns=["seat", "preset"],
                           filters=[("point", "==", point), ("match", "==", match)]
                           ).to_pandas().sort_values("seat")
-    names = [f"Seat {s + 1} ({p})" for s, p in zip(seats["seat"], seats["preset"], strict=True)]
+    names = seat_names(seats["preset"])  # one row per seat 0..players-1, sorted
     scn = Scenario.from_mapping(tomllib.loads(text), source=str(out / "manifest.json"))
     settings = scn.settings_at(scn.points()[point])
     return MatchLog(game.kind, point, match, events, names, settings)

@@ -14,7 +14,6 @@ descriptor. The full reference is ``docs/scenarios.md``.
 from __future__ import annotations
 
 import copy
-import difflib
 import hashlib
 import itertools
 import json
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 import tomli_w
 
+from nop_sim.errors import did_you_mean
 from nop_sim.games import DEFAULT_KIND, Game, game_kinds, get_game
 
 __all__ = ["Scenario", "ScenarioError", "SweepAxis", "load_scenario", "parse_override"]
@@ -41,11 +41,6 @@ SEAT_KEYS = ("all", "seat", "rotate")
 
 class ScenarioError(ValueError):
     """A scenario file, field or override that cannot be used; the message says why."""
-
-
-def _did_you_mean(value: str, allowed: Sequence[str]) -> str:
-    close = difflib.get_close_matches(str(value), list(allowed), n=1)
-    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 @dataclass(frozen=True)
@@ -92,7 +87,7 @@ class Scenario:
         kinds = game_kinds()
         if kind not in kinds:
             raise ScenarioError(f"{source}: [game] kind = {kind!r} is not allowed: use one of "
-                                f"{', '.join(map(repr, kinds))}" + _did_you_mean(kind, kinds))
+                                f"{', '.join(map(repr, kinds))}" + did_you_mean(kind, kinds))
         played = get_game(kind)
         settings = _settings(played, game, source)
         run = _table(data, "run", source)
@@ -289,7 +284,7 @@ def _check_keys(table: Mapping, allowed: Sequence[str], source: str, where: str)
     for key in table:
         if key not in allowed:
             raise ScenarioError(f"{source}: unknown key {key!r} in {where}."
-                                + _did_you_mean(key, allowed)
+                                + did_you_mean(key, allowed)
                                 + f" Allowed: {', '.join(allowed)}")
 
 
@@ -336,7 +331,7 @@ def _sweep(table: Mapping, source: str, played: Game):
     samples = table.pop("samples", 0)
     if mode not in SWEEP_MODES:
         raise ScenarioError(f"{source}: [sweep] mode = {mode!r} is not allowed: use one of "
-                            f"{', '.join(map(repr, SWEEP_MODES))}" + _did_you_mean(mode, SWEEP_MODES))
+                            f"{', '.join(map(repr, SWEEP_MODES))}" + did_you_mean(mode, SWEEP_MODES))
     if mode != "grid" and (isinstance(samples, bool) or not isinstance(samples, int)
                            or not 1 <= samples <= 100_000):
         raise ScenarioError(f"{source}: [sweep] samples = {samples!r}: mode {mode!r} needs "
@@ -346,7 +341,7 @@ def _sweep(table: Mapping, source: str, played: Game):
     for name, spec in table.items():
         if name not in known:
             raise ScenarioError(f"{source}: [sweep] {name!r} is not a setting that can be swept."
-                                + _did_you_mean(name, known) + f" Settings: {', '.join(known)}")
+                                + did_you_mean(name, known) + f" Settings: {', '.join(known)}")
         if isinstance(spec, list):
             if not spec:
                 raise ScenarioError(f"{source}: [sweep] {name} = [] is empty: give at least one "

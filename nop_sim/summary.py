@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from nop_sim.analysis import wilson_interval
 from nop_sim.games import Game
+from nop_sim.reporting.render import md_table
 from nop_sim.runner import load_tables, run_game
+from nop_sim.stats import wilson_interval
 
-__all__ = ["markdown_table", "point_summary", "write_summary"]
+__all__ = ["point_summary", "write_summary"]
 
 
 def point_summary(tables: dict[str, pd.DataFrame], game: Game) -> pd.DataFrame:
@@ -58,28 +58,16 @@ def write_summary(out: str | Path) -> Path:
         p = point["point"]
         lines.append(f"## Point {p}" + (f": {point['params']}" if point["params"] else ""))
         lines.append("")
-        lines.append(markdown_table(summary[summary["point"] == p].drop(columns="point")))
+        lines.append(md_table(summary[summary["point"] == p].drop(columns="point"), digits=3))
         s = seats[seats["point"] == p]
         players = int(point["settings"].get("players", s["seat"].nunique()))
         fair = game.fair_win_rate(matches[matches["point"] == p], players)
         for by in ("seat", "preset"):
             table = _seat_table(s, by, fair)
             lines += ["", f"Win rate by {by} (95% Wilson interval):", "",
-                      markdown_table(table)]
+                      md_table(table, digits=3)]
         lines.append("")
     path = out / "summary.md"
     path.write_text("\n".join(lines) + "\n")
     return path
 
-
-def markdown_table(frame: pd.DataFrame, digits: int = 3) -> str:
-    """A GitHub-flavoured Markdown table of a small DataFrame."""
-    def cell(v):
-        if isinstance(v, (float, np.floating)):
-            return "" if np.isnan(v) else f"{v:.{digits}f}"
-        return str(v)
-
-    head = "| " + " | ".join(map(str, frame.columns)) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([head, rule, *body])

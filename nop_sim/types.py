@@ -17,8 +17,9 @@ PARAM_DTYPE = np.float64    # agent parameters
 SEED_DTYPE = np.uint64      # RNG state words
 
 N_CATEGORIES = 13
-# Category ids, one place for every kernel (mirror nop_sim.column.Category,
-# whose value is the category's place in the default column).
+# Category ids: their one definition. nop_sim.column.Category names these values and
+# the kernels read them as plain ints; the id is the category's place in the default
+# column. (Here, not in column.py: this file is in the kernels' cache digest.)
 FLUSH_FIVE = 0
 FLUSH_HOUSE = 1
 FIVE_OF_A_KIND = 2
@@ -32,6 +33,7 @@ THREE_OF_A_KIND = 9
 TWO_PAIR = 10
 ONE_PAIR = 11
 HIGH_CARD = 12
+
 MAX_PLAYERS = 8
 MIN_PLAYERS = 2
 MAX_DECKS = 4

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import ordered_reference
 import pytest
 
 from nop_sim.column import Column
+from nop_sim.kernels.rng import seed_states
 from nop_sim.ordered import OrderedAgent, OrderedSettings, SettingsError, play_ordered
 from nop_sim.ordered import kernels as K
-from nop_sim.ordered.engine import GAMES_PER_CHUNK, chunk_rng_states
+from nop_sim.ordered.engine import GAMES_PER_CHUNK, _chunk_states
 from nop_sim.ordered.referee import RuleViolation, check_game, check_result
 
 TWO_BET = OrderedSettings(players=2, betting=True)
@@ -145,11 +147,15 @@ def test_same_seed_same_games_whatever_the_chunking():
 
 
 def test_chunk_streams_are_seed_sequence_children():
-    states = chunk_rng_states(9, 0, 3)
+    states = _chunk_states(9, 0, 3)
     kids = np.random.SeedSequence(9).spawn(3)
     for i, kid in enumerate(kids):
         np.testing.assert_array_equal(states[i], kid.generate_state(4, dtype=np.uint64))
-    np.testing.assert_array_equal(chunk_rng_states(9, 2, 1)[0], states[2])
+        # the chunk states of before, built from spawn_key directly
+        direct = np.random.SeedSequence(9, spawn_key=(i,)).generate_state(4, dtype=np.uint64)
+        np.testing.assert_array_equal(states[i], direct)
+    np.testing.assert_array_equal(_chunk_states(9, 2, 1)[0], states[2])
+    np.testing.assert_array_equal(states, seed_states(9, 3))
 
 
 def test_records_dataframe():
@@ -240,7 +246,7 @@ def test_fast_legal_blocks_equal_the_obvious_enumeration():
         mid_cat = int(rng.integers(-1, 13))
         mid_tb = int(rng.integers(0, 1 << 20)) if mid_cat >= 0 else 0
         n_fast = K._legal_blocks(seq, 0, length, mid_cat, mid_tb, position_of, fast)
-        n_slow = K._legal_blocks_reference(seq, 0, length, mid_cat, mid_tb, position_of, slow)
+        n_slow = ordered_reference.legal_blocks_reference(seq, 0, length, mid_cat, mid_tb, position_of, slow)
         assert n_fast == n_slow
         np.testing.assert_array_equal(fast[:n_fast], slow[:n_slow])
 
@@ -260,5 +266,5 @@ def test_fast_hand_strength_equals_every_five_card_subset():
         row = rng.choice(pool, size=min(n, pool.size), replace=False).astype(np.int8)
         seq = row[None, :]
         fast = K._hand_strength(seq, 0, row.size, counts)
-        slow = K._hand_strength_reference(seq, 0, row.size, five, counts)
+        slow = ordered_reference.hand_strength_reference(seq, 0, row.size, five, counts)
         assert fast == slow, row

@@ -7,13 +7,15 @@ and ``arrays`` (per-point counters, summed).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from nop_sim.agents import agent_table, preset_names
+from nop_sim.errors import did_you_mean
+from nop_sim.games import registry
 from nop_sim.games.registry import Game, register_game
 from nop_sim.rules import Settings
 
@@ -38,9 +40,7 @@ def check_seat(spec) -> None:
     if isinstance(spec, str):
         names = preset_names()
         if spec not in names:
-            close = difflib.get_close_matches(spec, list(names), n=1)
-            raise ValueError(f"unknown preset {spec!r}."
-                             + (f" Did you mean {close[0]!r}?" if close else "")
+            raise ValueError(f"unknown preset {spec!r}." + did_you_mean(spec, names)
                              + f" Presets: {', '.join(names)}")
     elif not isinstance(spec, Mapping):
         raise ValueError(f"{spec!r} is not a preset name or a parameter table")
@@ -50,13 +50,8 @@ def check_seats(specs: list, players: int) -> None:
     agent_table(specs, players)  # AgentError is a ValueError naming the parameter
 
 
-def seat_label(spec) -> str:
-    """A seat's agent as text: the preset name, or preset(param=value, ...)."""
-    if isinstance(spec, str):
-        return spec
-    base = spec.get("preset", "custom")
-    extra = ",".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "preset")
-    return f"{base}({extra})" if extra else base
+# a table without ``preset`` starts from ``balanced`` (:func:`nop_sim.agents.agent_row`)
+seat_label = partial(registry.seat_label, default_preset="balanced")
 
 
 # ---------------------------------------------------------------------------
@@ -242,7 +237,7 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
     point = scn.points()[0]
     settings = scn.settings_at(point)
     specs = scn.seat_specs(point, 0)
-    names = [f"Seat {i + 1} ({seat_label(s)})" for i, s in enumerate(specs)]
+    names = registry.seat_names(map(seat_label, specs))
     records: list[dict] = []
     match_seed = scn.seed
     while True:

@@ -11,10 +11,12 @@ wins more than ``1/players`` of its games: :func:`fair_win_rate`.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
+from nop_sim.games import registry
 from nop_sim.games.registry import Game, register_game
 from nop_sim.ordered.settings import OrderedSettings
 
@@ -35,13 +37,8 @@ def check_seats(specs: list, players: int) -> None:
             raise ValueError(str(exc)) from None
 
 
-def seat_label(spec) -> str:
-    """A seat's agent as text: the preset name (lower case), or preset(param=value, ...)."""
-    if isinstance(spec, str):
-        return spec.strip().lower()
-    base = spec.get("preset", "low")
-    extra = ",".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "preset")
-    return f"{base}({extra})" if extra else str(base)
+# a table without ``preset`` starts from ``low`` (:func:`nop_sim.ordered.agents.agent_from_spec`)
+seat_label = partial(registry.seat_label, default_preset="low")
 
 
 _BET_COLUMNS = ("bets_made", "bets_won", "folds", "calls", "raises")
@@ -233,7 +230,7 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
     point = scn.points()[0]
     settings = scn.settings_at(point)
     specs = scn.seat_specs(point, 0)
-    names = [f"Seat {i + 1} ({seat_label(s)})" for i, s in enumerate(specs)]
+    names = registry.seat_names(map(seat_label, specs))
     log = play_ordered(settings, [agent_from_spec(s) for s in specs], count, seed=scn.seed,
                        log=True).log
     text = "\n\n".join(render_game(settings, log.decks[i], log.game_events(i), names, i + 1)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["DEFAULT_KIND", "Game", "game_kinds", "game_of_folder", "get_game",
-           "register_game", "registered_games"]
+           "register_game", "registered_games", "seat_label", "seat_names"]
 
 DEFAULT_KIND = "new-order"  # a scenario's [game] without ``kind``, a manifest without one
 
@@ -108,6 +108,26 @@ class Game:
     def result_tables(self) -> tuple[str, ...]:
         """The merged tables an analysis reads by default (all but ``events``)."""
         return tuple(t for t in (*self.tables, *self.summed_tables) if t != "events")
+
+
+def seat_label(spec, default_preset: str) -> str:
+    """A seat's agent as text, the ``preset`` column of a store: the preset name, or
+    ``preset(param=value, ...)`` for a table of parameters.
+
+    Names are stripped and lower-cased; a table without ``preset`` starts from
+    ``default_preset`` (the game's default seat), so its label names the preset
+    it really starts from. Each game binds its default with :func:`functools.partial`.
+    """
+    if isinstance(spec, str):
+        return spec.strip().lower()
+    base = str(spec.get("preset", default_preset)).strip().lower()
+    extra = ",".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "preset")
+    return f"{base}({extra})" if extra else base
+
+
+def seat_names(labels) -> list[str]:
+    """The players of a hand history: ``Seat 1 (label)``, ``Seat 2 (label)``, ... in seat order."""
+    return [f"Seat {i + 1} ({label})" for i, label in enumerate(labels)]
 
 
 def one_winner(matches, players: int) -> float:

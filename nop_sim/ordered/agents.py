@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from nop_sim.errors import did_you_mean
 from nop_sim.ordered import kernels as K
 
 __all__ = ["PRESETS", "OrderedAgent", "agent_from_spec", "agent_table", "resolve_agents"]
@@ -123,7 +124,8 @@ def agent_from_spec(spec: str | Mapping[str, Any] | OrderedAgent) -> OrderedAgen
     if isinstance(spec, str):
         name = spec.strip().lower()
         if name not in PRESETS:
-            raise ValueError(f"unknown Ordered Hand preset {spec!r}; presets: {', '.join(PRESETS)}")
+            raise ValueError(f"unknown Ordered Hand preset {spec!r}.{did_you_mean(name, PRESETS)} "
+                             f"Presets: {', '.join(PRESETS)}")
         return PRESETS[name]
     if not isinstance(spec, Mapping):
         raise ValueError(f"{spec!r} is not a preset name or a table of agent parameters")
@@ -132,8 +134,8 @@ def agent_from_spec(spec: str | Mapping[str, Any] | OrderedAgent) -> OrderedAgen
     known = list(base)
     for key in params:
         if key not in known:
-            raise ValueError(f"unknown Ordered Hand agent parameter {key!r}; "
-                             f"allowed: preset, {', '.join(known)}")
+            raise ValueError(f"unknown Ordered Hand agent parameter {key!r}.{did_you_mean(key, known)} "
+                             f"Allowed: preset, {', '.join(known)}")
     return OrderedAgent(**{**base, **params})
 
 

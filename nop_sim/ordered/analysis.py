@@ -2,8 +2,9 @@
 
 Every function takes the run's merged tables (:func:`nop_sim.runner.load_tables`)
 and returns a small DataFrame, one row per sweep point (and per preset,
-position or category where it says). Rates carry 95% Wilson intervals; means
-carry normal intervals (1.96 standard errors).
+position or category where it says). Rates carry 95% Wilson intervals, means
+Student t intervals: the functions of :mod:`nop_sim.stats`, as in the New Order
+analysis (``*_ci`` columns hold the half width).
 
 A *win* is a game the seat wins alone or shares; with shared wins the rates of
 a game's seats can add up to more than 1, so the fair share of a seat is
@@ -16,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nop_sim.analysis import wilson_interval
+from nop_sim.stats import mean_half_width, wilson_interval
 
 __all__ = [
     "END_KINDS",
@@ -29,16 +30,9 @@ __all__ = [
     "point_labels",
     "position_win_rates",
     "preset_win_rates",
-    "wilson",
 ]
 
 END_KINDS = ("emptied", "stock_out", "shared", "capped")
-Z95 = 1.959963984540054  # two-sided 95% normal quantile, for mean intervals
-
-
-def wilson(k, n) -> tuple[np.ndarray, np.ndarray]:
-    """95% Wilson score interval of ``k`` successes in ``n`` trials (arrays allowed)."""
-    return wilson_interval(k, n)
 
 
 def point_labels(manifest: dict) -> dict[int, str]:
@@ -71,7 +65,7 @@ def first_player(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         n, wins = len(s), int(s["won"].sum())
         players = int(m["players"].iloc[0])
         fair = float(m["n_winners"].mean()) / players
-        lo, hi = wilson(wins, n)
+        lo, hi = wilson_interval(wins, n)
         p_binom = stats.binomtest(wins, n, min(max(fair, 1e-12), 1 - 1e-12)).pvalue if n else np.nan
         single = m[m["n_winners"] == 1]
         observed = np.bincount(_winner_positions(single), minlength=players)
@@ -94,7 +88,7 @@ def position_win_rates(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     s = seats[["point", "match", "seat", "won"]].merge(first, on=["point", "match"], how="left")
     s["position"] = (s["seat"] - s["first_player"]) % s["players"]
     g = s.groupby(["point", "position"], sort=True)["won"].agg(["sum", "size"]).reset_index()
-    lo, hi = wilson(g["sum"], g["size"])
+    lo, hi = wilson_interval(g["sum"], g["size"])
     return pd.DataFrame({"point": g["point"], "position": g["position"], "games": g["size"],
                          "wins": g["sum"], "rate": g["sum"] / g["size"], "ci_low": lo,
                          "ci_high": hi})
@@ -107,8 +101,8 @@ def game_length(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         row = {"point": point, "games": len(m)}
         for col in ("turns", "cards_drawn"):
             x = m[col].to_numpy(dtype=float)
-            se = x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else np.nan
-            row.update({f"{col}_mean": x.mean(), f"{col}_mean_ci": Z95 * se,
+            half = mean_half_width(x.std(ddof=1) if len(x) > 1 else np.nan, len(x))
+            row.update({f"{col}_mean": x.mean(), f"{col}_mean_ci": half,
                         f"{col}_median": float(np.median(x)),
                         f"{col}_q1": float(np.percentile(x, 25)),
                         f"{col}_q3": float(np.percentile(x, 75)), f"{col}_max": int(x.max())})
@@ -123,7 +117,7 @@ def ends(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         n = len(m)
         for kind in END_KINDS:
             k = int((m["end"] == kind).sum())
-            lo, hi = wilson(k, n)
+            lo, hi = wilson_interval(k, n)
             rows.append({"point": point, "end": kind, "games": k, "share": k / n,
                          "ci_low": float(lo), "ci_high": float(hi)})
     return pd.DataFrame(rows)
@@ -162,11 +156,11 @@ def middle_clears(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         x = m["middle_clears"].to_numpy(dtype=float)
         n = len(x)
         k = int((x > 0).sum())
-        lo, hi = wilson(k, n)
+        lo, hi = wilson_interval(k, n)
         turns = float(m["turns"].sum())
-        se = x.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+        half = mean_half_width(x.std(ddof=1) if n > 1 else np.nan, n)
         rows.append({"point": point, "games": n, "clears_per_game": x.mean(),
-                     "clears_ci": Z95 * se, "per_100_turns": 100 * x.sum() / max(turns, 1),
+                     "clears_ci": half, "per_100_turns": 100 * x.sum() / max(turns, 1),
                      "games_with_clear": k / n, "ci_low": float(lo), "ci_high": float(hi)})
     return pd.DataFrame(rows)
 
@@ -188,7 +182,7 @@ def preset_win_rates(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
                        else np.nan)
         else:
             p_equal = np.nan
-        lo, hi = wilson(g["sum"], g["size"])
+        lo, hi = wilson_interval(g["sum"], g["size"])
         for (preset, r), a, b in zip(g.iterrows(), lo, hi, strict=True):
             rows.append({"point": point, "preset": preset, "seats": int(r["size"]),
                          "wins": int(r["sum"]), "rate": r["sum"] / r["size"],
@@ -216,15 +210,15 @@ def betting(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
             continue
         for preset, g in [("all seats", s), *s.groupby("preset", sort=True)]:
             made, good = int(g["bets_made"].sum()), int(g["bets_won"].sum())
-            lo, hi = wilson(good, made)
+            lo, hi = wilson_interval(good, made)
             bet = g["bets_made"] > 0
             w1, n1 = int(g.loc[bet, "won"].sum()), int(bet.sum())
             w0, n0 = int(g.loc[~bet, "won"].sum()), int((~bet).sum())
             table = np.array([[w1, n1 - w1], [w0, n0 - w0]])
             p_pays = (stats.chi2_contingency(table)[1]
                       if n1 and n0 and (table.sum(axis=0) > 0).all() else np.nan)
-            l1, h1 = wilson(w1, n1)
-            l0, h0 = wilson(w0, n0)
+            l1, h1 = wilson_interval(w1, n1)
+            l0, h0 = wilson_interval(w0, n0)
             rows.append({"point": point, "preset": preset, "bets": made,
                          "bets_per_game": made / g["match"].nunique(), "made_good": good,
                          "success": good / made if made else np.nan, "ci_low": float(lo),

@@ -2,7 +2,7 @@
 
 Games are grouped in fixed chunks of :data:`GAMES_PER_CHUNK`; chunk ``c``
 draws from the stream of ``numpy.random.SeedSequence(seed).spawn(...)[c]``
-(built directly as ``SeedSequence(seed, spawn_key=(c,))``). Game ``g`` is
+(:func:`nop_sim.kernels.rng.seed_states`, as New Order's chunks). Game ``g`` is
 therefore the same game whether it is played alone, in a larger batch, in
 another call starting at ``first_game``, serially or on several threads.
 """
@@ -17,31 +17,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nop_sim.column import Category
+from nop_sim.kernels.rng import seed_states
 from nop_sim.ordered import kernels as K
 from nop_sim.ordered.agents import OrderedAgent, agent_table, resolve_agents
 from nop_sim.ordered.settings import OrderedSettings
 
-__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "chunk_rng_states",
-           "play_ordered"]
+__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "play_ordered"]
 
 GAMES_PER_CHUNK = 256
 DECK_EVENT = -1  # a stored log's deck row: a = position in the deck (dealt from 0), b = card
 _EVENTS_PER_GAME_GUESS = 160
 
 
-def chunk_rng_states(seed: int, first_chunk: int, n_chunks: int) -> np.ndarray:
-    """uint64 (n_chunks, 4) xoshiro256** states of chunks ``first_chunk ..``.
-
-    Chunk ``c`` is seeded by the ``c``-th child of ``SeedSequence(seed)``.
-    """
-    out = np.empty((n_chunks, 4), dtype=np.uint64)
-    for i in range(n_chunks):
-        ss = np.random.SeedSequence(seed, spawn_key=(first_chunk + i,))
-        state = ss.generate_state(4, dtype=np.uint64)
-        if not state.any():  # xoshiro's one forbidden state; never seen in practice
-            state[0] = 1
-        out[i] = state
-    return out
+def _chunk_states(seed: int, first_chunk: int, n_chunks: int) -> np.ndarray:
+    """uint64 (n_chunks, 4) states of chunks ``first_chunk ..``: New Order's
+    :func:`~nop_sim.kernels.rng.seed_states` (child ``c`` of ``SeedSequence(seed)``),
+    the chunks before ``first_chunk`` seeded and dropped (a few microseconds each)."""
+    return seed_states(seed, first_chunk + n_chunks)[first_chunk:]
 
 
 @dataclass(frozen=True)
@@ -208,7 +200,7 @@ def play_ordered(
     if log:
         cap = max(1024, n_games * _EVENTS_PER_GAME_GUESS)
         while True:
-            states = chunk_rng_states(int(seed), first_chunk, n_chunks)
+            states = _chunk_states(int(seed), first_chunk, n_chunks)
             events = np.zeros((cap, 4), dtype=np.int16)
             n_events = np.zeros(1, dtype=np.int64)
             starts = np.zeros(n_games + 1, dtype=np.int64)
@@ -219,7 +211,7 @@ def play_ordered(
             cap = int(n_events[0])  # the same games again, now with room for every event
         game_log = OrderedLog(decks=decks, events=events[: n_events[0]].copy(), starts=starts)
     else:
-        states = chunk_rng_states(int(seed), first_chunk, n_chunks)
+        states = _chunk_states(int(seed), first_chunk, n_chunks)
         n_workers = (os.cpu_count() or 1) if workers is None else int(workers)
         if n_workers < 1:
             raise ValueError(f"workers={workers!r} is not allowed: use an integer >= 1 or None")

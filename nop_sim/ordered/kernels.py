@@ -65,9 +65,8 @@ from nop_sim.kernels.blocks import (
     TWO_PAIR,
     _block_beats,
     _classify_block,
-    _classify_five,
 )
-from nop_sim.kernels.rng import next_u64, uniform
+from nop_sim.kernels.rng import below, uniform
 from nop_sim.ordered.types import (  # noqa: F401  (re-exported as K.*)
     DECK_SIZE,
     END_CAPPED,
@@ -166,17 +165,7 @@ SCRATCH_ROW = MAX_PLAYERS
 
 
 # ==== random numbers: xoshiro256** (one state per chunk) ================================
-# one implementation of the generator for every kernel
-_next_u64 = next_u64
-
-
-@jit
-def _rand_below(state, n):
-    """Uniform int in 0..n-1 for 1 <= n < 2**31 (multiply-shift on 32 random bits)."""
-    x = _next_u64(state) >> np.uint64(32)
-    return np.int64((x * np.uint64(n)) >> np.uint64(32))
-
-
+# one implementation of the generator for every kernel: nop_sim.kernels.rng (below, uniform)
 _rand_unit = uniform
 
 
@@ -279,8 +268,9 @@ def _legal_blocks(seq, p, length, mid_cat, mid_tb, position_of, blocks):
     (MAX_BLOCKS, 4)), in order of start, then length, and returns their count.
     One deck is assumed (no repeated codes), as in the game.
 
-    The obvious version is :func:`_legal_blocks_reference` (classify every
-    window with ``_classify_block``); this one reads each card once per
+    The obvious version is ``legal_blocks_reference`` in
+    ``tests/ordered_reference.py`` (classify every window with ``_classify_block``,
+    compared with this one by ``tests/test_ordered.py``); this one reads each card once per
     window, turns "beats the middle" into one comparison with a per-category
     threshold, stores singles without a branch, and only classifies five
     cards that are one suit, hold at most two ranks, or form a run of five.
@@ -354,19 +344,6 @@ def _legal_blocks(seq, p, length, mid_cat, mid_tb, position_of, blocks):
 
 
 @jit
-def _legal_blocks_reference(seq, p, length, mid_cat, mid_tb, position_of, blocks):
-    """The obvious :func:`_legal_blocks`: classify every window (tests compare them)."""
-    row = seq[p]
-    n = 0
-    for s in range(length):
-        for ln in range(1, min(5, length - s) + 1):
-            cat, tb = _classify_block(row, s, ln)
-            if cat >= 0 and _block_beats(cat, tb, mid_cat, mid_tb, position_of):
-                n = _store(blocks, n, s, ln, cat, tb)
-    return n
-
-
-@jit
 def _beats_around(seq, p, length, at, span, mid_cat, mid_tb, position_of):
     """True when a valid block holding all of ``seq[p, at:at + span]`` beats the middle."""
     row = seq[p]
@@ -389,7 +366,7 @@ def _strength(cat, tb, position_of):
 def _pick_block(policy, n, blocks, position_of, rng):
     """Index of the block ``policy`` plays among ``n >= 1`` legal blocks."""
     if policy == PLAY_RANDOM:
-        return _rand_below(rng, n)
+        return below(rng, n)
     best = 0
     best_key = np.int64(0)
     for i in range(n):
@@ -421,7 +398,7 @@ def _choose_turn(agents, p, n, length, can_bet, blocks, position_of, rng):
     policy = np.int64(agents[p, A_PLAY])
     if policy == PLAY_RANDOM:
         k = n + 1 + (1 if can_bet else 0)
-        r = _rand_below(rng, k)
+        r = below(rng, k)
         if r < n:
             return ACT_PLAY, r
         if r == n:
@@ -444,7 +421,7 @@ def _choose_answer(agents, p, n, length, blocks, position_of, rng):
     """The bettor's answer: a block index to play without drawing, or -1 to check/fold."""
     policy = np.int64(agents[p, A_PLAY])
     if policy == PLAY_RANDOM:
-        r = _rand_below(rng, n + 1)
+        r = below(rng, n + 1)
         return r if r < n else np.int64(-1)
     if n == 0:
         return np.int64(-1)
@@ -478,7 +455,7 @@ def _affinity(other, rank, suit):
 def _choose_insert(policy, seq, p, length, card, rng):
     """Insert position 0..length for a drawn ``card`` in seat ``p``'s sequence."""
     if policy == INSERT_RANDOM:
-        return _rand_below(rng, length + 1)
+        return below(rng, length + 1)
     if policy == INSERT_END:
         return np.int64(length)
     rank = _rank(card)
@@ -512,12 +489,12 @@ def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, 
     if policy == RESPOND_FOLD:
         return RESP_FOLD, np.int64(0), np.int64(0)
     if policy == RESPOND_RANDOM:
-        src = _rand_below(rng, length)
-        dst = _rand_below(rng, length)
+        src = below(rng, length)
+        dst = below(rng, length)
         _copy_row(seq, o, SCRATCH_ROW, length)
         _move(seq, SCRATCH_ROW, length, src, dst)
         n = _legal_blocks_call(seq, SCRATCH_ROW, length, mid_cat, mid_tb, position_of, blocks)
-        r = _rand_below(rng, 3 if n > 0 else 2)
+        r = below(rng, 3 if n > 0 else 2)
         return r, src, dst
     if _legal_blocks_call(seq, o, length, mid_cat, mid_tb, position_of, blocks) > 0:
         return RESP_RAISE, np.int64(0), np.int64(0)
@@ -664,34 +641,6 @@ def _short_hand_strength(seq, p, n, counts):
 
 
 @jit
-def _hand_strength_reference(seq, p, n, five, counts):
-    """Strength of the best poker hand from ``seq[p, :n]`` under the default column.
-
-    Five or more cards: every five-card subset is classified and the best kept
-    (the obvious version of :func:`_hand_strength`). Fewer:
-    :func:`_short_hand_strength`. Larger is better.
-    """
-    if n < 5:
-        return _short_hand_strength(seq, p, n, counts)
-    best = np.int64(-1)
-    for i0 in range(n - 4):
-        five[0] = seq[p, i0]
-        for i1 in range(i0 + 1, n - 3):
-            five[1] = seq[p, i1]
-            for i2 in range(i1 + 1, n - 2):
-                five[2] = seq[p, i2]
-                for i3 in range(i2 + 1, n - 1):
-                    five[3] = seq[p, i3]
-                    for i4 in range(i3 + 1, n):
-                        five[4] = seq[p, i4]
-                        cat, tb = _classify_five(five, 0)
-                        s = (np.int64(N_CATEGORIES - 1 - cat) << 24) | tb
-                        if s > best:
-                            best = s
-    return best
-
-
-@jit
 def _straight_top(mask):
     """Top rank of the highest run of five ranks in a rank bit mask, or 0."""
     for top in range(14, 5, -1):
@@ -722,7 +671,8 @@ def _top_ranks(mask, k, skip1, skip2):
 def _hand_strength(seq, p, n, counts):
     """Strength of the best poker hand from ``seq[p, :n]`` (one deck, default column).
 
-    Equal to :func:`_hand_strength_reference` (tests compare them) without
+    Equal to ``hand_strength_reference`` in ``tests/ordered_reference.py`` (every
+    five-card subset; ``tests/test_ordered.py`` compares them) without
     trying every subset: rank counts and per-suit rank masks find the best
     hand of each category, top of the column first. ``counts`` is int64
     scratch of length >= 23.
@@ -899,11 +849,11 @@ def _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rn
     for i in range(DECK_SIZE):
         deck[i] = i
     for i in range(DECK_SIZE - 1, 0, -1):
-        j = _rand_below(rng, i + 1)
+        j = below(rng, i + 1)
         c = deck[i]
         deck[i] = deck[j]
         deck[j] = c
-    first = _rand_below(rng, n_players)
+    first = below(rng, n_players)
     for p in range(n_players):
         slen[p] = 0
     k = 0

@@ -28,89 +28,39 @@ from itertools import combinations
 
 import numpy as np
 
+from nop_sim import types as T
+from nop_sim.errors import RuleViolation
+from nop_sim.hand_reference import card_rank, classify_five, grouped_ranks
 from nop_sim.ordered import types as OT
 from nop_sim.ordered.settings import OrderedSettings
 
 __all__ = ["RuleViolation", "check_game", "check_result", "py_classify_block", "py_classify_five"]
 
-_FIVE_CARD_BLOCKS = {0, 1, 2, 3, 4, 6, 7, 8}
+_FIVE_CARD_BLOCKS = {T.FLUSH_FIVE, T.FLUSH_HOUSE, T.FIVE_OF_A_KIND, T.ROYAL_FLUSH,
+                     T.STRAIGHT_FLUSH, T.FULL_HOUSE, T.FLUSH, T.STRAIGHT}
+
+py_classify_five = classify_five  # the name this module exported before nop_sim.hand_reference
 
 
-class RuleViolation(AssertionError):
-    """A logged game broke a rule; the message says which game, event and rule."""
-
-
-def _rank(card: int) -> int:
-    return card // 4 + 2
-
-
-def _grouped(ranks: list[int]) -> list[int]:
-    """Group ranks by size then rank, highest first; each group's rank once."""
-    counts = Counter(ranks)
-    return [r for r, _ in sorted(counts.items(), key=lambda rc: (-rc[1], -rc[0]))]
-
-
-def py_classify_five(cards: list[int]) -> tuple[int, list[int]]:
-    """SPEC section 2: the first matching pattern and its tie-break ranks."""
-    ranks = [_rank(c) for c in cards]
-    suits = {c % 4 for c in cards}
-    shape = sorted(Counter(ranks).values(), reverse=True)
-    flush = len(suits) == 1
-    distinct = sorted(set(ranks))
-    straight_top = None
-    if len(distinct) == 5:
-        if distinct[-1] - distinct[0] == 4:
-            straight_top = distinct[-1]
-        elif distinct == [2, 3, 4, 5, 14]:
-            straight_top = 5
-    grouped = _grouped(ranks)
-    desc = sorted(ranks, reverse=True)
-    if shape == [5] and flush:
-        return 0, grouped
-    if shape == [3, 2] and flush:
-        return 1, grouped
-    if shape == [5]:
-        return 2, grouped
-    if straight_top is not None and flush and straight_top == 14:
-        return 3, []
-    if straight_top is not None and flush:
-        return 4, [straight_top]
-    if shape[0] == 4:
-        return 5, grouped
-    if shape == [3, 2]:
-        return 6, grouped
-    if flush:
-        return 7, desc
-    if straight_top is not None:
-        return 8, [straight_top]
-    if shape[0] == 3:
-        return 9, grouped
-    if shape == [2, 2, 1]:
-        return 10, grouped
-    if shape[0] == 2:
-        return 11, grouped
-    return 12, desc
-
-
-def py_classify_block(cards: list[int]) -> tuple[int, list[int]] | None:
+def py_classify_block(cards: list[int]) -> tuple[int, tuple[int, ...]] | None:
     """(category, tie-break ranks) of a block of 1..5 cards, or None if not a play."""
     n = len(cards)
-    ranks = [_rank(c) for c in cards]
+    ranks = [card_rank(c) for c in cards]
     shape = sorted(Counter(ranks).values(), reverse=True)
     if n == 1:
-        return 12, ranks
+        return T.HIGH_CARD, tuple(ranks)
     if n == 2:
-        return (11, _grouped(ranks)) if shape == [2] else None
+        return (T.ONE_PAIR, grouped_ranks(ranks)) if shape == [2] else None
     if n == 3:
-        return (9, _grouped(ranks)) if shape == [3] else None
+        return (T.THREE_OF_A_KIND, grouped_ranks(ranks)) if shape == [3] else None
     if n == 4:
         if shape == [4]:
-            return 5, _grouped(ranks)
+            return T.FOUR_OF_A_KIND, grouped_ranks(ranks)
         if shape == [2, 2]:
-            return 10, _grouped(ranks)
+            return T.TWO_PAIR, grouped_ranks(ranks)
         return None
     if n == 5:
-        cat, tb = py_classify_five(cards)
+        cat, tb = classify_five(cards)
         return (cat, tb) if cat in _FIVE_CARD_BLOCKS else None
     return None
 
@@ -123,27 +73,27 @@ def pack_tiebreak(ranks: list[int]) -> int:
     return code
 
 
-def _best_hand(cards: list[int]) -> tuple[int, list[int]]:
+def _best_hand(cards: list[int]) -> tuple[int, tuple[int, ...]]:
     """Sort key of the best poker hand from ``cards`` under the default column.
 
     Five or more cards: best five-card subset. Fewer: all of them as a short
     hand (Four of a Kind, Three of a Kind, Two Pair, One Pair, High Card).
     """
     if len(cards) >= 5:
-        return max((-cat, tb) for cat, tb in map(py_classify_five, combinations(cards, 5)))
-    ranks = [_rank(c) for c in cards]
+        return max((-cat, tb) for cat, tb in map(classify_five, combinations(cards, 5)))
+    ranks = [card_rank(c) for c in cards]
     shape = sorted(Counter(ranks).values(), reverse=True)
     if shape[0] == 4:
-        cat = 5
+        cat = T.FOUR_OF_A_KIND
     elif shape[0] == 3:
-        cat = 9
+        cat = T.THREE_OF_A_KIND
     elif shape[:2] == [2, 2]:
-        cat = 10
+        cat = T.TWO_PAIR
     elif shape[0] == 2:
-        cat = 11
+        cat = T.ONE_PAIR
     else:
-        cat = 12
-    return -cat, _grouped(ranks)
+        cat = T.HIGH_CARD
+    return -cat, grouped_ranks(ranks)
 
 
 class _Replay:
@@ -160,7 +110,7 @@ class _Replay:
         self.top = 0
         self.seq: list[list[int]] = [[] for _ in range(self.n)]
         self.played: list[int] = []
-        self.middle: tuple[int, list[int]] | None = None
+        self.middle: tuple[int, tuple[int, ...]] | None = None
         self.passes = 0
         self.c = Counter()  # record counts
 

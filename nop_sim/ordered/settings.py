@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -10,16 +9,13 @@ from typing import Any
 import numpy as np
 
 from nop_sim.column import DEFAULT_COLUMN, Column
+from nop_sim.errors import SettingsError, did_you_mean
 
 __all__ = ["DECK_SIZE", "MAX_PLAYERS", "MIN_PLAYERS", "OrderedSettings", "SettingsError"]
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 DECK_SIZE = 52
-
-
-class SettingsError(ValueError):
-    """A setting has a value the game does not allow; the message names both."""
 
 
 def _is_int(value: object) -> bool:
@@ -115,11 +111,10 @@ class OrderedSettings:
         known = cls.field_names()
         unknown = sorted(set(values) - set(known))
         if unknown:
-            hint = difflib.get_close_matches(unknown[0], known, n=1)
             raise SettingsError(
-                f"{prefix}unknown Ordered Hand setting(s) {', '.join(unknown)}"
-                + (f" (did you mean {hint[0]!r}?)" if hint else "")
-                + f"; allowed: {', '.join(sorted(known))}"
+                f"{prefix}unknown Ordered Hand setting(s) {', '.join(unknown)}."
+                + did_you_mean(unknown[0], known)
+                + f" Allowed: {', '.join(sorted(known))}"
             )
         try:
             return cls(**dict(values))

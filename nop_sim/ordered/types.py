@@ -8,9 +8,10 @@ a log.
 
 from __future__ import annotations
 
+from nop_sim.types import N_CATEGORIES  # noqa: F401  (re-exported to the kernels)
+
 MAX_PLAYERS = 6
 DECK_SIZE = 52
-N_CATEGORIES = 13
 
 # ---- event log: int16 rows (player, kind, a, b) ---------------------------------
 EV_PLAY = 1  # a = start index, b = length

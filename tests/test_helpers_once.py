@@ -1,0 +1,93 @@
+"""Each shared helper exists once (STYLE.md: "Two copies that differ slightly are
+the worst kind"). A second definition anywhere in ``nop_sim`` fails here."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "nop_sim"
+
+# pattern -> the one module (relative to nop_sim/) allowed to hold it
+ONCE = {
+    r"get_close_matches": "errors.py",
+    r"^\s*class\s+SettingsError\b": "errors.py",
+    r"^\s*class\s+RuleViolation\b": "errors.py",
+    r"^\s*def\s+\w*(md|markdown)_table\b|:---|\"---\"": "reporting/render.py",
+    r"^\s*def\s+(wilson\w*|\w*_interval|mean_half_width|_z)\s*\(|Z95|1\.959": "stats.py",
+    r"^\s*FLUSH_FIVE\s*=\s*\d|^\s*HIGH_CARD\s*=\s*\d|N_CATEGORIES\s*=\s*13": "types.py",
+    # the plain-Python five-card classifier (the kernels have their own, checked against it)
+    r"^\s*def\s+(py_)?classify_(five|ranks)\b|== \(14, 5, 4, 3, 2\)|== \[2, 3, 4, 5, 14\]":
+        "hand_reference.py",
+    r"^\s*def\s+_?(rand_)?below\b": "kernels/rng.py",
+    r"^\s*def\s+_?\w*_reference\b": "",  # oracles live in tests/, not in the package
+    r"\.generate_state\(4\b": "kernels/rng.py",  # xoshiro chunk states: seed_states
+    r"^\s*def\s+seat_label\b|\.get\(\"preset\", \"": "games/registry.py",
+}
+
+
+def _holders(pattern: str) -> list[str]:
+    rx = re.compile(pattern, re.MULTILINE)
+    return sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+                  if rx.search(p.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("pattern", list(ONCE))
+def test_a_shared_helper_is_defined_in_one_module(pattern):
+    assert _holders(pattern) == ([ONCE[pattern]] if ONCE[pattern] else [])
+
+
+def test_old_import_paths_still_work():
+    from nop_sim import errors
+    from nop_sim.ordered import SettingsError as OrderedSettingsError
+    from nop_sim.ordered.referee import RuleViolation as OrderedRuleViolation
+    from nop_sim.ordered.settings import SettingsError as OrderedSettingsError2
+    from nop_sim.referee import RuleViolation
+    from nop_sim.rules import SettingsError
+
+    assert SettingsError is OrderedSettingsError is OrderedSettingsError2 is errors.SettingsError
+    assert RuleViolation is OrderedRuleViolation is errors.RuleViolation
+    assert issubclass(errors.SettingsError, ValueError)
+    assert issubclass(errors.RuleViolation, AssertionError)
+
+
+def test_did_you_mean():
+    from nop_sim.errors import did_you_mean
+
+    assert did_you_mean("playerz", ("players", "chips")) == " Did you mean 'players'?"
+    assert did_you_mean("zzz", ("players", "chips")) == ""
+
+
+def test_seat_labels_agree_across_games():
+    from nop_sim.games import get_game
+
+    for kind, base in (("new-order", "balanced"), ("ordered-hand", "low")):
+        label = get_game(kind).seat_label
+        assert label(" High ") == "high"
+        assert label({"bluff": 0.1}) == f"{base}(bluff=0.1)"
+        assert label({"preset": "Maniac", "x": 1}) == "maniac(x=1)"
+        assert label({"preset": "tight"}) == "tight"
+
+
+def test_both_games_take_mean_intervals_from_stats():
+    import numpy as np
+    import pandas as pd
+
+    from nop_sim.ordered.analysis import game_length
+    from nop_sim.stats import mean_interval
+
+    x = np.array([3.0, 5.0, 9.0, 4.0])
+    m = pd.DataFrame({"point": 0, "turns": x, "cards_drawn": x})
+    row = game_length({"matches": m}).iloc[0]
+    want = mean_interval(x)
+    assert row["turns_mean_ci"] == pytest.approx(want["ci_high"] - want["mean"], rel=1e-12)
+
+
+def test_the_referees_share_the_five_card_reference():
+    from nop_sim import hand_reference, referee
+    from nop_sim.ordered import referee as ordered_referee
+
+    assert ordered_referee.py_classify_five is hand_reference.classify_five
+    assert referee.classify_ranks is hand_reference.classify_ranks
