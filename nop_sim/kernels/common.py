@@ -12,7 +12,6 @@ from nop_sim.kernels.state import (
     G_CARDVER,
     G_COLVER,
     G_DISC_N,
-    G_ELEV_LIFT,
     G_EV_LOST,
     G_EVAL_FN,
     G_EVN,
@@ -30,6 +29,7 @@ from nop_sim.kernels.state import (
     P_CAT,
     P_CAT_KEY,
     P_ELEV,
+    P_ELEV_LIFT,
     P_FOLDED,
     P_INHAND,
     P_LV_A,
@@ -44,6 +44,8 @@ from nop_sim.types import (
     C_STOCK_RESHUFFLES,
     EV_RESHUFFLE,
     S_DECKS,
+    STACK_ADD,
+    STACK_MULTIPLY,
 )
 
 
@@ -81,6 +83,27 @@ def _log_write(ev, g, kind, seat, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
 @jit(_nrt=False)
 def log0(ev, g, kind, seat):
     log_event(ev, g, kind, seat, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+
+
+# -- Disruptor effects -------------------------------------------------------------
+@jit(_nrt=False)
+def stacked(rule, amount, copies, none):
+    """The number of an effect with ``copies`` copies of its card in play (or held).
+
+    ``rule`` is the card's ``stack`` in the catalog (``types.STACK_*``, SPEC R6),
+    ``amount`` its number (R8), ``none`` the effect's number with no copy. A card
+    that acts copy by copy (``STACK_EACH``) is never asked for one number.
+    """
+    if copies == 0:
+        return none
+    if rule == STACK_MULTIPLY:
+        v = amount
+        for _ in range(1, copies):
+            v *= amount
+        return v
+    if rule == STACK_ADD:
+        return amount * copies
+    return amount  # STACK_ONCE
 
 
 # -- seats -------------------------------------------------------------------------
@@ -208,13 +231,14 @@ def _player_category_compute(g, ps, p, colpos, hole, board, buf, key):
     inverted = g[G_INVERTED] != 0
     # score_hand(buf, colpos, wilds, elevated, inverted), with the reading of the column
     # (a 13 x 13 sort) made once per player and column version instead of per hand
-    if ps[p, P_READ_KEY] != g[G_COLVER] or ps[p, P_READ_ELEV] != ps[p, P_ELEV]:
-        lv_a, lv_b, order = reading_lift(colpos, inverted, ps[p, P_ELEV], g[G_ELEV_LIFT])
+    elev_key = ps[p, P_ELEV] | (ps[p, P_ELEV_LIFT] << 13)  # the mask and its lift
+    if ps[p, P_READ_KEY] != g[G_COLVER] or ps[p, P_READ_ELEV] != elev_key:
+        lv_a, lv_b, order = reading_lift(colpos, inverted, ps[p, P_ELEV], ps[p, P_ELEV_LIFT])
         ps[p, P_LV_A] = lv_a
         ps[p, P_LV_B] = lv_b
         ps[p, P_ORDER] = order
         ps[p, P_READ_KEY] = g[G_COLVER]
-        ps[p, P_READ_ELEV] = ps[p, P_ELEV]
+        ps[p, P_READ_ELEV] = elev_key
     score = score_row(buf.reshape(1, buf.shape[0]), 0, ps[p, P_WILDS], ps[p, P_LV_A],
                       ps[p, P_LV_B], ps[p, P_ORDER])
     cat = category_of_level(score, ps[p, P_LV_A], ps[p, P_LV_B])

@@ -24,6 +24,9 @@ from nop_sim.kernels.policy import (
 )
 from nop_sim.kernels.rng import below
 from nop_sim.kernels.state import (
+    CFG_DAMOUNT,
+    CFG_DTYPE,
+    CFG_SETTINGS,
     G_BANK_IN,
     G_DART,
     G_DDISC_N,
@@ -31,11 +34,24 @@ from nop_sim.kernels.state import (
     G_DTOP,
     G_HAND,
     G_N,
+    OUT_COUNTS,
+    OUT_DIS,
+    OUT_DRAFTED,
+    OUT_EVENTS,
     P_ALIVE,
     P_ARG0,
     P_CHIPS,
     P_GOT0,
     P_PERS0,
+    ST_COL,
+    ST_COLPOS,
+    ST_COMM,
+    ST_DDECK,
+    ST_DDISC,
+    ST_G,
+    ST_PS,
+    ST_REVEAL,
+    ST_TMP,
     TMP_OWNERS,
     TMP_SLOTS,
     TMP_TAKEN,
@@ -82,18 +98,18 @@ WHY_INSTANT = 6
 def discard_disruptor(st, out, card, owner, why, arg, slot):
     """Put ``card`` on the Disruptor discard pile (``arg``: an Elevator's category, else -1;
     ``slot``: the Personal or Community slot it leaves, -1 for a revealed card)."""
-    g, ddisc = st[0], st[10]
+    g, ddisc = st[ST_G], st[ST_DDISC]
     ddisc[g[G_DDISC_N]] = card
     g[G_DDISC_N] += 1
     if why != WHY_INSTANT:
-        out[3][DS_DISCARDED, card] += 1
-    log_event(out[6], g, EV_DISRUPTOR_DISCARD, owner, card, why, arg, slot, -1, -1, -1, -1, -1,
+        out[OUT_DIS][DS_DISCARDED, card] += 1
+    log_event(out[OUT_EVENTS], g, EV_DISRUPTOR_DISCARD, owner, card, why, arg, slot, -1, -1, -1, -1, -1,
               -1)
 
 
 @jit(_nrt=False)
 def _reveal_one(st, out, rng):
-    g, ddeck, ddisc = st[0], st[9], st[10]
+    g, ddeck, ddisc = st[ST_G], st[ST_DDECK], st[ST_DDISC]
     if g[G_DTOP] >= g[G_DN]:
         nd = g[G_DDISC_N]
         if nd == 0:
@@ -103,8 +119,8 @@ def _reveal_one(st, out, rng):
         g[G_DTOP] = 0
         g[G_DN] = nd
         g[G_DDISC_N] = 0
-        out[0][C_DISRUPTOR_RESHUFFLES] += 1
-        log_event(out[6], g, EV_RESHUFFLE, -1, 1, nd, -1, -1, -1, -1, -1, -1, -1, -1)
+        out[OUT_COUNTS][C_DISRUPTOR_RESHUFFLES] += 1
+        log_event(out[OUT_EVENTS], g, EV_RESHUFFLE, -1, 1, nd, -1, -1, -1, -1, -1, -1, -1, -1)
     top = g[G_DTOP]
     r = top + below(rng, g[G_DN] - top)
     c = ddeck[r]
@@ -116,9 +132,9 @@ def _reveal_one(st, out, rng):
 
 @jit(_nrt=False)
 def _apply_instant(st, cfg, out, rng, p, card):
-    g, ps, col, colpos = st[0], st[1], st[2], st[3]
-    settings, damount = cfg[0], cfg[2]
-    ev = out[6]
+    g, ps, col, colpos = st[ST_G], st[ST_PS], st[ST_COL], st[ST_COLPOS]
+    settings, damount = cfg[CFG_SETTINGS], cfg[CFG_DAMOUNT]
+    ev = out[OUT_EVENTS]
     amount = damount[card]
     a1 = -1
     a2 = -1
@@ -163,9 +179,9 @@ def _apply_instant(st, cfg, out, rng, p, card):
         a2 = col[j]
         swap_positions(g, col, colpos, i, j)
     elif card == D_PURGE:
-        comm = st[11]
-        owners = st[16][TMP_OWNERS:TMP_OWNERS + 18]
-        slots = st[16][TMP_SLOTS:TMP_SLOTS + 18]
+        comm = st[ST_COMM]
+        owners = st[ST_TMP][TMP_OWNERS:TMP_OWNERS + 18]
+        slots = st[ST_TMP][TMP_SLOTS:TMP_SLOTS + 18]
         k = 0
         for q in range(g[G_N]):
             if ps[q, P_ALIVE] != 0:
@@ -200,9 +216,9 @@ def _apply_instant(st, cfg, out, rng, p, card):
 @jit(_nrt=False)
 def take_card(st, cfg, out, rng, p, card):
     """``p`` takes ``card``: resolve an Instant, or put a Personal / Community card in play."""
-    ps, comm = st[1], st[11]
-    dtype = cfg[1]
-    dstat = out[3]
+    ps, comm = st[ST_PS], st[ST_COMM]
+    dtype = cfg[CFG_DTYPE]
+    dstat = out[OUT_DIS]
     dstat[DS_APPLIED, card] += 1
     kind = dtype[card]
     if kind == TYPE_INSTANT:
@@ -220,22 +236,22 @@ def take_card(st, cfg, out, rng, p, card):
             arg = choose_elevator_category(st, cfg, p, rng)
         ps[p, P_PERS0 + slot] = card
         ps[p, P_ARG0 + slot] = arg
-        ps[p, P_GOT0 + slot] = st[0][G_HAND]
-        log_event(out[6], st[0], EV_EFFECT, p, card, arg, slot, -1, -1, -1, -1, -1, -1, -1)
+        ps[p, P_GOT0 + slot] = st[ST_G][G_HAND]
+        log_event(out[OUT_EVENTS], st[ST_G], EV_EFFECT, p, card, arg, slot, -1, -1, -1, -1, -1, -1, -1)
         return
     slot = 0 if comm[0] < 0 else (1 if comm[1] < 0 else -1)
     if slot < 0:
         slot = choose_community_drop(st, cfg, p, rng)
         discard_disruptor(st, out, comm[slot], p, WHY_COMMUNITY_ROOM, -1, slot)
     comm[slot] = card
-    log_event(out[6], st[0], EV_EFFECT, p, card, -1, slot, -1, -1, -1, -1, -1, -1, -1)
+    log_event(out[OUT_EVENTS], st[ST_G], EV_EFFECT, p, card, -1, slot, -1, -1, -1, -1, -1, -1, -1)
 
 
 @jit(_nrt=False)
 def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
     """Reveal ``k_showdown + 1`` cards; ``pickers`` (in draft order) each take one."""
-    g, reveal = st[0], st[14]
-    dstat, odrafted, ev = out[3], out[5], out[6]
+    g, reveal = st[ST_G], st[ST_REVEAL]
+    dstat, odrafted, ev = out[OUT_DIS], out[OUT_DRAFTED], out[OUT_EVENTS]
     n_rev = 0
     for _ in range(k_showdown + 1):
         c = _reveal_one(st, out, rng)
@@ -251,7 +267,7 @@ def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
               reveal[3] if n_rev > 3 else -1, reveal[4] if n_rev > 4 else -1,
               reveal[5] if n_rev > 5 else -1, reveal[6] if n_rev > 6 else -1,
               reveal[7] if n_rev > 7 else -1, reveal[8] if n_rev > 8 else -1)
-    taken = st[16][TMP_TAKEN:TMP_TAKEN + n_rev]
+    taken = st[ST_TMP][TMP_TAKEN:TMP_TAKEN + n_rev]
     taken[:] = 0
     left = n_rev
     for j in range(n_pickers):
