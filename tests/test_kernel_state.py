@@ -72,3 +72,22 @@ def test_firewall_signatures_come_from_the_declaration():
         arrays = tuple(np.zeros((1,) * ndim, dtype) for _, dtype, ndim, _ in items)
         assert typeof(arrays) == tuple_type
     assert firewall.DRAFT_ARGS[:3] == (firewall.ST, firewall.CFG, firewall.OUT)
+
+
+def test_one_event_writer_per_kind_named_as_the_schema():
+    """kernels.eventlog has ``log_<kind>`` for every kind of nop_sim.events' schema, its
+    arguments named as the schema's fields (``from_`` for ``from``; a list field is an
+    array, with its length as ``n_cards`` / ``n_seats``)."""
+    from nop_sim.events import EVENT_SCHEMA
+    from nop_sim.kernels import eventlog
+
+    writers = {n for n in vars(eventlog) if n.startswith("log_")}
+    assert writers == {f"log_{name}" for name, _ in EVENT_SCHEMA.values()}
+    for name, fields in EVENT_SCHEMA.values():
+        fn = getattr(eventlog, f"log_{name}")
+        params = list(inspect.signature(getattr(fn, "py_func", fn)).parameters)
+        assert params[:2] == ["ev", "g"]
+        args = [p.rstrip("_") for p in params[2:] if p not in ("seat", "n_cards", "n_seats")]
+        # hand_end's row ends with dart and bank_net after the chips (events.to_records)
+        extra = ["dart", "bank_net"] if name == "hand_end" else []
+        assert args == [f.rstrip("*") for f in fields] + extra, name

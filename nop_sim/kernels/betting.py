@@ -11,10 +11,10 @@ from nop_sim.kernels.common import (
     can_act,
     count_can_act,
     count_live,
-    log_event,
     mark_allin,
     swap_positions,
 )
+from nop_sim.kernels.eventlog import log_action, log_hedge, log_promote
 from nop_sim.kernels.policy import choose_action, choose_hedge, choose_promotion, choose_size
 from nop_sim.kernels.state import (
     ACT_BET,
@@ -78,9 +78,6 @@ from nop_sim.types import (
     C_HEDGES,
     C_MANIPULATIONS,
     C_RAISES,
-    EV_ACTION,
-    EV_HEDGE,
-    EV_PROMOTE,
     K_HEDGES,
     K_MANIPULATIONS,
     PL_FEES,
@@ -182,7 +179,7 @@ def _hedge_turn(st, cfg, out, rng, p):
     if all_in:  # paying the last chip leaves the player all-in (R5)
         mark_allin(g, ps, p)
         counts[C_ALL_INS] += 1
-    log_event(ev, g, EV_HEDGE, p, h, cost, prev, 1 if all_in else 0, -1, -1, -1, -1, -1, -1)
+    log_hedge(ev, g, p, h, cost, prev, 1 if all_in else 0)
 
 
 @jit(_nrt=False, inline="always")
@@ -213,8 +210,7 @@ def _manipulate(st, cfg, out, rng, p, stake):
         catst[K_MANIPULATIONS, cat] += 1
         oplayer[p, PL_MANIPULATIONS] += 1
         oplayer[p, PL_FEES] += fee
-        log_event(ev, g, EV_PROMOTE, p, cat, fee, g[G_DART], settings[S_FEE_TO], above,
-                  -1, -1, -1, -1, -1)
+        log_promote(ev, g, p, cat, fee, g[G_DART], settings[S_FEE_TO], above)
         made += 1
     return made
 
@@ -310,8 +306,8 @@ def _take_turn(st, cfg, out, rng, p):
             counts[C_ALL_INS] += 1
     ps[p, P_ACTED] = 1
     ps[p, P_ACT_SEQ] = g[G_FULL_SEQ]
-    log_event(ev, g, EV_ACTION, p, act, put, ps[p, P_ROUND_BET], g[G_LEVEL], ps[p, P_ALLIN],
-              ps[p, P_CHIPS], -1, -1, -1, -1)
+    log_action(ev, g, p, act, put, ps[p, P_ROUND_BET], g[G_LEVEL], ps[p, P_ALLIN],
+               ps[p, P_CHIPS])
 
 
 @jit(_nrt=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.evaluate import category_of_level, reading_lift, score_row
+from nop_sim.kernels.eventlog import log_reshuffle
 from nop_sim.kernels.firewall import CATEGORY_ARGS, address, call_category
 from nop_sim.kernels.rng import below
 from nop_sim.kernels.state import (
@@ -12,13 +13,8 @@ from nop_sim.kernels.state import (
     G_CARDVER,
     G_COLVER,
     G_DISC_N,
-    G_EV_LOST,
     G_EVAL_FN,
-    G_EVN,
-    G_HAND,
     G_INVERTED,
-    G_LOG,
-    G_MATCH,
     G_N,
     G_STOCK_N,
     G_STOCK_TOP,
@@ -42,47 +38,10 @@ from nop_sim.kernels.state import (
 )
 from nop_sim.types import (
     C_STOCK_RESHUFFLES,
-    EV_RESHUFFLE,
     S_DECKS,
     STACK_ADD,
     STACK_MULTIPLY,
 )
-
-
-# -- events ------------------------------------------------------------------------
-@jit(_nrt=False)
-def log_event(ev, g, kind, seat, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
-    """Append one event row; inlined, so a match that is not logged pays one branch."""
-    if g[G_LOG] != 0:
-        _log_write(ev, g, kind, seat, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)
-
-
-@jit(_nrt=False)
-def _log_write(ev, g, kind, seat, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
-    i = g[G_EVN]
-    if i >= ev.shape[0]:
-        g[G_EV_LOST] += 1
-        return
-    ev[i, 0] = g[G_MATCH]
-    ev[i, 1] = g[G_HAND]
-    ev[i, 2] = kind
-    ev[i, 3] = seat
-    ev[i, 4] = a0
-    ev[i, 5] = a1
-    ev[i, 6] = a2
-    ev[i, 7] = a3
-    ev[i, 8] = a4
-    ev[i, 9] = a5
-    ev[i, 10] = a6
-    ev[i, 11] = a7
-    ev[i, 12] = a8
-    ev[i, 13] = a9
-    g[G_EVN] = i + 1
-
-
-@jit(_nrt=False)
-def log0(ev, g, kind, seat):
-    log_event(ev, g, kind, seat, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
 
 
 # -- Disruptor effects -------------------------------------------------------------
@@ -190,7 +149,7 @@ def _restock(g, stock, disc, counts, ev):
     g[G_STOCK_N] = nd
     g[G_DISC_N] = 0
     counts[C_STOCK_RESHUFFLES] += 1
-    log_event(ev, g, EV_RESHUFFLE, -1, 0, nd, -1, -1, -1, -1, -1, -1, -1, -1)
+    log_reshuffle(ev, g, 0, nd)
 
 
 @jit(_nrt=False)

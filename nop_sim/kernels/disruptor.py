@@ -10,7 +10,14 @@ pick; Personal and Community cards change the game from the next hand on
 from __future__ import annotations
 
 from nop_sim.kernels._jit import jit
-from nop_sim.kernels.common import log_event, restore_column, swap_positions
+from nop_sim.kernels.common import restore_column, swap_positions
+from nop_sim.kernels.eventlog import (
+    log_disruptor_discard,
+    log_effect,
+    log_pick,
+    log_reshuffle,
+    log_reveal,
+)
 from nop_sim.kernels.firewall import DRAFT_ARGS, address
 from nop_sim.kernels.policy import (
     choose_community_drop,
@@ -73,11 +80,6 @@ from nop_sim.types import (
     DS_PICKS,
     DS_PICKS_FIRST,
     DS_REVEALED,
-    EV_DISRUPTOR_DISCARD,
-    EV_EFFECT,
-    EV_PICK,
-    EV_RESHUFFLE,
-    EV_REVEAL,
     S_DART_CAP,
     S_DART_START,
     TYPE_INSTANT,
@@ -103,8 +105,7 @@ def discard_disruptor(st, out, card, owner, why, arg, slot):
     g[G_DDISC_N] += 1
     if why != WHY_INSTANT:
         out[OUT_DIS][DS_DISCARDED, card] += 1
-    log_event(out[OUT_EVENTS], g, EV_DISRUPTOR_DISCARD, owner, card, why, arg, slot, -1, -1, -1, -1, -1,
-              -1)
+    log_disruptor_discard(out[OUT_EVENTS], g, owner, card, why, arg, slot)
 
 
 @jit(_nrt=False)
@@ -120,7 +121,7 @@ def _reveal_one(st, out, rng):
         g[G_DN] = nd
         g[G_DDISC_N] = 0
         out[OUT_COUNTS][C_DISRUPTOR_RESHUFFLES] += 1
-        log_event(out[OUT_EVENTS], g, EV_RESHUFFLE, -1, 1, nd, -1, -1, -1, -1, -1, -1, -1, -1)
+        log_reshuffle(out[OUT_EVENTS], g, 1, nd)
     top = g[G_DTOP]
     r = top + below(rng, g[G_DN] - top)
     c = ddeck[r]
@@ -210,7 +211,7 @@ def _apply_instant(st, cfg, out, rng, p, card):
             a1 = target
             a2 = q
             discard_disruptor(st, out, target, q, WHY_PURGED, arg, slots[i])
-    log_event(ev, g, EV_EFFECT, p, card, a1, a2, g[G_DART], -1, -1, -1, -1, -1, -1)
+    log_effect(ev, g, p, card, a1, a2, g[G_DART])
 
 
 @jit(_nrt=False)
@@ -237,14 +238,14 @@ def take_card(st, cfg, out, rng, p, card):
         ps[p, P_PERS0 + slot] = card
         ps[p, P_ARG0 + slot] = arg
         ps[p, P_GOT0 + slot] = st[ST_G][G_HAND]
-        log_event(out[OUT_EVENTS], st[ST_G], EV_EFFECT, p, card, arg, slot, -1, -1, -1, -1, -1, -1, -1)
+        log_effect(out[OUT_EVENTS], st[ST_G], p, card, arg, slot, -1)
         return
     slot = 0 if comm[0] < 0 else (1 if comm[1] < 0 else -1)
     if slot < 0:
         slot = choose_community_drop(st, cfg, p, rng)
         discard_disruptor(st, out, comm[slot], p, WHY_COMMUNITY_ROOM, -1, slot)
     comm[slot] = card
-    log_event(out[OUT_EVENTS], st[ST_G], EV_EFFECT, p, card, -1, slot, -1, -1, -1, -1, -1, -1, -1)
+    log_effect(out[OUT_EVENTS], st[ST_G], p, card, -1, slot, -1)
 
 
 @jit(_nrt=False)
@@ -262,11 +263,7 @@ def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
         n_rev += 1
     if n_rev == 0:
         return
-    log_event(ev, g, EV_REVEAL, -1, n_rev,
-              reveal[0], reveal[1] if n_rev > 1 else -1, reveal[2] if n_rev > 2 else -1,
-              reveal[3] if n_rev > 3 else -1, reveal[4] if n_rev > 4 else -1,
-              reveal[5] if n_rev > 5 else -1, reveal[6] if n_rev > 6 else -1,
-              reveal[7] if n_rev > 7 else -1, reveal[8] if n_rev > 8 else -1)
+    log_reveal(ev, g, n_rev, reveal)
     taken = st[ST_TMP][TMP_TAKEN:TMP_TAKEN + n_rev]
     taken[:] = 0
     left = n_rev
@@ -282,7 +279,7 @@ def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
         if j == 0:
             dstat[DS_PICKS_FIRST, card] += 1
         odrafted[p, card] += 1
-        log_event(ev, g, EV_PICK, p, card, i, j, -1, -1, -1, -1, -1, -1, -1)
+        log_pick(ev, g, p, card, i, j)
         take_card(st, cfg, out, rng, p, card)
     for i in range(n_rev):
         if not taken[i]:

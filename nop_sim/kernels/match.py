@@ -36,8 +36,6 @@ from nop_sim.kernels.common import (
     count_live,
     deal_card,
     is_live,
-    log0,
-    log_event,
     mark_allin,
     next_alive,
     player_category,
@@ -47,6 +45,25 @@ from nop_sim.kernels.common import (
     stacked,
 )
 from nop_sim.kernels.disruptor import WHY_ELIMINATED, WHY_SAFETY_NET, discard_disruptor
+from nop_sim.kernels.eventlog import (
+    log_ante,
+    log_award,
+    log_board,
+    log_deal,
+    log_discard,
+    log_eliminated,
+    log_fold_win,
+    log_hand_end,
+    log_hand_start,
+    log_hedge_pay,
+    log_hole,
+    log_match_end,
+    log_match_start,
+    log_muck,
+    log_pot,
+    log_safety_net,
+    log_show,
+)
 from nop_sim.kernels.firewall import call_draft
 from nop_sim.kernels.policy import choose_keep, choose_muck
 from nop_sim.kernels.rng import below
@@ -201,23 +218,6 @@ from nop_sim.types import (
     D_WILD_DEUCES,
     DS_HANDS_IN_PLAY,
     DS_OWNER_WINS,
-    EV_ANTE,
-    EV_AWARD,
-    EV_BOARD,
-    EV_DEAL,
-    EV_DISCARD,
-    EV_DRAWN,
-    EV_ELIMINATED,
-    EV_FOLD_WIN,
-    EV_HAND_END,
-    EV_HAND_START,
-    EV_HEDGE_PAY,
-    EV_MATCH_END,
-    EV_MATCH_START,
-    EV_MUCK,
-    EV_POT,
-    EV_SAFETY,
-    EV_SHOW,
     K_HEDGE_HITS,
     K_SHOWDOWN_HANDS,
     K_WINS,
@@ -380,7 +380,7 @@ def _ante(st, cfg, out, order, n_order):
         ps[p, P_COMMITTED] += a
         if ps[p, P_CHIPS] == 0:
             mark_allin(g, ps, p)
-        log_event(out[OUT_EVENTS], g, EV_ANTE, p, a, ps[p, P_ALLIN], -1, -1, -1, -1, -1, -1, -1, -1)
+        log_ante(out[OUT_EVENTS], g, p, a, ps[p, P_ALLIN])
 
 
 @jit(_nrt=False)
@@ -394,8 +394,7 @@ def _deal(st, cfg, out, rng, order, n_order):
     if g[G_LOG]:
         for i in range(n_order):
             p = order[i]
-            log_event(out[OUT_EVENTS], g, EV_DEAL, p, hole[p, 0], hole[p, 1], hole[p, 2], hole[p, 3],
-                      hole[p, 4], -1, -1, -1, -1, -1)
+            log_deal(out[OUT_EVENTS], g, p, hole[p])
 
 
 @jit(_nrt=False)
@@ -415,8 +414,7 @@ def _draw(st, cfg, out, rng, order, n_order):
             if not (keep >> k) & 1:
                 gone[k] = hole[p, k]
                 n_gone += 1
-        log_event(ev, g, EV_DISCARD, p, n_gone, gone[0], gone[1], gone[2], gone[3], gone[4],
-                  -1, -1, -1, -1)
+        log_discard(ev, g, p, n_gone, gone)
         for k in range(5):
             if not (keep >> k) & 1:
                 hole[p, k] = deal_card(g, stock, disc, rng, counts, ev)
@@ -428,8 +426,7 @@ def _draw(st, cfg, out, rng, order, n_order):
         counts[C_DRAWN] += n_gone
         if n_gone > 0:
             ps[p, P_CAT_KEY] = -1  # only p's cards changed: the others' categories stand
-        log_event(ev, g, EV_DRAWN, p, hole[p, 0], hole[p, 1], hole[p, 2], hole[p, 3],
-                  hole[p, 4], -1, -1, -1, -1, -1)
+        log_hole(ev, g, p, hole[p])
 
 
 @jit(_nrt=False)
@@ -439,8 +436,7 @@ def _community(st, out, rng, n_cards):
         board[g[G_BOARD_N]] = deal_card(g, stock, disc, rng, out[OUT_COUNTS], out[OUT_EVENTS])
         g[G_BOARD_N] += 1
     g[G_CARDVER] += 1
-    log_event(out[OUT_EVENTS], g, EV_BOARD, -1, board[0], board[1] if g[G_BOARD_N] > 1 else -1,
-              board[2] if g[G_BOARD_N] > 2 else -1, -1, -1, -1, -1, -1, -1, -1)
+    log_board(out[OUT_EVENTS], g, board, g[G_BOARD_N])
 
 
 # -- showdown ----------------------------------------------------------------------------
@@ -475,8 +471,7 @@ def _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, porder, n_pots):
         catst[K_HEDGE_HITS, h] += 1
         oplayer[p, PL_HEDGES_WON] += 1
         oplayer[p, PL_HEDGE_CHIPS] += paid
-        log_event(ev, g, EV_HEDGE_PAY, p, paid, settings[S_HEDGE_FROM], h, due,
-                  -1, -1, -1, -1, -1, -1)
+        log_hedge_pay(ev, g, p, paid, settings[S_HEDGE_FROM], h, due)
 
 
 @jit(_nrt=False)
@@ -499,7 +494,7 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
                 and choose_muck(cfg, p, rng)):
             ps[p, P_MUCKED] = 1
             counts[C_MUCKS] += 1
-            log0(ev, g, EV_MUCK, p)
+            log_muck(ev, g, p)
             continue
         ps[p, P_SHOWN] = 1
         cat = player_category(g, ps, p, colpos, hole, board, buf)
@@ -507,7 +502,7 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
         catst[K_SHOWDOWN_HANDS, cat] += 1
         oplayer[p, PL_SHOWDOWNS] += 1
         elev = (ps[p, P_ELEV] >> cat) & 1
-        log_event(ev, g, EV_SHOW, p, sc, cat, elev, -1, -1, -1, -1, -1, -1, -1)
+        log_show(ev, g, p, sc, cat, elev)
         if sc > best:
             best = sc
             best_p = p
@@ -625,7 +620,7 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
                 winners |= 1 << p
         share = amt // n_win
         odd = amt - share * n_win
-        log_event(ev, g, EV_POT, -1, jj, amt, elig[j], winners, -1, -1, -1, -1, -1, -1)
+        log_pot(ev, g, jj, amt, elig[j], winners)
         for i in range(n_order):
             p = order[i]
             if (winners >> p) & 1:
@@ -633,7 +628,7 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
                 odd -= 1
                 ps[p, P_CHIPS] += won
                 oplayer[p, PL_POTS_WON] += 1
-                log_event(ev, g, EV_AWARD, p, won, jj, -1, -1, -1, -1, -1, -1, -1, -1)
+                log_award(ev, g, p, won, jj)
                 if jj == 0:
                     for s in range(2):
                         if ps[p, P_PERS0 + s] >= 0:
@@ -673,7 +668,7 @@ def _fold_win(st, cfg, out, order, n_order):
             counts[C_POT_SUM] += amt
             counts[C_POT_SQ] += amt * amt
             oplayer[p, PL_POTS_WON] += 1
-            log_event(out[OUT_EVENTS], g, EV_FOLD_WIN, p, amt, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+            log_fold_win(out[OUT_EVENTS], g, p, amt)
             return p
     return -1
 
@@ -697,7 +692,7 @@ def _eliminate(st, cfg, out, order, n_order):
                 ps[p, P_CHIPS] += amount
                 g[G_BANK_IN] += amount
                 oplayer[p, PL_SAFETY_SAVES] += 1
-                log_event(ev, g, EV_SAFETY, p, amount, s, -1, -1, -1, -1, -1, -1, -1, -1)
+                log_safety_net(ev, g, p, amount, s)
                 discard_disruptor(st, out, D_SAFETY_NET, p, WHY_SAFETY_NET, -1, s)
                 saved = True
                 break
@@ -715,7 +710,7 @@ def _eliminate(st, cfg, out, order, n_order):
                 discard_disruptor(st, out, c, p, WHY_ELIMINATED, ps[p, P_ARG0 + s], s)
         g[G_ALIVE] -= 1
         counts[C_ELIMINATIONS] += 1
-        log_event(ev, g, EV_ELIMINATED, p, g[G_HAND], -1, -1, -1, -1, -1, -1, -1, -1, -1)
+        log_eliminated(ev, g, p, g[G_HAND])
 
 
 @jit(_nrt=False)
@@ -822,9 +817,9 @@ def _play_hand(st, cfg, out, rng, check):
         timest[h, T_DART_SQ] += g[G_DART] * g[G_DART]
         timest[h, T_MATCHES] += 1
         timest[h, T_ALIVE] += g[G_ALIVE]
-    log_event(ev, g, EV_HAND_START, -1, g[G_BUTTON], g[G_DART], g[G_INVERTED], g[G_BETTING],
-              g[G_THIRD], settings[S_ANTE] * g[G_ANTE_MULT], g[G_FROZEN], g[G_CEILING],
-              g[G_INFLATION], g[G_HEDGE_MULT])
+    log_hand_start(ev, g, g[G_BUTTON], g[G_DART], g[G_INVERTED], g[G_BETTING], g[G_THIRD],
+                   settings[S_ANTE] * g[G_ANTE_MULT], g[G_FROZEN], g[G_CEILING],
+                   g[G_INFLATION], g[G_HEDGE_MULT])
     order = st[ST_TMP][TMP_ORDER:TMP_ORDER + MAX_PLAYERS]
     n_order = seat_order(g, ps, order)
     _ante(st, cfg, out, order, n_order)
@@ -853,11 +848,7 @@ def _play_hand(st, cfg, out, rng, check):
     _eliminate(st, cfg, out, order, n_order)
     if check:
         _check_invariants(st, cfg, out)
-    log_event(ev, g, EV_HAND_END, -1, ps[0, P_CHIPS], ps[1, P_CHIPS],
-              ps[2, P_CHIPS] if n > 2 else -1, ps[3, P_CHIPS] if n > 3 else -1,
-              ps[4, P_CHIPS] if n > 4 else -1, ps[5, P_CHIPS] if n > 5 else -1,
-              ps[6, P_CHIPS] if n > 6 else -1, ps[7, P_CHIPS] if n > 7 else -1,
-              g[G_DART], g[G_BANK_IN] - g[G_BANK_OUT])
+    log_hand_end(ev, g, ps[:, P_CHIPS], n, g[G_DART], g[G_BANK_IN] - g[G_BANK_OUT])
 
 
 @jit(_nrt=False)
@@ -957,8 +948,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     g[G_DDISC_N] = 0
     g[G_BUTTON] = below(rng, n)
     out_match_row[M_BUTTON_START] = g[G_BUTTON]
-    log_event(out[OUT_EVENTS], g, EV_MATCH_START, -1, n, chips, g[G_BUTTON], g[G_DART],
-              deck0.shape[0], -1, -1, -1, -1, -1)
+    log_match_start(out[OUT_EVENTS], g, n, chips, g[G_BUTTON], g[G_DART], deck0.shape[0])
     while g[G_ALIVE] > 1 and g[G_HAND] < settings[S_MAX_HANDS]:
         _play_hand(st, cfg, out, rng, check)
     winner, n_alive = _places(st, out_match_row, oplayer)
@@ -973,8 +963,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     counts[C_MATCHES] += 1
     if n_alive > 1:
         counts[C_UNRESOLVED] += 1
-    log_event(out[OUT_EVENTS], g, EV_MATCH_END, -1, winner, g[G_HAND], 1 if n_alive > 1 else 0,
-              -1, -1, -1, -1, -1, -1, -1)
+    log_match_end(out[OUT_EVENTS], g, winner, g[G_HAND], 1 if n_alive > 1 else 0)
 
 
 # -- drivers --------------------------------------------------------------------------------
