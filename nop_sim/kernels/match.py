@@ -477,8 +477,10 @@ def _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, porder, n_pots):
 @jit(_nrt=False)
 def _showdown(st, cfg, out, rng, order, n_order, pickers):
     """Show, muck, pay hedges, split the pots; returns how many may draft (``pickers``)."""
-    g, ps, colpos, hole, board, buf = st[ST_G], st[ST_PS], st[ST_COLPOS], st[ST_HOLE], st[ST_BOARD], st[ST_BUF]
-    counts, catst, dstat, oplayer, ev = out[OUT_COUNTS], out[OUT_CAT], out[OUT_DIS], out[OUT_PLAYER], out[OUT_EVENTS]
+    g, ps, colpos = st[ST_G], st[ST_PS], st[ST_COLPOS]
+    hole, board, buf = st[ST_HOLE], st[ST_BOARD], st[ST_BUF]
+    counts, catst, dstat = out[OUT_COUNTS], out[OUT_CAT], out[OUT_DIS]
+    oplayer, ev = out[OUT_PLAYER], out[OUT_EVENTS]
     n_live = 0
     best = np.int64(-1)
     best_p = -1
@@ -716,7 +718,8 @@ def _eliminate(st, cfg, out, order, n_order):
 @jit(_nrt=False)
 def _check_invariants(st, cfg, out):
     """Chips add up with bank flows; every card and Disruptor is somewhere exactly once."""
-    g, ps, hole, board, stock, disc = st[ST_G], st[ST_PS], st[ST_HOLE], st[ST_BOARD], st[ST_STOCK], st[ST_DISC]
+    g, ps, hole = st[ST_G], st[ST_PS], st[ST_HOLE]
+    board, stock, disc = st[ST_BOARD], st[ST_STOCK], st[ST_DISC]
     ddeck, ddisc, comm = st[ST_DDECK], st[ST_DDISC], st[ST_COMM]
     settings = cfg[CFG_SETTINGS]
     errors = 0
@@ -892,7 +895,8 @@ def _places(st, out_match_row, out_player_rows):
 @jit(_nrt=False, inline="always")  # one call site: no library level of its own
 def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     """Play one match from the first ante to one player left or ``max_hands``."""
-    g, ps, col, colpos, ddeck, comm = st[ST_G], st[ST_PS], st[ST_COL], st[ST_COLPOS], st[ST_DDECK], st[ST_COMM]
+    g, ps, col = st[ST_G], st[ST_PS], st[ST_COL]
+    colpos, ddeck, comm = st[ST_COLPOS], st[ST_DDECK], st[ST_COMM]
     settings = cfg[CFG_SETTINGS]
     counts, oplayer = out[OUT_COUNTS], out[OUT_PLAYER]
     n = settings[S_PLAYERS]

@@ -113,7 +113,8 @@ def is_random(cfg, p):
 @jit(_nrt=False)
 def single_strength(st, cfg, p):
     """(chance to beat ONE random hand with as many cards, own category, effective position)."""
-    g, ps, colpos, hole, board, buf = st[ST_G], st[ST_PS], st[ST_COLPOS], st[ST_HOLE], st[ST_BOARD], st[ST_BUF]
+    g, ps, colpos = st[ST_G], st[ST_PS], st[ST_COLPOS]
+    hole, board, buf = st[ST_HOLE], st[ST_BOARD], st[ST_BUF]
     dist, tail = st[ST_DIST], st[ST_TAIL]
     t = TAB_R5 + g[G_BOARD_N]
     ensure_table(st, cfg, t)

@@ -49,7 +49,8 @@ def ensure_table(st, cfg, t):
     """Make ``dist[t]`` / ``tail[t]`` current for the live column (lazily, per table)."""
     g, tmp = st[ST_G], st[ST_TMP]
     if tmp[TMP_TVER + t] != g[G_COLVER]:
-        _compute_table(g, st[ST_COLPOS], t, cfg[CFG_TAB_START], cfg[CFG_TAB_MASK], cfg[CFG_TAB_FREQ], st[ST_DIST], st[ST_TAIL], tmp)
+        _compute_table(g, st[ST_COLPOS], t, cfg[CFG_TAB_START], cfg[CFG_TAB_MASK],
+                       cfg[CFG_TAB_FREQ], st[ST_DIST], st[ST_TAIL], tmp)
 
 
 @jit(_nrt=False)
@@ -74,8 +75,8 @@ def _compute_table(g, colpos, t, tab_start, tab_mask, tab_freq, dist, tail, tmp)
 
 @jit(_nrt=False)
 def winner_positions(st, cfg, t, m):
-    """Offset ``o`` into ``st[ST_FTMP]`` such that ``st[ST_FTMP][o + k]`` is the chance that the best of
-    ``m`` (1..8) random hands of table ``t`` sits at effective position ``k``.
+    """Offset ``o`` into ``st[ST_FTMP]`` such that ``st[ST_FTMP][o + k]`` is the chance that
+    the best of ``m`` (1..8) random hands of table ``t`` sits at effective position ``k``.
 
     One row per ``m``, each cached until the column or ``t`` change: a fold changes ``m``
     for the players after it, and the rows of the other counts stay good.
