@@ -20,6 +20,19 @@ inlined by numba (``inline="always"``): 1.5 times the hands per second for
 about 10% more cold compile time. Inlining callees with several call sites
 as well bought little more speed for much more compile time.
 
+Why the dispatcher is not numba's documented one. The documented way to keep
+one specialisation per type is explicit signatures (numba-stats'
+``_util._jit``). Here it would mean a signature for each of about a hundred
+kernels, several of them polymorphic (``below``, the lookup helpers), and an
+eager compile of every kernel at import, the parallel driver included (30 s
+more on a cold start that today compiles it only when a call asks for
+threads). :class:`TypeDispatcher` overrides one private method instead
+(``get_call_template``) on dispatchers made by ``numba.njit``. Because that is
+an internal, pyproject.toml bounds numba to the range tested, and ``make
+test-numba-range`` runs tests/test_jit.py (which fails if the override stops
+taking effect) and a golden hash on the lowest and the highest numba of it.
+The compile firewall (kernels.firewall) is in the same position.
+
 Two more duties live here, next to ``cache=True``: numba's cache is guarded
 by one digest over every kernel source (:func:`_guard_cache`), and with
 ``NUMBA_DISABLE_JIT=1`` the decorators hand back the plain Python functions,
