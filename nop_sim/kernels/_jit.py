@@ -3,9 +3,10 @@
 Compile time is part of a user's wait, so the decorators also keep the number
 of compiled specialisations down. Numba compiles a jitted callee once per
 tuple of argument types *as the caller sees them*, and a constant argument
-is seen as its literal value: ``log_event(ev, g, EV_DEAL, ...)`` and
-``log_event(ev, g, EV_DRAW, ...)`` would be two compilations, each of which
-every caller up the chain then links, re-optimises and re-emits. The
+is seen as its literal value: ``_row(ev, g, EV_DEAL, seat)`` and
+``_row(ev, g, EV_DRAWN, seat)`` (kernels.eventlog) would be two compilations,
+each of which every caller up the chain then links, re-optimises and
+re-emits. The
 dispatcher below erases literal values before asking for a specialisation,
 so one compilation serves every constant of a type. (No kernel here relies
 on a literal argument; LLVM still propagates constants after inlining.)
