@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-slow bench lint clean-cache clean install ordered ordered-sweep
+.PHONY: run test test-slow test-numba-range bench lint clean-cache clean install ordered ordered-sweep
 
 # One install step for everything: the dev extra is a superset of the runtime.
 $(STAMP): pyproject.toml
@@ -23,6 +23,25 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
+
+# The lowest and the highest numba of pyproject.toml's range: kernels/_jit.py and
+# kernels/firewall.py lean on numba internals, so both ends must pass the JIT tests and
+# a golden hash. Each gets a throwaway venv and an empty numba cache (a cold compile).
+NUMBA_RANGE ?= 0.59.0 0.68.1
+NUMBA_RANGE_TESTS ?= tests/test_jit.py tests/test_kernel_state.py tests/test_stacking.py \
+	"tests/test_golden.py::test_play_matches_output_hash"
+
+test-numba-range:
+	@set -e; for v in $(NUMBA_RANGE); do \
+	  tmp=$$(mktemp -d); \
+	  echo "== numba $$v in $$tmp"; \
+	  $(PYTHON) -m venv $$tmp/venv; \
+	  $$tmp/venv/bin/python -m pip install -q --upgrade pip; \
+	  $$tmp/venv/bin/python -m pip install -q -e . pytest hypothesis "numba==$$v"; \
+	  NUMBA_CACHE_DIR=$$tmp/cache $$tmp/venv/bin/python -m pytest -q -p no:cacheprovider \
+	    $(NUMBA_RANGE_TESTS) || { rm -rf $$tmp; exit 1; }; \
+	  rm -rf $$tmp; \
+	done
 
 bench: $(STAMP)
 	$(BIN)/nop-sim bench evaluator

@@ -40,7 +40,10 @@ SHIPPED_MIXES = ("default", "none", "chaos")
 # How copies of one card in play (or held by one player) combine (SPEC 7, ruling R6):
 # multiply: amount ** copies; add: amount * copies; once: a second copy changes
 # nothing; each: every copy acts once on its own (safety_net, the instants).
-STACK_RULES = ("multiply", "add", "once", "each")
+STACK_RULES = T.STACK_NAMES
+# The cards whose copies act one by one; every other card's effect is one number
+# (or a flag) and stacks multiply, add or once.
+_COPY_BY_COPY = ("safety_net",)
 MAX_COPIES = 64
 
 
@@ -87,11 +90,13 @@ class DisruptorArrays:
     deck : int64 (n_cards,)   card ids of the mix, copies repeated, unshuffled
     type : int64 (25,)        TYPE_INSTANT / TYPE_PERSONAL / TYPE_COMMUNITY per id
     amount : int64 (25,)      the number of each card's effect
+    stack : int64 (25,)       how copies combine: STACK_MULTIPLY / _ADD / _ONCE / _EACH
     """
 
     deck: np.ndarray
     type: np.ndarray
     amount: np.ndarray
+    stack: np.ndarray
 
 
 def _unknown_id_message(card_id: object, ids: tuple[str, ...]) -> str:
@@ -126,6 +131,10 @@ def load_catalog() -> Catalog:
         if card.stack not in STACK_RULES:
             raise RuntimeError(f"disruptors.toml: {card.id} has stack {card.stack!r}; "
                                f"allowed: {', '.join(STACK_RULES)}")
+        if (card.stack == "each") != (card.type == "instant" or card.id in _COPY_BY_COPY):
+            raise RuntimeError(f"disruptors.toml: {card.id} cannot stack {card.stack!r}: "
+                               "instants and safety_net act copy by copy ('each'), the "
+                               "others multiply, add or act once")
         cards.append(card)
     if len(cards) != T.N_DISRUPTORS:
         raise RuntimeError(f"disruptors.toml lists {len(cards)} cards, expected {T.N_DISRUPTORS}")
@@ -234,4 +243,5 @@ def mix_arrays(mix: str | Mapping[str, int]) -> DisruptorArrays:
     kind = np.array([T.TYPE_NAMES.index(c.type) for c in catalog.cards], dtype=np.int64)
     amounts = resolve_amounts(mix)
     amount = np.array([amounts[c.id] for c in catalog.cards], dtype=np.int64)
-    return DisruptorArrays(deck=deck, type=kind, amount=amount)
+    stack = np.array([T.STACK_NAMES.index(c.stack) for c in catalog.cards], dtype=np.int64)
+    return DisruptorArrays(deck=deck, type=kind, amount=amount, stack=stack)

@@ -246,9 +246,9 @@ def _buffers(settings: Settings, table: np.ndarray, n_matches: int, chunk_size: 
     return dict(
         bounds=np.minimum(np.arange(n_chunks + 1, dtype=np.int64) * chunk_size, n_matches),
         rng_states=seed_states(seed, n_chunks), settings=arr, dtype=mix.type, damount=mix.amount,
-        dvalue=draft_values(), deck0=mix.deck, agents=table, tab_start=tab_start,
-        tab_mask=tab_mask, tab_freq=tab_freq, eval_fn=0, draft_fn=0, check=int(bool(check)),
-        log_mask=log_mask,
+        dstack=mix.stack, dvalue=draft_values(), deck0=mix.deck, agents=table,
+        tab_start=tab_start, tab_mask=tab_mask, tab_freq=tab_freq, eval_fn=0, draft_fn=0,
+        check=int(bool(check)), log_mask=log_mask,
         events=np.zeros((n_chunks, cap, T.EV_WIDTH), np.int64),
         ev_counts=np.zeros((n_chunks, 2), np.int64),
         out_match=np.zeros((n_matches, T.N_MATCH_FIELDS), np.int64),

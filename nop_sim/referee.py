@@ -48,7 +48,7 @@ from itertools import combinations, combinations_with_replacement
 from typing import Any
 
 from nop_sim import types as T
-from nop_sim.disruptors import load_catalog, mix_arrays
+from nop_sim.disruptors import mix_arrays
 from nop_sim.errors import RuleViolation
 from nop_sim.hand_reference import classify_ranks
 from nop_sim.rules import Settings
@@ -248,7 +248,7 @@ class _Referee:
         self.deck0 = Counter(int(c) for c in mix.deck)
         self.kind = [T.TYPE_NAMES[int(t)] for t in mix.type]
         self.amount = [int(a) for a in mix.amount]
-        self.stack = [card.stack for card in load_catalog().cards]
+        self.stack = [T.STACK_NAMES[int(k)] for k in mix.stack]  # the engine's codes
         self.where = ""
         self.restock = None  # (old stock, new stock) between a restock and its draw
         self.d_reshuffle = None  # (old deck, new deck) between a reshuffle and its reveal

@@ -126,6 +126,14 @@ TYPE_PERSONAL = 1
 TYPE_COMMUNITY = 2
 TYPE_NAMES = ("instant", "personal", "community")
 
+# How copies of one card in play (or held by one player) combine: the catalog's
+# `stack` per card (SPEC 7, ruling R6), passed to the kernels as one code per id.
+STACK_MULTIPLY = 0   # amount ** copies
+STACK_ADD = 1        # amount * copies
+STACK_ONCE = 2       # amount, however many copies
+STACK_EACH = 3       # every copy acts on its own (instants, safety_net)
+STACK_NAMES = ("multiply", "add", "once", "each")
+
 # The one number of each card's effect (its `amount` in the catalog), e.g.
 # market_crash's 3, windfall's 5, broker's 2, price_ceiling's 10. Kernels read
 # `disruptor_amount[card_id]`; cards without a number carry 0.

@@ -41,8 +41,11 @@ def _state(hole_text: str, column: Column, agents="balanced"):
           np.zeros(85, np.int64), np.full(2, -1, np.int64),
           np.zeros((S.N_TABLES, 13)), np.zeros((S.N_TABLES, 14)),
           np.full(9, -1, np.int64), mix.deck, tmp, np.zeros(S.N_FTMP))
-    cfg = (arr, mix.type, mix.amount, draft_values(), agent_table(agents, 4),
-           *strength_tables())
+    tab_start, tab_mask, tab_freq = strength_tables()
+    items = dict(settings=arr, dtype=mix.type, damount=mix.amount, dstack=mix.stack,
+                 dvalue=draft_values(), agents=agent_table(agents, 4), tab_start=tab_start,
+                 tab_mask=tab_mask, tab_freq=tab_freq)
+    cfg = tuple(items[name] for name, *_ in S.CFG_ITEMS)  # in the declared order
     return st, cfg
 
 

@@ -87,3 +87,25 @@ def test_the_digest_covers_every_module_with_kernels():
     for path in PACKAGE.rglob("*.py"):
         if re.search(r"from nop_sim\.kernels\._jit import .*\b(jit|pjit|twin)\b", path.read_text()):
             assert path in sources, f"{path.relative_to(PACKAGE)} defines kernels outside the digest"
+
+
+def test_the_digest_covers_every_module_a_kernel_module_imports():
+    """Kernels freeze the constants they import: each package module that a module in the
+    digest imports (its globals) must be in the digest too, or an edit there goes unseen."""
+    import ast
+
+    from nop_sim.kernels._jit import kernel_sources
+
+    sources = set(kernel_sources())
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(
+                    "nop_sim"):
+                names = [node.module + "." + a.name for a in node.names] + [node.module]
+                for name in names:
+                    target = PACKAGE.parent.joinpath(*name.split("."))
+                    for candidate in (target.with_suffix(".py"), target / "__init__.py"):
+                        if candidate.is_file() and candidate.name != "__init__.py":
+                            assert candidate in sources, (
+                                f"{path.relative_to(PACKAGE)} imports "
+                                f"{candidate.relative_to(PACKAGE)}, which the digest misses")

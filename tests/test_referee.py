@@ -292,7 +292,7 @@ def test_a_drawn_card_must_be_in_the_stock(reshuffling_log):
 def test_referee_stacks_cards_as_the_catalog_says(monkeypatch):
     import dataclasses
 
-    import nop_sim.referee as referee
+    import nop_sim.disruptors as disruptors
     from nop_sim.disruptors import load_catalog
 
     r = _play({"disruptors": {"inflation": 8, "hedge_boom": 8}}, "random", n=6, max_hands=60)
@@ -308,11 +308,12 @@ def test_referee_stacks_cards_as_the_catalog_says(monkeypatch):
     with pytest.raises(RuleViolation, match="dart_step_mult"):
         check_log(bad, r.settings)
     # the referee reads the rule from the catalog: with inflation stacking "once",
-    # the same log breaks the rules
+    # the same log breaks the rules (tests/test_stacking.py: the engine follows too)
     catalog = load_catalog()
     once = tuple(dataclasses.replace(c, stack="once") if c.id == "inflation" else c
                  for c in catalog.cards)
-    monkeypatch.setattr(referee, "load_catalog", lambda: dataclasses.replace(catalog, cards=once))
+    monkeypatch.setattr(disruptors, "load_catalog",
+                        lambda: dataclasses.replace(catalog, cards=once))
     with pytest.raises(RuleViolation, match="dart_step_mult: logged 4, rules say 2"):
         check_log(records, r.settings)
 

@@ -3,9 +3,10 @@
 Compile time is part of a user's wait, so the decorators also keep the number
 of compiled specialisations down. Numba compiles a jitted callee once per
 tuple of argument types *as the caller sees them*, and a constant argument
-is seen as its literal value: ``log_event(ev, g, EV_DEAL, ...)`` and
-``log_event(ev, g, EV_DRAW, ...)`` would be two compilations, each of which
-every caller up the chain then links, re-optimises and re-emits. The
+is seen as its literal value: ``_row(ev, g, EV_DEAL, seat)`` and
+``_row(ev, g, EV_DRAWN, seat)`` (kernels.eventlog) would be two compilations,
+each of which every caller up the chain then links, re-optimises and
+re-emits. The
 dispatcher below erases literal values before asking for a specialisation,
 so one compilation serves every constant of a type. (No kernel here relies
 on a literal argument; LLVM still propagates constants after inlining.)
@@ -19,6 +20,19 @@ have one call site (``_take_turn`` down to ``choose_promotion``) are therefore
 inlined by numba (``inline="always"``): 1.5 times the hands per second for
 about 10% more cold compile time. Inlining callees with several call sites
 as well bought little more speed for much more compile time.
+
+Why the dispatcher is not numba's documented one. The documented way to keep
+one specialisation per type is explicit signatures (numba-stats'
+``_util._jit``). Here it would mean a signature for each of about a hundred
+kernels, several of them polymorphic (``below``, the lookup helpers), and an
+eager compile of every kernel at import, the parallel driver included (30 s
+more on a cold start that today compiles it only when a call asks for
+threads). :class:`TypeDispatcher` overrides one private method instead
+(``get_call_template``) on dispatchers made by ``numba.njit``. Because that is
+an internal, pyproject.toml bounds numba to the range tested, and ``make
+test-numba-range`` runs tests/test_jit.py (which fails if the override stops
+taking effect) and a golden hash on the lowest and the highest numba of it.
+The compile firewall (kernels.firewall) is in the same position.
 
 Two more duties live here, next to ``cache=True``: numba's cache is guarded
 by one digest over every kernel source (:func:`_guard_cache`), and with
@@ -69,7 +83,7 @@ def _typed(dispatcher):
 # each cache folder; when it differs, the folder's kernels are dropped before the
 # first kernel of that folder is even defined, so nothing stale can be loaded.
 _PACKAGE = Path(__file__).resolve().parent.parent
-KERNEL_SOURCES = ("types.py", "kernels/*.py", "ordered/kernels.py")
+KERNEL_SOURCES = ("types.py", "kernels/*.py", "ordered/kernels.py", "ordered/types.py")
 _STAMP = "nop_sim_kernels.stamp"
 _guarded: set[str] = set()
 

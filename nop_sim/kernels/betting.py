@@ -11,10 +11,10 @@ from nop_sim.kernels.common import (
     can_act,
     count_can_act,
     count_live,
-    log_event,
     mark_allin,
     swap_positions,
 )
+from nop_sim.kernels.eventlog import log_action, log_hedge, log_promote
 from nop_sim.kernels.policy import choose_action, choose_hedge, choose_promotion, choose_size
 from nop_sim.kernels.state import (
     ACT_BET,
@@ -22,6 +22,7 @@ from nop_sim.kernels.state import (
     ACT_CHECK,
     ACT_FOLD,
     ACT_RAISE,
+    CFG_SETTINGS,
     G_BANK_OUT,
     G_BETTING,
     G_BUTTON,
@@ -40,16 +41,25 @@ from nop_sim.kernels.state import (
     G_TICK,
     G_UNIT,
     MAX_DEAD_POTS,
+    OUT_CAT,
+    OUT_COUNTS,
+    OUT_EVENTS,
+    OUT_PLAYER,
     P_ACT_SEQ,
     P_ACTED,
     P_ALLIN,
-    P_BROKERS,
     P_CHIPS,
     P_COMMITTED,
+    P_FEE_OFF,
     P_FOLDED,
     P_HEDGE,
     P_INHAND,
     P_ROUND_BET,
+    ST_COL,
+    ST_COLPOS,
+    ST_G,
+    ST_PS,
+    ST_TMP,
     TMP_DPOT_AMT,
     TMP_DPOT_MASK,
     TMP_DPOT_TICK,
@@ -68,10 +78,6 @@ from nop_sim.types import (
     C_HEDGES,
     C_MANIPULATIONS,
     C_RAISES,
-    D_BROKER,
-    EV_ACTION,
-    EV_HEDGE,
-    EV_PROMOTE,
     K_HEDGES,
     K_MANIPULATIONS,
     PL_FEES,
@@ -133,12 +139,13 @@ def pay_dead(g, ps, tmp, amount):
 
 
 @jit(_nrt=False)
-def manipulation_fee(g, ps, p, damount):
-    """The fee ``p`` pays now: the dart, at most the price ceiling, less 2 per broker."""
+def manipulation_fee(g, ps, p):
+    """The fee ``p`` pays now: the dart, at most the price ceiling, less what ``p``'s
+    brokers take off (their amount, stacked as the catalog says: 2 per broker)."""
     f = g[G_DART]
     if g[G_CEILING] > 0 and f > g[G_CEILING]:
         f = g[G_CEILING]
-    f -= ps[p, P_BROKERS] * damount[D_BROKER]
+    f -= ps[p, P_FEE_OFF]
     return max(f, 0)
 
 
@@ -151,18 +158,18 @@ def promote(g, col, colpos, cat):
 
 @jit(_nrt=False, inline="always")
 def _hedge_turn(st, cfg, out, rng, p):
-    g, ps = st[0], st[1]
-    settings = cfg[0]
+    g, ps = st[ST_G], st[ST_PS]
+    settings = cfg[CFG_SETTINGS]
     cost = settings[S_HEDGE_COST]
     if ps[p, P_CHIPS] < cost:  # R5: exactly the cost will do
         return
     h = choose_hedge(st, cfg, p, rng, settings)
     if h < 0 or h == ps[p, P_HEDGE]:
         return
-    counts, catst, oplayer, ev = out[0], out[1], out[4], out[6]
+    counts, catst, oplayer, ev = out[OUT_COUNTS], out[OUT_CAT], out[OUT_PLAYER], out[OUT_EVENTS]
     prev = ps[p, P_HEDGE]
     ps[p, P_CHIPS] -= cost
-    pay_dead(g, ps, st[16], cost)
+    pay_dead(g, ps, st[ST_TMP], cost)
     ps[p, P_HEDGE] = h
     counts[C_HEDGES] += 1
     counts[C_HEDGE_COST] += cost
@@ -172,18 +179,18 @@ def _hedge_turn(st, cfg, out, rng, p):
     if all_in:  # paying the last chip leaves the player all-in (R5)
         mark_allin(g, ps, p)
         counts[C_ALL_INS] += 1
-    log_event(ev, g, EV_HEDGE, p, h, cost, prev, 1 if all_in else 0, -1, -1, -1, -1, -1, -1)
+    log_hedge(ev, g, p, h, cost, prev, 1 if all_in else 0)
 
 
 @jit(_nrt=False, inline="always")
 def _manipulate(st, cfg, out, rng, p, stake):
     """Promotions that go with a bet, call or raise; returns how many were made."""
-    g, ps, col, colpos = st[0], st[1], st[2], st[3]
-    settings, damount = cfg[0], cfg[2]
-    counts, catst, oplayer, ev = out[0], out[1], out[4], out[6]
+    g, ps, col, colpos = st[ST_G], st[ST_PS], st[ST_COL], st[ST_COLPOS]
+    settings = cfg[CFG_SETTINGS]
+    counts, catst, oplayer, ev = out[OUT_COUNTS], out[OUT_CAT], out[OUT_PLAYER], out[OUT_EVENTS]
     made = 0
     while made < settings[S_PROMOTIONS]:
-        fee = manipulation_fee(g, ps, p, damount)
+        fee = manipulation_fee(g, ps, p)
         if ps[p, P_CHIPS] - fee < 1:  # the fee is paid in full and the action still needs a chip
             break
         cat = choose_promotion(st, cfg, p, rng, fee, pot_total(g, ps) + stake)
@@ -195,7 +202,7 @@ def _manipulate(st, cfg, out, rng, p, stake):
             g[G_BANK_OUT] += fee
             counts[C_FEES_TO_BANK] += fee
         else:
-            pay_dead(g, ps, st[16], fee)
+            pay_dead(g, ps, st[ST_TMP], fee)
         promote(g, col, colpos, cat)
         g[G_DART] = min(g[G_DART] + settings[S_DART_STEP] * g[G_INFLATION], settings[S_DART_CAP])
         counts[C_MANIPULATIONS] += 1
@@ -203,17 +210,16 @@ def _manipulate(st, cfg, out, rng, p, stake):
         catst[K_MANIPULATIONS, cat] += 1
         oplayer[p, PL_MANIPULATIONS] += 1
         oplayer[p, PL_FEES] += fee
-        log_event(ev, g, EV_PROMOTE, p, cat, fee, g[G_DART], settings[S_FEE_TO], above,
-                  -1, -1, -1, -1, -1)
+        log_promote(ev, g, p, cat, fee, g[G_DART], settings[S_FEE_TO], above)
         made += 1
     return made
 
 
 @jit(_nrt=False, inline="always")
 def _take_turn(st, cfg, out, rng, p):
-    g, ps = st[0], st[1]
-    settings = cfg[0]
-    counts, ev = out[0], out[6]
+    g, ps = st[ST_G], st[ST_PS]
+    settings = cfg[CFG_SETTINGS]
+    counts, ev = out[OUT_COUNTS], out[OUT_EVENTS]
     n = g[G_N]
     _hedge_turn(st, cfg, out, rng, p)
     if ps[p, P_ALLIN] != 0:  # the hedge took the last chip: no action left to take
@@ -300,15 +306,15 @@ def _take_turn(st, cfg, out, rng, p):
             counts[C_ALL_INS] += 1
     ps[p, P_ACTED] = 1
     ps[p, P_ACT_SEQ] = g[G_FULL_SEQ]
-    log_event(ev, g, EV_ACTION, p, act, put, ps[p, P_ROUND_BET], g[G_LEVEL], ps[p, P_ALLIN],
-              ps[p, P_CHIPS], -1, -1, -1, -1)
+    log_action(ev, g, p, act, put, ps[p, P_ROUND_BET], g[G_LEVEL], ps[p, P_ALLIN],
+               ps[p, P_CHIPS])
 
 
 @jit(_nrt=False)
 def betting_round(st, cfg, out, rng, rnd):
     """Play Bet I, II or III (``rnd`` 0, 1, 2) until every player still able has matched."""
-    g, ps = st[0], st[1]
-    settings = cfg[0]
+    g, ps = st[ST_G], st[ST_PS]
+    settings = cfg[CFG_SETTINGS]
     n = g[G_N]
     for p in range(n):
         ps[p, P_ROUND_BET] = 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.evaluate import category_of_level, reading_lift, score_row
+from nop_sim.kernels.eventlog import log_reshuffle
 from nop_sim.kernels.firewall import CATEGORY_ARGS, address, call_category
 from nop_sim.kernels.rng import below
 from nop_sim.kernels.state import (
@@ -12,14 +13,8 @@ from nop_sim.kernels.state import (
     G_CARDVER,
     G_COLVER,
     G_DISC_N,
-    G_ELEV_LIFT,
-    G_EV_LOST,
     G_EVAL_FN,
-    G_EVN,
-    G_HAND,
     G_INVERTED,
-    G_LOG,
-    G_MATCH,
     G_N,
     G_STOCK_N,
     G_STOCK_TOP,
@@ -30,6 +25,7 @@ from nop_sim.kernels.state import (
     P_CAT,
     P_CAT_KEY,
     P_ELEV,
+    P_ELEV_LIFT,
     P_FOLDED,
     P_INHAND,
     P_LV_A,
@@ -42,45 +38,31 @@ from nop_sim.kernels.state import (
 )
 from nop_sim.types import (
     C_STOCK_RESHUFFLES,
-    EV_RESHUFFLE,
     S_DECKS,
+    STACK_ADD,
+    STACK_MULTIPLY,
 )
 
 
-# -- events ------------------------------------------------------------------------
+# -- Disruptor effects -------------------------------------------------------------
 @jit(_nrt=False)
-def log_event(ev, g, kind, seat, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
-    """Append one event row; inlined, so a match that is not logged pays one branch."""
-    if g[G_LOG] != 0:
-        _log_write(ev, g, kind, seat, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)
+def stacked(rule, amount, copies, none):
+    """The number of an effect with ``copies`` copies of its card in play (or held).
 
-
-@jit(_nrt=False)
-def _log_write(ev, g, kind, seat, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
-    i = g[G_EVN]
-    if i >= ev.shape[0]:
-        g[G_EV_LOST] += 1
-        return
-    ev[i, 0] = g[G_MATCH]
-    ev[i, 1] = g[G_HAND]
-    ev[i, 2] = kind
-    ev[i, 3] = seat
-    ev[i, 4] = a0
-    ev[i, 5] = a1
-    ev[i, 6] = a2
-    ev[i, 7] = a3
-    ev[i, 8] = a4
-    ev[i, 9] = a5
-    ev[i, 10] = a6
-    ev[i, 11] = a7
-    ev[i, 12] = a8
-    ev[i, 13] = a9
-    g[G_EVN] = i + 1
-
-
-@jit(_nrt=False)
-def log0(ev, g, kind, seat):
-    log_event(ev, g, kind, seat, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+    ``rule`` is the card's ``stack`` in the catalog (``types.STACK_*``, SPEC R6),
+    ``amount`` its number (R8), ``none`` the effect's number with no copy. A card
+    that acts copy by copy (``STACK_EACH``) is never asked for one number.
+    """
+    if copies == 0:
+        return none
+    if rule == STACK_MULTIPLY:
+        v = amount
+        for _ in range(1, copies):
+            v *= amount
+        return v
+    if rule == STACK_ADD:
+        return amount * copies
+    return amount  # STACK_ONCE
 
 
 # -- seats -------------------------------------------------------------------------
@@ -167,7 +149,7 @@ def _restock(g, stock, disc, counts, ev):
     g[G_STOCK_N] = nd
     g[G_DISC_N] = 0
     counts[C_STOCK_RESHUFFLES] += 1
-    log_event(ev, g, EV_RESHUFFLE, -1, 0, nd, -1, -1, -1, -1, -1, -1, -1, -1)
+    log_reshuffle(ev, g, 0, nd)
 
 
 @jit(_nrt=False)
@@ -208,13 +190,14 @@ def _player_category_compute(g, ps, p, colpos, hole, board, buf, key):
     inverted = g[G_INVERTED] != 0
     # score_hand(buf, colpos, wilds, elevated, inverted), with the reading of the column
     # (a 13 x 13 sort) made once per player and column version instead of per hand
-    if ps[p, P_READ_KEY] != g[G_COLVER] or ps[p, P_READ_ELEV] != ps[p, P_ELEV]:
-        lv_a, lv_b, order = reading_lift(colpos, inverted, ps[p, P_ELEV], g[G_ELEV_LIFT])
+    elev_key = ps[p, P_ELEV] | (ps[p, P_ELEV_LIFT] << 13)  # the mask and its lift
+    if ps[p, P_READ_KEY] != g[G_COLVER] or ps[p, P_READ_ELEV] != elev_key:
+        lv_a, lv_b, order = reading_lift(colpos, inverted, ps[p, P_ELEV], ps[p, P_ELEV_LIFT])
         ps[p, P_LV_A] = lv_a
         ps[p, P_LV_B] = lv_b
         ps[p, P_ORDER] = order
         ps[p, P_READ_KEY] = g[G_COLVER]
-        ps[p, P_READ_ELEV] = ps[p, P_ELEV]
+        ps[p, P_READ_ELEV] = elev_key
     score = score_row(buf.reshape(1, buf.shape[0]), 0, ps[p, P_WILDS], ps[p, P_LV_A],
                       ps[p, P_LV_B], ps[p, P_ORDER])
     cat = category_of_level(score, ps[p, P_LV_A], ps[p, P_LV_B])

@@ -10,7 +10,14 @@ pick; Personal and Community cards change the game from the next hand on
 from __future__ import annotations
 
 from nop_sim.kernels._jit import jit
-from nop_sim.kernels.common import log_event, restore_column, swap_positions
+from nop_sim.kernels.common import restore_column, swap_positions
+from nop_sim.kernels.eventlog import (
+    log_disruptor_discard,
+    log_effect,
+    log_pick,
+    log_reshuffle,
+    log_reveal,
+)
 from nop_sim.kernels.firewall import DRAFT_ARGS, address
 from nop_sim.kernels.policy import (
     choose_community_drop,
@@ -24,6 +31,9 @@ from nop_sim.kernels.policy import (
 )
 from nop_sim.kernels.rng import below
 from nop_sim.kernels.state import (
+    CFG_DAMOUNT,
+    CFG_DTYPE,
+    CFG_SETTINGS,
     G_BANK_IN,
     G_DART,
     G_DDISC_N,
@@ -31,11 +41,24 @@ from nop_sim.kernels.state import (
     G_DTOP,
     G_HAND,
     G_N,
+    OUT_COUNTS,
+    OUT_DIS,
+    OUT_DRAFTED,
+    OUT_EVENTS,
     P_ALIVE,
     P_ARG0,
     P_CHIPS,
     P_GOT0,
     P_PERS0,
+    ST_COL,
+    ST_COLPOS,
+    ST_COMM,
+    ST_DDECK,
+    ST_DDISC,
+    ST_G,
+    ST_PS,
+    ST_REVEAL,
+    ST_TMP,
     TMP_OWNERS,
     TMP_SLOTS,
     TMP_TAKEN,
@@ -57,11 +80,6 @@ from nop_sim.types import (
     DS_PICKS,
     DS_PICKS_FIRST,
     DS_REVEALED,
-    EV_DISRUPTOR_DISCARD,
-    EV_EFFECT,
-    EV_PICK,
-    EV_RESHUFFLE,
-    EV_REVEAL,
     S_DART_CAP,
     S_DART_START,
     TYPE_INSTANT,
@@ -82,18 +100,17 @@ WHY_INSTANT = 6
 def discard_disruptor(st, out, card, owner, why, arg, slot):
     """Put ``card`` on the Disruptor discard pile (``arg``: an Elevator's category, else -1;
     ``slot``: the Personal or Community slot it leaves, -1 for a revealed card)."""
-    g, ddisc = st[0], st[10]
+    g, ddisc = st[ST_G], st[ST_DDISC]
     ddisc[g[G_DDISC_N]] = card
     g[G_DDISC_N] += 1
     if why != WHY_INSTANT:
-        out[3][DS_DISCARDED, card] += 1
-    log_event(out[6], g, EV_DISRUPTOR_DISCARD, owner, card, why, arg, slot, -1, -1, -1, -1, -1,
-              -1)
+        out[OUT_DIS][DS_DISCARDED, card] += 1
+    log_disruptor_discard(out[OUT_EVENTS], g, owner, card, why, arg, slot)
 
 
 @jit(_nrt=False)
 def _reveal_one(st, out, rng):
-    g, ddeck, ddisc = st[0], st[9], st[10]
+    g, ddeck, ddisc = st[ST_G], st[ST_DDECK], st[ST_DDISC]
     if g[G_DTOP] >= g[G_DN]:
         nd = g[G_DDISC_N]
         if nd == 0:
@@ -103,8 +120,8 @@ def _reveal_one(st, out, rng):
         g[G_DTOP] = 0
         g[G_DN] = nd
         g[G_DDISC_N] = 0
-        out[0][C_DISRUPTOR_RESHUFFLES] += 1
-        log_event(out[6], g, EV_RESHUFFLE, -1, 1, nd, -1, -1, -1, -1, -1, -1, -1, -1)
+        out[OUT_COUNTS][C_DISRUPTOR_RESHUFFLES] += 1
+        log_reshuffle(out[OUT_EVENTS], g, 1, nd)
     top = g[G_DTOP]
     r = top + below(rng, g[G_DN] - top)
     c = ddeck[r]
@@ -116,9 +133,9 @@ def _reveal_one(st, out, rng):
 
 @jit(_nrt=False)
 def _apply_instant(st, cfg, out, rng, p, card):
-    g, ps, col, colpos = st[0], st[1], st[2], st[3]
-    settings, damount = cfg[0], cfg[2]
-    ev = out[6]
+    g, ps, col, colpos = st[ST_G], st[ST_PS], st[ST_COL], st[ST_COLPOS]
+    settings, damount = cfg[CFG_SETTINGS], cfg[CFG_DAMOUNT]
+    ev = out[OUT_EVENTS]
     amount = damount[card]
     a1 = -1
     a2 = -1
@@ -163,9 +180,9 @@ def _apply_instant(st, cfg, out, rng, p, card):
         a2 = col[j]
         swap_positions(g, col, colpos, i, j)
     elif card == D_PURGE:
-        comm = st[11]
-        owners = st[16][TMP_OWNERS:TMP_OWNERS + 18]
-        slots = st[16][TMP_SLOTS:TMP_SLOTS + 18]
+        comm = st[ST_COMM]
+        owners = st[ST_TMP][TMP_OWNERS:TMP_OWNERS + 18]
+        slots = st[ST_TMP][TMP_SLOTS:TMP_SLOTS + 18]
         k = 0
         for q in range(g[G_N]):
             if ps[q, P_ALIVE] != 0:
@@ -194,15 +211,15 @@ def _apply_instant(st, cfg, out, rng, p, card):
             a1 = target
             a2 = q
             discard_disruptor(st, out, target, q, WHY_PURGED, arg, slots[i])
-    log_event(ev, g, EV_EFFECT, p, card, a1, a2, g[G_DART], -1, -1, -1, -1, -1, -1)
+    log_effect(ev, g, p, card, a1, a2, g[G_DART])
 
 
 @jit(_nrt=False)
 def take_card(st, cfg, out, rng, p, card):
     """``p`` takes ``card``: resolve an Instant, or put a Personal / Community card in play."""
-    ps, comm = st[1], st[11]
-    dtype = cfg[1]
-    dstat = out[3]
+    ps, comm = st[ST_PS], st[ST_COMM]
+    dtype = cfg[CFG_DTYPE]
+    dstat = out[OUT_DIS]
     dstat[DS_APPLIED, card] += 1
     kind = dtype[card]
     if kind == TYPE_INSTANT:
@@ -220,22 +237,22 @@ def take_card(st, cfg, out, rng, p, card):
             arg = choose_elevator_category(st, cfg, p, rng)
         ps[p, P_PERS0 + slot] = card
         ps[p, P_ARG0 + slot] = arg
-        ps[p, P_GOT0 + slot] = st[0][G_HAND]
-        log_event(out[6], st[0], EV_EFFECT, p, card, arg, slot, -1, -1, -1, -1, -1, -1, -1)
+        ps[p, P_GOT0 + slot] = st[ST_G][G_HAND]
+        log_effect(out[OUT_EVENTS], st[ST_G], p, card, arg, slot, -1)
         return
     slot = 0 if comm[0] < 0 else (1 if comm[1] < 0 else -1)
     if slot < 0:
         slot = choose_community_drop(st, cfg, p, rng)
         discard_disruptor(st, out, comm[slot], p, WHY_COMMUNITY_ROOM, -1, slot)
     comm[slot] = card
-    log_event(out[6], st[0], EV_EFFECT, p, card, -1, slot, -1, -1, -1, -1, -1, -1, -1)
+    log_effect(out[OUT_EVENTS], st[ST_G], p, card, -1, slot, -1)
 
 
 @jit(_nrt=False)
 def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
     """Reveal ``k_showdown + 1`` cards; ``pickers`` (in draft order) each take one."""
-    g, reveal = st[0], st[14]
-    dstat, odrafted, ev = out[3], out[5], out[6]
+    g, reveal = st[ST_G], st[ST_REVEAL]
+    dstat, odrafted, ev = out[OUT_DIS], out[OUT_DRAFTED], out[OUT_EVENTS]
     n_rev = 0
     for _ in range(k_showdown + 1):
         c = _reveal_one(st, out, rng)
@@ -246,12 +263,8 @@ def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
         n_rev += 1
     if n_rev == 0:
         return
-    log_event(ev, g, EV_REVEAL, -1, n_rev,
-              reveal[0], reveal[1] if n_rev > 1 else -1, reveal[2] if n_rev > 2 else -1,
-              reveal[3] if n_rev > 3 else -1, reveal[4] if n_rev > 4 else -1,
-              reveal[5] if n_rev > 5 else -1, reveal[6] if n_rev > 6 else -1,
-              reveal[7] if n_rev > 7 else -1, reveal[8] if n_rev > 8 else -1)
-    taken = st[16][TMP_TAKEN:TMP_TAKEN + n_rev]
+    log_reveal(ev, g, n_rev, reveal)
+    taken = st[ST_TMP][TMP_TAKEN:TMP_TAKEN + n_rev]
     taken[:] = 0
     left = n_rev
     for j in range(n_pickers):
@@ -266,7 +279,7 @@ def draft(st, cfg, out, rng, pickers, n_pickers, k_showdown):
         if j == 0:
             dstat[DS_PICKS_FIRST, card] += 1
         odrafted[p, card] += 1
-        log_event(ev, g, EV_PICK, p, card, i, j, -1, -1, -1, -1, -1, -1, -1)
+        log_pick(ev, g, p, card, i, j)
         take_card(st, cfg, out, rng, p, card)
     for i in range(n_rev):
         if not taken[i]:

@@ -14,9 +14,18 @@ so cached callers stay valid in a new process. Two subtrees stand behind one:
 Neither links the match driver nor the driver them, so the runner compiles
 them in a worker process while the parent compiles the driver.
 
-The signatures are explicit: a caller whose arguments do not convert to them
-fails to compile, rather than calling with a different layout. The callees
-cannot raise (no bounds checks, numpy error model), so their status is unused.
+The signatures are explicit, and the state tuples' are derived from their one
+declaration in kernels.state: a caller whose arguments are not exactly these
+types fails to compile (:func:`_exactly`), rather than calling with another
+layout. The callees cannot raise today (no bounds checks, numpy error model),
+but their error status is checked all the same and propagated to the caller
+like any numba call's (an exception raised behind the firewall surfaces in
+Python), at the price of one predictable branch per call.
+
+These intrinsics use numba internals (``call_conv``, a dispatcher's compiled
+library): pyproject.toml bounds numba to the versions tested, and ``make
+test-numba-range`` runs the JIT tests and a golden hash on the lowest and the
+highest of them.
 
 Without the JIT (``NUMBA_DISABLE_JIT=1``) there are no addresses: an
 "address" is then a number standing for the Python function, and the calls
@@ -25,26 +34,27 @@ are plain calls, so the engine runs (slowly) in plain Python.
 
 from __future__ import annotations
 
-from numba.core import types
+from numba.core import cgutils, types
+from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
 from nop_sim.kernels._jit import JIT_ENABLED
+from nop_sim.kernels.state import CFG_ITEMS, OUT_ITEMS, ST_ITEMS
 
 
 def _c(dtype, ndim: int = 1) -> types.Array:
     return types.Array(dtype, ndim, "C")
 
 
-_I64, _I8, _F64, _U64 = types.int64, types.int8, types.float64, types.uint64
+def _tuple(items) -> types.Tuple:
+    """The numba type of a state tuple declared in kernels.state (name, dtype, ndim, what)."""
+    return types.Tuple(tuple(_c(getattr(types, dtype), ndim) for _, dtype, ndim, _ in items))
 
-# the match state tuples (kernels.match: st, cfg, out) as the driver builds them
-ST = types.Tuple((_c(_I64), _c(_I64, 2), _c(_I64), _c(_I8), _c(_I8, 2), _c(_I8), _c(_I8),
-                  _c(_I8), _c(_I8), _c(_I64), _c(_I64), _c(_I64), _c(_F64, 2), _c(_F64, 2),
-                  _c(_I64), _c(_I64), _c(_I64), _c(_F64)))
-CFG = types.Tuple((_c(_I64), _c(_I64), _c(_I64), _c(_F64), _c(_F64, 2), _c(_I64), _c(_I64),
-                   _c(_F64)))
-OUT = types.Tuple((_c(_I64), _c(_I64, 2), _c(_I64, 2), _c(_I64, 2), _c(_I64, 2), _c(_I64, 2),
-                   _c(_I64, 2)))
+
+_I64, _I8, _U64 = types.int64, types.int8, types.uint64
+
+# the match state tuples (kernels.match: st, cfg, out), from their one declaration
+ST, CFG, OUT = _tuple(ST_ITEMS), _tuple(CFG_ITEMS), _tuple(OUT_ITEMS)
 
 # _player_category_compute(g, ps, p, colpos, hole, board, buf, key) -> category
 CATEGORY_ARGS = (_c(_I64), _c(_I64, 2), _I64, _c(_I8), _c(_I8, 2), _c(_I8), _c(_I8), _I64)
@@ -52,11 +62,29 @@ CATEGORY_ARGS = (_c(_I64), _c(_I64, 2), _I64, _c(_I8), _c(_I8, 2), _c(_I8), _c(_
 DRAFT_ARGS = (ST, CFG, OUT, _c(_U64), _c(_I64), _I64, _I64)
 
 
+def _exactly(name: str, argtypes: tuple, given: tuple) -> None:
+    """Refuse a call whose arguments are not exactly the callee's signature.
+
+    Numba would otherwise convert what converts (an int8 array never, but a
+    literal int, or one state tuple item for another of the same type) and
+    the callee would read the wrong layout.
+    """
+    given = tuple(types.unliteral(t) for t in given)
+    if given != tuple(argtypes):
+        bad = [i for i, (a, b) in enumerate(zip(argtypes, given, strict=True)) if a != b]
+        raise TypingError(f"{name}: arguments {bad} differ from the firewall signature "
+                          f"(kernels.firewall; the state tuples are declared in kernels.state)")
+
+
 def _codegen(restype, argtypes):
     def codegen(context, builder, signature, args):
         fnty = context.call_conv.get_function_type(restype, argtypes)
         fn = builder.inttoptr(args[0], fnty.as_pointer())
-        _, res = context.call_conv.call_function(builder, fn, restype, argtypes, args[1:])
+        status, res = context.call_conv.call_function(builder, fn, restype, argtypes, args[1:])
+        # the callee's error status (an exception it raised) goes up to the caller, as
+        # numba's own calls between jitted functions do
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
         return res if restype != types.none else context.get_dummy_value()
     return codegen
 
@@ -64,12 +92,14 @@ def _codegen(restype, argtypes):
 @intrinsic
 def call_category(typingctx, addr, g, ps, p, colpos, hole, board, buf, key):
     """``_player_category_compute(...)`` at address ``addr``."""
+    _exactly("call_category", CATEGORY_ARGS, (g, ps, p, colpos, hole, board, buf, key))
     return types.int64(types.int64, *CATEGORY_ARGS), _codegen(types.int64, CATEGORY_ARGS)
 
 
 @intrinsic
 def call_draft(typingctx, addr, st, cfg, out, rng, pickers, n_pickers, k_showdown):
     """``draft(...)`` at address ``addr``."""
+    _exactly("call_draft", DRAFT_ARGS, (st, cfg, out, rng, pickers, n_pickers, k_showdown))
     return types.none(types.int64, *DRAFT_ARGS), _codegen(types.none, DRAFT_ARGS)
 
 

@@ -10,16 +10,19 @@ Array drivers:
   parallel driver's time (no parfor lowering, no gufunc), and the parallel
   driver is compiled only when a call asks for more than one thread.
 
-Inside, the state of one match travels as two tuples of arrays:
+Inside, the state of one match travels as three tuples of arrays, declared
+item by item in kernels.state (``ST_ITEMS``, ``CFG_ITEMS``, ``OUT_ITEMS``) and
+read by name (``st[ST_G]``, ``cfg[CFG_SETTINGS]``, ``out[OUT_EVENTS]``):
 
 ``st``  = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc,
-           comm, dist, tail, reveal, deck0, tmp)
-``cfg`` = (settings, disruptor_type, disruptor_amount, disruptor_value,
-           agents, tab_start, tab_mask, tab_freq)
-``out`` = (counts, cat_stats, time_stats, disruptor_stats, player_rows,
-           drafted_rows, events)
+           comm, dist, tail, reveal, deck0, tmp, ftmp)
+``cfg`` = (settings, dtype, damount, dstack, dvalue, agents, tab_start,
+           tab_mask, tab_freq)
+``out`` = (counts, cat, time, dis, player, drafted, events)
 
-(layouts: nop_sim.types for inputs and outputs, kernels.state for ``g``/``ps``).
+(tests/test_kernel_state.py checks this list and the tuples :func:`_play_chunk`
+builds against the declarations; layouts: nop_sim.types for inputs and
+outputs, kernels.state for ``g``/``ps`` and the scratch).
 """
 
 from __future__ import annotations
@@ -33,20 +36,41 @@ from nop_sim.kernels.common import (
     count_live,
     deal_card,
     is_live,
-    log0,
-    log_event,
     mark_allin,
     next_alive,
     player_category,
     player_score,
     reset_stock,
     seat_order,
+    stacked,
 )
 from nop_sim.kernels.disruptor import WHY_ELIMINATED, WHY_SAFETY_NET, discard_disruptor
+from nop_sim.kernels.eventlog import (
+    log_ante,
+    log_award,
+    log_board,
+    log_deal,
+    log_discard,
+    log_eliminated,
+    log_fold_win,
+    log_hand_end,
+    log_hand_start,
+    log_hedge_pay,
+    log_hole,
+    log_match_end,
+    log_match_start,
+    log_muck,
+    log_pot,
+    log_safety_net,
+    log_show,
+)
 from nop_sim.kernels.firewall import call_draft
 from nop_sim.kernels.policy import choose_keep, choose_muck
 from nop_sim.kernels.rng import below
 from nop_sim.kernels.state import (
+    CFG_DAMOUNT,
+    CFG_DSTACK,
+    CFG_SETTINGS,
     G_ALIVE,
     G_ANTE_MULT,
     G_BANK_IN,
@@ -65,7 +89,6 @@ from nop_sim.kernels.state import (
     G_DN,
     G_DRAFT_FN,
     G_DTOP,
-    G_ELEV_LIFT,
     G_ERRORS,
     G_EV_LOST,
     G_EVAL_FN,
@@ -90,33 +113,56 @@ from nop_sim.kernels.state import (
     N_P,
     N_TABLES,
     N_TMP,
+    OUT_CAT,
+    OUT_COUNTS,
+    OUT_DIS,
+    OUT_EVENTS,
+    OUT_PLAYER,
+    OUT_TIME,
     P_ALIVE,
     P_ALLIN,
     P_ALLIN_TICK,
     P_ARG0,
-    P_BROKERS,
+    P_ARG1,
     P_CAT_KEY,
     P_CHIPS,
     P_COMMITTED,
-    P_DEEP,
     P_ELEV,
+    P_ELEV_LIFT,
     P_ELIM_HAND,
     P_ELIM_KEY,
     P_EXEMPT,
+    P_FEE_OFF,
     P_FOLDED,
     P_GOT0,
     P_HEDGE,
     P_HFUND,
     P_INHAND,
     P_LAST_CAT,
+    P_MAX_DISCARD,
     P_MUCKED,
     P_PERS0,
+    P_PERS1,
     P_READ_KEY,
     P_ROUND_BET,
     P_SCORE,
     P_SHOWN,
     P_START_CHIPS,
     P_WILDS,
+    ST_BOARD,
+    ST_BUF,
+    ST_COL,
+    ST_COLPOS,
+    ST_COMM,
+    ST_DDECK,
+    ST_DDISC,
+    ST_DECK0,
+    ST_DISC,
+    ST_G,
+    ST_HOLE,
+    ST_PS,
+    ST_STOCK,
+    ST_TMP,
     TMP_DPOT_AMT,
     TMP_DPOT_MASK,
     TMP_DPOT_TICK,
@@ -172,23 +218,6 @@ from nop_sim.types import (
     D_WILD_DEUCES,
     DS_HANDS_IN_PLAY,
     DS_OWNER_WINS,
-    EV_ANTE,
-    EV_AWARD,
-    EV_BOARD,
-    EV_DEAL,
-    EV_DISCARD,
-    EV_DRAWN,
-    EV_ELIMINATED,
-    EV_FOLD_WIN,
-    EV_HAND_END,
-    EV_HAND_START,
-    EV_HEDGE_PAY,
-    EV_MATCH_END,
-    EV_MATCH_START,
-    EV_MUCK,
-    EV_POT,
-    EV_SAFETY,
-    EV_SHOW,
     K_HEDGE_HITS,
     K_SHOWDOWN_HANDS,
     K_WINS,
@@ -242,9 +271,9 @@ N_CAT = 13
 @jit(_nrt=False)
 def _hand_flags(st, cfg, out):
     """Read the Disruptors in play into this hand's flags (effects start the hand after)."""
-    g, ps, comm = st[0], st[1], st[11]
-    settings, damount = cfg[0], cfg[2]
-    dstat = out[3]
+    g, ps, comm = st[ST_G], st[ST_PS], st[ST_COMM]
+    settings, damount, dstack = cfg[CFG_SETTINGS], cfg[CFG_DAMOUNT], cfg[CFG_DSTACK]
+    dstat = out[OUT_DIS]
     inverted = 0
     deuces = 0  # mask of the ranks wild for everyone (deuces_wild: bit amount - 2)
     third = 1
@@ -254,29 +283,33 @@ def _hand_flags(st, cfg, out):
     ceiling = 0
     ante_mult = 1
     hedge_mult = 1
+    # the numbers of the cards in play, their copies stacked as the catalog says (R6)
     for s in range(2):
         c = comm[s]
         if c < 0:
             continue
         dstat[DS_HANDS_IN_PLAY, c] += 1
+        if s == 1 and comm[0] == c:
+            continue  # both copies were counted at slot 0
+        k = 2 if s == 0 and comm[1] == c else 1
         if c == D_INVERSION:
             inverted = 1
         elif c == D_DEUCES_WILD:
             deuces |= 1 << (damount[c] - 2)
         elif c == D_THIRD_CARD:
-            third = damount[c]
+            third = stacked(dstack[c], damount[c], k, 1)
         elif c == D_FROZEN_MARKET:
             frozen = 1
         elif c == D_NO_LIMIT:
             betting = BET_NO_LIMIT
         elif c == D_INFLATION:
-            inflation *= damount[c]
+            inflation = stacked(dstack[c], damount[c], k, 1)
         elif c == D_PRICE_CEILING:
-            ceiling = damount[c] if ceiling == 0 else min(ceiling, damount[c])
+            ceiling = stacked(dstack[c], damount[c], k, 0)
         elif c == D_DOUBLE_ANTE:
-            ante_mult *= damount[c]
+            ante_mult = stacked(dstack[c], damount[c], k, 1)
         elif c == D_HEDGE_BOOM:
-            hedge_mult *= damount[c]
+            hedge_mult = stacked(dstack[c], damount[c], k, 1)
     if inverted != g[G_INVERTED]:
         g[G_COLVER] += 1
     g[G_INVERTED] = inverted
@@ -288,13 +321,13 @@ def _hand_flags(st, cfg, out):
     g[G_CEILING] = ceiling
     g[G_ANTE_MULT] = ante_mult
     g[G_HEDGE_MULT] = hedge_mult
-    g[G_ELEV_LIFT] = damount[D_ELEVATOR]
     any_wild = 1 if deuces else 0
     for p in range(g[G_N]):
         wild = deuces
         elev = 0
-        brokers = 0
-        deep = 0
+        lift = 0
+        fee_off = 0
+        max_discard = settings[S_MAX_DISCARD]
         exempt = 0
         hfund = 1
         if ps[p, P_ALIVE] != 0:
@@ -303,23 +336,33 @@ def _hand_flags(st, cfg, out):
                 if c < 0:
                     continue
                 dstat[DS_HANDS_IN_PLAY, c] += 1
+                if s == 1 and ps[p, P_PERS0] == c:
+                    if c != D_ELEVATOR or ps[p, P_ARG0] == ps[p, P_ARG1]:
+                        continue  # both copies were counted at slot 0
+                k = 2 if s == 0 and ps[p, P_PERS1] == c else 1
                 if c == D_WILD_DEUCES:
                     wild |= 1 << (damount[c] - 2)
                     any_wild = 1
                 elif c == D_ELEVATOR:
+                    # copies stack per named category; two Elevators naming two
+                    # categories lift each by one copy's amount
+                    if k == 2 and ps[p, P_ARG0] != ps[p, P_ARG1]:
+                        k = 1
                     elev |= 1 << ps[p, P_ARG0 + s]
+                    lift = stacked(dstack[c], damount[c], k, 0)
                 elif c == D_BROKER:
-                    brokers += 1
+                    fee_off = stacked(dstack[c], damount[c], k, 0)
                 elif c == D_DEEP_DRAW:
-                    deep = 1
+                    max_discard = stacked(dstack[c], damount[c], k, max_discard)
                 elif c == D_ANTE_EXEMPT:
                     exempt = 1
                 elif c == D_HEDGE_FUND:
-                    hfund *= damount[c]
+                    hfund = stacked(dstack[c], damount[c], k, 1)
         ps[p, P_WILDS] = wild
         ps[p, P_ELEV] = elev
-        ps[p, P_BROKERS] = brokers
-        ps[p, P_DEEP] = deep
+        ps[p, P_ELEV_LIFT] = lift
+        ps[p, P_FEE_OFF] = fee_off
+        ps[p, P_MAX_DISCARD] = max_discard
         ps[p, P_EXEMPT] = exempt
         ps[p, P_HFUND] = hfund
     return any_wild
@@ -328,8 +371,8 @@ def _hand_flags(st, cfg, out):
 # -- phases ----------------------------------------------------------------------------
 @jit(_nrt=False)
 def _ante(st, cfg, out, order, n_order):
-    g, ps = st[0], st[1]
-    base = cfg[0][S_ANTE] * g[G_ANTE_MULT]
+    g, ps = st[ST_G], st[ST_PS]
+    base = cfg[CFG_SETTINGS][S_ANTE] * g[G_ANTE_MULT]
     for i in range(n_order):
         p = order[i]
         a = 0 if ps[p, P_EXEMPT] else min(base, ps[p, P_CHIPS])
@@ -337,45 +380,41 @@ def _ante(st, cfg, out, order, n_order):
         ps[p, P_COMMITTED] += a
         if ps[p, P_CHIPS] == 0:
             mark_allin(g, ps, p)
-        log_event(out[6], g, EV_ANTE, p, a, ps[p, P_ALLIN], -1, -1, -1, -1, -1, -1, -1, -1)
+        log_ante(out[OUT_EVENTS], g, p, a, ps[p, P_ALLIN])
 
 
 @jit(_nrt=False)
 def _deal(st, cfg, out, rng, order, n_order):
-    g, hole, stock, disc = st[0], st[4], st[7], st[8]
-    reset_stock(g, cfg[0], stock)
+    g, hole, stock, disc = st[ST_G], st[ST_HOLE], st[ST_STOCK], st[ST_DISC]
+    reset_stock(g, cfg[CFG_SETTINGS], stock)
     for k in range(5):
         for i in range(n_order):
-            hole[order[i], k] = deal_card(g, stock, disc, rng, out[0], out[6])
+            hole[order[i], k] = deal_card(g, stock, disc, rng, out[OUT_COUNTS], out[OUT_EVENTS])
     g[G_CARDVER] += 1
     if g[G_LOG]:
         for i in range(n_order):
             p = order[i]
-            log_event(out[6], g, EV_DEAL, p, hole[p, 0], hole[p, 1], hole[p, 2], hole[p, 3],
-                      hole[p, 4], -1, -1, -1, -1, -1)
+            log_deal(out[OUT_EVENTS], g, p, hole[p])
 
 
 @jit(_nrt=False)
 def _draw(st, cfg, out, rng, order, n_order):
-    g, ps, hole, stock, disc = st[0], st[1], st[4], st[7], st[8]
-    settings, damount = cfg[0], cfg[2]
-    counts, ev = out[0], out[6]
+    g, ps, hole, stock, disc = st[ST_G], st[ST_PS], st[ST_HOLE], st[ST_STOCK], st[ST_DISC]
+    counts, ev = out[OUT_COUNTS], out[OUT_EVENTS]
     for i in range(n_order):
         p = order[i]
         if not is_live(ps, p):
             continue
-        max_d = damount[D_DEEP_DRAW] if ps[p, P_DEEP] else settings[S_MAX_DISCARD]
-        max_d = min(max_d, 5)
+        max_d = min(ps[p, P_MAX_DISCARD], 5)
         keep = choose_keep(st, cfg, p, rng, max_d)
-        gone = st[16][TMP_GONE:TMP_GONE + 5]
+        gone = st[ST_TMP][TMP_GONE:TMP_GONE + 5]
         gone[:] = -1
         n_gone = 0
         for k in range(5):
             if not (keep >> k) & 1:
                 gone[k] = hole[p, k]
                 n_gone += 1
-        log_event(ev, g, EV_DISCARD, p, n_gone, gone[0], gone[1], gone[2], gone[3], gone[4],
-                  -1, -1, -1, -1)
+        log_discard(ev, g, p, n_gone, gone)
         for k in range(5):
             if not (keep >> k) & 1:
                 hole[p, k] = deal_card(g, stock, disc, rng, counts, ev)
@@ -387,19 +426,17 @@ def _draw(st, cfg, out, rng, order, n_order):
         counts[C_DRAWN] += n_gone
         if n_gone > 0:
             ps[p, P_CAT_KEY] = -1  # only p's cards changed: the others' categories stand
-        log_event(ev, g, EV_DRAWN, p, hole[p, 0], hole[p, 1], hole[p, 2], hole[p, 3],
-                  hole[p, 4], -1, -1, -1, -1, -1)
+        log_hole(ev, g, p, hole[p])
 
 
 @jit(_nrt=False)
 def _community(st, out, rng, n_cards):
-    g, board, stock, disc = st[0], st[5], st[7], st[8]
+    g, board, stock, disc = st[ST_G], st[ST_BOARD], st[ST_STOCK], st[ST_DISC]
     for _ in range(n_cards):
-        board[g[G_BOARD_N]] = deal_card(g, stock, disc, rng, out[0], out[6])
+        board[g[G_BOARD_N]] = deal_card(g, stock, disc, rng, out[OUT_COUNTS], out[OUT_EVENTS])
         g[G_BOARD_N] += 1
     g[G_CARDVER] += 1
-    log_event(out[6], g, EV_BOARD, -1, board[0], board[1] if g[G_BOARD_N] > 1 else -1,
-              board[2] if g[G_BOARD_N] > 2 else -1, -1, -1, -1, -1, -1, -1, -1)
+    log_board(out[OUT_EVENTS], g, board, g[G_BOARD_N])
 
 
 # -- showdown ----------------------------------------------------------------------------
@@ -407,9 +444,9 @@ def _community(st, out, rng, n_cards):
 def _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, porder, n_pots):
     """Hedge payouts before the pot is awarded (SPEC 6), in seat order left of the dealer;
     from the pot they come out of the main pot first, then the others as they formed (R1)."""
-    g, ps = st[0], st[1]
-    settings = cfg[0]
-    counts, catst, oplayer, ev = out[0], out[1], out[4], out[6]
+    g, ps = st[ST_G], st[ST_PS]
+    settings = cfg[CFG_SETTINGS]
+    counts, catst, oplayer, ev = out[OUT_COUNTS], out[OUT_CAT], out[OUT_PLAYER], out[OUT_EVENTS]
     for i in range(n_order):
         p = order[i]
         h = ps[p, P_HEDGE]
@@ -434,15 +471,16 @@ def _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, porder, n_pots):
         catst[K_HEDGE_HITS, h] += 1
         oplayer[p, PL_HEDGES_WON] += 1
         oplayer[p, PL_HEDGE_CHIPS] += paid
-        log_event(ev, g, EV_HEDGE_PAY, p, paid, settings[S_HEDGE_FROM], h, due,
-                  -1, -1, -1, -1, -1, -1)
+        log_hedge_pay(ev, g, p, paid, settings[S_HEDGE_FROM], h, due)
 
 
 @jit(_nrt=False)
 def _showdown(st, cfg, out, rng, order, n_order, pickers):
     """Show, muck, pay hedges, split the pots; returns how many may draft (``pickers``)."""
-    g, ps, colpos, hole, board, buf = st[0], st[1], st[3], st[4], st[5], st[6]
-    counts, catst, dstat, oplayer, ev = out[0], out[1], out[3], out[4], out[6]
+    g, ps, colpos = st[ST_G], st[ST_PS], st[ST_COLPOS]
+    hole, board, buf = st[ST_HOLE], st[ST_BOARD], st[ST_BUF]
+    counts, catst, dstat = out[OUT_COUNTS], out[OUT_CAT], out[OUT_DIS]
+    oplayer, ev = out[OUT_PLAYER], out[OUT_EVENTS]
     n_live = 0
     best = np.int64(-1)
     best_p = -1
@@ -458,7 +496,7 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
                 and choose_muck(cfg, p, rng)):
             ps[p, P_MUCKED] = 1
             counts[C_MUCKS] += 1
-            log0(ev, g, EV_MUCK, p)
+            log_muck(ev, g, p)
             continue
         ps[p, P_SHOWN] = 1
         cat = player_category(g, ps, p, colpos, hole, board, buf)
@@ -466,7 +504,7 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
         catst[K_SHOWDOWN_HANDS, cat] += 1
         oplayer[p, PL_SHOWDOWNS] += 1
         elev = (ps[p, P_ELEV] >> cat) & 1
-        log_event(ev, g, EV_SHOW, p, sc, cat, elev, -1, -1, -1, -1, -1, -1, -1)
+        log_show(ev, g, p, sc, cat, elev)
         if sc > best:
             best = sc
             best_p = p
@@ -488,7 +526,7 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
     else:
         catst[K_WINS, first_cat] += 1
     # pots: one layer per distinct commitment of a live player (SPEC 5, side pots)
-    tmp = st[16]
+    tmp = st[ST_TMP]
     levels = tmp[TMP_LEVELS:TMP_LEVELS + MAX_PLAYERS]
     n_lv = 0
     for p in range(g[G_N]):
@@ -584,7 +622,7 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
                 winners |= 1 << p
         share = amt // n_win
         odd = amt - share * n_win
-        log_event(ev, g, EV_POT, -1, jj, amt, elig[j], winners, -1, -1, -1, -1, -1, -1)
+        log_pot(ev, g, jj, amt, elig[j], winners)
         for i in range(n_order):
             p = order[i]
             if (winners >> p) & 1:
@@ -592,7 +630,7 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
                 odd -= 1
                 ps[p, P_CHIPS] += won
                 oplayer[p, PL_POTS_WON] += 1
-                log_event(ev, g, EV_AWARD, p, won, jj, -1, -1, -1, -1, -1, -1, -1, -1)
+                log_award(ev, g, p, won, jj)
                 if jj == 0:
                     for s in range(2):
                         if ps[p, P_PERS0 + s] >= 0:
@@ -621,8 +659,8 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
 
 @jit(_nrt=False)
 def _fold_win(st, cfg, out, order, n_order):
-    g, ps = st[0], st[1]
-    counts, oplayer = out[0], out[4]
+    g, ps = st[ST_G], st[ST_PS]
+    counts, oplayer = out[OUT_COUNTS], out[OUT_PLAYER]
     for i in range(n_order):
         p = order[i]
         if is_live(ps, p):
@@ -632,7 +670,7 @@ def _fold_win(st, cfg, out, order, n_order):
             counts[C_POT_SUM] += amt
             counts[C_POT_SQ] += amt * amt
             oplayer[p, PL_POTS_WON] += 1
-            log_event(out[6], g, EV_FOLD_WIN, p, amt, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+            log_fold_win(out[OUT_EVENTS], g, p, amt)
             return p
     return -1
 
@@ -640,9 +678,9 @@ def _fold_win(st, cfg, out, order, n_order):
 @jit(_nrt=False)
 def _eliminate(st, cfg, out, order, n_order):
     """After the hand and its draft: out with 0 chips, unless a safety_net saves (SPEC 3, 7)."""
-    g, ps = st[0], st[1]
-    damount = cfg[2]
-    counts, oplayer, ev = out[0], out[4], out[6]
+    g, ps = st[ST_G], st[ST_PS]
+    damount = cfg[CFG_DAMOUNT]
+    counts, oplayer, ev = out[OUT_COUNTS], out[OUT_PLAYER], out[OUT_EVENTS]
     for i in range(n_order):
         p = order[i]
         if ps[p, P_ALIVE] == 0 or ps[p, P_CHIPS] > 0:
@@ -656,7 +694,7 @@ def _eliminate(st, cfg, out, order, n_order):
                 ps[p, P_CHIPS] += amount
                 g[G_BANK_IN] += amount
                 oplayer[p, PL_SAFETY_SAVES] += 1
-                log_event(ev, g, EV_SAFETY, p, amount, s, -1, -1, -1, -1, -1, -1, -1, -1)
+                log_safety_net(ev, g, p, amount, s)
                 discard_disruptor(st, out, D_SAFETY_NET, p, WHY_SAFETY_NET, -1, s)
                 saved = True
                 break
@@ -674,15 +712,16 @@ def _eliminate(st, cfg, out, order, n_order):
                 discard_disruptor(st, out, c, p, WHY_ELIMINATED, ps[p, P_ARG0 + s], s)
         g[G_ALIVE] -= 1
         counts[C_ELIMINATIONS] += 1
-        log_event(ev, g, EV_ELIMINATED, p, g[G_HAND], -1, -1, -1, -1, -1, -1, -1, -1, -1)
+        log_eliminated(ev, g, p, g[G_HAND])
 
 
 @jit(_nrt=False)
 def _check_invariants(st, cfg, out):
     """Chips add up with bank flows; every card and Disruptor is somewhere exactly once."""
-    g, ps, hole, board, stock, disc = st[0], st[1], st[4], st[5], st[7], st[8]
-    ddeck, ddisc, comm = st[9], st[10], st[11]
-    settings = cfg[0]
+    g, ps, hole = st[ST_G], st[ST_PS], st[ST_HOLE]
+    board, stock, disc = st[ST_BOARD], st[ST_STOCK], st[ST_DISC]
+    ddeck, ddisc, comm = st[ST_DDECK], st[ST_DDISC], st[ST_COMM]
+    settings = cfg[CFG_SETTINGS]
     errors = 0
     total = 0
     for p in range(g[G_N]):
@@ -691,7 +730,7 @@ def _check_invariants(st, cfg, out):
             errors += 1
     if total != g[G_TOTAL0] + g[G_BANK_IN] - g[G_BANK_OUT]:
         errors += 1
-    seen = st[16][TMP_SEEN:TMP_SEEN + 52]
+    seen = st[ST_TMP][TMP_SEEN:TMP_SEEN + 52]
     seen[:] = 0
     for i in range(g[G_STOCK_TOP], g[G_STOCK_N]):
         seen[stock[i]] += 1
@@ -707,7 +746,7 @@ def _check_invariants(st, cfg, out):
         if seen[c] != settings[S_DECKS]:
             errors += 1
             break
-    dseen = st[16][TMP_DSEEN:TMP_DSEEN + N_DISRUPTORS]
+    dseen = st[ST_TMP][TMP_DSEEN:TMP_DSEEN + N_DISRUPTORS]
     dseen[:] = 0
     for i in range(g[G_DTOP], g[G_DN]):
         dseen[ddeck[i]] += 1
@@ -723,7 +762,7 @@ def _check_invariants(st, cfg, out):
     n_cards = 0
     for c in range(N_DISRUPTORS):
         n_cards += dseen[c]
-    deck0 = st[15]
+    deck0 = st[ST_DECK0]
     if n_cards != deck0.shape[0]:
         errors += 1
     else:
@@ -735,15 +774,15 @@ def _check_invariants(st, cfg, out):
                 break
     if errors:
         g[G_ERRORS] += 1
-        out[0][C_INVARIANT_ERRORS] += 1
+        out[OUT_COUNTS][C_INVARIANT_ERRORS] += 1
 
 
 # -- one hand, one match -----------------------------------------------------------------
 @jit(_nrt=False, inline="always")  # one call site: no library level of its own
 def _play_hand(st, cfg, out, rng, check):
-    g, ps, colpos = st[0], st[1], st[3]
-    settings = cfg[0]
-    counts, timest, ev = out[0], out[2], out[6]
+    g, ps, colpos = st[ST_G], st[ST_PS], st[ST_COLPOS]
+    settings = cfg[CFG_SETTINGS]
+    counts, timest, ev = out[OUT_COUNTS], out[OUT_TIME], out[OUT_EVENTS]
     n = g[G_N]
     g[G_HAND] += 1
     if g[G_HAND] > 1:
@@ -781,10 +820,10 @@ def _play_hand(st, cfg, out, rng, check):
         timest[h, T_DART_SQ] += g[G_DART] * g[G_DART]
         timest[h, T_MATCHES] += 1
         timest[h, T_ALIVE] += g[G_ALIVE]
-    log_event(ev, g, EV_HAND_START, -1, g[G_BUTTON], g[G_DART], g[G_INVERTED], g[G_BETTING],
-              g[G_THIRD], settings[S_ANTE] * g[G_ANTE_MULT], g[G_FROZEN], g[G_CEILING],
-              g[G_INFLATION], g[G_HEDGE_MULT])
-    order = st[16][TMP_ORDER:TMP_ORDER + MAX_PLAYERS]
+    log_hand_start(ev, g, g[G_BUTTON], g[G_DART], g[G_INVERTED], g[G_BETTING], g[G_THIRD],
+                   settings[S_ANTE] * g[G_ANTE_MULT], g[G_FROZEN], g[G_CEILING],
+                   g[G_INFLATION], g[G_HEDGE_MULT])
+    order = st[ST_TMP][TMP_ORDER:TMP_ORDER + MAX_PLAYERS]
     n_order = seat_order(g, ps, order)
     _ante(st, cfg, out, order, n_order)
     _deal(st, cfg, out, rng, order, n_order)
@@ -796,7 +835,7 @@ def _play_hand(st, cfg, out, rng, check):
         if count_live(ps, n) > 1:
             _community(st, out, rng, 1)
             betting_round(st, cfg, out, rng, 2)
-    pickers = st[16][TMP_PICKERS:TMP_PICKERS + MAX_PLAYERS]
+    pickers = st[ST_TMP][TMP_PICKERS:TMP_PICKERS + MAX_PLAYERS]
     if count_live(ps, n) > 1:
         n_pick, k = _showdown(st, cfg, out, rng, order, n_order, pickers)
         call_draft(g[G_DRAFT_FN], st, cfg, out, rng, pickers, n_pick, k)
@@ -812,18 +851,14 @@ def _play_hand(st, cfg, out, rng, check):
     _eliminate(st, cfg, out, order, n_order)
     if check:
         _check_invariants(st, cfg, out)
-    log_event(ev, g, EV_HAND_END, -1, ps[0, P_CHIPS], ps[1, P_CHIPS],
-              ps[2, P_CHIPS] if n > 2 else -1, ps[3, P_CHIPS] if n > 3 else -1,
-              ps[4, P_CHIPS] if n > 4 else -1, ps[5, P_CHIPS] if n > 5 else -1,
-              ps[6, P_CHIPS] if n > 6 else -1, ps[7, P_CHIPS] if n > 7 else -1,
-              g[G_DART], g[G_BANK_IN] - g[G_BANK_OUT])
+    log_hand_end(ev, g, ps[:, P_CHIPS], n, g[G_DART], g[G_BANK_IN] - g[G_BANK_OUT])
 
 
 @jit(_nrt=False)
 def _places(st, out_match_row, out_player_rows):
-    g, ps = st[0], st[1]
+    g, ps = st[ST_G], st[ST_PS]
     n = g[G_N]
-    order = st[16][TMP_PLACES:TMP_PLACES + MAX_PLAYERS]
+    order = st[ST_TMP][TMP_PLACES:TMP_PLACES + MAX_PLAYERS]
     k = 0
     for i in range(1, n + 1):  # still in: chips, then seat order left of the dealer
         p = (g[G_BUTTON] + i) % n
@@ -860,9 +895,10 @@ def _places(st, out_match_row, out_player_rows):
 @jit(_nrt=False, inline="always")  # one call site: no library level of its own
 def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     """Play one match from the first ante to one player left or ``max_hands``."""
-    g, ps, col, colpos, ddeck, comm = st[0], st[1], st[2], st[3], st[9], st[11]
-    settings = cfg[0]
-    counts, oplayer = out[0], out[4]
+    g, ps, col = st[ST_G], st[ST_PS], st[ST_COL]
+    colpos, ddeck, comm = st[ST_COLPOS], st[ST_DDECK], st[ST_COMM]
+    settings = cfg[CFG_SETTINGS]
+    counts, oplayer = out[OUT_COUNTS], out[OUT_PLAYER]
     n = settings[S_PLAYERS]
     chips = settings[S_CHIPS]
     evn = g[G_EVN]
@@ -884,7 +920,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     g[G_TOTAL0] = n * chips
     g[G_ALIVE] = n
     g[G_THIRD] = 1
-    tmp = st[16]
+    tmp = st[ST_TMP]
     for t in range(N_TABLES):
         tmp[TMP_TVER + t] = -1  # strength tables of the last match are stale
     for m in range(MAX_PLAYERS + 1):
@@ -908,7 +944,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
         colpos[c] = c
     comm[0] = -1
     comm[1] = -1
-    deck0 = st[15]
+    deck0 = st[ST_DECK0]
     for i in range(deck0.shape[0]):
         ddeck[i] = deck0[i]
     g[G_DTOP] = 0
@@ -916,8 +952,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     g[G_DDISC_N] = 0
     g[G_BUTTON] = below(rng, n)
     out_match_row[M_BUTTON_START] = g[G_BUTTON]
-    log_event(out[6], g, EV_MATCH_START, -1, n, chips, g[G_BUTTON], g[G_DART],
-              deck0.shape[0], -1, -1, -1, -1, -1)
+    log_match_start(out[OUT_EVENTS], g, n, chips, g[G_BUTTON], g[G_DART], deck0.shape[0])
     while g[G_ALIVE] > 1 and g[G_HAND] < settings[S_MAX_HANDS]:
         _play_hand(st, cfg, out, rng, check)
     winner, n_alive = _places(st, out_match_row, oplayer)
@@ -932,13 +967,12 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     counts[C_MATCHES] += 1
     if n_alive > 1:
         counts[C_UNRESOLVED] += 1
-    log_event(out[6], g, EV_MATCH_END, -1, winner, g[G_HAND], 1 if n_alive > 1 else 0,
-              -1, -1, -1, -1, -1, -1, -1)
+    log_match_end(out[OUT_EVENTS], g, winner, g[G_HAND], 1 if n_alive > 1 else 0)
 
 
 # -- drivers --------------------------------------------------------------------------------
 @jit(inline="always")  # one call site per driver: no library level of its own
-def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agents,
+def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, dvalue, deck0, agents,
                 tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
                 ev_count, out_match, out_player, out_drafted, out_column, counts, cat_stats,
                 time_stats, dis_stats):
@@ -964,7 +998,7 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agent
     ftmp = np.zeros(N_FTMP, np.float64)
     st = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc, comm, dist, tail,
           reveal, deck0, tmp, ftmp)
-    cfg = (settings, dtype, damount, dvalue, agents, tab_start, tab_mask, tab_freq)
+    cfg = (settings, dtype, damount, dstack, dvalue, agents, tab_start, tab_mask, tab_freq)
     for m in range(start, stop):
         g[G_MATCH] = m
         g[G_LOG] = log_mask[m]
@@ -975,20 +1009,20 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dvalue, deck0, agent
 
 
 @jit
-def play_chunks_serial(bounds, rng_states, settings, dtype, damount, dvalue, deck0, agents,
-                       tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask,
-                       events, ev_counts, out_match, out_player, out_drafted, out_column,
+def play_chunks_serial(bounds, rng_states, settings, dtype, damount, dstack, dvalue, deck0,
+                       agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
+                       log_mask, events, ev_counts, out_match, out_player, out_drafted, out_column,
                        out_counts, out_cat, out_time, out_dis):
     """:func:`play_chunks` on one thread, chunk after chunk (same arguments, same results)."""
     for c in range(bounds.shape[0] - 1):
-        _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dvalue,
-                    deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
+        _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dstack,
+                    dvalue, deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                     log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
                     out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c])
 
 
 @pjit
-def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, agents,
+def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, dvalue, deck0, agents,
                 tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
                 ev_counts, out_match, out_player, out_drafted, out_column, out_counts, out_cat,
                 out_time, out_dis):
@@ -996,7 +1030,9 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, age
 
     bounds : int64 (n_chunks + 1,) first match of each chunk
     rng_states : uint64 (n_chunks, 4), advanced in place
-    settings : int64 (N_SETTINGS,); dtype, damount : int64 (25,); dvalue : float64 (25,)
+    settings : int64 (N_SETTINGS,); dvalue : float64 (25,)
+    dtype, damount, dstack : int64 (25,) the Disruptors' types, amounts and stack rules
+    (nop_sim.disruptors.DisruptorArrays)
     deck0 : int64 (n_disruptor_cards,); agents : float64 (players, N_AGENT_PARAMS)
     tab_start, tab_mask, tab_freq : strength tables (kernels.strength)
     eval_fn, draft_fn : addresses of the evaluator and of the draft (kernels.firewall)
@@ -1011,7 +1047,7 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dvalue, deck0, age
     """
     n_chunks = bounds.shape[0] - 1
     for c in prange(n_chunks):
-        _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dvalue,
-                    deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
+        _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dstack,
+                    dvalue, deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                     log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
                     out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c])

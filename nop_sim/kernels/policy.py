@@ -18,8 +18,10 @@ from nop_sim.kernels._jit import jit
 from nop_sim.kernels.common import count_live, player_category
 from nop_sim.kernels.rng import below, uniform
 from nop_sim.kernels.state import (
+    CFG_AGENTS,
+    CFG_DTYPE,
+    CFG_DVALUE,
     G_BOARD_N,
-    G_ELEV_LIFT,
     G_HEDGE_MULT,
     G_INVERTED,
     G_N,
@@ -28,6 +30,7 @@ from nop_sim.kernels.state import (
     P_ARG0,
     P_ARG1,
     P_ELEV,
+    P_ELEV_LIFT,
     P_HEDGE,
     P_HFUND,
     P_LAST_CAT,
@@ -49,6 +52,18 @@ from nop_sim.kernels.state import (
     SH_STRAIGHT5,
     SH_TRIPS,
     SH_TWO_PAIR,
+    ST_BOARD,
+    ST_BUF,
+    ST_COL,
+    ST_COLPOS,
+    ST_COMM,
+    ST_DIST,
+    ST_FTMP,
+    ST_G,
+    ST_HOLE,
+    ST_PS,
+    ST_TAIL,
+    ST_TMP,
     TAB_R5,
     TAB_R7,
     TMP_OPTS,
@@ -91,33 +106,34 @@ N_CAT = 13
 
 @jit(_nrt=False)
 def is_random(cfg, p):
-    return cfg[4][p, A_RANDOM] >= 0.5
+    return cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5
 
 
 # -- judged strength -------------------------------------------------------------------
 @jit(_nrt=False)
 def single_strength(st, cfg, p):
     """(chance to beat ONE random hand with as many cards, own category, effective position)."""
-    g, ps, colpos, hole, board, buf = st[0], st[1], st[3], st[4], st[5], st[6]
-    dist, tail = st[12], st[13]
+    g, ps, colpos = st[ST_G], st[ST_PS], st[ST_COLPOS]
+    hole, board, buf = st[ST_HOLE], st[ST_BOARD], st[ST_BUF]
+    dist, tail = st[ST_DIST], st[ST_TAIL]
     t = TAB_R5 + g[G_BOARD_N]
     ensure_table(st, cfg, t)
     cat = player_category(g, ps, p, colpos, hole, board, buf)
     e = eff_position(colpos, g[G_INVERTED] != 0, cat)
     elev = (ps[p, P_ELEV] >> cat) & 1
     if elev:
-        e -= g[G_ELEV_LIFT]
+        e -= ps[p, P_ELEV_LIFT]
     return beat_one(dist, tail, t, e, elev != 0), cat, e
 
 
 @jit(_nrt=False)
 def strength(st, cfg, p, rng):
     """Judged chance to beat every live opponent, with the agent's noise."""
-    g, ps = st[0], st[1]
+    g, ps = st[ST_G], st[ST_PS]
     s1, cat, e = single_strength(st, cfg, p)
     n_opp = count_live(ps, g[G_N]) - 1
     s = s1 ** max(n_opp, 1)
-    noise = cfg[4][p, A_NOISE]
+    noise = cfg[CFG_AGENTS][p, A_NOISE]
     if noise > 0.0:
         s += noise * (uniform(rng) - 0.5)
     return s
@@ -127,10 +143,10 @@ def strength(st, cfg, p, rng):
 @jit(_nrt=False, inline="always")
 def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot):
     """One of ACT_* (0 fold, 1 check, 2 call, 3 bet, 4 raise) among the legal ones."""
-    agent = cfg[4][p]
+    agent = cfg[CFG_AGENTS][p]
     if agent[A_RANDOM] >= 0.5:
         # uniform over the legal action types
-        opts = st[16][TMP_OPTS:TMP_OPTS + 3]
+        opts = st[ST_TMP][TMP_OPTS:TMP_OPTS + 3]
         k = 0
         if can_check:
             opts[k] = 1
@@ -167,17 +183,17 @@ def choose_size(cfg, p, rng, lo, hi, pot):
     """Chips for a pot-limit / no-limit bet or raise, within [lo, hi]."""
     if hi <= lo:
         return hi
-    if cfg[4][p, A_RANDOM] >= 0.5:
+    if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
         return lo + below(rng, hi - lo + 1)
-    want = np.int64(cfg[4][p, A_BET_FRACTION] * pot + 0.5)
+    want = np.int64(cfg[CFG_AGENTS][p, A_BET_FRACTION] * pot + 0.5)
     return min(max(want, lo), hi)
 
 
 @jit(_nrt=False, inline="always")
 def choose_promotion(st, cfg, p, rng, fee, pot):
     """Category to promote with this action, or -1 (the caller checks the fee is payable)."""
-    g, ps, col, colpos = st[0], st[1], st[2], st[3]
-    agent = cfg[4][p]
+    g, ps, col, colpos = st[ST_G], st[ST_PS], st[ST_COL], st[ST_COLPOS]
+    agent = cfg[CFG_AGENTS][p]
     if agent[A_RANDOM] >= 0.5:
         if uniform(rng) < 0.5:
             return col[1 + below(rng, N_CAT - 1)]
@@ -199,7 +215,7 @@ def choose_promotion(st, cfg, p, rng, fee, pot):
         target = col[pos + 1]
     if e <= 0:
         return -1
-    dist = st[12]
+    dist = st[ST_DIST]
     t = TAB_R5 + g[G_BOARD_N]
     gain = 0.5 * (dist[t, e - 1] + dist[t, e])
     n_opp = max(count_live(ps, g[G_N]) - 1, 1)
@@ -213,8 +229,8 @@ def choose_promotion(st, cfg, p, rng, fee, pot):
 @jit(_nrt=False, inline="always")
 def choose_hedge(st, cfg, p, rng, settings):
     """Category to put the Hedging Token on now (place or move), or -1."""
-    g, ps = st[0], st[1]
-    agent = cfg[4][p]
+    g, ps = st[ST_G], st[ST_PS]
+    agent = cfg[CFG_AGENTS][p]
     current = ps[p, P_HEDGE]
     if agent[A_RANDOM] >= 0.5:
         if uniform(rng) < 0.5:
@@ -226,7 +242,7 @@ def choose_hedge(st, cfg, p, rng, settings):
     w = agent[A_HEDGE]
     if w <= 0.0:
         return -1
-    colpos = st[3]
+    colpos = st[ST_COLPOS]
     s = strength(st, cfg, p, rng)
     s = min(max(s, 0.0), 1.0)
     s1, cat, e = single_strength(st, cfg, p)
@@ -235,7 +251,7 @@ def choose_hedge(st, cfg, p, rng, settings):
     n_opp = max(count_live(ps, g[G_N]) - 1, 1)
     payout = settings[S_HEDGE_PAYOUT] * g[G_HEDGE_MULT] * ps[p, P_HFUND]
     o = winner_positions(st, cfg, t_final, n_opp)
-    win = st[17]
+    win = st[ST_FTMP]
     best_c = -1
     best_v = -1.0
     cur_v = 0.0
@@ -282,8 +298,8 @@ def _fill_keep(keep, ranks, max_discard):
 @jit(_nrt=False)
 def choose_keep(st, cfg, p, rng, max_discard):
     """Bit mask of the hole cards ``p`` keeps in the Draw (bit i = hole card i)."""
-    ps, hole = st[1], st[4]
-    agent = cfg[4][p]
+    ps, hole = st[ST_PS], st[ST_HOLE]
+    agent = cfg[CFG_AGENTS][p]
     if max_discard <= 0:
         return 31
     if agent[A_RANDOM] >= 0.5:
@@ -293,7 +309,7 @@ def choose_keep(st, cfg, p, rng, max_discard):
             keep &= ~(1 << below(rng, 5))
         return keep
     wilds = ps[p, P_WILDS]
-    tmp = st[16]
+    tmp = st[ST_TMP]
     ranks = tmp[TMP_RANKS:TMP_RANKS + 5]
     suits = tmp[TMP_SUITS:TMP_SUITS + 5]
     wild_keep = 0
@@ -310,7 +326,7 @@ def choose_keep(st, cfg, p, rng, max_discard):
         else:
             rcount[ranks[i]] += 1
             scount[suits[i]] += 1
-    dist, tail = st[12], st[13]
+    dist, tail = st[ST_DIST], st[ST_TAIL]
     s1, cat, e = single_strength(st, cfg, p)
     # 1. classic plan: keep rank groups, else the high cards
     keep = wild_keep
@@ -445,15 +461,15 @@ def choose_keep(st, cfg, p, rng, max_discard):
 @jit(_nrt=False)
 def choose_muck(cfg, p, rng):
     """Muck a hand that cannot win? (asked only when mucking is allowed)."""
-    return uniform(rng) < cfg[4][p, A_MUCK]
+    return uniform(rng) < cfg[CFG_AGENTS][p, A_MUCK]
 
 
 # -- Disruptors ----------------------------------------------------------------------------
 @jit(_nrt=False)
 def card_value(st, cfg, p, card):
     """How much ``p`` wants a Disruptor card (drafting, discarding to make room)."""
-    g, ps = st[0], st[1]
-    dtype, dvalue, agent = cfg[1], cfg[3], cfg[4][p]
+    g, ps = st[ST_G], st[ST_PS]
+    dtype, dvalue, agent = cfg[CFG_DTYPE], cfg[CFG_DVALUE], cfg[CFG_AGENTS][p]
     v = dvalue[card]
     if card == D_BROKER:
         v += 2.0 * agent[A_MANIPULATE]
@@ -473,7 +489,7 @@ def choose_pick(st, cfg, p, rng, reveal, n_reveal, taken):
     for i in range(n_reveal):
         if not taken[i]:
             n_left += 1
-    if cfg[4][p, A_RANDOM] >= 0.5 or uniform(rng) >= cfg[4][p, A_DRAFT_SKILL]:
+    if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5 or uniform(rng) >= cfg[CFG_AGENTS][p, A_DRAFT_SKILL]:
         j = below(rng, n_left)
         for i in range(n_reveal):
             if not taken[i]:
@@ -494,8 +510,8 @@ def choose_pick(st, cfg, p, rng, reveal, n_reveal, taken):
 @jit(_nrt=False)
 def choose_personal_drop(st, cfg, p, rng):
     """Which of its two Personal cards ``p`` discards (0 or 1) to take a third."""
-    ps = st[1]
-    if cfg[4][p, A_RANDOM] >= 0.5:
+    ps = st[ST_PS]
+    if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
         return below(rng, 2)
     v0 = card_value(st, cfg, p, ps[p, P_PERS0])
     v1 = card_value(st, cfg, p, ps[p, P_PERS1])
@@ -505,8 +521,8 @@ def choose_personal_drop(st, cfg, p, rng):
 @jit(_nrt=False)
 def choose_community_drop(st, cfg, p, rng):
     """Which of the two Community cards in play (0 or 1) ``p`` discards to add a third."""
-    comm = st[11]
-    if cfg[4][p, A_RANDOM] >= 0.5:
+    comm = st[ST_COMM]
+    if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
         return below(rng, 2)
     v0 = card_value(st, cfg, p, comm[0])
     v1 = card_value(st, cfg, p, comm[1])
@@ -516,13 +532,13 @@ def choose_community_drop(st, cfg, p, rng):
 @jit(_nrt=False)
 def _likely_winner(st, cfg, exclude):
     """The category most likely to win a showdown of every live seat, other than ``exclude``."""
-    g, ps, colpos = st[0], st[1], st[3]
+    g, ps, colpos = st[ST_G], st[ST_PS], st[ST_COLPOS]
     m = 0
     for q in range(g[G_N]):
         if ps[q, P_ALIVE] != 0:
             m += 1
     o = winner_positions(st, cfg, TAB_R7, max(m, 2))
-    win = st[17]
+    win = st[ST_FTMP]
     best = -1
     best_v = -1.0
     for c in range(N_CAT):
@@ -539,7 +555,7 @@ def _likely_winner(st, cfg, exclude):
 @jit(_nrt=False)
 def _own_category(st, p):
     """The category ``p`` cares for: its Elevator's, else the one it last showed."""
-    ps = st[1]
+    ps = st[ST_PS]
     if ps[p, P_PERS0] == D_ELEVATOR:
         return ps[p, P_ARG0]
     if ps[p, P_PERS1] == D_ELEVATOR:
@@ -550,8 +566,8 @@ def _own_category(st, p):
 @jit(_nrt=False)
 def choose_promote_target(st, cfg, p, rng):
     """insider_tip: a category not at the top."""
-    col, colpos = st[2], st[3]
-    if cfg[4][p, A_RANDOM] < 0.5:
+    col, colpos = st[ST_COL], st[ST_COLPOS]
+    if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:
         c = _own_category(st, p)
         if c >= 0 and colpos[c] > 0:
             return c
@@ -561,8 +577,8 @@ def choose_promote_target(st, cfg, p, rng):
 @jit(_nrt=False)
 def choose_demote_target(st, cfg, p, rng):
     """short_sell: a category not at the bottom."""
-    col, colpos = st[2], st[3]
-    if cfg[4][p, A_RANDOM] < 0.5:
+    col, colpos = st[ST_COL], st[ST_COLPOS]
+    if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:
         c = _likely_winner(st, cfg, _own_category(st, p))
         if c >= 0 and colpos[c] < N_CAT - 1:
             return c
@@ -572,8 +588,8 @@ def choose_demote_target(st, cfg, p, rng):
 @jit(_nrt=False)
 def choose_swap(st, cfg, p, rng):
     """swap_any: two different positions of the column."""
-    colpos = st[3]
-    if cfg[4][p, A_RANDOM] < 0.5:
+    colpos = st[ST_COLPOS]
+    if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:
         c = _own_category(st, p)
         if c >= 0 and colpos[c] > 0:
             return 0, np.int64(colpos[c])
@@ -588,8 +604,8 @@ def choose_swap(st, cfg, p, rng):
 @jit(_nrt=False)
 def choose_elevator_category(st, cfg, p, rng):
     """The category an Elevator names: most often held times what a step up is worth."""
-    g, colpos, dist, tail = st[0], st[3], st[12], st[13]
-    if cfg[4][p, A_RANDOM] >= 0.5:
+    g, colpos, dist, tail = st[ST_G], st[ST_COLPOS], st[ST_DIST], st[ST_TAIL]
+    if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
         return below(rng, N_CAT)
     ensure_table(st, cfg, TAB_R7)
     best = N_CAT - 1
@@ -607,8 +623,8 @@ def choose_elevator_category(st, cfg, p, rng):
 @jit(_nrt=False)
 def choose_purge(st, cfg, p, rng, owners, slots, n_targets):
     """purge: index of the target among ``n_targets`` cards in play (owner -1 = community)."""
-    ps, comm = st[1], st[11]
-    if cfg[4][p, A_RANDOM] >= 0.5:
+    ps, comm = st[ST_PS], st[ST_COMM]
+    if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
         return below(rng, n_targets)
     best = 0
     best_v = -1e18

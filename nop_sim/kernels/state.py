@@ -1,97 +1,224 @@
 """Layout of one match's working state inside the kernels (private to kernels).
 
-``g`` is an int64 vector of match/hand scalars (``G_*``), ``ps`` an int64
-``(MAX_PLAYERS, N_P)`` table of per-seat fields (``P_*``). Keeping the state
-in two arrays lets small kernels share it without long argument lists.
+Everything here is declared once, as data, and the index constants are
+generated from the declarations (:func:`_layout`), so that no offset is kept
+by hand:
+
+* the three tuples the match kernels pass around, ``st`` (the match state),
+  ``cfg`` (read-only inputs) and ``out`` (outputs), item by item with dtype
+  and dimensions (:data:`ST_ITEMS`, :data:`CFG_ITEMS`, :data:`OUT_ITEMS` ->
+  ``ST_G``, ``CFG_SETTINGS``, ``OUT_EVENTS``...); the compile firewall derives
+  its signatures from them (kernels.firewall);
+* ``g``, an int64 vector of match/hand scalars (``G_*``), and ``ps``, an int64
+  ``(MAX_PLAYERS, N_P)`` table of per-seat fields (``P_*``). Keeping the state
+  in two arrays lets small kernels share it without long argument lists;
+* the int64 scratch ``st[ST_TMP]`` (``TMP_*``, kernels without NRT cannot
+  allocate) and the float64 scratch ``st[ST_FTMP]`` (``F_*``): regions with
+  their sizes (``N_TMP_*``), offsets laid out one after the other.
+
+Numba reads these module-level ints as compile-time constants: ``st[ST_G]``
+compiles to the same static tuple access as ``st[0]``.
 """
 
-# -- g: match and hand scalars ---------------------------------------------------
-G_N = 0            # seats in the match
-G_DART = 1
-G_BUTTON = 2
-G_HAND = 3         # hands started (1-based number of the current hand)
-G_DEAD = 4         # chips in the pot that are not bets: fees, hedge costs
-G_LEVEL = 5        # highest round bet this betting round
-G_N_RAISES = 6
-G_LAST_RAISE = 7   # size of the last bet or raise (no-limit minimum raise)
-G_ROUND = 8        # 0, 1, 2 = Bet I, II, III
-G_BANK_IN = 9
-G_BANK_OUT = 10
-G_TOTAL0 = 11      # chips at the start of the match
-G_STOCK_TOP = 12
-G_STOCK_N = 13
-G_DISC_N = 14
-G_BOARD_N = 15
-G_DTOP = 16        # Disruptor deck: next card index, cards in deck
-G_DN = 17
-G_DDISC_N = 18
-G_INVERTED = 19    # Inversion in play this hand
-G_BETTING = 20     # structure this hand (no_limit card overrides)
-G_THIRD = 21       # cards at Community Card I
-G_FROZEN = 22
-G_DEUCES = 23      # deuces_wild in play
-G_INFLATION = 24   # dart step multiplier
-G_CEILING = 25     # fee ceiling (0 = none)
-G_ANTE_MULT = 26
-G_HEDGE_MULT = 27  # hedge_boom multiplier
-G_COLVER = 28      # bumped on every column or reading change
-G_DISTVER = 29     # unused (strength tables keep their versions in TMP_TVER)
-G_CARDVER = 30     # bumped on every change of cards in play
-G_ALIVE = 31
-G_LOG = 32         # 1: write events for this match
-G_MATCH = 33       # global match index
-G_UNIT = 34        # limit bet size this round
-G_EVN = 35         # events written (this chunk)
-G_EV_LOST = 36     # events dropped because the buffer was full
-G_ERRORS = 37      # invariant failures this match
-G_EVAL_FN = 38     # address of the compiled evaluator entry (common.evaluator_address)
-G_DRAFT_FN = 39    # address of the compiled draft (disruptor.draft_address)
-G_FULL_SEQ = 40    # full bets and raises this betting round (R4: who may raise)
-G_TICK = 41        # clock of this hand's all-ins and dead-money pots (their formation order)
-G_SIDE_DEAD_N = 42  # dead-money pots formed after an all-in this hand (R1)
-G_ELEV_LIFT = 43   # positions an Elevator raises its category (the card's amount, R8)
-N_G = 44
+from __future__ import annotations
 
-# -- ps: per seat ------------------------------------------------------------------
-P_CHIPS = 0
-P_ALIVE = 1
-P_INHAND = 2       # dealt into this hand
-P_FOLDED = 3
-P_ALLIN = 4
-P_COMMITTED = 5    # ante + bets this hand
-P_ROUND_BET = 6
-P_ACTED = 7
-P_HEDGE = 8        # category of the token, -1 = not placed
-P_START_CHIPS = 9  # chips at the hand's start
-P_WILDS = 10       # wild rank mask this hand
-P_ELEV = 11        # elevated category mask this hand
-P_PERS0 = 12       # Personal Disruptor ids (-1 = empty)
-P_PERS1 = 13
-P_ARG0 = 14        # the Elevator's named category, per slot
-P_ARG1 = 15
-P_CAT = 16         # cached best category
-P_CAT_KEY = 17     # (colver, cardver) the cache is valid for
-P_MUCKED = 18
-P_SCORE = 19
-P_ELIM_HAND = 20
-P_ELIM_KEY = 21    # orders players eliminated in the same hand
-P_BROKERS = 22     # brokers held this hand
-P_DEEP = 23
-P_EXEMPT = 24
-P_HFUND = 25       # hedge payout multiplier (hedge_fund)
-P_SHOWN = 26
-P_LAST_CAT = 27    # category shown at the last showdown (-1 none)
-P_SCORE_C = 28     # cached score of the best hand (valid with P_CAT_KEY)
-P_LV_A = 29        # the evaluator's reading of the column for this player (kernels.evaluate)
-P_LV_B = 30
-P_ORDER = 31
-P_READ_KEY = 32    # colver the reading was made for (-1 none)
-P_READ_ELEV = 33   # elevated mask it was made with
-P_ACT_SEQ = 34     # G_FULL_SEQ when this seat last acted (R4)
-P_ALLIN_TICK = 35  # G_TICK when this seat went all-in this hand
-P_GOT0 = 36        # hand in which each Personal slot's card was drafted (R2)
-P_GOT1 = 37
-N_P = 38
+
+def _layout(prefix: str, fields) -> dict[str, int]:
+    """``{prefix_NAME: offset}`` for fields ``(NAME, size, comment)`` laid out in order,
+    ``N_prefix_NAME: size`` for the fields wider than one, and ``N_prefix`` the total."""
+    names: dict[str, int] = {}
+    offset = 0
+    for name, size, _ in fields:
+        names[f"{prefix}_{name}"] = offset
+        if size > 1:
+            names[f"N_{prefix}_{name}"] = size
+        offset += size
+    names[f"N_{prefix}"] = offset
+    return names
+
+
+def _items(prefix: str, items) -> dict[str, int]:
+    """``{prefix_NAME: index}`` for the items ``(name, dtype, ndim, comment)`` of a tuple."""
+    return {f"{prefix}_{name.upper()}": i for i, (name, *_rest) in enumerate(items)}
+
+
+# -- the state tuples: (name, dtype, ndim, what) -----------------------------------------
+ST_ITEMS = (
+    ("g", "int64", 1, "match and hand scalars (G_*)"),
+    ("ps", "int64", 2, "(MAX_PLAYERS, N_P) per-seat fields (P_*)"),
+    ("col", "int64", 1, "(13,) category at each position of the column"),
+    ("colpos", "int8", 1, "(13,) position of each category"),
+    ("hole", "int8", 2, "(MAX_PLAYERS, 5) hole cards"),
+    ("board", "int8", 1, "(3,) community cards"),
+    ("buf", "int8", 1, "(8,) one player's cards for the evaluator"),
+    ("stock", "int8", 1, "(52 * decks,) the stock"),
+    ("disc", "int8", 1, "(52 * decks,) the discard pile"),
+    ("ddeck", "int64", 1, "Disruptor deck"),
+    ("ddisc", "int64", 1, "Disruptor discards"),
+    ("comm", "int64", 1, "(2,) community Disruptors in play (-1 empty)"),
+    ("dist", "float64", 2, "(N_TABLES, 13) strength distributions"),
+    ("tail", "float64", 2, "(N_TABLES, 14) their tails"),
+    ("reveal", "int64", 1, "(MAX_PLAYERS + 1,) Disruptors revealed for the draft"),
+    ("deck0", "int64", 1, "the mix's Disruptor cards, unshuffled"),
+    ("tmp", "int64", 1, "(N_TMP,) int scratch (TMP_*)"),
+    ("ftmp", "float64", 1, "(N_FTMP,) float scratch (F_*)"),
+)
+CFG_ITEMS = (
+    ("settings", "int64", 1, "(N_SETTINGS,) nop_sim.types S_*"),
+    ("dtype", "int64", 1, "(25,) type of each Disruptor"),
+    ("damount", "int64", 1, "(25,) the number of each Disruptor's effect"),
+    ("dstack", "int64", 1, "(25,) how its copies combine (types.STACK_*, the catalog's stack)"),
+    ("dvalue", "float64", 1, "(25,) draft value of each Disruptor"),
+    ("agents", "float64", 2, "(players, N_AGENT_PARAMS) policies"),
+    ("tab_start", "int64", 1, "strength tables (kernels.strength)"),
+    ("tab_mask", "int64", 1, ""),
+    ("tab_freq", "float64", 1, ""),
+)
+OUT_ITEMS = (
+    ("counts", "int64", 1, "(N_COUNTS,) C_*"),
+    ("cat", "int64", 2, "(N_CAT_STATS, 13) K_*"),
+    ("time", "int64", 2, "(horizon, N_TIME_STATS) T_*"),
+    ("dis", "int64", 2, "(N_DISRUPTOR_STATS, 25) DS_*"),
+    ("player", "int64", 2, "(MAX_PLAYERS, N_PLAYER_FIELDS) this match's PL_* rows"),
+    ("drafted", "int64", 2, "(MAX_PLAYERS, 25) this match's drafted cards"),
+    ("events", "int64", 2, "(cap, EV_WIDTH) this chunk's event rows"),
+)
+
+# -- g: match and hand scalars: (NAME, size, what) ----------------------------------------
+G_FIELDS = (
+    ("N", 1, "seats in the match"),
+    ("DART", 1, ""),
+    ("BUTTON", 1, ""),
+    ("HAND", 1, "hands started (1-based number of the current hand)"),
+    ("DEAD", 1, "chips in the pot that are not bets: fees, hedge costs"),
+    ("LEVEL", 1, "highest round bet this betting round"),
+    ("N_RAISES", 1, ""),
+    ("LAST_RAISE", 1, "size of the last bet or raise (no-limit minimum raise)"),
+    ("ROUND", 1, "0, 1, 2 = Bet I, II, III"),
+    ("BANK_IN", 1, ""),
+    ("BANK_OUT", 1, ""),
+    ("TOTAL0", 1, "chips at the start of the match"),
+    ("STOCK_TOP", 1, ""),
+    ("STOCK_N", 1, ""),
+    ("DISC_N", 1, ""),
+    ("BOARD_N", 1, ""),
+    ("DTOP", 1, "Disruptor deck: next card index"),
+    ("DN", 1, "Disruptor deck: cards in deck"),
+    ("DDISC_N", 1, ""),
+    ("INVERTED", 1, "Inversion in play this hand"),
+    ("BETTING", 1, "structure this hand (no_limit card overrides)"),
+    ("THIRD", 1, "cards at Community Card I"),
+    ("FROZEN", 1, ""),
+    ("DEUCES", 1, "deuces_wild in play"),
+    ("INFLATION", 1, "dart step multiplier"),
+    ("CEILING", 1, "fee ceiling (0 = none)"),
+    ("ANTE_MULT", 1, ""),
+    ("HEDGE_MULT", 1, "hedge_boom multiplier"),
+    ("COLVER", 1, "bumped on every column or reading change"),
+    ("DISTVER", 1, "unused (strength tables keep their versions in TMP_TVER)"),
+    ("CARDVER", 1, "bumped on every change of cards in play"),
+    ("ALIVE", 1, ""),
+    ("LOG", 1, "1: write events for this match"),
+    ("MATCH", 1, "global match index"),
+    ("UNIT", 1, "limit bet size this round"),
+    ("EVN", 1, "events written (this chunk)"),
+    ("EV_LOST", 1, "events dropped because the buffer was full"),
+    ("ERRORS", 1, "invariant failures this match"),
+    ("EVAL_FN", 1, "address of the compiled evaluator entry (common.evaluator_address)"),
+    ("DRAFT_FN", 1, "address of the compiled draft (disruptor.draft_address)"),
+    ("FULL_SEQ", 1, "full bets and raises this betting round (R4: who may raise)"),
+    ("TICK", 1, "clock of this hand's all-ins and dead-money pots (their formation order)"),
+    ("SIDE_DEAD_N", 1, "dead-money pots formed after an all-in this hand (R1)"),
+)
+
+# -- ps: per seat ---------------------------------------------------------------------------
+P_FIELDS = (
+    ("CHIPS", 1, ""),
+    ("ALIVE", 1, ""),
+    ("INHAND", 1, "dealt into this hand"),
+    ("FOLDED", 1, ""),
+    ("ALLIN", 1, ""),
+    ("COMMITTED", 1, "ante + bets this hand"),
+    ("ROUND_BET", 1, ""),
+    ("ACTED", 1, ""),
+    ("HEDGE", 1, "category of the token, -1 = not placed"),
+    ("START_CHIPS", 1, "chips at the hand's start"),
+    ("WILDS", 1, "wild rank mask this hand"),
+    ("ELEV", 1, "elevated category mask this hand"),
+    ("PERS0", 1, "Personal Disruptor ids (-1 = empty), slot 0"),
+    ("PERS1", 1, "slot 1 (code indexes P_PERS0 + slot)"),
+    ("ARG0", 1, "the Elevator's named category, per slot"),
+    ("ARG1", 1, ""),
+    ("CAT", 1, "cached best category"),
+    ("CAT_KEY", 1, "(colver, cardver) the cache is valid for"),
+    ("MUCKED", 1, ""),
+    ("SCORE", 1, ""),
+    ("ELIM_HAND", 1, ""),
+    ("ELIM_KEY", 1, "orders players eliminated in the same hand"),
+    ("FEE_OFF", 1, "taken off the manipulation fee this hand (brokers held, stacked)"),
+    ("MAX_DISCARD", 1, "most cards discarded in the Draw this hand (deep_draw or the rules)"),
+    ("EXEMPT", 1, ""),
+    ("HFUND", 1, "hedge payout multiplier (hedge_fund)"),
+    ("SHOWN", 1, ""),
+    ("LAST_CAT", 1, "category shown at the last showdown (-1 none)"),
+    ("SCORE_C", 1, "cached score of the best hand (valid with P_CAT_KEY)"),
+    ("LV_A", 1, "the evaluator's reading of the column for this player (kernels.evaluate)"),
+    ("LV_B", 1, ""),
+    ("ORDER", 1, ""),
+    ("READ_KEY", 1, "colver the reading was made for (-1 none)"),
+    ("READ_ELEV", 1, "elevated mask it was made with"),
+    ("ACT_SEQ", 1, "G_FULL_SEQ when this seat last acted (R4)"),
+    ("ALLIN_TICK", 1, "G_TICK when this seat went all-in this hand"),
+    ("GOT0", 1, "hand in which each Personal slot's card was drafted (R2)"),
+    ("GOT1", 1, ""),
+    ("ELEV_LIFT", 1, "positions its Elevators raise the categories they name (R6, R8)"),
+)
+
+MAX_POTS = 24       # showdown pots: up to 8 layers of bets, then the dead-money pots (R1)
+MAX_DEAD_POTS = 16
+
+# -- scratch: regions of the int64 array st[ST_TMP] --------------------------------------
+TMP_FIELDS = (
+    ("ORDER", 8, "seats of the hand, left of the dealer first"),
+    ("PICKERS", 8, "draft order"),
+    ("LEVELS", 8, "side-pot levels"),
+    ("GONE", 5, "discarded cards"),
+    ("TAKEN", 9, "revealed Disruptors already picked"),
+    ("OWNERS", 18, "purge targets"),
+    ("SLOTS", 18, ""),
+    ("RANKS", 5, ""),
+    ("SUITS", 5, ""),
+    ("RCOUNT", 15, ""),
+    ("SCOUNT", 4, ""),
+    ("OPTS", 3, ""),
+    ("SEEN", 52, ""),
+    ("DSEEN", 25, ""),
+    ("PLACES", 8, ""),
+    ("TVER", 19, "column version each strength table was computed for"),
+    ("CATAT", 13, "category at each effective position"),
+    ("WKEY", 9, "key of the cached winner-position distribution, per m"),
+    ("POTS", MAX_POTS, "chips in each pot"),
+    ("ELIG", MAX_POTS, "seats that may win it (bit mask)"),
+    ("PTICK", MAX_POTS, "when it formed (G_TICK; -1 the main pot)"),
+    ("PORDER", MAX_POTS, "pots in the order they formed"),
+    ("DPOT_AMT", MAX_DEAD_POTS, "dead money paid after an all-in, per pot"),
+    ("DPOT_MASK", MAX_DEAD_POTS, "seats neither folded nor all-in when it was paid"),
+    ("DPOT_TICK", MAX_DEAD_POTS, ""),
+)
+
+# -- float scratch st[ST_FTMP] ------------------------------------------------------------
+F_FIELDS = (
+    ("WIN", 9 * 13, "chance the best of m random hands sits at each position (row m of 13)"),
+)
+
+globals().update(_items("ST", ST_ITEMS))
+globals().update(_items("CFG", CFG_ITEMS))
+globals().update(_items("OUT", OUT_ITEMS))
+globals().update(_layout("G", G_FIELDS))
+globals().update(_layout("P", P_FIELDS))
+globals().update(_layout("TMP", TMP_FIELDS))
+globals().update(_layout("F", F_FIELDS))
+N_FTMP = N_F  # noqa: F821 (generated above)
 
 # actions
 ACT_FOLD = 0
@@ -119,38 +246,3 @@ SH_GUTSHOT = 16
 SH_STRAIGHT5 = 17
 SH_SF_DRAW = 18
 N_TABLES = 19
-
-# -- scratch: regions of the int64 array st[16] (kernels without NRT cannot allocate) --
-TMP_ORDER = 0       # 8: seats of the hand, left of the dealer first
-TMP_PICKERS = 8     # 8: draft order
-TMP_LEVELS = 16     # 8: side-pot levels
-TMP_GONE = 40       # 5: discarded cards
-TMP_TAKEN = 48      # 9: revealed Disruptors already picked
-TMP_OWNERS = 60     # 18: purge targets
-TMP_SLOTS = 80      # 18
-TMP_RANKS = 100     # 5
-TMP_SUITS = 105     # 5
-TMP_RCOUNT = 110    # 15
-TMP_SCOUNT = 125    # 4
-TMP_OPTS = 130      # 3
-TMP_SEEN = 140      # 52
-TMP_DSEEN = 200     # 25
-TMP_PLACES = 230    # 8
-TMP_TVER = 240      # 19: column version each strength table was computed for
-TMP_CATAT = 260     # 13: category at each effective position
-TMP_WKEY = 273      # 9: key of the cached winner-position distribution, per m
-# showdown pots: up to 8 layers of bets, then the dead-money pots (R1)
-TMP_POTS = 288      # 24: chips in each pot
-TMP_ELIG = 312      # 24: seats that may win it (bit mask)
-TMP_PTICK = 336     # 24: when it formed (G_TICK; -1 the main pot)
-TMP_PORDER = 360    # 24: pots in the order they formed
-TMP_DPOT_AMT = 384  # 16: dead money paid after an all-in, per pot
-TMP_DPOT_MASK = 400  # 16: seats neither folded nor all-in when it was paid
-TMP_DPOT_TICK = 416  # 16
-MAX_POTS = 24
-MAX_DEAD_POTS = 16
-N_TMP = 432
-
-# -- float scratch st[17] ---------------------------------------------------------------
-F_WIN = 0           # 9 x 13: chance the best of m random hands sits at each position (row m)
-N_FTMP = 117

@@ -15,7 +15,24 @@ from __future__ import annotations
 import numpy as np
 
 from nop_sim.kernels._jit import jit
-from nop_sim.kernels.state import F_WIN, G_COLVER, G_INVERTED, TAB_R7, TMP_CATAT, TMP_TVER, TMP_WKEY
+from nop_sim.kernels.state import (
+    CFG_TAB_FREQ,
+    CFG_TAB_MASK,
+    CFG_TAB_START,
+    F_WIN,
+    G_COLVER,
+    G_INVERTED,
+    ST_COLPOS,
+    ST_DIST,
+    ST_FTMP,
+    ST_G,
+    ST_TAIL,
+    ST_TMP,
+    TAB_R7,
+    TMP_CATAT,
+    TMP_TVER,
+    TMP_WKEY,
+)
 
 N_CAT = 13
 
@@ -30,9 +47,10 @@ def eff_position(colpos, inverted, cat):
 @jit(_nrt=False)
 def ensure_table(st, cfg, t):
     """Make ``dist[t]`` / ``tail[t]`` current for the live column (lazily, per table)."""
-    g, tmp = st[0], st[16]
+    g, tmp = st[ST_G], st[ST_TMP]
     if tmp[TMP_TVER + t] != g[G_COLVER]:
-        _compute_table(g, st[3], t, cfg[5], cfg[6], cfg[7], st[12], st[13], tmp)
+        _compute_table(g, st[ST_COLPOS], t, cfg[CFG_TAB_START], cfg[CFG_TAB_MASK],
+                       cfg[CFG_TAB_FREQ], st[ST_DIST], st[ST_TAIL], tmp)
 
 
 @jit(_nrt=False)
@@ -57,13 +75,13 @@ def _compute_table(g, colpos, t, tab_start, tab_mask, tab_freq, dist, tail, tmp)
 
 @jit(_nrt=False)
 def winner_positions(st, cfg, t, m):
-    """Offset ``o`` into ``st[17]`` such that ``st[17][o + k]`` is the chance that the best of
-    ``m`` (1..8) random hands of table ``t`` sits at effective position ``k``.
+    """Offset ``o`` into ``st[ST_FTMP]`` such that ``st[ST_FTMP][o + k]`` is the chance that
+    the best of ``m`` (1..8) random hands of table ``t`` sits at effective position ``k``.
 
     One row per ``m``, each cached until the column or ``t`` change: a fold changes ``m``
     for the players after it, and the rows of the other counts stay good.
     """
-    g, tmp, tail, fs = st[0], st[16], st[13], st[17]
+    g, tmp, tail, fs = st[ST_G], st[ST_TMP], st[ST_TAIL], st[ST_FTMP]
     key = (g[G_COLVER] << 8) | t
     o = F_WIN + N_CAT * m
     if tmp[TMP_WKEY + m] != key:
@@ -96,7 +114,7 @@ def shape_value(st, cfg, sh):
     """Expected :func:`beat_one` against a random seven-card hand after keeping shape ``sh``."""
     ensure_table(st, cfg, sh)
     ensure_table(st, cfg, TAB_R7)
-    dist, tail = st[12], st[13]
+    dist, tail = st[ST_DIST], st[ST_TAIL]
     v = 0.0
     for k in range(N_CAT):
         if dist[sh, k] > 0.0:
