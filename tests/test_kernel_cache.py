@@ -28,6 +28,14 @@ r = play_ordered(n_games=40, seed=1)
 print(hashlib.sha1(r.games.tobytes()).hexdigest())
 """
 
+# a pair of aces against a middle of High Card: it beats it under the default column
+BEATS = """
+import numpy as np
+from nop_sim.ordered.kernels import _beats_around
+seq = np.array([[48, 49, 0, 5, 10, 15, 20]], np.int8)  # Ac Ad 2c 3d 4h 5s 7c
+print(_beats_around(seq, 0, 7, 0, 2, 12, 14, np.arange(13, dtype=np.int64)))
+"""
+
 NEW_ORDER = """
 import hashlib
 from nop_sim.engine import play_matches
@@ -57,6 +65,17 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
+def test_a_cached_ordered_kernel_follows_an_edit_of_blocks(tmp_path):
+    """One small cached Ordered Hand kernel that inlines kernels/blocks.py (seconds)."""
+    root = copy_package(tmp_path)
+    before = play(root, BEATS)
+    assert before == "True" and play(root, BEATS) == before  # the same from the warm cache
+    assert list((root / "nop_sim" / "ordered" / "__pycache__").glob("kernels._beats_around*.nbc"))
+    edit(root / "nop_sim" / "kernels" / "blocks.py", "return p < q or", "return p > q or")
+    assert play(root, BEATS) == "False"
+
+
+@pytest.mark.slow
 def test_ordered_hand_follows_an_edit_of_blocks(tmp_path):
     """The Ordered Hand kernels inline kernels/blocks.py (about a minute: two compiles)."""
     root = copy_package(tmp_path)
