@@ -147,14 +147,19 @@ def load_catalog() -> Catalog:
     return catalog
 
 
-def _check_table(table: Mapping, ids: tuple[str, ...], where: str) -> dict[str, int]:
-    """Copies per id named in ``table`` (entries ``n`` or ``{copies = n, amount = a}``)."""
+def _check_table(table: Mapping, ids: tuple[str, ...], where: str
+                 ) -> tuple[dict[str, int], dict[str, int]]:
+    """Copies per id named in ``table`` (entries ``n`` or ``{copies = n, amount = a}``),
+    and the amounts the table sets."""
     out = {}
+    amounts = {}
     for key, copies in table.items():
         if key not in ids:
             raise MixError(f"{where}: " + _unknown_id_message(key, ids))
         if isinstance(copies, Mapping):
-            copies = _check_entry(copies, key, where)[0]
+            copies, amount = _check_entry(copies, key, where)
+            if amount is not None:
+                amounts[key] = amount
         if isinstance(copies, bool) or not isinstance(copies, (int, np.integer)):
             raise MixError(
                 f"{where}: copies of {key!r} must be an integer 0..{MAX_COPIES}, got {copies!r}"
@@ -164,7 +169,7 @@ def _check_table(table: Mapping, ids: tuple[str, ...], where: str) -> dict[str, 
                 f"{where}: copies of {key!r} = {copies} is out of range; allowed 0..{MAX_COPIES}"
             )
         out[key] = int(copies)
-    return out
+    return out, amounts
 
 
 def _check_entry(entry: Mapping, key: str, where: str) -> tuple[object, int | None]:
@@ -191,16 +196,7 @@ def _check_entry(entry: Mapping, key: str, where: str) -> tuple[object, int | No
 
 def resolve_amounts(mix: str | Mapping[str, int]) -> dict[str, int]:
     """The number of each card's effect under a mix: the catalog's, or the mix's own."""
-    catalog = load_catalog()
-    amounts = {c.id: c.amount for c in catalog.cards}
-    if isinstance(mix, Mapping):
-        resolve_mix(mix)  # the same checks and messages
-        for key, entry in mix.items():
-            if isinstance(entry, Mapping):
-                amount = _check_entry(entry, key, "disruptors table")[1]
-                if amount is not None:
-                    amounts[key] = amount
-    return amounts
+    return _resolve(mix)[1]
 
 
 def resolve_mix(mix: str | Mapping[str, int]) -> dict[str, int]:
@@ -209,8 +205,14 @@ def resolve_mix(mix: str | Mapping[str, int]) -> dict[str, int]:
     Raises
     ------
     MixError
-        Unknown mix name, unknown card id, copies negative or not an integer.
+        Unknown mix name, unknown card id, copies negative or not an integer, an
+        amount outside the card's ``amount_range``.
     """
+    return _resolve(mix)[0]
+
+
+def _resolve(mix: str | Mapping[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """(copies, amount) per card id of a mix, checked once."""
     catalog = load_catalog()
     if isinstance(mix, str):
         if mix not in catalog.mixes:
@@ -228,20 +230,20 @@ def resolve_mix(mix: str | Mapping[str, int]) -> dict[str, int]:
             f"disruptors must be a mix name ({', '.join(catalog.mixes)}) or a table of "
             f"card id -> copies, got {mix!r}"
         )
-    checked = _check_table(table, catalog.ids, where)
-    return {c.id: checked.get(c.id, 0) for c in catalog.cards}
+    checked, amounts = _check_table(table, catalog.ids, where)
+    return ({c.id: checked.get(c.id, 0) for c in catalog.cards},
+            {c.id: amounts.get(c.id, c.amount) for c in catalog.cards})
 
 
 def mix_arrays(mix: str | Mapping[str, int]) -> DisruptorArrays:
     """Arrays of a mix for the kernels (see :class:`DisruptorArrays`)."""
     catalog = load_catalog()
-    copies = resolve_mix(mix)
+    copies, amounts = _resolve(mix)
     deck = np.repeat(
         np.arange(T.N_DISRUPTORS, dtype=np.int64),
         [copies[c.id] for c in catalog.cards],
     )
     kind = np.array([T.TYPE_NAMES.index(c.type) for c in catalog.cards], dtype=np.int64)
-    amounts = resolve_amounts(mix)
     amount = np.array([amounts[c.id] for c in catalog.cards], dtype=np.int64)
     stack = np.array([T.STACK_NAMES.index(c.stack) for c in catalog.cards], dtype=np.int64)
     return DisruptorArrays(deck=deck, type=kind, amount=amount, stack=stack)
