@@ -41,7 +41,7 @@ import numpy as np
 from nop_sim import types as T
 from nop_sim.errors import did_you_mean
 
-__all__ = ["AgentError", "PRESETS", "agent_row", "agent_table", "preset_names"]
+__all__ = ["AgentError", "PRESETS", "agent_row", "agent_table", "parameter_bounds", "preset_names"]
 
 
 class AgentError(ValueError):
@@ -161,3 +161,8 @@ DRAFT_VALUES = {
 def draft_values() -> np.ndarray:
     """float64 (25,) :data:`DRAFT_VALUES` in kernel id order."""
     return np.array([DRAFT_VALUES[i] for i in T.DISRUPTOR_IDS], dtype=T.PARAM_DTYPE)
+
+
+def parameter_bounds() -> dict[str, tuple[float, float]]:
+    """(lowest, highest) of every policy parameter, by name, in row order."""
+    return dict(_BOUNDS)

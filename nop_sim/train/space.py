@@ -1,0 +1,127 @@
+"""The policy space a search walks: which parameters move, within which bounds.
+
+A :class:`Space` maps a full agent row (``nop_sim.agents``, every parameter)
+to a point of the unit cube over the parameters that matter for a rule set,
+and back. What matters depends on the rules: bet sizes only where the
+betting is pot-limit or no-limit, ``nl_scale`` only under no-limit, a draft
+value only for a Disruptor the mix holds. ``random`` and ``station`` stay
+at 0: they are the random and calling-station styles, not skills. A
+*restriction* (restricted play) pins parameters at a value and takes them
+out of the search.
+
+Search bounds are tighter than what :func:`~nop_sim.agents.agent_row`
+accepts where the wide range is only room (a weight of 100 acts like one of
+10); a parameter that ends a search at one of these bounds is reported as
+such (:meth:`Space.at_bounds`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nop_sim import types as T
+from nop_sim.agents import AgentError, agent_row, parameter_bounds
+
+__all__ = ["MECHANICS", "SEARCH_BOUNDS", "Space", "space_for"]
+
+# (lowest, highest) a search tries; parameters not listed use the agent's own bounds
+SEARCH_BOUNDS: dict[str, tuple[float, float]] = {
+    "call_margin": (-0.5, 0.5), "bet_threshold": (0.0, 1.2), "bluff": (0.0, 0.5),
+    "bet_fraction": (0.1, 3.0), "manipulate": (0.0, 10.0), "hedge": (0.0, 10.0),
+    "noise": (0.0, 0.5), "manipulate_hurt": (0.0, 10.0), "nl_scale": (0.2, 3.0),
+}
+
+# restricted play (Jaffe et al. 2012): a mechanic, and the parameters that take it away
+MECHANICS: dict[str, dict[str, float]] = {
+    "manipulation": {"manipulate": 0.0},
+    "hedging": {"hedge": 0.0},
+    "drafting": {"draft_skill": 0.0},     # a random pick instead of a chosen one
+    "drawing": {"draw_aim": 0.0},         # keep pairs, else high cards
+    "bluffing": {"bluff": 0.0},
+}
+
+_ALWAYS_FIXED = {"random": 0.0, "station": 0.0}
+_SIZE = ("bet_fraction", "size_strength")
+
+
+@dataclass(frozen=True)
+class Space:
+    """The searched parameters of one rule set, and the values pinned for the rest."""
+
+    names: tuple[str, ...]
+    lo: np.ndarray
+    hi: np.ndarray
+    fixed: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def dim(self) -> int:
+        return len(self.names)
+
+    def index(self) -> np.ndarray:
+        """Column of each searched parameter in an agent row."""
+        return np.array([T.AGENT_PARAM_NAMES.index(n) for n in self.names], np.int64)
+
+    def to_unit(self, row: np.ndarray) -> np.ndarray:
+        """The searched parameters of ``row`` scaled to [0, 1] (clipped to the search bounds)."""
+        x = (np.asarray(row, float)[self.index()] - self.lo) / (self.hi - self.lo)
+        return np.clip(x, 0.0, 1.0)
+
+    def to_rows(self, units: np.ndarray, base: np.ndarray) -> np.ndarray:
+        """Agent rows ``(k, N_AGENT_PARAMS)``: ``base`` with the searched parameters set from
+        ``units`` ``(k, dim)`` and the pinned ones applied."""
+        units = np.clip(np.atleast_2d(np.asarray(units, float)), 0.0, 1.0)
+        rows = np.repeat(np.asarray(base, float)[None, :], units.shape[0], axis=0)
+        rows[:, self.index()] = self.lo + units * (self.hi - self.lo)
+        for name, value in self.fixed.items():
+            rows[:, T.AGENT_PARAM_NAMES.index(name)] = value
+        return rows
+
+    def pin(self, row: np.ndarray) -> np.ndarray:
+        """``row`` with the pinned parameters applied (a copy)."""
+        return self.to_rows(self.to_unit(row)[None, :], row)[0]
+
+    def at_bounds(self, row: np.ndarray, tol: float = 0.02) -> dict[str, str]:
+        """Searched parameters within ``tol`` (of the range) of a bound: name -> 'low'/'high'."""
+        x = self.to_unit(row)
+        out = {}
+        for name, v in zip(self.names, x, strict=True):
+            if v <= tol:
+                out[name] = "low"
+            elif v >= 1.0 - tol:
+                out[name] = "high"
+        return out
+
+
+def space_for(settings, restrict: Mapping[str, float] | None = None) -> Space:
+    """The space of a rule set (:class:`~nop_sim.rules.Settings`), minus ``restrict``'s
+    pinned parameters (``{name: value}``; see :data:`MECHANICS`)."""
+    restrict = dict(restrict or {})
+    for name in restrict:
+        if name not in T.AGENT_PARAM_NAMES:
+            raise AgentError(f"cannot pin unknown agent parameter {name!r}")
+    betting = T.BETTING_NAMES[int(settings.to_arrays()[0][T.S_BETTING])]
+    _, mix = settings.to_arrays()
+    in_mix = {T.DISRUPTOR_IDS[int(t)] for t in np.unique(mix.deck)} if mix.deck.size else set()
+    names = []
+    for name in T.AGENT_PARAM_NAMES:
+        if name in _ALWAYS_FIXED or name in restrict:
+            continue
+        if name in _SIZE and betting == "limit":
+            continue
+        if name == "nl_scale" and betting != "no-limit":
+            continue
+        if name.startswith("draft_") and name != "draft_skill" and name[6:] not in in_mix:
+            continue
+        if name == "draft_skill" and not in_mix:
+            continue
+        names.append(name)
+    bounds = parameter_bounds()
+    lo = np.array([SEARCH_BOUNDS.get(n, bounds[n])[0] for n in names])
+    hi = np.array([SEARCH_BOUNDS.get(n, bounds[n])[1] for n in names])
+    fixed = {**_ALWAYS_FIXED, **restrict}
+    # every pinned value must be a legal parameter value
+    agent_row({**{k: v for k, v in fixed.items()}, "preset": "balanced"})
+    return Space(tuple(names), lo, hi, fixed)
