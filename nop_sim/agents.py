@@ -24,7 +24,31 @@ muck           probability of mucking a shown-down hand that cannot win
 draft_skill    probability of drafting the most valuable Disruptor (else
                uniformly)
 noise          width of uniform noise added to judged strength
+manipulate_    promote only once at least this many board cards are dealt
+ street        (0 to 3)
+manipulate_    also weigh promoting the category just below the one likeliest
+ hurt          to beat you, pushing it down a place: taken when manipulate *
+               manipulate_hurt * (its estimated drop in that category's
+               chance to win) * pot exceeds the fee and the own promotion
+hedge_street   place or move the token only once at least this many board
+               cards are dealt (0 to 3)
+hedge_move     move a placed token only when hedge * hedge_move * gain
+               exceeds the cost (0 = never move once placed)
+hedge_own      weight on the chance that your own category wins, in the
+               hedge estimate (1 = as judged)
+size_strength  pot-limit / no-limit size = pot * (bet_fraction +
+               size_strength * (strength - 0.5)); strength here is without
+               noise
+nl_scale       multiplies the bet size under no-limit (the rules' or the
+               no_limit card's)
+draft_<id>     draft value of each Disruptor, one parameter per card id
+               (``draft_windfall``...), in rough chips; the kernels add
+               what depends on the seat (broker for manipulators,
+               hedge_fund for hedgers, levy by the number of players)
 =============  ===============================================================
+
+Every parameter added after ``noise`` defaults to the value that plays as
+the agents did before it existed, so the presets keep their results.
 
 Presets: ``random``, ``station``, ``rock``, ``maniac``, ``manipulator``,
 ``hedger``, ``balanced``. A seat is a preset name, a mapping of parameters
@@ -41,11 +65,27 @@ import numpy as np
 from nop_sim import types as T
 from nop_sim.errors import did_you_mean
 
-__all__ = ["AgentError", "PRESETS", "agent_row", "agent_table", "parameter_bounds", "preset_names"]
+__all__ = ["AgentError", "DRAFT_VALUES", "PRESETS", "agent_bounds", "agent_row", "agent_table",
+           "preset_names"]
 
 
 class AgentError(ValueError):
     """An unknown preset or policy parameter, or a parameter out of range."""
+
+
+# What a Disruptor card is worth to a heuristic drafter, in rough chips: the
+# defaults of the ``draft_<id>`` parameters; the kernels add what depends on
+# the seat (broker for manipulators, hedge_fund for hedgers, levy by the
+# number of players).
+DRAFT_VALUES = {
+    "market_crash": 3.0, "insider_tip": 3.0, "short_sell": 2.0, "windfall": 5.0,
+    "levy": 0.0, "bull_run": 1.0, "restore_order": 1.0, "swap_any": 4.0, "purge": 2.0,
+    "elevator": 6.0, "wild_deuces": 7.0, "broker": 2.0, "deep_draw": 3.0, "hedge_fund": 1.0,
+    "ante_exempt": 3.0, "safety_net": 6.0, "deuces_wild": 1.0, "inflation": 0.5,
+    "price_ceiling": 1.0, "double_ante": 0.5, "third_card": 1.0, "frozen_market": 1.0,
+    "hedge_boom": 1.0, "inversion": 1.0, "no_limit": 1.0,
+}
+assert tuple(DRAFT_VALUES) == T.DISRUPTOR_IDS
 
 
 def _row(**values: float) -> dict[str, float]:
@@ -53,7 +93,10 @@ def _row(**values: float) -> dict[str, float]:
         random=0.0, call_margin=0.0, bet_threshold=0.7, bluff=0.02, station=0.0,
         bet_fraction=0.6, manipulate=0.0, hedge=0.0, draw_aim=1.0, muck=1.0,
         draft_skill=1.0, noise=0.05,
+        manipulate_street=0.0, manipulate_hurt=0.0, hedge_street=0.0, hedge_move=1.0,
+        hedge_own=1.0, size_strength=0.0, nl_scale=1.0,
     )
+    base.update({f"draft_{card}": v for card, v in DRAFT_VALUES.items()})
     base.update(values)
     return base
 
@@ -77,8 +120,19 @@ _BOUNDS = {
     "bluff": (0.0, 1.0), "station": (0.0, 1.0), "bet_fraction": (0.0, 10.0),
     "manipulate": (0.0, 100.0), "hedge": (0.0, 100.0), "draw_aim": (0.0, 1.0),
     "muck": (0.0, 1.0), "draft_skill": (0.0, 1.0), "noise": (0.0, 1.0),
+    "manipulate_street": (0.0, 3.0), "manipulate_hurt": (0.0, 10.0),
+    "hedge_street": (0.0, 3.0), "hedge_move": (0.0, 1.0), "hedge_own": (0.0, 5.0),
+    "size_strength": (-5.0, 5.0), "nl_scale": (0.1, 5.0),
+    **{f"draft_{card}": (-10.0, 20.0) for card in T.DISRUPTOR_IDS},
 }
 assert tuple(_BOUNDS) == T.AGENT_PARAM_NAMES
+
+
+def agent_bounds() -> tuple[np.ndarray, np.ndarray]:
+    """(lowest, highest) float64 ``(N_AGENT_PARAMS,)`` of each parameter, in row order
+    (the box a search over policies stays in)."""
+    lo, hi = zip(*(_BOUNDS[name] for name in T.AGENT_PARAM_NAMES), strict=True)
+    return np.array(lo, T.PARAM_DTYPE), np.array(hi, T.PARAM_DTYPE)
 
 
 def preset_names() -> tuple[str, ...]:
@@ -144,25 +198,3 @@ def agent_table(seats: str | Sequence, players: int) -> np.ndarray:
         raise AgentError(f"{len(seats)} agents given for {players} players: give one per seat")
     return np.stack([agent_row(s) for s in seats]).astype(T.PARAM_DTYPE)
 
-
-# What a Disruptor card is worth to a heuristic drafter, in rough chips; the
-# kernels add what depends on the seat (broker for manipulators, hedge_fund
-# for hedgers, levy by the number of players).
-DRAFT_VALUES = {
-    "market_crash": 3.0, "insider_tip": 3.0, "short_sell": 2.0, "windfall": 5.0,
-    "levy": 0.0, "bull_run": 1.0, "restore_order": 1.0, "swap_any": 4.0, "purge": 2.0,
-    "elevator": 6.0, "wild_deuces": 7.0, "broker": 2.0, "deep_draw": 3.0, "hedge_fund": 1.0,
-    "ante_exempt": 3.0, "safety_net": 6.0, "deuces_wild": 1.0, "inflation": 0.5,
-    "price_ceiling": 1.0, "double_ante": 0.5, "third_card": 1.0, "frozen_market": 1.0,
-    "hedge_boom": 1.0, "inversion": 1.0, "no_limit": 1.0,
-}
-
-
-def draft_values() -> np.ndarray:
-    """float64 (25,) :data:`DRAFT_VALUES` in kernel id order."""
-    return np.array([DRAFT_VALUES[i] for i in T.DISRUPTOR_IDS], dtype=T.PARAM_DTYPE)
-
-
-def parameter_bounds() -> dict[str, tuple[float, float]]:
-    """(lowest, highest) of every policy parameter, by name, in row order."""
-    return dict(_BOUNDS)

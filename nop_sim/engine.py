@@ -76,12 +76,12 @@ import numba
 import numpy as np
 
 from nop_sim import types as T
-from nop_sim.agents import agent_table, draft_values
+from nop_sim.agents import AgentError, agent_row, agent_table
 from nop_sim.kernels.rng import seed_states
 from nop_sim.rules import Settings
 
-__all__ = ["MatchResults", "compile_callees", "compile_engine", "play_matches",
-           "refresh_kernel_cache", "strength_tables"]
+__all__ = ["FieldResults", "MatchResults", "compile_callees", "compile_engine", "match_states",
+           "play_field", "play_matches", "refresh_kernel_cache", "strength_tables"]
 
 DEFAULT_CHUNK = 32
 DEFAULT_HORIZON = 1000
@@ -221,7 +221,9 @@ def play_matches(
     if log_matches is not None:
         log_mask[np.asarray(log_matches, dtype=np.int64)] = 1
     cap = log_capacity if log_mask.any() else 0
-    b = _buffers(settings, table, n_matches, chunk_size, seed, horizon, cap, check, log_mask)
+    bounds = np.minimum(np.arange(n_chunks + 1, dtype=np.int64) * chunk_size, n_matches)
+    b = _buffers(settings, table[None], np.zeros(n_matches, np.int64), bounds,
+                 seed_states(seed, n_chunks), horizon, cap, check, log_mask)
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, n_chunks, threads)
     events, ev_counts, n_players = b["events"], b["ev_counts"], settings.players
@@ -237,16 +239,104 @@ def play_matches(
     )
 
 
-def _buffers(settings: Settings, table: np.ndarray, n_matches: int, chunk_size: int, seed: int,
-             horizon: int, cap: int, check: bool, log_mask: np.ndarray) -> dict[str, Any]:
-    """Every argument of the match drivers, by name (the caller sets ``eval_fn``, ``draft_fn``)."""
+@dataclass
+class FieldResults:
+    """What :func:`play_field` returns: per match ``match`` int64 (n, N_MATCH_FIELDS),
+    ``player`` int64 (n, players, N_PLAYER_FIELDS), ``drafted`` int64 (n, players, 25);
+    ``counts`` int64 (N_COUNTS,) merged over all matches."""
+
+    match: np.ndarray
+    player: np.ndarray
+    drafted: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def n_matches(self) -> int:
+        return self.match.shape[0]
+
+
+def match_states(seed: int, n: int) -> np.ndarray:
+    """uint64 (n, 4) one RNG state per match for :func:`play_field`, from
+    ``SeedSequence(seed).spawn(n)``: the states :func:`play_matches` gives its chunks, so
+    ``play_matches(..., chunk_size=1)`` plays match ``i`` from ``match_states(seed, n)[i]``."""
+    return seed_states(seed, n)
+
+
+def _check_tables(tables: np.ndarray, players: int) -> np.ndarray:
+    tables = np.asarray(tables)
+    if tables.ndim != 3 or tables.shape[0] < 1 or tables.shape[1:] != (players,
+                                                                        T.N_AGENT_PARAMS):
+        raise ValueError(
+            f"tables must be float64 (k >= 1, players = {players}, N_AGENT_PARAMS = "
+            f"{T.N_AGENT_PARAMS}), got shape {tables.shape}")
+    for k, table in enumerate(tables):
+        for seat, row in enumerate(table):
+            try:
+                agent_row(row)  # bounds, named in the message
+            except AgentError as err:
+                raise AgentError(f"tables[{k}, {seat}]: {err}") from None
+    return np.ascontiguousarray(tables, dtype=T.PARAM_DTYPE)
+
+
+def play_field(settings: Settings, tables: np.ndarray, table_of: np.ndarray,
+               rng_states: np.ndarray, *, threads: int | None = None) -> FieldResults:
+    """Play one match per entry of ``table_of``: a batch of candidate policies in one call.
+
+    Match ``i`` seats the policies ``tables[table_of[i]]`` and is its own chunk, played from
+    ``rng_states[i]``: two matches with the same state and the same table play identically,
+    so candidates given the same states meet the same cards (common random numbers). No
+    event log, no time series, no invariant check.
+
+    Parameters
+    ----------
+    settings : the rules (``settings.players`` seats)
+    tables : float64 (k, players, N_AGENT_PARAMS) policy tables (rows as
+        :func:`nop_sim.agents.agent_row` gives them, within its bounds)
+    table_of : int64 (n,) the table of each match, in ``[0, k)``
+    rng_states : uint64 (n, 4) each match's RNG state (:func:`match_states`); not modified
+    threads : numba threads (default: numba's current setting); results never depend on it
+    """
+    tables = _check_tables(tables, settings.players)
+    table_of = np.asarray(table_of)
+    if table_of.ndim != 1 or table_of.shape[0] < 1 or not np.issubdtype(table_of.dtype,
+                                                                          np.integer):
+        raise ValueError(f"table_of must be int64 (n >= 1,), got {table_of.dtype} "
+                         f"shape {table_of.shape}")
+    if table_of.min() < 0 or table_of.max() >= tables.shape[0]:
+        raise ValueError(f"table_of values must lie in [0, {tables.shape[0]}) (k tables), "
+                         f"got {table_of.min()} to {table_of.max()}")
+    n = table_of.shape[0]
+    rng_states = np.asarray(rng_states)
+    if rng_states.shape != (n, 4) or rng_states.dtype != np.uint64:
+        raise ValueError(f"rng_states must be uint64 (n = {n}, 4), one per match, got "
+                         f"{rng_states.dtype} shape {rng_states.shape}")
+    b = _buffers(settings, tables, table_of, np.arange(n + 1, dtype=np.int64),
+                 rng_states.copy(), 1, 0, False, np.zeros(n, np.int8))
+    b["eval_fn"], b["draft_fn"] = _callee_addresses()
+    _drive(b, n, threads)
+    players = settings.players
+    return FieldResults(match=b["out_match"], player=b["out_player"][:, :players],
+                        drafted=b["out_drafted"][:, :players],
+                        counts=b["out_counts"].sum(axis=0))
+
+
+def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bounds: np.ndarray,
+             rng_states: np.ndarray, horizon: int, cap: int, check: bool,
+             log_mask: np.ndarray) -> dict[str, Any]:
+    """Every argument of the match drivers, by name (the caller sets ``eval_fn``, ``draft_fn``).
+
+    ``tables`` (n_tables, players, N_AGENT_PARAMS), ``agent_of`` (n,) the table of each
+    match; chunk ``c`` plays matches ``bounds[c]:bounds[c+1]`` from ``rng_states[c]``.
+    """
     arr, mix = settings.to_arrays()
-    n_chunks = -(-n_matches // chunk_size)
+    n_matches = int(bounds[-1])
+    n_chunks = bounds.shape[0] - 1
     tab_start, tab_mask, tab_freq = strength_tables()
     return dict(
-        bounds=np.minimum(np.arange(n_chunks + 1, dtype=np.int64) * chunk_size, n_matches),
-        rng_states=seed_states(seed, n_chunks), settings=arr, dtype=mix.type, damount=mix.amount,
-        dstack=mix.stack, dvalue=draft_values(), deck0=mix.deck, agents=table,
+        bounds=bounds, rng_states=rng_states, settings=arr, dtype=mix.type, damount=mix.amount,
+        dstack=mix.stack, deck0=mix.deck,
+        agents=np.ascontiguousarray(tables, dtype=T.PARAM_DTYPE),
+        agent_of=np.ascontiguousarray(agent_of, dtype=np.int64),
         tab_start=tab_start, tab_mask=tab_mask, tab_freq=tab_freq, eval_fn=0, draft_fn=0,
         check=int(bool(check)), log_mask=log_mask,
         events=np.zeros((n_chunks, cap, T.EV_WIDTH), np.int64),
@@ -294,8 +384,9 @@ def compile_engine() -> None:
     can run :func:`compile_callees` in another process meanwhile, as the
     runner does before a run's first chunk.
     """
-    bufs = _buffers(Settings(), agent_table("balanced", 4), 1, 1, 0, 1, 0, False,
-                     np.zeros(1, np.int8))
+    bufs = _buffers(Settings(), agent_table("balanced", 4)[None], np.zeros(1, np.int64),
+                    np.array([0, 1], np.int64), seed_states(0, 1), 1, 0, False,
+                    np.zeros(1, np.int8))
     bufs["bounds"] = bufs["bounds"][:1]  # no chunk: the driver's loop runs zero times
     _drive(bufs, 0, 1)
 

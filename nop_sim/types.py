@@ -151,12 +151,22 @@ A_DRAW_AIM = 8        # probability of drawing for the column's best plan (else 
 A_MUCK = 9            # probability of mucking a hand that cannot win
 A_DRAFT_SKILL = 10    # probability of drafting by value (else uniformly)
 A_NOISE = 11          # width of uniform noise added to judged strength
-N_AGENT_PARAMS = 12
+A_MANIPULATE_STREET = 12  # promote only once at least this many board cards are dealt
+A_MANIPULATE_HURT = 13    # weight on pushing down the likeliest opposing category
+A_HEDGE_STREET = 14   # place or move the token only once this many board cards are dealt
+A_HEDGE_MOVE = 15     # weight on moving a placed token (0 = never move)
+A_HEDGE_OWN = 16      # weight on the own category's chance in the hedge estimate
+A_SIZE_STRENGTH = 17  # pot-limit / no-limit size: + size_strength * (strength - 0.5) pots
+A_NL_SCALE = 18       # multiplies the bet size under no-limit
+A_DRAFT0 = 19         # draft value of Disruptor id c is column A_DRAFT0 + c
+N_AGENT_PARAMS = A_DRAFT0 + N_DISRUPTORS
 
 AGENT_PARAM_NAMES = (
     "random", "call_margin", "bet_threshold", "bluff", "station", "bet_fraction",
     "manipulate", "hedge", "draw_aim", "muck", "draft_skill", "noise",
-)
+    "manipulate_street", "manipulate_hurt", "hedge_street", "hedge_move", "hedge_own",
+    "size_strength", "nl_scale",
+) + tuple(f"draft_{card}" for card in DISRUPTOR_IDS)
 
 # -- per-match outputs ------------------------------------------------------------
 # out_match[m, M_*] int64

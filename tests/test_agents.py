@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from nop_sim import types as T
-from nop_sim.agents import agent_table, draft_values
+from nop_sim.agents import agent_table
 from nop_sim.cards import parse_cards
 from nop_sim.column import Category, Column
 from nop_sim.engine import strength_tables
@@ -43,7 +43,7 @@ def _state(hole_text: str, column: Column, agents="balanced"):
           np.full(9, -1, np.int64), mix.deck, tmp, np.zeros(S.N_FTMP))
     tab_start, tab_mask, tab_freq = strength_tables()
     items = dict(settings=arr, dtype=mix.type, damount=mix.amount, dstack=mix.stack,
-                 dvalue=draft_values(), agents=agent_table(agents, 4), tab_start=tab_start,
+                 agents=agent_table(agents, 4), tab_start=tab_start,
                  tab_mask=tab_mask, tab_freq=tab_freq)
     cfg = tuple(items[name] for name, *_ in S.CFG_ITEMS)  # in the declared order
     return st, cfg

@@ -262,7 +262,7 @@ def _take_turn(st, cfg, out, rng, p):
                 hi = max(to_call + pot + to_call, lo)  # pot-limit: raise at most the pot after calling
             hi = min(hi, chips)
             lo = min(lo, hi)
-            put = choose_size(cfg, p, rng, lo, hi, pot + to_call)
+            put = choose_size(st, cfg, p, rng, lo, hi, pot + to_call)
         put = min(put, chips)
     if act == ACT_CALL or act == ACT_BET or act == ACT_RAISE:
         if g[G_FROZEN] == 0 and settings[S_PROMOTIONS] > 0:

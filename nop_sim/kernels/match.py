@@ -16,13 +16,16 @@ read by name (``st[ST_G]``, ``cfg[CFG_SETTINGS]``, ``out[OUT_EVENTS]``):
 
 ``st``  = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc,
            comm, dist, tail, reveal, deck0, tmp, ftmp)
-``cfg`` = (settings, dtype, damount, dstack, dvalue, agents, tab_start,
-           tab_mask, tab_freq)
+``cfg`` = (settings, dtype, damount, dstack, agents, tab_start, tab_mask,
+           tab_freq)
 ``out`` = (counts, cat, time, dis, player, drafted, events)
 
 (tests/test_kernel_state.py checks this list and the tuples :func:`_play_chunk`
 builds against the declarations; layouts: nop_sim.types for inputs and
-outputs, kernels.state for ``g``/``ps`` and the scratch).
+outputs, kernels.state for ``g``/``ps`` and the scratch). The drivers take
+several agent tables and pick one per match (``agents[agent_of[m]]``), so one
+call can play a batch of candidate policies; ``cfg``'s ``agents`` is that
+match's table.
 """
 
 from __future__ import annotations
@@ -972,7 +975,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
 
 # -- drivers --------------------------------------------------------------------------------
 @jit(inline="always")  # one call site per driver: no library level of its own
-def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, dvalue, deck0, agents,
+def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agents, agent_of,
                 tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
                 ev_count, out_match, out_player, out_drafted, out_column, counts, cat_stats,
                 time_stats, dis_stats):
@@ -998,8 +1001,10 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, dvalue, deck
     ftmp = np.zeros(N_FTMP, np.float64)
     st = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc, comm, dist, tail,
           reveal, deck0, tmp, ftmp)
-    cfg = (settings, dtype, damount, dstack, dvalue, agents, tab_start, tab_mask, tab_freq)
     for m in range(start, stop):
+        # a 2-D C-contiguous view: cfg's type is the same whatever the table
+        cfg = (settings, dtype, damount, dstack, agents[agent_of[m]], tab_start, tab_mask,
+               tab_freq)
         g[G_MATCH] = m
         g[G_LOG] = log_mask[m]
         out = (counts, cat_stats, time_stats, dis_stats, out_player[m], out_drafted[m], events)
@@ -1009,20 +1014,20 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, dvalue, deck
 
 
 @jit
-def play_chunks_serial(bounds, rng_states, settings, dtype, damount, dstack, dvalue, deck0,
-                       agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
+def play_chunks_serial(bounds, rng_states, settings, dtype, damount, dstack, deck0, agents,
+                       agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                        log_mask, events, ev_counts, out_match, out_player, out_drafted, out_column,
                        out_counts, out_cat, out_time, out_dis):
     """:func:`play_chunks` on one thread, chunk after chunk (same arguments, same results)."""
     for c in range(bounds.shape[0] - 1):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dstack,
-                    dvalue, deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
+                    deck0, agents, agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                     log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
                     out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c])
 
 
 @pjit
-def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, dvalue, deck0, agents,
+def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, agents, agent_of,
                 tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
                 ev_counts, out_match, out_player, out_drafted, out_column, out_counts, out_cat,
                 out_time, out_dis):
@@ -1030,10 +1035,12 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, dvalue, de
 
     bounds : int64 (n_chunks + 1,) first match of each chunk
     rng_states : uint64 (n_chunks, 4), advanced in place
-    settings : int64 (N_SETTINGS,); dvalue : float64 (25,)
+    settings : int64 (N_SETTINGS,)
     dtype, damount, dstack : int64 (25,) the Disruptors' types, amounts and stack rules
     (nop_sim.disruptors.DisruptorArrays)
-    deck0 : int64 (n_disruptor_cards,); agents : float64 (players, N_AGENT_PARAMS)
+    deck0 : int64 (n_disruptor_cards,)
+    agents : float64 (n_tables, players, N_AGENT_PARAMS) C-contiguous, policy tables
+    agent_of : int64 (n,) the table each match plays with (values in [0, n_tables))
     tab_start, tab_mask, tab_freq : strength tables (kernels.strength)
     eval_fn, draft_fn : addresses of the evaluator and of the draft (kernels.firewall)
     check : 1 to check chips and cards after every hand (counted in C_INVARIANT_ERRORS)
@@ -1048,6 +1055,6 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, dvalue, de
     n_chunks = bounds.shape[0] - 1
     for c in prange(n_chunks):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dstack,
-                    dvalue, deck0, agents, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
+                    deck0, agents, agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                     log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
                     out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c])

@@ -20,7 +20,7 @@ from nop_sim.kernels.rng import below, uniform
 from nop_sim.kernels.state import (
     CFG_AGENTS,
     CFG_DTYPE,
-    CFG_DVALUE,
+    G_BETTING,
     G_BOARD_N,
     G_HEDGE_MULT,
     G_INVERTED,
@@ -84,14 +84,23 @@ from nop_sim.types import (
     A_BET_THRESHOLD,
     A_BLUFF,
     A_CALL_MARGIN,
+    A_DRAFT0,
     A_DRAFT_SKILL,
     A_DRAW_AIM,
     A_HEDGE,
+    A_HEDGE_MOVE,
+    A_HEDGE_OWN,
+    A_HEDGE_STREET,
     A_MANIPULATE,
+    A_MANIPULATE_HURT,
+    A_MANIPULATE_STREET,
     A_MUCK,
+    A_NL_SCALE,
     A_NOISE,
     A_RANDOM,
+    A_SIZE_STRENGTH,
     A_STATION,
+    BET_NO_LIMIT,
     D_BROKER,
     D_ELEVATOR,
     D_HEDGE_FUND,
@@ -179,13 +188,24 @@ def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot):
 
 
 @jit(_nrt=False)
-def choose_size(cfg, p, rng, lo, hi, pot):
+def choose_size(st, cfg, p, rng, lo, hi, pot):
     """Chips for a pot-limit / no-limit bet or raise, within [lo, hi]."""
     if hi <= lo:
         return hi
-    if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
+    agent = cfg[CFG_AGENTS][p]
+    if agent[A_RANDOM] >= 0.5:
         return lo + below(rng, hi - lo + 1)
-    want = np.int64(cfg[CFG_AGENTS][p, A_BET_FRACTION] * pot + 0.5)
+    fraction = agent[A_BET_FRACTION]
+    if agent[A_SIZE_STRENGTH] != 0.0:
+        # strength without the noise: sizing draws nothing from the RNG
+        g, ps = st[ST_G], st[ST_PS]
+        s1, cat, e = single_strength(st, cfg, p)
+        s = s1 ** max(count_live(ps, g[G_N]) - 1, 1)
+        fraction += agent[A_SIZE_STRENGTH] * (s - 0.5)
+    size = fraction * pot
+    if st[ST_G][G_BETTING] == BET_NO_LIMIT:
+        size *= agent[A_NL_SCALE]  # exact at the default 1.0
+    want = np.int64(size + 0.5) if size > 0.0 else np.int64(0)
     return min(max(want, lo), hi)
 
 
@@ -201,29 +221,66 @@ def choose_promotion(st, cfg, p, rng, fee, pot):
     w = agent[A_MANIPULATE]
     if w <= 0.0:
         return -1
+    if g[G_BOARD_N] < agent[A_MANIPULATE_STREET]:
+        return -1
     s1, cat, e = single_strength(st, cfg, p)
     pos = np.int64(colpos[cat])
     inverted = g[G_INVERTED] != 0
-    if not inverted:
-        if pos == 0:
-            return -1
-        target = cat
-    else:
-        # read bottom-up, a category gains by the one below it moving up
+    own = -1
+    own_v = -1.0
+    # read bottom-up (inverted), a category gains by the one below it moving up
+    if (pos > 0 if not inverted else pos < N_CAT - 1) and e > 0:
+        target = cat if not inverted else col[pos + 1]
+        dist = st[ST_DIST]
+        t = TAB_R5 + g[G_BOARD_N]
+        gain = 0.5 * (dist[t, e - 1] + dist[t, e])
+        n_opp = max(count_live(ps, g[G_N]) - 1, 1)
+        before = s1 ** n_opp
+        after = min(1.0, s1 + gain) ** n_opp
+        v = w * (after - before) * pot
+        if v > fee:
+            own = target
+            own_v = v
+    hurt = agent[A_MANIPULATE_HURT]
+    if hurt > 0.0:
+        target, drop = _hurt_promotion(st, cfg, cat)
+        v = w * hurt * drop * pot
+        if target >= 0 and v > fee and v > own_v:
+            return target
+    return own
+
+
+@jit(_nrt=False)
+def _hurt_promotion(st, cfg, cat):
+    """(category to promote, estimated drop in its chance to win) that pushes the category
+    likeliest to win against ``cat`` down one place; (-1, 0) when none can move down.
+
+    The drop is the chance the best hand of the table sits at the likely winner's position
+    less the chance at the position below (winner_positions, the final tables): what that
+    category would lose by trading places, read off one cached distribution."""
+    g, ps, col, colpos = st[ST_G], st[ST_PS], st[ST_COL], st[ST_COLPOS]
+    lw = _likely_winner(st, cfg, cat)
+    if lw < 0:
+        return -1, 0.0
+    pos = np.int64(colpos[lw])
+    if g[G_INVERTED] == 0:
         if pos == N_CAT - 1:
-            return -1
-        target = col[pos + 1]
-    if e <= 0:
-        return -1
-    dist = st[ST_DIST]
-    t = TAB_R5 + g[G_BOARD_N]
-    gain = 0.5 * (dist[t, e - 1] + dist[t, e])
-    n_opp = max(count_live(ps, g[G_N]) - 1, 1)
-    before = s1 ** n_opp
-    after = min(1.0, s1 + gain) ** n_opp
-    if w * (after - before) * pot > fee:
-        return target
-    return -1
+            return -1, 0.0
+        target = col[pos + 1]  # it moves up past lw
+    else:
+        if pos == 0:
+            return -1, 0.0
+        target = lw  # read bottom-up: moving lw up the column pushes it down
+    m = 0
+    for q in range(g[G_N]):
+        if ps[q, P_ALIVE] != 0:
+            m += 1
+    o = winner_positions(st, cfg, TAB_R7, max(m, 2))  # cached: _likely_winner just built it
+    win = st[ST_FTMP]
+    k = eff_position(colpos, g[G_INVERTED] != 0, lw)
+    if k >= N_CAT - 1:
+        return -1, 0.0
+    return target, max(win[o + k] - win[o + k + 1], 0.0)
 
 
 @jit(_nrt=False, inline="always")
@@ -242,6 +299,11 @@ def choose_hedge(st, cfg, p, rng, settings):
     w = agent[A_HEDGE]
     if w <= 0.0:
         return -1
+    if g[G_BOARD_N] < agent[A_HEDGE_STREET]:
+        return -1
+    if current >= 0 and agent[A_HEDGE_MOVE] <= 0.0:
+        return -1
+    own_w = agent[A_HEDGE_OWN]
     colpos = st[ST_COLPOS]
     s = strength(st, cfg, p, rng)
     s = min(max(s, 0.0), 1.0)
@@ -259,7 +321,9 @@ def choose_hedge(st, cfg, p, rng, settings):
         k = eff_position(colpos, inverted, c)
         prob = (1.0 - s) * win[o + k]
         if c == cat:
-            prob += s
+            prob += own_w * s  # own_w == 1.0 (the default) adds s exactly
+            if own_w != 1.0:
+                prob = min(prob, 1.0)
         v = prob * payout
         if c == current:
             cur_v = v
@@ -268,6 +332,8 @@ def choose_hedge(st, cfg, p, rng, settings):
             best_c = c
     if best_c == current:
         return -1
+    if current >= 0:
+        w *= agent[A_HEDGE_MOVE]  # a move; exact at the default 1.0
     if w * (best_v - cur_v) > settings[S_HEDGE_COST]:
         return best_c
     return -1
@@ -469,8 +535,8 @@ def choose_muck(cfg, p, rng):
 def card_value(st, cfg, p, card):
     """How much ``p`` wants a Disruptor card (drafting, discarding to make room)."""
     g, ps = st[ST_G], st[ST_PS]
-    dtype, dvalue, agent = cfg[CFG_DTYPE], cfg[CFG_DVALUE], cfg[CFG_AGENTS][p]
-    v = dvalue[card]
+    dtype, agent = cfg[CFG_DTYPE], cfg[CFG_AGENTS][p]
+    v = agent[A_DRAFT0 + card]
     if card == D_BROKER:
         v += 2.0 * agent[A_MANIPULATE]
     elif card == D_HEDGE_FUND:
