@@ -78,7 +78,7 @@ def _os_failure(exc: OSError) -> _Failure:
 class _Commands(click.Group):
     """Lists ``run`` and ``sweep`` first in ``--help``, then the rest alphabetically."""
 
-    FIRST = ("run", "sweep")
+    FIRST = ("run", "sweep", "train", "value")
 
     def list_commands(self, ctx):
         names = super().list_commands(ctx)
@@ -215,9 +215,10 @@ def _load(path: Path, overrides, matches, seed):
 class _Progress:
     """A progress bar on stderr with ETA and work/s (hands/s, turns/s); silent when not a terminal."""
 
-    def __init__(self, quiet: bool, unit: str = "hands"):
+    def __init__(self, quiet: bool, unit: str = "hands", label: str = "chunks"):
         self.enabled = not quiet and sys.stderr.isatty()
         self.unit = unit
+        self.label = label
         self.bar = None
         self.t0 = None
         self.start_work = 0
@@ -230,7 +231,7 @@ class _Progress:
         if self.bar is None:
             self.t0 = time.perf_counter()
             self.start_work = work
-            self.bar = click.progressbar(length=total, label="chunks", file=sys.stderr,
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr,
                                          show_eta=True, show_percent=True,
                                          item_show_func=lambda _: self.rate)
             self.bar.__enter__()
@@ -322,6 +323,168 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
                                f"e.g. [sweep] dart_cap = [10, 20, 30]")
     click.echo(f"{len(scn.points())} sweep points x {scn.matches:,} matches", err=True)
     _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report)
+
+
+def _train_options(f):
+    """Options of train and value (defined once)."""
+    for deco in reversed([
+        click.option("--budget-matches", "budget", type=click.IntRange(1, 10**10),
+                     default=None, help="Most matches to play, every phase counted "
+                     "[train: 1,000,000; value: 400,000]."),
+        click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+                     help="Root seed (default: the scenario's [run] seed)."),
+        click.option("--workers", type=click.IntRange(1, 1024), default=None,
+                     help="Threads of this process [default: all cores]; the result never "
+                          "depends on it."),
+        click.option("--scheduler", metavar="ADDRESS", default=None,
+                     help="Play the batches on a Dask cluster, e.g. tcp://10.0.0.5:8786."),
+        click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+                     help="Override a setting, e.g. --set hedge_cost=8."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+    ]):
+        f = deco(f)
+    return f
+
+
+def _trainable(scn, command: str):
+    if not scn.game_type.trainable:
+        from nop_sim.games import registered_games
+
+        kinds = [g.kind for g in registered_games() if g.trainable]
+        raise click.UsageError(f"{scn.source}: nop-sim {command} trains parameter-row agents, "
+                               f"which games {', '.join(kinds)} have; {scn.kind} does not")
+
+
+@main.command("train", context_settings=CONTEXT)
+@click.argument("scenario", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Training folder [default: reports/<scenario name>-train].")
+@click.option("--epsilon", type=click.FloatRange(0, 100), default=1.0, show_default=True,
+              help="Stop when the best deviation found gains less than this many win-rate "
+                   "points, with 95% confidence.")
+@click.option("--update", type=click.Choice(["response", "average"]), default="response",
+              show_default=True, help="The next field: the best response itself, or the "
+                                      "average of every best response so far.")
+@click.option("--resume", is_flag=True, help="Finish a stopped training, keeping its rounds.")
+@click.option("--no-report", is_flag=True, help="Write strong.toml and the tables only.")
+@_train_options
+def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, seed, workers,
+              scheduler, overrides, quiet):
+    """Train a strong agent for SCENARIO's rules by iterated best response.
+
+    Each round, CMA-ES searches the best single-seat deviation against the
+    current field (candidates race on common seeds), a fresh check measures
+    its gain, and the field becomes that best response. Training stops when
+    the gain is below --epsilon points with 95% confidence, or when the
+    budget is spent; a fresh search with a new seed then measures the final
+    field's exploitability. The agent goes to strong.toml, usable as a seat:
+    [seats] all = "@reports/baseline-train/strong.toml".
+
+    \b
+    Examples:
+      nop-sim train scenarios/baseline.toml
+      nop-sim train scenarios/baseline.toml --budget-matches 200000 --epsilon 2
+      nop-sim train scenarios/baseline.toml --resume          # after a crash or Ctrl-C
+      nop-sim run scenarios/baseline.toml --set seats.all=@reports/baseline-train/strong.toml
+    """
+    from nop_sim.train import TrainConfig, TrainError, train_folder
+    from nop_sim.train.report import write_train_report
+
+    scn = _load(scenario, overrides, None, seed)
+    _trainable(scn, "train")
+    try:
+        cfg = TrainConfig(budget=budget or 1_000_000, epsilon=epsilon, seed=scn.seed,
+                          update=update)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    out = out_dir or Path("reports") / f"{scn.name}-train"
+    progress = _Progress(quiet, "matches", label="matches")
+    try:
+        try:
+            result = train_folder(scn, out, cfg, threads=workers, scheduler=scheduler,
+                                  resume=resume, progress=lambda d, t: progress(d, t, d))
+        finally:
+            progress.close()
+        report = None if no_report else write_train_report(out)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    except TrainError as exc:
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
+    state = "converged" if result.converged else "budget spent"
+    rate = result.matches / result.seconds if result.seconds > 0 else 0.0
+    click.echo(f"{scn.name}: {result.rounds} rounds ({state}), {result.matches:,} matches in "
+               f"{result.seconds:.1f} s ({rate:,.0f} matches/s)")
+    click.echo(f"exploitability: {result.exploitability:+.1f} win-rate points "
+               f"(95% interval {result.exploitability_low:+.1f} to "
+               f"{result.exploitability_high:+.1f}) for the best deviation a fresh search found")
+    bounds = result.space.at_bounds(result.row)
+    if bounds:
+        click.echo("at a search bound: " + ", ".join(f"{k} ({v})" for k, v in bounds.items()))
+    click.echo(f"strong agent: {out / 'strong.toml'}")
+    if report:
+        click.echo(f"report:       {report}")
+
+
+@main.command("value", context_settings=CONTEXT)
+@click.argument("scenario", type=click.Path(path_type=Path))
+@click.option("--strong", "strong_dir", type=click.Path(path_type=Path), required=True,
+              help="A training folder (nop-sim train's --out) holding strong.toml.")
+@click.option("--mechanic", "mechanics", multiple=True, metavar="NAME",
+              help="Restrict only these (repeatable): manipulation, hedging, drafting, "
+                   "drawing, bluffing [default: all].")
+@_train_options
+def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler, overrides,
+              quiet):
+    """What each mechanic is worth under strong play (restricted play).
+
+    For each mechanic, search the best agent that may not use it against a
+    field of the strong agent, and report how many win-rate points it loses
+    to the strong agent itself (Jaffe et al. 2012). A loss near 0 marks a
+    mechanic that is dead weight; a large one, a mechanic that dominates.
+    Also: the strong agent's win rate when it drafted each Disruptor, against
+    when it did not. Results go into the training folder and its report.
+
+    \b
+    Example:
+      nop-sim train scenarios/baseline.toml
+      nop-sim value scenarios/baseline.toml --strong reports/baseline-train
+    """
+    from nop_sim.agents import AgentError
+    from nop_sim.train import MECHANICS, TrainError
+    from nop_sim.train.report import write_train_report
+    from nop_sim.train.value import value_folder
+
+    for m in mechanics:
+        if m not in MECHANICS:
+            from nop_sim.errors import did_you_mean
+
+            raise click.BadParameter(f"no mechanic {m!r}.{did_you_mean(m, MECHANICS)} "
+                                     f"Allowed: {', '.join(MECHANICS)}", param_hint="--mechanic")
+    scn = _load(scenario, overrides, None, seed)
+    _trainable(scn, "value")
+    progress = _Progress(quiet, "matches", label="matches")
+    try:
+        try:
+            table, drafts = value_folder(scn, strong_dir, list(mechanics) or list(MECHANICS),
+                                         budget=budget or 400_000, threads=workers,
+                                         scheduler=scheduler,
+                                         progress=lambda d, t: progress(d, t, d))
+        finally:
+            progress.close()
+        report = write_train_report(strong_dir)
+    except (ValueError, AgentError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except TrainError as exc:
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
+    for row in table.itertuples():
+        click.echo(f"without {row.mechanic:<12} the best agent loses {row.loss:+5.1f} points "
+                   f"(95% {row.loss_low:+.1f} to {row.loss_high:+.1f}) to the strong agent")
+    click.echo(f"tables: {strong_dir / 'value.parquet'}, {strong_dir / 'drafts.parquet'}")
+    click.echo(f"report: {report}")
 
 
 @main.command("hands", context_settings=CONTEXT)

@@ -304,4 +304,5 @@ GAME = register_game(Game(
     referee=referee,
     write_report=write_report,
     store_version=2,  # 2: events tables
+    trainable=True,
 ))

@@ -60,6 +60,9 @@ class Game:
         seats were equal (``1/players`` unless wins can be shared)
     store_version : bumped when the game's chunk tables change shape; an older
         chunk is redone on resume, never mixed in
+    trainable : its agents are rows of :mod:`nop_sim.agents` parameters and its
+        settings play through :func:`nop_sim.engine.play_field`, so ``nop-sim
+        train`` and ``value`` can search them
 
     Play, replay, report
     --------------------
@@ -99,6 +102,7 @@ class Game:
     fair_win_rate: Callable[[Any, int], float] = None  # type: ignore[assignment]
     warm_up: Callable[[Any], None] | None = None
     store_version: int = 1
+    trainable: bool = False
 
     def __post_init__(self) -> None:
         if self.fair_win_rate is None:

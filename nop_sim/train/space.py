@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nop_sim import types as T
-from nop_sim.agents import AgentError, agent_row, parameter_bounds
+from nop_sim.agents import AgentError, agent_bounds, agent_row
 
 __all__ = ["MECHANICS", "SEARCH_BOUNDS", "Space", "space_for"]
 
@@ -109,19 +109,20 @@ def space_for(settings, restrict: Mapping[str, float] | None = None) -> Space:
     for name in T.AGENT_PARAM_NAMES:
         if name in _ALWAYS_FIXED or name in restrict:
             continue
-        if name in _SIZE and betting == "limit":
+        no_limit = betting == "no-limit" or "no_limit" in in_mix  # the card makes it so
+        if name in _SIZE and betting == "limit" and not no_limit:
             continue
-        if name == "nl_scale" and betting != "no-limit":
+        if name == "nl_scale" and not no_limit:
             continue
         if name.startswith("draft_") and name != "draft_skill" and name[6:] not in in_mix:
             continue
         if name == "draft_skill" and not in_mix:
             continue
         names.append(name)
-    bounds = parameter_bounds()
+    lows, highs = agent_bounds()
+    bounds = {n: (lows[i], highs[i]) for i, n in enumerate(T.AGENT_PARAM_NAMES)}
     lo = np.array([SEARCH_BOUNDS.get(n, bounds[n])[0] for n in names])
     hi = np.array([SEARCH_BOUNDS.get(n, bounds[n])[1] for n in names])
     fixed = {**_ALWAYS_FIXED, **restrict}
-    # every pinned value must be a legal parameter value
-    agent_row({**{k: v for k, v in fixed.items()}, "preset": "balanced"})
+    agent_row({**fixed, "preset": "balanced"})  # every pinned value must be a legal one
     return Space(tuple(names), lo, hi, fixed)

@@ -149,7 +149,8 @@ def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engin
         state["spent"] += engine.matches
         frames.append(pd.DataFrame(res.history))
         converged = res.high < eps
-        state["rounds"].append({"round": r, "exploitability": 100 * res.gain,
+        state["rounds"].append({"round": r, "theta": np.asarray(start, float).tolist(),
+                                "exploitability": 100 * res.gain,
                                 "low": 100 * res.low, "high": 100 * res.high,
                                 "check_matches": res.n_check, "matches": engine.matches})
         if converged:

@@ -1,0 +1,38 @@
+"""Strong play: train agents toward a best response, and value each mechanic under it.
+
+* :mod:`.space` -- which policy parameters a search moves, in which bounds;
+  the mechanics restricted play takes away (:data:`MECHANICS`).
+* :mod:`.play` -- candidates against a field on common seeds, one engine batch.
+* :mod:`.search` -- the best single-seat deviation: CMA-ES with racing.
+* :mod:`.trainer` -- iterated best response, its folder, resuming.
+* :mod:`.value` -- restricted play and the Disruptor draft table.
+* :mod:`.report` -- the training report (the shared reporting toolkit).
+
+Example::
+
+    from nop_sim.scenario import load_scenario
+    from nop_sim.train import TrainConfig, train_folder
+
+    scn = load_scenario("scenarios/baseline.toml")
+    result = train_folder(scn, "reports/baseline-train", TrainConfig(budget=200_000))
+    print(result.exploitability, result.row)
+"""
+
+from nop_sim.train.errors import TrainError
+from nop_sim.train.play import Duel, Engine, duel, match_states
+from nop_sim.train.search import SearchConfig, SearchResult, best_response, check_gain
+from nop_sim.train.space import MECHANICS, SEARCH_BOUNDS, Space, space_for
+from nop_sim.train.trainer import (
+    UPDATES,
+    TrainConfig,
+    TrainResult,
+    start_field,
+    train_folder,
+    train_settings,
+    write_agent_file,
+)
+
+__all__ = ["MECHANICS", "SEARCH_BOUNDS", "UPDATES", "Duel", "Engine", "SearchConfig",
+           "SearchResult", "Space", "TrainConfig", "TrainError", "TrainResult", "best_response",
+           "check_gain", "duel", "match_states", "space_for", "start_field", "train_folder",
+           "train_settings", "write_agent_file"]

@@ -1,0 +1,211 @@
+"""The training report: how exploitable the field was, round by round, and what it plays.
+
+Built with the shared toolkit (:mod:`nop_sim.reporting`) from a training
+folder: ``manifest.json``, ``state.json``, ``history.parquet`` and, once
+``nop-sim value`` has run, ``value.parquet`` and ``drafts.parquet``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nop_sim import reporting as R
+from nop_sim import types as T
+
+__all__ = ["SECTIONS", "write_train_report"]
+
+
+@dataclass
+class _Training:
+    folder: Path
+    manifest: dict
+    state: dict
+    history: pd.DataFrame
+    value: pd.DataFrame | None
+    drafts: pd.DataFrame | None
+
+    @property
+    def rounds(self) -> pd.DataFrame:
+        return pd.DataFrame([{k: v for k, v in r.items() if k != "theta"}
+                             for r in self.state["rounds"]])
+
+    @property
+    def epsilon(self) -> float:
+        return float(self.manifest["training"]["epsilon"])
+
+
+def _load(folder: Path) -> _Training:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    state = json.loads((folder / "state.json").read_text())
+    history = pd.read_parquet(folder / "history.parquet")
+
+    def opt(name):
+        p = folder / name
+        return pd.read_parquet(p) if p.exists() else None
+
+    return _Training(folder, manifest, state, history, opt("value.parquet"),
+                     opt("drafts.parquet"))
+
+
+# -- sections ------------------------------------------------------------------------------
+def _findings(t: _Training):
+    tr = t.manifest["training"]
+    state = "reached" if tr["converged"] else "not reached (the budget ended first)"
+    items = [
+        f"**Exploitability {tr['exploitability']:+.1f} win-rate points** (95% interval "
+        f"{tr['exploitability_low']:+.1f} to {tr['exploitability_high']:+.1f}): what the best "
+        f"single-seat deviation a fresh search found gains over the strong agent in its seat.",
+        f"{tr['rounds']} rounds of best response, {tr['matches']:,} matches; the target of "
+        f"{t.epsilon:g} points was {state}.",
+    ]
+    links = ["exploitability", "exploitability"]
+    bounds = t.manifest.get("at_bounds") or {}
+    if bounds:
+        items.append("Parameters at a search bound (the policy may want more room there): "
+                     + ", ".join(f"{k} ({v})" for k, v in bounds.items()) + ".")
+        links.append("parameters")
+    if t.value is not None and len(t.value):
+        top = t.value.sort_values("loss", ascending=False).iloc[0]
+        items.append(f"The mechanic worth most under strong play is **{top['mechanic']}**: "
+                     f"without it the best agent loses {top['loss']:+.1f} points.")
+        links.append("value")
+    return [R.Bullets(items, links=links)]
+
+
+def _exploitability(t: _Training):
+    r = t.rounds
+    fin = t.state["final"]
+    fig, axes = R.figure(3.2)
+    ax = axes[0, 0]
+    x = r["round"].to_numpy()
+    y = r["exploitability"].to_numpy()
+    ax.errorbar(x, y, yerr=R.interval_err(y, r["low"], r["high"]), fmt="o-",
+                color=R.PALETTE["blue"], capsize=3, label="best deviation, checked")
+    xf = (x.max() + 1) if len(x) else 0
+    ax.errorbar([xf], [fin["exploitability"]],
+                yerr=R.interval_err([fin["exploitability"]], [fin["low"]], [fin["high"]]),
+                fmt="s", color=R.PALETTE["vermillion"], capsize=3, label="final, fresh search")
+    ax.axhline(t.epsilon, color=R.PALETTE["grey"], ls="--", lw=1, label=f"epsilon {t.epsilon:g}")
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xlabel("round (the field of that round)")
+    ax.set_ylabel("gain of one deviating seat\n(win-rate points)")
+    ax.legend(loc="upper right", fontsize=8)
+    table = pd.DataFrame({
+        "round": r["round"],
+        "exploitability (points)": [R.num_ci(a, b, c, 1) for a, b, c in
+                                    zip(r["exploitability"], r["low"], r["high"], strict=True)],
+        "check matches": [R.count(v) for v in r["check_matches"]],
+        "matches": [R.count(v) for v in r["matches"]],
+    })
+    final = (f"The final field against a fresh search (a new seed): "
+             f"**{fin['exploitability']:+.1f} points** (95% interval {fin['low']:+.1f} to "
+             f"{fin['high']:+.1f}, {fin['check_matches']:,} check matches).")
+    return [R.png(fig, "exploitability", "Each round's field: the checked gain of the best "
+                  "deviation found against it, 95% interval; the square is the final check."),
+            R.Note(final), R.Table(table, "Rounds", csv="rounds.csv")]
+
+
+def _parameters(t: _Training):
+    space = t.manifest["space"]
+    names = space["names"]
+    lo, hi = np.array(space["low"]), np.array(space["high"])
+    idx = [T.AGENT_PARAM_NAMES.index(n) for n in names]
+    thetas = [np.asarray(r["theta"])[idx] for r in t.state["rounds"]]
+    thetas.append(np.asarray(t.state["theta"])[idx])
+    units = (np.array(thetas) - lo) / (hi - lo)
+    core = [i for i, n in enumerate(names) if not n.startswith("draft_") or n == "draft_skill"]
+    drafts = [i for i, n in enumerate(names) if n.startswith("draft_") and n != "draft_skill"]
+    groups = [(g, title) for g, title in ((core, "play"), (drafts, "draft values")) if g]
+    fig, axes = R.figure(3.0 * len(groups), nrows=len(groups))
+    rounds = np.arange(units.shape[0])
+    for (group, title), ax in zip(groups, axes[:, 0], strict=True):
+        for j, i in enumerate(group):
+            ax.plot(rounds, units[:, i], marker=".", lw=1, label=names[i],
+                    color=R.CYCLE[j % len(R.CYCLE)], ls=("-", "--", ":")[j // len(R.CYCLE) % 3])
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_ylabel(f"{title}\n(0 = low bound, 1 = high)")
+        ax.legend(fontsize=6, ncol=4, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    axes[-1, 0].set_xlabel("round (last: the strong agent)")
+    final = np.asarray(t.state["theta"])[idx]
+    bounds = t.manifest.get("at_bounds") or {}
+    table = pd.DataFrame({"parameter": names, "strong agent": [R.num(v, 3) for v in final],
+                          "search low": [R.num(v, 2) for v in lo],
+                          "search high": [R.num(v, 2) for v in hi],
+                          "at bound": [bounds.get(n, "") for n in names]})
+    return [R.png(fig, "parameters", "The field's parameters round by round, scaled to the "
+                  "search bounds (0 = low, 1 = high)."),
+            R.Table(table, "The strong agent's parameters", csv="strong_agent.csv")]
+
+
+def _value(t: _Training):
+    if t.value is None:
+        return [R.Note("Not measured yet: run `nop-sim value SCENARIO --strong "
+                       f"{t.folder}` to add restricted play here.", "muted")]
+    v = t.value
+    fig, axes = R.figure(0.5 + 0.45 * len(v))
+    R.hbar_ci(axes[0, 0], list(v["mechanic"]), v["loss"] / 100, v["loss_low"] / 100,
+              v["loss_high"] / 100, ref=0.0, ref_label="no loss")
+    axes[0, 0].set_xlabel("win-rate loss of the best agent without the mechanic")
+    table = pd.DataFrame({
+        "mechanic": v["mechanic"], "taken away by": v["pinned"],
+        "loss (points)": [R.num_ci(a, b, c, 1) for a, b, c in
+                          zip(v["loss"], v["loss_low"], v["loss_high"], strict=True)],
+        "check matches": [R.count(x) for x in v["check_matches"]]})
+    blocks = [R.png(fig, "value", "Loss of the best restricted agent to the strong agent, "
+                    "95% interval (about 0: the mechanic is dead weight)."),
+              R.Table(table, "Restricted play", csv="value.csv", full=v)]
+    d = t.drafts
+    if d is not None and len(d):
+        d = d.sort_values("difference", ascending=False)
+        dt = pd.DataFrame({
+            "card": d["card"],
+            "win rate, drafted": [R.pct_ci(a, b, c) for a, b, c in
+                                  zip(d["win_drafted"], d["win_drafted_low"],
+                                      d["win_drafted_high"], strict=True)],
+            "win rate, not drafted": [R.pct_ci(a, b, c) for a, b, c in
+                                      zip(d["win_not"], d["win_not_low"], d["win_not_high"],
+                                          strict=True)],
+            "matches drafted": [R.count(x) for x in d["matches_drafted"]]})
+        blocks += [R.Note("Per Disruptor: the strong agent's win rate in the matches where it "
+                          "drafted the card and where it did not (all seats strong). A seat that "
+                          "lives longer drafts more, so read a gap as a lead, not an effect."),
+                   R.Table(dt, "Disruptors under strong play", csv="drafts.csv", full=d)]
+    return blocks
+
+
+def _throughput(t: _Training):
+    tp = t.manifest["throughput"]
+    sec, eng = tp["seconds"], tp["engine_seconds"]
+    share = 1 - eng / sec if sec > 0 else float("nan")
+    return [R.Note(f"{tp['matches']:,} matches ({tp['hands']:,} hands) in {sec:.1f} s: "
+                   f"{tp['matches'] / max(sec, 1e-9):,.0f} matches/s; the engine ran "
+                   f"{eng:.1f} s of it, so orchestration took {100 * share:.1f}%.")]
+
+
+SECTIONS = [
+    R.SectionSpec("findings", "Findings", "", _findings),
+    R.SectionSpec("exploitability", "Exploitability", "How much one seat gains by deviating "
+                  "from the field, round by round: 0 is an equilibrium of the policy space.",
+                  _exploitability),
+    R.SectionSpec("parameters", "Parameters", "Where the search moved the policy.", _parameters),
+    R.SectionSpec("value", "What each mechanic is worth", "Restricted play (Jaffe et al., "
+                  "2012): the best agent that may not use a mechanic, against strong seats.",
+                  _value),
+    R.SectionSpec("throughput", "Throughput", "", _throughput),
+]
+
+
+def write_train_report(folder: str | Path) -> Path:
+    """Write ``report.html`` and ``report.md`` of a training folder; the HTML path."""
+    folder = Path(folder)
+    t = _load(folder)
+    sections = R.build_sections(SECTIONS, t, number_from=1)
+    tr = t.manifest["training"]
+    meta = (f"scenario {tr['scenario']} (fingerprint {tr['fingerprint']}), seed {tr['seed']}, "
+            f"{tr['matches']:,} matches, {len(sections)} sections")
+    return R.write_report(R.Report(f"nop-sim train: {tr['scenario']}", meta, sections), folder)
