@@ -1,0 +1,283 @@
+"""nop-sim train and value: the search's pieces, a known best response, determinism,
+resuming after SIGKILL, and bad input.
+
+Oracles: common random numbers make a candidate equal to the field gain exactly
+0 on every match; a rule set where hedging is free and pays 50 has a known best
+response (hedge every hand), checked from the event log, not from a parameter;
+the same seed must give the same bytes with 1 or 2 threads and after a kill.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from nop_sim import types as T
+from nop_sim.agents import agent_row, agent_table
+from nop_sim.cli import main
+from nop_sim.engine import play_matches
+from nop_sim.rules import Settings
+from nop_sim.scenario import load_scenario
+from nop_sim.train import (
+    MECHANICS,
+    Engine,
+    SearchConfig,
+    TrainConfig,
+    best_response,
+    duel,
+    match_states,
+    space_for,
+    train_folder,
+)
+
+NEVER_HEDGE = {"preset": "balanced", "hedge": 0.0}
+
+# Hedging is free and pays 50: placing a token every hand is best. Short matches
+# (40 chips, at most 40 hands, then the chip leader wins) keep the test fast.
+FREE_HEDGE = """
+name = "free-hedge"
+[game]
+players = 4
+chips = 40
+max_hands = 40
+hedge_cost = 0
+hedge_payout = 50
+[seats]
+all = {preset = "balanced", hedge = 0.0}
+[run]
+seed = 11
+"""
+
+SMALL = SearchConfig(generations=4, race=(16, 32), select=64, check_batch=256, check_max=512)
+
+
+def _scenario(tmp_path: Path, text: str = FREE_HEDGE, name: str = "s.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+# -- pieces ----------------------------------------------------------------------------------
+def test_space_follows_the_rules():
+    limit = space_for(Settings(disruptors="none"))
+    assert "bet_fraction" not in limit.names and "nl_scale" not in limit.names
+    assert not any(n.startswith("draft_") for n in limit.names)
+    nl = space_for(Settings(betting="no-limit"))
+    assert {"bet_fraction", "size_strength", "nl_scale"} <= set(nl.names)
+    assert "random" not in nl.names and "station" not in nl.names
+    hedgeless = space_for(Settings(), MECHANICS["hedging"])
+    assert "hedge" not in hedgeless.names
+    rows = hedgeless.to_rows(np.full((3, hedgeless.dim), 0.5), agent_row("hedger"))
+    assert (rows[:, T.A_HEDGE] == 0).all() and (rows[:, T.A_RANDOM] == 0).all()
+    back = hedgeless.to_unit(rows[0])
+    assert np.allclose(back, 0.5)
+
+
+def test_match_states_are_keyed():
+    a, b = match_states((1, 2), 50), match_states((1, 2), 50)
+    assert a.dtype == np.uint64 and a.shape == (50, 4) and (a == b).all()
+    assert len({tuple(r) for r in a}) == 50
+    assert not (match_states((1, 3), 50) == a).all()
+
+
+def test_a_copy_of_the_field_gains_exactly_nothing():
+    """Common random numbers: the same row on the same states plays the same matches."""
+    s = Settings(players=3, disruptors="none")
+    field = agent_table(["balanced", "rock", "hedger"], 3)[None]
+    d = duel(Engine(threads=1), s, field, agent_table("balanced", 3)[:1], 30, (5,))
+    seat0 = d.seat == 0
+    assert (d.won[0][seat0] == d.ref_won[seat0]).all()  # the occupant of seat 0 is balanced
+    assert np.bincount(d.seat).tolist() == [10, 10, 10]
+    assert d.matches == 60
+
+
+def test_duel_matches_play_matches():
+    """A duel's reference matches are play_matches' matches on the same states."""
+    s = Settings(players=2, disruptors="none")
+    field = agent_table(["rock", "maniac"], 2)[None]
+    d = duel(Engine(threads=1), s, field, agent_row("hedger")[None], 8, (9,))
+    from nop_sim.engine import play_field
+
+    r = play_field(s, field, np.zeros(8, np.int64), match_states((9,), 8))
+    won = r.player[np.arange(8), d.seat, T.PL_PLACE] == 1
+    assert (won == d.ref_won).all()
+
+
+def test_search_finds_the_free_hedge(tmp_path):
+    scn = load_scenario(_scenario(tmp_path))
+    s = scn.settings_at(scn.points()[0])
+    field = agent_table(NEVER_HEDGE, 4)[None]
+    res = best_response(Engine(), s, space_for(s), field, field[0, 0], (3,), SMALL, 0.01)
+    assert res.gain > 0.3 and res.low > 0.1
+    assert res.row[T.A_HEDGE] > 0
+    assert {h["phase"] for h in res.history} == {"search", "select", "check"}
+
+
+# -- the known best response ------------------------------------------------------------------
+def _token_share(settings, row, n=60, seed=5):
+    """Share of the hands the trained seat was dealt in which it placed a token, from the
+    event log of ``n`` matches against three non-hedging seats (seat rotates)."""
+    from nop_sim.events import EV_FIELDS  # noqa: F401  (layout documented there)
+
+    hands = tokens = wins = 0
+    for seat in range(4):
+        specs = [NEVER_HEDGE] * 4
+        specs[seat] = dict(zip(T.AGENT_PARAM_NAMES, row.tolist(), strict=True))
+        res = play_matches(settings, specs, n, seed + seat, log_every=1, log_capacity=2_000_000)
+        ev = res.events
+        wins += int((res.player[:, seat, T.PL_PLACE] == 1).sum())
+        hand_ids = set()
+        hedged = set()
+        for e in ev:
+            kind = int(e[T.EV_KIND])
+            if kind == T.EV_HOLE and int(e[T.EV_SEAT]) == seat:
+                hand_ids.add((int(e[T.EV_MATCH]), int(e[T.EV_HAND])))
+            elif kind == T.EV_HEDGE and int(e[T.EV_SEAT]) == seat:
+                hedged.add((int(e[T.EV_MATCH]), int(e[T.EV_HAND])))
+        hands += len(hand_ids)
+        tokens += len(hedged & hand_ids)
+    return tokens / hands, wins / (4 * n)
+
+
+def _train_free_hedge(tmp_path, budget):
+    scn = load_scenario(_scenario(tmp_path))
+    result = train_folder(scn, tmp_path / "out", TrainConfig(budget=budget, seed=2))
+    return scn.settings_at(scn.points()[0]), result
+
+
+def test_known_best_response_fast(tmp_path):
+    settings, result = _train_free_hedge(tmp_path, 12_000)
+    share, win = _token_share(settings, result.row, n=20)
+    assert share >= 0.8, share
+    assert win >= 0.25 + 0.10, win
+
+
+@pytest.mark.slow
+def test_known_best_response(tmp_path):
+    settings, result = _train_free_hedge(tmp_path, 80_000)
+    share, win = _token_share(settings, result.row, n=100)
+    assert share >= 0.95, share
+    assert win >= 0.25 + 0.10, win
+
+
+# -- folder, determinism, resume -------------------------------------------------------------
+def _cli(args, **kw):
+    return CliRunner().invoke(main, args, catch_exceptions=False, **kw)
+
+
+def test_same_seed_same_strong_toml_on_1_and_2_threads(tmp_path):
+    path = _scenario(tmp_path)
+    outs = []
+    for w in (1, 2):
+        out = tmp_path / f"w{w}"
+        r = _cli(["train", str(path), "--budget-matches", "4000", "--workers", str(w),
+                  "--out", str(out), "--quiet", "--no-report"])
+        assert r.exit_code == 0, r.output
+        assert "exploitability:" in r.output and "strong.toml" in r.output
+        outs.append((out / "strong.toml").read_bytes())
+    assert outs[0] == outs[1]
+    agent = tomllib.loads(outs[0].decode())["agent"]
+    assert np.array_equal(agent_row(agent), agent_row(agent))  # agent_row accepts it
+    assert set(agent) == set(T.AGENT_PARAM_NAMES)
+
+
+def test_resume_after_sigkill_keeps_finished_rounds(tmp_path):
+    path = _scenario(tmp_path)
+    out = tmp_path / "killed"
+    args = [sys.executable, "-m", "nop_sim", "train", str(path), "--budget-matches", "20000",
+            "--out", str(out), "--quiet", "--no-report", "--workers", "1"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    state = out / "state.json"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None:
+        if state.exists() and json.loads(state.read_text())["round"] >= 1:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "training ended before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = json.loads(state.read_text())
+    done = before["round"]
+    assert done >= 1 and before["final"] is None
+    r = _cli(["train", str(path), "--budget-matches", "20000", "--out", str(out), "--quiet",
+              "--no-report", "--workers", "1"])
+    assert r.exit_code == 1 and "--resume" in r.output  # unfinished: says how to go on
+    r = _cli(["train", str(path), "--budget-matches", "20000", "--out", str(out), "--quiet",
+              "--no-report", "--workers", "1", "--resume"])
+    assert r.exit_code == 0, r.output
+    after = json.loads(state.read_text())
+    assert after["rounds"][:done] == before["rounds"][:done]
+    assert after["sessions"][-1]["first_round"] == done  # the resumed session began there
+    ref = tmp_path / "straight"
+    r = _cli(["train", str(path), "--budget-matches", "20000", "--out", str(ref), "--quiet",
+              "--no-report", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    assert (ref / "strong.toml").read_bytes() == (out / "strong.toml").read_bytes()
+
+
+# -- value, report, bad input ----------------------------------------------------------------
+def test_value_and_report(tmp_path):
+    path = _scenario(tmp_path)
+    out = tmp_path / "t"
+    assert _cli(["train", str(path), "--budget-matches", "3000", "--out", str(out),
+                 "--quiet"]).exit_code == 0
+    r = _cli(["value", str(path), "--strong", str(out), "--budget-matches", "3000",
+              "--mechanic", "hedging", "--mechanic", "bluffing", "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert "without hedging" in r.output
+    import pandas as pd
+
+    v = pd.read_parquet(out / "value.parquet")
+    assert list(v["mechanic"]) == ["hedging", "bluffing"]
+    assert (v["loss_low"] <= v["loss"]).all() and (v["loss"] <= v["loss_high"]).all()
+    # free hedging is worth a lot: the agent without it loses clearly
+    assert v.set_index("mechanic").loc["hedging", "loss_low"] > 5
+    html = (out / "report.html").read_text()
+    for sid in ("findings", "exploitability", "parameters", "value", "throughput"):
+        assert f'id="{sid}"' in html
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--budget-matches", "0"], "budget-matches"),
+    (["--epsilon", "-1"], "epsilon"),
+])
+def test_bad_numbers_exit_2(tmp_path, args, words):
+    r = _cli(["train", str(_scenario(tmp_path)), *args])
+    assert r.exit_code == 2 and words in r.output and "Traceback" not in r.output
+
+
+def test_bad_mechanic_exit_2(tmp_path):
+    r = _cli(["value", str(_scenario(tmp_path)), "--strong", str(tmp_path), "--mechanic",
+              "hedgeing"])
+    assert r.exit_code == 2 and "hedging" in r.output and "Allowed" in r.output
+
+
+def test_bad_agent_files_exit_2(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[agent]\nhedge = 3.0\nhedgee = 1.0\n")
+    text = FREE_HEDGE.replace('all = {preset = "balanced", hedge = 0.0}', f'all = "@{bad}"')
+    r = _cli(["train", str(_scenario(tmp_path, text, "bad_param.toml"))])
+    assert r.exit_code == 2 and "hedgee" in r.output and "bad.toml" in r.output
+    text = FREE_HEDGE.replace('all = {preset = "balanced", hedge = 0.0}',
+                              f'all = "@{tmp_path / "missing.toml"}"')
+    r = _cli(["train", str(_scenario(tmp_path, text, "missing.toml.scn"))])
+    assert r.exit_code == 2 and "missing.toml" in r.output
+    r = _cli(["value", str(_scenario(tmp_path)), "--strong", str(tmp_path / "nowhere")])
+    assert r.exit_code == 2 and "strong.toml" in r.output
+
+
+def test_train_refuses_a_game_without_parameter_agents(tmp_path):
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "ordered_hand.toml"
+    r = _cli(["train", str(path), "--budget-matches", "100"])
+    assert r.exit_code == 2 and "new-order" in r.output
