@@ -25,13 +25,13 @@ draft_skill    probability of drafting the most valuable Disruptor (else
                uniformly)
 noise          width of uniform noise added to judged strength
 manipulate_    promote only once at least this many board cards are dealt
- street        (0 to 3)
+ street        (0 to 3, read to the nearest whole card: 0.4 is 0, 0.6 is 1)
 manipulate_    also weigh promoting the category just below the one likeliest
  hurt          to beat you, pushing it down a place: taken when manipulate *
                manipulate_hurt * (its estimated drop in that category's
                chance to win) * pot exceeds the fee and the own promotion
 hedge_street   place or move the token only once at least this many board
-               cards are dealt (0 to 3)
+               cards are dealt (0 to 3, to the nearest whole card)
 hedge_move     move a placed token only when hedge * hedge_move * gain
                exceeds the cost (0 = never move once placed)
 hedge_own      weight on the chance that your own category wins, in the

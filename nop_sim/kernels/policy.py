@@ -221,7 +221,7 @@ def choose_promotion(st, cfg, p, rng, fee, pot):
     w = agent[A_MANIPULATE]
     if w <= 0.0:
         return -1
-    if g[G_BOARD_N] < agent[A_MANIPULATE_STREET]:
+    if g[G_BOARD_N] + 0.5 < agent[A_MANIPULATE_STREET]:  # nearest street: a search reaches 0
         return -1
     s1, cat, e = single_strength(st, cfg, p)
     pos = np.int64(colpos[cat])
@@ -299,7 +299,7 @@ def choose_hedge(st, cfg, p, rng, settings):
     w = agent[A_HEDGE]
     if w <= 0.0:
         return -1
-    if g[G_BOARD_N] < agent[A_HEDGE_STREET]:
+    if g[G_BOARD_N] + 0.5 < agent[A_HEDGE_STREET]:  # nearest street: a search reaches 0
         return -1
     if current >= 0 and agent[A_HEDGE_MOVE] <= 0.0:
         return -1

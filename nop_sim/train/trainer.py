@@ -126,6 +126,8 @@ def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engin
         frames = [state.pop("_history")] if "_history" in state else []
     base = (state["seconds"], state["engine_seconds"], state["hands"], engine.engine_seconds,
             engine.hands)
+    # each session (a first run, a --resume) notes the round it began with
+    state.setdefault("sessions", []).append({"first_round": state["round"]})
 
     def tick():
         if progress is not None:
