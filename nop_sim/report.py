@@ -370,7 +370,28 @@ def _strategies(p: _Point) -> list:
     else:
         blocks.append(Note("No head-to-head matrix: every seat plays the same preset.",
                            "muted"))
-    return blocks
+    return _trained_agents(p) + blocks
+
+
+def _trained_agents(p: _Point) -> list:
+    """A note per agent file seated (``@path`` in ``[seats]``): where it sits, what it
+    was trained for, and how exploitable it was at training."""
+    from nop_sim.agents import training_text
+
+    m = p.full.manifest
+    labels = next((q.get("seats", []) for q in m.get("points", [])
+                   if int(q["point"]) == p.point), [])
+    notes = []
+    for f in m.get("agent_files") or []:
+        if m.get("rotation"):
+            who = "In rotation, every seat in turn"
+        else:
+            seats = [i + 1 for i, label in enumerate(labels) if label == f["label"]]
+            who = ("Every seat" if len(seats) == len(labels) else
+                   f"Seat{'s' if len(seats) > 1 else ''} {', '.join(map(str, seats))}")
+        notes.append(Note(f"{who} plays a trained agent, **{f['label']}** (file {f['file']}), "
+                          f"{training_text(f.get('training') or {})}."))
+    return notes
 
 
 def _skill(sk: pd.DataFrame) -> list:
