@@ -53,11 +53,18 @@ the agents did before it existed, so the presets keep their results.
 Presets: ``random``, ``station``, ``rock``, ``maniac``, ``manipulator``,
 ``hedger``, ``balanced``. A seat is a preset name, a mapping of parameters
 (optionally with ``preset`` as the base), or a row of numbers.
+
+A trained agent is a TOML file (``nop-sim train`` writes ``strong.toml``)
+with an ``[agent]`` table of parameters, read by :func:`load_agent_file`, and
+an optional ``[training]`` table of provenance (scenario, matches,
+exploitability and its interval), summed up in words by :func:`training_text`.
 """
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -66,7 +73,7 @@ from nop_sim import types as T
 from nop_sim.errors import did_you_mean
 
 __all__ = ["AgentError", "DRAFT_VALUES", "PRESETS", "agent_bounds", "agent_row", "agent_table",
-           "preset_names"]
+           "load_agent_file", "preset_names", "training_text"]
 
 
 class AgentError(ValueError):
@@ -198,3 +205,86 @@ def agent_table(seats: str | Sequence, players: int) -> np.ndarray:
         raise AgentError(f"{len(seats)} agents given for {players} players: give one per seat")
     return np.stack([agent_row(s) for s in seats]).astype(T.PARAM_DTYPE)
 
+
+def load_agent_file(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Read a trained agent file: ``(params, training)``.
+
+    ``params`` is the file's ``[agent]`` table (parameter -> value, optionally
+    ``preset`` as the base), checked by :func:`agent_row`; ``training`` is its
+    ``[training]`` table, ``{}`` when the file has none. Raises
+    :class:`AgentError` naming the file for a missing or unreadable file,
+    broken TOML (with tomllib's line and column), a missing ``[agent]`` table
+    or a parameter :func:`agent_row` refuses.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise AgentError(f"agent file {path} not found")
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise AgentError(f"agent file {path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise AgentError(f"agent file {path}: cannot be read: {exc.strerror or exc}") from None
+    params = data.get("agent")
+    if not isinstance(params, Mapping):
+        raise AgentError(f"agent file {path}: needs an [agent] table of policy parameters "
+                         f"({', '.join(T.AGENT_PARAM_NAMES)})")
+    try:
+        agent_row(params)
+    except AgentError as exc:
+        raise AgentError(f"agent file {path}: [agent] {exc}") from None
+    training = data.get("training", {})
+    if not isinstance(training, Mapping):
+        raise AgentError(f"agent file {path}: training must be a table ([training]), "
+                         f"got {training!r}")
+    return dict(params), dict(training)
+
+
+def training_text(training: Mapping[str, Any]) -> str:
+    """What an agent file's ``[training]`` table says, in plain words (one clause,
+    no final stop): the scenario and matches it was trained on, and its exploitability
+    with the 95% interval (win-rate points a best single-seat deviation gains over
+    1/players); "unknown" where the table lacks it."""
+    def number(key: str) -> float | None:
+        value = training.get(key)
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return float(value) if ok else None
+
+    made = []
+    if training.get("scenario"):
+        made.append(f"for scenario {training['scenario']}")
+    matches = number("matches")
+    if matches is not None:
+        made.append(f"on {int(matches):,} matches")
+    text = f"trained {' '.join(made)}" if made else "no training record"
+    e, lo, hi = number("exploitability"), number("exploitability_low"), number(
+        "exploitability_high")
+    if e is None:
+        return (f"{text}; its exploitability is unknown, so is how much a seat that "
+                f"deviates from it could gain")
+    text += f"; its exploitability at training: {e:.1f} points"
+    if lo is not None and hi is not None:
+        text += f" (95% interval {lo:.1f} to {hi:.1f})"
+    if training.get("converged") is False:
+        text += ", training had not converged"
+    return text + (" — a single seat that deviates from it gains at most about that much "
+                   "win rate over its fair share")
+
+
+# What a Disruptor card is worth to a heuristic drafter, in rough chips; the
+# kernels add what depends on the seat (broker for manipulators, hedge_fund
+# for hedgers, levy by the number of players).
+DRAFT_VALUES = {
+    "market_crash": 3.0, "insider_tip": 3.0, "short_sell": 2.0, "windfall": 5.0,
+    "levy": 0.0, "bull_run": 1.0, "restore_order": 1.0, "swap_any": 4.0, "purge": 2.0,
+    "elevator": 6.0, "wild_deuces": 7.0, "broker": 2.0, "deep_draw": 3.0, "hedge_fund": 1.0,
+    "ante_exempt": 3.0, "safety_net": 6.0, "deuces_wild": 1.0, "inflation": 0.5,
+    "price_ceiling": 1.0, "double_ante": 0.5, "third_card": 1.0, "frozen_market": 1.0,
+    "hedge_boom": 1.0, "inversion": 1.0, "no_limit": 1.0,
+}
+
+
+def draft_values() -> np.ndarray:
+    """float64 (25,) :data:`DRAFT_VALUES` in kernel id order."""
+    return np.array([DRAFT_VALUES[i] for i in T.DISRUPTOR_IDS], dtype=T.PARAM_DTYPE)

@@ -248,6 +248,7 @@ class _Progress:
 
 
 def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
+    from nop_sim.agents import training_text
     from nop_sim.runner import RunError, run_scenario
     from nop_sim.summary import write_summary
 
@@ -269,6 +270,8 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
     click.echo(f"{scn.name}: {result.n_matches:,} matches, {result.n_work:,} {result.work} "
                f"({result.computed} chunks run, {result.reused} reused) in "
                f"{result.seconds:.1f} s ({rate:,.0f} {result.work}/s)")
+    for f in scn.agent_files:  # whom the results are about: the trained agents seated
+        click.echo(f"{f.label}: {f.path}, {training_text(f.training)}")
     click.echo(f"results: {out}/")
     click.echo(f"summary: {summary}")
     if report:

@@ -33,6 +33,7 @@ import pandas as pd
 
 from nop_sim import analysis as A
 from nop_sim import reporting as R
+from nop_sim.agents import training_text
 from nop_sim.reporting import (
     PALETTE,
     STYLE,
@@ -370,7 +371,27 @@ def _strategies(p: _Point) -> list:
     else:
         blocks.append(Note("No head-to-head matrix: every seat plays the same preset.",
                            "muted"))
-    return blocks
+    return _trained_agents(p) + blocks
+
+
+def _trained_agents(p: _Point) -> list:
+    """A note per agent file seated (``@path`` in ``[seats]``): where it sits, what it
+    was trained for, and how exploitable it was at training."""
+    m = p.full.manifest
+    labels = next((q.get("seats", []) for q in m.get("points", [])
+                   if int(q["point"]) == p.point), [])
+    notes = []
+    for f in m.get("agent_files") or []:
+        if m.get("rotation"):
+            who = "In rotation, every seat in turn plays"
+        else:
+            seats = [i + 1 for i, label in enumerate(labels) if label == f["label"]]
+            who = ("Every seat plays" if len(seats) == len(labels) else
+                   f"Seat {seats[0]} plays" if len(seats) == 1 else
+                   f"Seats {', '.join(map(str, seats))} play")
+        notes.append(Note(f"{who} a trained agent, **{f['label']}** (file {f['file']}), "
+                          f"{training_text(f.get('training') or {})}."))
+    return notes
 
 
 def _skill(sk: pd.DataFrame) -> list:

@@ -239,6 +239,8 @@ def _manifest(scn: Scenario, chunks: list[Chunk], started: str) -> dict[str, Any
                    for i, p in enumerate(points)],
         "rotation": [game.seat_label(s) for s in scn.seats] if scn.rotate else None,
         "targets": dict(scn.targets),
+        # the seats read from agent files: label, file, parameters, [training] provenance
+        "agent_files": [f.record() for f in scn.agent_files],
         "versions": _versions(), "git_revision": _git_revision(),
         "started": started, "ended": None, "status": "running",
     }

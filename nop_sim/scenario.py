@@ -2,7 +2,7 @@
 
 A scenario names the game (``[game] kind``, one of the registered
 :mod:`nop_sim.games`) and its settings (``[game]``), who sits where
-(``[seats]``), how much to run (``[run]``), what to sweep (``[sweep]``) and,
+(``[seats]``; ``"@path"`` seats a trained agent read from a file), how much to run (``[run]``), what to sweep (``[sweep]``) and,
 optionally, what the designer is aiming for (``[targets]``). Settings resolve
 as defaults < scenario file < ``--set`` overrides. Every problem is a
 :class:`ScenarioError` naming the file, the field, the value and what is
@@ -27,7 +27,7 @@ import numpy as np
 import tomli_w
 
 from nop_sim.errors import did_you_mean
-from nop_sim.games import DEFAULT_KIND, Game, game_kinds, get_game
+from nop_sim.games import DEFAULT_KIND, Game, SeatFile, game_kinds, get_game
 
 __all__ = ["Scenario", "ScenarioError", "SweepAxis", "load_scenario", "parse_override"]
 
@@ -75,12 +75,17 @@ class Scenario:
     samples: int = 0
     targets: Mapping[str, float] = field(default_factory=dict)
     description: str = ""
+    agent_files: tuple[SeatFile, ...] = ()  # the "@path" seats, read once, in [seats] order
 
     # -- construction ------------------------------------------------------------
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str = "<string>",
-                     name: str | None = None) -> Scenario:
-        """Validate a parsed TOML document."""
+                     name: str | None = None, folder: str | Path | None = None) -> Scenario:
+        """Validate a parsed TOML document.
+
+        ``folder`` is the scenario file's folder: an ``"@path"`` seat is looked
+        for relative to the current folder first, then relative to it.
+        """
         _check_keys(data, TOP_KEYS, source, "the top level")
         game = dict(_table(data, "game", source))
         kind = game.pop("kind", DEFAULT_KIND)
@@ -100,7 +105,7 @@ class Scenario:
                 raise ScenarioError(f"{source}: [run] {key} = {value!r} is not allowed: "
                                     f"use an integer from {lo} to {hi}")
             run_values[key] = value
-        seats, rotate = _seats(_table(data, "seats", source), source, played)
+        seats, rotate, files = _seats(_table(data, "seats", source), source, played, folder)
         axes, mode, samples = _sweep(_table(data, "sweep", source), source, played)
         targets = _targets(_table(data, "targets", source), source, played)
         text = tomli_w.dumps(data)  # any text, emoji included; comments are not kept
@@ -109,7 +114,7 @@ class Scenario:
             kind=kind, game=game, settings=settings, seats=seats, rotate=rotate,
             matches=run_values["matches"], seed=run_values["seed"], chunk=run_values["chunk"],
             log_sample=run_values["log_sample"], sweep=axes, sweep_mode=mode, samples=samples,
-            targets=targets, description=str(data.get("description", "")),
+            targets=targets, description=str(data.get("description", "")), agent_files=files,
         )
         # every sweep point must give valid settings and seats
         for point in scn.points():
@@ -184,8 +189,17 @@ class Scenario:
         return len(self.seats) if self.rotate else 1
 
     def fingerprint(self) -> str:
-        """Hash of everything that changes results (not the run's size)."""
+        """Hash of everything that changes results (not the run's size).
+
+        An ``"@path"`` seat counts as the parameters and label read from its
+        file, not its path: a retrained file is a different scenario.
+        """
         data = tomllib.loads(self.text)
+        if self.agent_files:  # [seats] holds one key: all (one spec), seat or rotate (a list)
+            seats = [{"agent_file": s.label, **s} if isinstance(s, SeatFile) else s
+                     for s in self.seats]
+            data["seats"] = {k: seats if isinstance(v, list) else seats[0]
+                             for k, v in data["seats"].items()}
         data.pop("name", None)
         data.pop("description", None)
         data.pop("targets", None)
@@ -217,7 +231,7 @@ def load_scenario(path: str | Path, overrides: Sequence[str] = ()) -> Scenario:
     for _item, key, value in items:
         _apply_override(full, key, value, str(path))
     try:
-        return Scenario.from_mapping(full, source=str(path), name=path.stem)
+        return Scenario.from_mapping(full, source=str(path), name=path.stem, folder=path.parent)
     except ScenarioError:
         if items:
             _blame_override(data, items, path)
@@ -231,7 +245,8 @@ def _blame_override(data: dict, items: list[tuple[str, str, Any]], path: Path) -
     Returns when the file alone is invalid: the file's own error stands.
     """
     try:
-        Scenario.from_mapping(copy.deepcopy(data), source=str(path), name=path.stem)
+        Scenario.from_mapping(copy.deepcopy(data), source=str(path), name=path.stem,
+                              folder=path.parent)
     except ScenarioError:
         return
     partial = copy.deepcopy(data)
@@ -239,7 +254,7 @@ def _blame_override(data: dict, items: list[tuple[str, str, Any]], path: Path) -
         _apply_override(partial, key, value, f"--set {item}")
         try:
             Scenario.from_mapping(copy.deepcopy(partial), source=f"--set {item}",
-                                  name=path.stem)
+                                  name=path.stem, folder=path.parent)
         except ScenarioError as exc:
             raise ScenarioError(str(exc)) from None
 
@@ -270,6 +285,9 @@ def _apply_override(data: dict, key: str, value: Any, source: str) -> None:
     node = data.setdefault(parts[0], {})
     if not isinstance(node, dict):
         raise ScenarioError(f"{source}: [{parts[0]}] is not a table")
+    if parts[0] == "seats" and parts[1] in SEAT_KEYS:
+        for other in SEAT_KEYS:  # all, seat and rotate are alternatives: one replaces another
+            node.pop(other, None)
     node[parts[1]] = value
 
 
@@ -298,7 +316,8 @@ def _settings(played: Game, game: Mapping, source: str):
         raise ScenarioError(f"{source}: [game] {exc}") from None
 
 
-def _seats(table: Mapping, source: str, played: Game) -> tuple[tuple, bool]:
+def _seats(table: Mapping, source: str, played: Game,
+           folder: str | Path | None) -> tuple[tuple, bool, tuple[SeatFile, ...]]:
     _check_keys(table, SEAT_KEYS, source, "[seats]")
     given = [k for k in SEAT_KEYS if k in table]
     if len(given) > 1:
@@ -313,16 +332,51 @@ def _seats(table: Mapping, source: str, played: Game) -> tuple[tuple, bool]:
             raise ScenarioError(f"{source}: [seats] {key} must be a non-empty list of presets "
                                 f"or parameter tables, got {value!r}")
         specs = list(value)
-    for spec in specs:
+    files: dict[str, SeatFile] = {}  # resolved path -> the file read once
+    for i, spec in enumerate(specs):
+        if isinstance(spec, str) and spec.startswith("@"):
+            specs[i] = spec = _seat_file(spec, f"{source}: [seats] {key}", played, folder, files)
         try:
             played.check_seat(spec)
         except ValueError as exc:
             raise ScenarioError(f"{source}: [seats] {exc}") from None
-    return tuple(_freeze(s) for s in specs), key == "rotate"
+    return tuple(_freeze(s) for s in specs), key == "rotate", tuple(files.values())
+
+
+def _seat_file(spec: str, where: str, played: Game, folder: str | Path | None,
+               files: dict[str, SeatFile]) -> SeatFile:
+    """An ``"@path"`` seat read from its file (relative paths: the current folder first,
+    then the scenario's ``folder``); ``files`` holds the files read so far, by path."""
+    given = spec[1:].strip()
+    if played.agent_file is None:
+        raise ScenarioError(f"{where}: {spec!r} names an agent file, but {played.title} seats "
+                            f"cannot be read from files; give a preset or a parameter table")
+    if not given:
+        raise ScenarioError(f"{where}: '@' needs the agent file's path, e.g. "
+                            f"'@reports/baseline-train/strong.toml'")
+    path = Path(given).expanduser()
+    looked = [path] if path.is_absolute() or folder is None else [path, Path(folder) / path]
+    found = next((p for p in looked if p.is_file()), None)
+    if found is None:
+        raise ScenarioError(f"{where}: agent file {given} not found (looked for "
+                            f"{' and '.join(map(str, dict.fromkeys(looked)))})")
+    key = str(found.resolve())
+    if key in files:
+        return files[key]
+    try:
+        params, training = played.agent_file(found)
+    except ValueError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
+    label = f"trained({training.get('scenario') or found.stem})"
+    if any(f.label == label for f in files.values()):  # two files, one name: say which file
+        label = f"trained({given})"
+    training = json.loads(json.dumps(training, default=str))  # dates as text, like a manifest
+    files[key] = SeatFile(params, given=given, path=str(found), label=label, training=training)
+    return files[key]
 
 
 def _freeze(spec):
-    return spec if isinstance(spec, str) else dict(spec)
+    return spec if isinstance(spec, (str, SeatFile)) else dict(spec)
 
 
 def _sweep(table: Mapping, source: str, played: Game):

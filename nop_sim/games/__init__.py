@@ -9,6 +9,7 @@ from nop_sim.games import new_order, ordered_hand  # noqa: F401  (each registers
 from nop_sim.games.registry import (
     DEFAULT_KIND,
     Game,
+    SeatFile,
     game_kinds,
     game_of_folder,
     get_game,
@@ -16,5 +17,5 @@ from nop_sim.games.registry import (
     registered_games,
 )
 
-__all__ = ["DEFAULT_KIND", "Game", "game_kinds", "game_of_folder", "get_game", "register_game",
+__all__ = ["DEFAULT_KIND", "Game", "SeatFile", "game_kinds", "game_of_folder", "get_game", "register_game",
            "registered_games"]

@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from nop_sim.agents import agent_table, preset_names
+from nop_sim.agents import agent_table, load_agent_file, preset_names
 from nop_sim.errors import did_you_mean
 from nop_sim.games import registry
 from nop_sim.games.registry import Game, register_game
@@ -36,7 +36,8 @@ TARGETS = {
 # Seats
 # ---------------------------------------------------------------------------
 def check_seat(spec) -> None:
-    """A preset name or a parameter table; an unknown preset name names the closest."""
+    """A preset name or a parameter table (an agent file's is one); an unknown preset
+    name names the closest."""
     if isinstance(spec, str):
         names = preset_names()
         if spec not in names:
@@ -299,6 +300,7 @@ GAME = register_game(Game(
     point_metrics=point_metrics,
     play_chunk=play_chunk,
     warm_up=warm_up,
+    agent_file=load_agent_file,
     fresh_hands=fresh_hands,
     stored_hands=stored_hands,
     referee=referee,

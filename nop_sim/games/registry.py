@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_KIND", "Game", "game_kinds", "game_of_folder", "get_game",
+__all__ = ["DEFAULT_KIND", "Game", "SeatFile", "game_kinds", "game_of_folder", "get_game",
            "register_game", "registered_games", "seat_label", "seat_names"]
 
 DEFAULT_KIND = "new-order"  # a scenario's [game] without ``kind``, a manifest without one
@@ -44,6 +44,9 @@ class Game:
     check_seats(specs, players) : raise ``ValueError`` when the seats of one
         sweep point and rotation cannot play
     seat_label(spec) : a seat's agent as text (the ``preset`` column)
+    agent_file(path) : optional; read an agent file (the ``@path`` seat syntax)
+        into ``(params, training)``, raising ``ValueError`` naming the file;
+        None: the game's seats cannot be read from files
 
     Results
     -------
@@ -101,6 +104,7 @@ class Game:
     targets: Mapping[str, str] = field(default_factory=dict)
     fair_win_rate: Callable[[Any, int], float] = None  # type: ignore[assignment]
     warm_up: Callable[[Any], None] | None = None
+    agent_file: Callable[[Path], tuple[dict, dict]] | None = None
     store_version: int = 1
     trainable: bool = False
 
@@ -114,9 +118,35 @@ class Game:
         return tuple(t for t in (*self.tables, *self.summed_tables) if t != "events")
 
 
+class SeatFile(dict):
+    """A seat read from an agent file (``@path`` in ``[seats]``): its parameter table,
+    with where it came from.
+
+    It is the mapping of parameters itself, so a game's agent code takes it as
+    any table; it pickles with its attributes, so workers never read the file.
+
+    Attributes
+    ----------
+    given : the path as the scenario wrote it (without ``@``)
+    path : the file that was read
+    label : the seat's label, ``trained(<training scenario or file stem>)``
+    training : the file's ``[training]`` table (``{}`` when it has none)
+    """
+
+    def __init__(self, params, *, given: str, path: str, label: str, training: dict):
+        super().__init__(params)
+        self.given, self.path, self.label, self.training = given, path, label, dict(training)
+
+    def record(self) -> dict:
+        """Its provenance, JSON-ready (a run's ``manifest.json`` ``agent_files``)."""
+        return {"label": self.label, "file": self.path, "given": self.given,
+                "params": dict(self), "training": self.training}
+
+
 def seat_label(spec, default_preset: str) -> str:
-    """A seat's agent as text, the ``preset`` column of a store: the preset name, or
-    ``preset(param=value, ...)`` for a table of parameters.
+    """A seat's agent as text, the ``preset`` column of a store: the preset name,
+    ``preset(param=value, ...)`` for a table of parameters, or the
+    :class:`SeatFile`'s label (``trained(baseline)``) for an agent file.
 
     Names are stripped and lower-cased; a table without ``preset`` starts from
     ``default_preset`` (the game's default seat), so its label names the preset
@@ -124,6 +154,8 @@ def seat_label(spec, default_preset: str) -> str:
     """
     if isinstance(spec, str):
         return spec.strip().lower()
+    if isinstance(spec, SeatFile):
+        return spec.label
     base = str(spec.get("preset", default_preset)).strip().lower()
     extra = ",".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "preset")
     return f"{base}({extra})" if extra else base
