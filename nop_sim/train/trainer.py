@@ -230,7 +230,7 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
     if len(scn.points()) > 1:
         raise ValueError(f"{scn.source}: has a [sweep] of {len(scn.points())} points; train "
                          f"one rule set (remove [sweep]) or use nop-sim sweep --train")
-    identity = _identity(scn, cfg)
+    identity = json.loads(json.dumps(_identity(scn, cfg)))  # as the checkpoint stores it
     state_path = out / "state.json"
     state = None
     if out.exists() and not out.is_dir():
@@ -287,7 +287,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
     }
     write_agent_file(out / "strong.toml", result.row, training,
                      f"A strong agent for {scn.name}, written by nop-sim train.\n"
-                     f"Use it as a seat: [seats] all = \"@{out / 'strong.toml'}\"")
+                     f"Use it as a seat: [seats] all = \"@<path of this file>\", or\n"
+                     f"nop-sim run SCENARIO --set seats.all=@<path of this file>")
     manifest = {
         "kind": "train", "scenario": {"name": scn.name, "source": scn.source, "kind": scn.kind,
                                       "text": scn.text, "fingerprint": scn.fingerprint()},
