@@ -309,23 +309,58 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
 @main.command("sweep", context_settings=CONTEXT)
 @click.argument("scenario", type=click.Path(path_type=Path))
 @_run_options
+@click.option("--train", "train_first", is_flag=True,
+              help="First train a strong agent for every point (cached by the point's "
+                   "settings), then play each point with it in every seat.")
+@click.option("--train-budget", type=click.IntRange(1, 10**10), default=100_000,
+              show_default=True, help="Matches to train each point with (--train).")
+@click.option("--train-cache", type=click.Path(path_type=Path),
+              default=Path("reports") / "train-cache", show_default=True,
+              help="Where trained points are kept and found again (--train).")
 def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet,
-              no_report):
+              no_report, train_first, train_budget, train_cache):
     """Run every point of SCENARIO's [sweep] table.
 
     A grid runs every combination; mode = "random" or "lhs" (Latin
-    hypercube) draws `samples` points.
+    hypercube) draws `samples` points. With --train, each point is first
+    played by an agent trained for its rules (nop-sim train with a smaller
+    budget), so every point reports under strong play.
 
     \b
-    Example:
+    Examples:
       nop-sim sweep scenarios/ledger_sweep.toml --matches 500
+      nop-sim sweep scenarios/ledger_sweep.toml --train --train-budget 50000
     """
     scn = _load(scenario, overrides, matches, seed)
     if not scn.sweep:
         raise click.UsageError(f"{scenario}: has no [sweep] table; use nop-sim run, or add "
                                f"e.g. [sweep] dart_cap = [10, 20, 30]")
+    if train_first:
+        scn = _train_points(scn, train_budget, train_cache, workers, scheduler, quiet)
     click.echo(f"{len(scn.points())} sweep points x {scn.matches:,} matches", err=True)
     _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report)
+
+
+def _train_points(scn, budget, cache, workers, scheduler, quiet):
+    from nop_sim.train import TrainConfig, TrainError
+    from nop_sim.train.sweep import train_points
+
+    _trainable(scn, "sweep --train")
+    progress = _Progress(quiet, "matches", label="training points")
+    try:
+        try:
+            return train_points(scn, TrainConfig(budget=budget, seed=scn.seed), cache=cache,
+                                threads=workers, scheduler=scheduler,
+                                progress=lambda d, t, i: progress(d, t, d),
+                                say=lambda line: click.echo(line, err=True))
+        finally:
+            progress.close()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    except TrainError as exc:
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
 
 
 def _train_options(f):

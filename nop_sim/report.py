@@ -386,6 +386,8 @@ def _trained_agents(p: _Point) -> list:
             who = "In rotation, every seat in turn plays"
         else:
             seats = [i + 1 for i, label in enumerate(labels) if label == f["label"]]
+            if not seats:  # another sweep point's agent (nop-sim sweep --train)
+                continue
             who = ("Every seat plays" if len(seats) == len(labels) else
                    f"Seat {seats[0]} plays" if len(seats) == 1 else
                    f"Seats {', '.join(map(str, seats))} play")

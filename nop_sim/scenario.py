@@ -29,7 +29,8 @@ import tomli_w
 from nop_sim.errors import did_you_mean
 from nop_sim.games import DEFAULT_KIND, Game, SeatFile, game_kinds, get_game
 
-__all__ = ["Scenario", "ScenarioError", "SweepAxis", "load_scenario", "parse_override"]
+__all__ = ["Scenario", "ScenarioError", "SweepAxis", "load_scenario", "parse_override", "point_key",
+           "point_scenario"]
 
 SWEEP_MODES = ("grid", "random", "lhs")
 TOP_KEYS = ("name", "description", "game", "seats", "run", "sweep", "targets")
@@ -76,6 +77,9 @@ class Scenario:
     targets: Mapping[str, float] = field(default_factory=dict)
     description: str = ""
     agent_files: tuple[SeatFile, ...] = ()  # the "@path" seats, read once, in [seats] order
+    # every seat's agent at some sweep points (point_key -> spec), e.g. the agent
+    # nop-sim sweep --train trained for that point; other points use [seats]
+    point_seats: Mapping[str, Any] = field(default_factory=dict)
 
     # -- construction ------------------------------------------------------------
     @classmethod
@@ -167,7 +171,10 @@ class Scenario:
     def seat_specs(self, point: Mapping[str, Any], rotation: int) -> list:
         """Agent spec of each seat at a sweep point and rotation (validated)."""
         players = self.settings_at(point).players
-        if self.rotate:
+        own = self.point_seats.get(point_key(point)) if self.point_seats else None
+        if own is not None:
+            specs = [own] * players
+        elif self.rotate:
             specs = [self.seats[(s + rotation) % len(self.seats)] for s in range(players)]
         elif len(self.seats) == 1:
             specs = [self.seats[0]] * players
@@ -200,6 +207,9 @@ class Scenario:
                      for s in self.seats]
             data["seats"] = {k: seats if isinstance(v, list) else seats[0]
                              for k, v in data["seats"].items()}
+        if self.point_seats:
+            data["point_seats"] = {k: {"agent_file": getattr(s, "label", None), **s}
+                                   for k, s in sorted(self.point_seats.items())}
         data.pop("name", None)
         data.pop("description", None)
         data.pop("targets", None)
@@ -208,6 +218,24 @@ class Scenario:
         data["run"] = run
         blob = json.dumps(data, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def point_key(point: Mapping[str, Any]) -> str:
+    """A sweep point as text, the key of :attr:`Scenario.point_seats`."""
+    return json.dumps(dict(point), sort_keys=True, default=str)
+
+
+def point_scenario(scn: Scenario, index: int) -> Scenario:
+    """Sweep point ``index`` of ``scn`` as a scenario of its own (no ``[sweep]``), named
+    ``<name>-point<index>``."""
+    point = scn.points()[index]
+    data = tomllib.loads(scn.text)
+    data.pop("sweep", None)
+    data["game"] = {**data.get("game", {}), **point}
+    data["name"] = f"{scn.name}-point{index}"
+    folder = Path(scn.source).parent if scn.source != "<string>" else None
+    return Scenario.from_mapping(data, source=f"{scn.source} (sweep point {index})",
+                                 folder=folder)
 
 
 # ---------------------------------------------------------------------------

@@ -275,3 +275,40 @@ def test_train_refuses_a_game_without_parameter_agents(tmp_path):
     path = Path(__file__).resolve().parents[1] / "scenarios" / "ordered_hand.toml"
     r = _cli(["train", str(path), "--budget-matches", "100"])
     assert r.exit_code == 2 and "new-order" in r.output
+
+
+SWEEP = """
+name = "sw"
+[game]
+players = 3
+chips = 40
+max_hands = 40
+[seats]
+all = "balanced"
+[run]
+matches = 30
+seed = 3
+chunk = 15
+[sweep]
+hedge_cost = [2, 8]
+"""
+
+
+def test_sweep_train_trains_each_point_once(tmp_path):
+    path = _scenario(tmp_path, SWEEP, "sw.toml")
+    cache = tmp_path / "cache"
+    args = ["sweep", str(path), "--train", "--train-budget", "2000", "--train-cache", str(cache),
+            "--out", str(tmp_path / "run"), "--workers", "1", "--quiet"]
+    r = _cli(args)
+    assert r.exit_code == 0, r.output
+    folders = sorted(cache.iterdir())
+    assert len(folders) == 2 and all((f / "strong.toml").exists() for f in folders)
+    stamps = [(f / "state.json").stat().st_mtime_ns for f in folders]
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert [p["seats"] for p in manifest["points"]] == [["trained(point 0)"] * 3,
+                                                        ["trained(point 1)"] * 3]
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "trained(point" in report and "exploitability at training" in report
+    r = _cli([*args[:-5], "--out", str(tmp_path / "again"), "--workers", "1", "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert [(f / "state.json").stat().st_mtime_ns for f in folders] == stamps  # reused

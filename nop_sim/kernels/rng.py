@@ -72,3 +72,12 @@ def seed_states(seed: int, n_chunks: int) -> np.ndarray:
             words[0] = 1
         states[i] = words
     return states
+
+
+def keyed_states(key, n: int) -> np.ndarray:
+    """uint64 ``(n, 4)`` states, one per match, drawn at once from ``SeedSequence(key)``
+    (``key`` a sequence of ints naming a batch: the same key, the same states)."""
+    words = np.random.SeedSequence([int(k) for k in key]).generate_state(4 * n, dtype=np.uint64)
+    states = words.reshape(n, 4).copy()
+    states[~states.any(axis=1), 0] = 1  # the all-zero state is a fixed point
+    return states

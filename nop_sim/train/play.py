@@ -27,21 +27,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from nop_sim import types as T
+from nop_sim.kernels.rng import keyed_states
 
 __all__ = ["Duel", "Engine", "duel", "match_states"]
 
 
 def match_states(key: tuple[int, ...], n: int) -> np.ndarray:
-    """uint64 ``(n, 4)`` RNG states, one per match, from ``SeedSequence(key)``.
-
-    ``key`` names the batch (e.g. ``(seed, round, generation, stage)``); two
-    calls with the same key give the same states (common random numbers).
-    """
-    words = np.random.SeedSequence([int(k) for k in key]).generate_state(4 * n, dtype=np.uint64)
-    states = words.reshape(n, 4).copy()
-    zero = ~states.any(axis=1)
-    states[zero, 0] = 1  # the all-zero state is a fixed point of the generator
-    return states
+    """uint64 ``(n, 4)`` RNG states, one per match, named by ``key`` (e.g.
+    ``(seed, round, generation, stage)``): the same key gives the same states, so
+    every candidate of a batch meets the same deals (common random numbers)."""
+    return keyed_states(key, n)
 
 
 @dataclass

@@ -118,19 +118,17 @@ def _parameters(t: _Training):
     thetas = [np.asarray(r["theta"])[idx] for r in t.state["rounds"]]
     thetas.append(np.asarray(t.state["theta"])[idx])
     units = (np.array(thetas) - lo) / (hi - lo)
-    core = [i for i, n in enumerate(names) if not n.startswith("draft_") or n == "draft_skill"]
-    drafts = [i for i, n in enumerate(names) if n.startswith("draft_") and n != "draft_skill"]
-    groups = [(g, title) for g, title in ((core, "play"), (drafts, "draft values")) if g]
-    fig, axes = R.figure(3.0 * len(groups), nrows=len(groups))
-    rounds = np.arange(units.shape[0])
-    for (group, title), ax in zip(groups, axes[:, 0], strict=True):
-        for j, i in enumerate(group):
-            ax.plot(rounds, units[:, i], marker=".", lw=1, label=names[i],
-                    color=R.CYCLE[j % len(R.CYCLE)], ls=("-", "--", ":")[j // len(R.CYCLE) % 3])
-        ax.set_ylim(-0.03, 1.03)
-        ax.set_ylabel(f"{title}\n(0 = low bound, 1 = high)")
-        ax.legend(fontsize=6, ncol=4, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    axes[-1, 0].set_xlabel("round (last: the strong agent)")
+    fig, axes = R.figure(1.2 + 0.22 * len(names))
+    ax = axes[0, 0]
+    im = ax.imshow(units.T, aspect="auto", cmap=R.SEQUENTIAL, vmin=0, vmax=1,
+                   interpolation="nearest")
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    labels = [str(r) for r in range(units.shape[0] - 1)] + ["strong"]
+    ax.set_xticks(range(units.shape[0]), labels)
+    ax.set_xlabel("the field of each round (last: the strong agent)")
+    ax.grid(False)
+    cb = fig.colorbar(im, ax=ax, shrink=0.6)
+    cb.set_label("0 = search low bound, 1 = high")
     final = np.asarray(t.state["theta"])[idx]
     bounds = t.manifest.get("at_bounds") or {}
     table = pd.DataFrame({"parameter": names, "strong agent": [R.num(v, 3) for v in final],

@@ -259,7 +259,7 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         raise TrainError(f"{out} is not empty and holds no training; give another --out")
     out.mkdir(parents=True, exist_ok=True)
     started = state.get("started") if state else None
-    started = started or dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    started = started or dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     settings = scn.settings_at(scn.points()[0])
     field0 = start_field(scn)
 
@@ -300,7 +300,7 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         "throughput": {"seconds": result.seconds, "engine_seconds": result.engine_seconds,
                        "matches": int(result.matches), "hands": int(result.hands)},
         "versions": _versions(), "started": started,
-        "ended": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "ended": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "status": "finished",
     }
     atomic_write(out / "manifest.json", json.dumps(manifest, indent=1, default=float))
