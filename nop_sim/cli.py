@@ -400,9 +400,9 @@ def _trainable(scn, command: str):
 @click.option("--epsilon", type=click.FloatRange(0, 100), default=1.0, show_default=True,
               help="Stop when the best deviation found gains less than this many win-rate "
                    "points, with 95% confidence.")
-@click.option("--update", type=click.Choice(["response", "average"]), default="response",
-              show_default=True, help="The next field: the best response itself, or the "
-                                      "average of every best response so far.")
+@click.option("--update", type=click.Choice(["average", "response"]), default="average",
+              show_default=True, help="The next field: the average of every best response so "
+                                      "far (fictitious play), or the last best response itself.")
 @click.option("--resume", is_flag=True, help="Finish a stopped training, keeping its rounds.")
 @click.option("--no-report", is_flag=True, help="Write strong.toml and the tables only.")
 @_train_options
@@ -412,7 +412,8 @@ def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, see
 
     Each round, CMA-ES searches the best single-seat deviation against the
     current field (candidates race on common seeds), a fresh check measures
-    its gain, and the field becomes that best response. Training stops when
+    its gain, and the field becomes the average of the best responses so far
+    (--update response: the last one itself). Training stops when
     the gain is below --epsilon points with 95% confidence, or when the
     budget is spent; a fresh search with a new seed then measures the final
     field's exploitability. The agent goes to strong.toml, usable as a seat:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -102,43 +100,11 @@ def test_rerun_into_the_same_folder_reuses_every_chunk(tmp_path):
     assert again.reused == 6 and again.computed == 0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_dask_cluster_gives_the_local_numbers(tmp_path):
-    pytest.importorskip("distributed")
-    port = _free_port()
-    bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    procs = [subprocess.Popen([str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1",
-                               "--port", str(port), "--no-dashboard"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
-    try:
-        time.sleep(2)
-        for _ in range(2):
-            procs.append(subprocess.Popen(
-                [str(bin_dir / "dask"), "worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",
-                 "--no-dashboard", "--host", "127.0.0.1"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path))
-        from distributed import Client
-
-        with Client(f"tcp://127.0.0.1:{port}", timeout="30s") as client:
-            client.wait_for_workers(2, timeout=60)
-        scn = load_scenario(write(tmp_path, SMALL))
-        run_scenario(scn, tmp_path / "dask", scheduler=f"tcp://127.0.0.1:{port}")
-        run_scenario(scn, tmp_path / "local", workers=1)
-        assert_same_results(tmp_path / "dask", tmp_path / "local")
-    finally:
-        for p in procs[::-1]:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+def test_dask_cluster_gives_the_local_numbers(tmp_path, dask_cluster):
+    scn = load_scenario(write(tmp_path, SMALL))
+    run_scenario(scn, tmp_path / "dask", scheduler=dask_cluster)
+    run_scenario(scn, tmp_path / "local", workers=1)
+    assert_same_results(tmp_path / "dask", tmp_path / "local")
 
 
 def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_duplicating(tmp_path):

@@ -7,10 +7,17 @@ below ``epsilon`` the field is strong enough and training stops; otherwise
 the field is updated and the next round starts. Round 0's field is the
 scenario's ``[seats]``; from round 1 every seat plays one row:
 
-* ``update = "response"``: the last best response itself;
-* ``update = "average"``: the mean of every best response so far, in
-  parameter space -- fictitious play's average strategy, kept as one row
-  (a mixture of rows could not be written as one ``[agent]`` table).
+* ``update = "average"`` (the default): the mean of every best response so
+  far, in parameter space -- fictitious play's average strategy, kept as one
+  row (a mixture of rows could not be written as one ``[agent]`` table);
+* ``update = "response"``: the last best response itself.
+
+Why the average: on the baseline (300,000 matches each, seed 20261129) the
+plain best response cycles -- its checked exploitability went 14.0, 7.4,
+9.6, 15.8, 18.8, 12.6 points and the final field's was 18.6 -- while the
+average settled: 14.0, 7.4, 9.6, 7.0, 2.9, 2.9, final 4.6. Best responses
+overshoot (a field that under-hedges meets one that over-hedges); their
+average damps the swing as fictitious play does.
 
 After the rounds, a fresh search with a new seed measures the final field's
 exploitability; that is the number ``strong.toml`` states.
@@ -57,9 +64,9 @@ class TrainConfig:
     budget: int = 1_000_000       # matches, every phase counted
     epsilon: float = 1.0          # win-rate points
     seed: int = 0
-    update: str = "response"
+    update: str = "average"
     search: SearchConfig = field(default_factory=SearchConfig)
-    max_rounds: int = 50
+    max_rounds: int = 1000
 
     def __post_init__(self):
         if self.budget < 1:

@@ -1,0 +1,50 @@
+"""Fixtures shared by test modules."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def dask_cluster(tmp_path):
+    """The address of a local Dask scheduler with two one-thread worker processes."""
+    pytest.importorskip("distributed")
+    port = _free_port()
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    procs = [subprocess.Popen([str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1",
+                               "--port", str(port), "--no-dashboard"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
+    try:
+        time.sleep(2)
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                [str(bin_dir / "dask"), "worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",
+                 "--no-dashboard", "--host", "127.0.0.1"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path))
+        from distributed import Client
+
+        with Client(f"tcp://127.0.0.1:{port}", timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        yield f"tcp://127.0.0.1:{port}"
+    finally:
+        for p in procs[::-1]:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
