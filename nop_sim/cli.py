@@ -458,6 +458,8 @@ def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, see
     click.echo(f"exploitability: {result.exploitability:+.1f} win-rate points "
                f"(95% interval {result.exploitability_low:+.1f} to "
                f"{result.exploitability_high:+.1f}) for the best deviation a fresh search found")
+    if result.exploitability_high < 0:
+        click.echo("  (below 0: the fresh search found no deviation that beats the strong agent)")
     bounds = result.space.at_bounds(result.row)
     if bounds:
         click.echo("at a search bound: " + ", ".join(f"{k} ({v})" for k, v in bounds.items()))

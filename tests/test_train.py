@@ -234,9 +234,9 @@ def test_resume_after_sigkill_keeps_finished_rounds(tmp_path):
 def test_value_and_report(tmp_path):
     path = _scenario(tmp_path)
     out = tmp_path / "t"
-    assert _cli(["train", str(path), "--budget-matches", "3000", "--out", str(out),
+    assert _cli(["train", str(path), "--budget-matches", "10000", "--out", str(out),
                  "--quiet"]).exit_code == 0
-    r = _cli(["value", str(path), "--strong", str(out), "--budget-matches", "3000",
+    r = _cli(["value", str(path), "--strong", str(out), "--budget-matches", "10000",
               "--mechanic", "hedging", "--mechanic", "bluffing", "--quiet"])
     assert r.exit_code == 0, r.output
     assert "without hedging" in r.output
@@ -246,7 +246,15 @@ def test_value_and_report(tmp_path):
     assert list(v["mechanic"]) == ["hedging", "bluffing"]
     assert (v["loss_low"] <= v["loss"]).all() and (v["loss"] <= v["loss_high"]).all()
     # free hedging is worth a lot: the agent without it loses clearly
-    assert v.set_index("mechanic").loc["hedging", "loss_low"] > 0
+    assert v.set_index("mechanic").loc["hedging", "loss_low"] > 5
+    d = pd.read_parquet(out / "drafts.parquet")
+    assert len(d) == 25 and ((d["matches_drafted"] + d["matches_not"]) == d["matches_not"].iloc[0]
+                             + d["matches_drafted"].iloc[0]).all()
+    # asked again, the saved rows are reused: same numbers, nothing replayed
+    r = _cli(["value", str(path), "--strong", str(out), "--budget-matches", "10000",
+              "--mechanic", "hedging", "--mechanic", "bluffing", "--quiet"])
+    assert r.exit_code == 0
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "value.parquet"), v)
     html = (out / "report.html").read_text()
     for sid in ("findings", "exploitability", "parameters", "value", "throughput"):
         assert f'id="{sid}"' in html

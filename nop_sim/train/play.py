@@ -163,15 +163,22 @@ def duel(engine: Engine, settings, field: np.ndarray, cands: np.ndarray, n: int,
         table_of = np.concatenate([table_of, n_tab + rot])
     states = match_states(key, n)
     reps = k + (1 if reference else 0)
+    # match-major order: (match i, candidate c) at i * reps + c, so the engine's threads,
+    # which take contiguous ranges, each get every candidate's share of long and short matches
+    table_of = table_of.reshape(reps, n).T.reshape(-1)
     match, player, drafted = engine.play(settings, np.ascontiguousarray(tables),
-                                         table_of.astype(np.int64), np.tile(states, (reps, 1)))
-    place = player[:, :, T.PL_PLACE].reshape(reps, n, players)
-    won = place[:, ids, seat] == 1
-    elim = player[:, :, T.PL_ELIMINATED_HAND].reshape(reps, n, players)[:, ids, seat]
-    total = match[:, T.M_HANDS].reshape(reps, n)
+                                         table_of.astype(np.int64), np.repeat(states, reps, axis=0))
+
+    def by_candidate(a):  # (n * reps, ...) in match-major order -> (reps, n, ...)
+        return np.swapaxes(a.reshape(n, reps, *a.shape[1:]), 0, 1)
+
+    player, drafted = by_candidate(player), by_candidate(drafted)
+    won = player[:, ids, seat, T.PL_PLACE] == 1
+    elim = player[:, ids, seat, T.PL_ELIMINATED_HAND]
+    total = by_candidate(match[:, T.M_HANDS])
     hands = np.where(elim > 0, elim, total)
-    hedges = player[:, :, T.PL_HEDGES_PLACED].reshape(reps, n, players)[:, ids, seat]
-    drafted = drafted.reshape(reps, n, players, -1)[:, ids, seat]
+    hedges = player[:, ids, seat, T.PL_HEDGES_PLACED]
+    drafted = drafted[:, ids, seat]
     return Duel(won=won[:k], ref_won=won[k] if reference else None, hands=hands[:k],
                 hedges=hedges[:k], drafted=drafted[:k], seat=seat, matches=reps * n,
                 hand_total=int(total.sum()))

@@ -92,6 +92,7 @@ def _exploitability(t: _Training):
                 fmt="s", color=R.PALETTE["vermillion"], capsize=3, label="final, fresh search")
     ax.axhline(t.epsilon, color=R.PALETTE["grey"], ls="--", lw=1, label=f"epsilon {t.epsilon:g}")
     ax.axhline(0, color="black", lw=0.6)
+    ax.set_xticks([*x.tolist(), xf], [*map(str, x.tolist()), "final"])
     ax.set_xlabel("round (the field of that round)")
     ax.set_ylabel("gain of one deviating seat\n(win-rate points)")
     ax.legend(loc="upper right", fontsize=8)
@@ -154,8 +155,14 @@ def _value(t: _Training):
         "loss (points)": [R.num_ci(a, b, c, 1) for a, b, c in
                           zip(v["loss"], v["loss_low"], v["loss_high"], strict=True)],
         "check matches": [R.count(x) for x in v["check_matches"]]})
+    tr = t.manifest["training"]
     blocks = [R.png(fig, "value", "Loss of the best restricted agent to the strong agent, "
                     "95% interval (about 0: the mechanic is dead weight)."),
+              R.Note(f"Read a loss against the field's exploitability "
+                     f"({tr['exploitability']:+.1f} points): an unrestricted best response gains "
+                     f"about that much, so a mechanic is worth about the exploitability plus its "
+                     f"loss, and a negative loss means the strong field is exploitable without "
+                     f"that mechanic; train longer before reading it."),
               R.Table(table, "Restricted play", csv="value.csv", full=v)]
     d = t.drafts
     if d is not None and len(d):

@@ -17,9 +17,10 @@ One search:
    stage's matches on common seeds, the better half plays the next stage's
    new matches, and so on. A candidate's fitness is its mean paired gain
    over the matches it played, so the leaders are judged on the most.
-2. The best generation leaders, CMA-ES's final mean and the start row (not
-   deviating at all) go to a selection race on fresh seeds; its winner is
-   the deviation found.
+2. The best generation leaders and CMA-ES's final mean go to a selection
+   race on fresh seeds; its winner is the deviation found. (Not deviating
+   is the reference every race measures against, so a gain below 0 means
+   the search found nothing better than the field.)
 3. The deviation is checked on fresh seeds again, in batches, until its
    gain's 95% interval lies above or below ``epsilon`` or the check's
    budget ends: the unbiased estimate the stopping rule reads.
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nop_sim.stats import mean_interval
+from nop_sim.stats import mean_interval, wilson_interval
 from nop_sim.train.play import Duel, Engine, duel
 from nop_sim.train.space import Space
 
@@ -62,7 +63,7 @@ class SearchConfig:
         for m in self.race:
             per_gen += (alive + 1) * _round_up(m, unit)
             alive = max(1, math.ceil(alive / 2))
-        select = (min(self.pool, self.generations) + 3) * _round_up(self.select, unit)
+        select = (min(self.pool, self.generations) + 2) * _round_up(self.select, unit)
         check = 2 * _round_up(self.check_max, unit)
         return self.generations * per_gen + select + check
 
@@ -168,7 +169,6 @@ def best_response(engine: Engine, settings, space: Space, field_tables: np.ndarr
     leaders.sort(key=lambda t: -t[0])
     pool = [r for _, r in leaders[:cfg.pool]]
     pool.append(space.to_rows(np.asarray(es.result.xfavorite)[None, :], base)[0])
-    pool.append(base)  # staying put: a deviation must beat it to count
     pool = np.stack(pool)
     n = _round_up(cfg.select, unit)
     d = duel(engine, settings, field_tables, pool, n, (*key, 10**6))
@@ -188,6 +188,9 @@ def best_response(engine: Engine, settings, space: Space, field_tables: np.ndarr
                     "win_rate": res.history[0]["win_rate"], "gain": res.gain,
                     "gain_low": res.low, "gain_high": res.high, "leader": True,
                     **_row_record(space, row)})
+    for h in history:  # every row's win rate with its Wilson interval
+        lo, hi = wilson_interval(h["wins"], h["matches"])
+        h["win_low"], h["win_high"] = float(lo), float(hi)
     res.history = history
     return res
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -35,25 +36,23 @@ from nop_sim.train.space import MECHANICS, space_for
 __all__ = ["disruptor_table", "restricted_play", "value_folder"]
 
 
-def restricted_play(engine: Engine, settings, strong: np.ndarray, mechanics: Sequence[str],
-                    cfg: SearchConfig, seed: int) -> pd.DataFrame:
-    """One row per mechanic: the best restricted agent's loss to the strong agent (points)."""
+def restricted_play(engine: Engine, settings, strong: np.ndarray, mechanic: str,
+                    cfg: SearchConfig, seed: int) -> dict:
+    """The best agent without ``mechanic`` against a field of ``strong``: its loss to the
+    strong agent (win-rate points, 95% interval), one table row. Its seeds depend on the
+    mechanic and ``seed`` only, so a row never changes with the others asked for."""
     players = settings.players
     field = np.repeat(np.asarray(strong, float)[None, None, :], players, axis=1)
-    rows = []
-    for i, name in enumerate(mechanics):
-        space = space_for(settings, MECHANICS[name])
-        engine.matches = 0
-        # epsilon NaN: the check plays all of check_max, for the tightest interval
-        res = best_response(engine, settings, space, field, strong, (seed, 2 * 10**9, i), cfg,
-                            float("nan"), tag={"mechanic": name})
-        rows.append({"mechanic": name, "pinned": json.dumps(MECHANICS[name]),
-                     "loss": -100 * res.gain, "loss_low": -100 * res.high,
-                     "loss_high": -100 * res.low, "check_matches": res.n_check,
-                     "matches": engine.matches,
-                     **{f"p_{n}": float(v) for n, v in zip(T.AGENT_PARAM_NAMES, res.row,
-                                                           strict=True)}})
-    return pd.DataFrame(rows)
+    space = space_for(settings, MECHANICS[mechanic])
+    start = engine.matches
+    # epsilon NaN: the check plays all of check_max, for the tightest interval
+    res = best_response(engine, settings, space, field, strong,
+                        (seed, 2 * 10**9, list(MECHANICS).index(mechanic)), cfg, float("nan"),
+                        tag={"mechanic": mechanic})
+    return {"mechanic": mechanic, "pinned": json.dumps(MECHANICS[mechanic]),
+            "loss": -100 * res.gain, "loss_low": -100 * res.high, "loss_high": -100 * res.low,
+            "check_matches": res.n_check, "matches": engine.matches - start,
+            **{f"p_{n}": float(v) for n, v in zip(T.AGENT_PARAM_NAMES, res.row, strict=True)}}
 
 
 def disruptor_table(engine: Engine, settings, strong: np.ndarray, n: int,
@@ -106,7 +105,10 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
                  progress: Callable[[int, int], None] | None = None
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Restricted play and the Disruptor table for ``scn`` under ``folder``'s strong agent;
-    writes ``value.parquet``, ``drafts.parquet`` and ``value.json`` into ``folder``."""
+    writes ``value.parquet``, ``drafts.parquet`` and ``value.json`` into ``folder``.
+
+    Each mechanic's row is saved as soon as it is done; asked again with the same
+    agent, rules, seed and search, a saved row is reused (a stopped run resumes)."""
     folder = Path(folder)
     strong, training = load_strong(folder)
     if training.get("fingerprint") not in (None, scn.fingerprint()):
@@ -116,31 +118,41 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     # budget: one search per mechanic and a draft table of about a tenth
     per = budget * 0.9 / max(len(mechanics), 1)
     base = SearchConfig()
-    space = space_for(settings)
-    cfg = base.scaled(min(1.0, per / base.cost(space.dim, settings.players)))
+    cfg = base.scaled(min(1.0, per / base.cost(space_for(settings).dim, settings.players)))
+    identity = json.loads(json.dumps({"fingerprint": scn.fingerprint(), "seed": scn.seed,
+                                      "strong": strong.tolist(), "search": asdict(cfg)}))
+    saved = _saved_rows(folder, identity)
     engine = Engine(threads=threads, scheduler=scheduler)
-    done = [0]
-
-    def tick():
-        if progress is not None:
-            progress(min(done[0] + engine.matches, budget), budget)
-
-    engine.on_play = tick
+    engine.on_play = (lambda: progress(min(engine.matches, budget), budget)) if progress else None
+    rows = []
     try:
-        table = restricted_play(engine, settings, strong, mechanics, cfg, scn.seed)
-        done[0] = int(table["matches"].sum())
-        engine.matches = 0
+        for name in mechanics:
+            row = saved.get(name) or restricted_play(engine, settings, strong, name, cfg,
+                                                     scn.seed)
+            rows.append(row)
+            saved[name] = row
+            _write(folder / "value.parquet", pd.DataFrame(list(saved.values())))
+            atomic_write(folder / "value.json", json.dumps(
+                {"scenario": scn.name, "budget": budget, "identity": identity}, indent=1))
         drafts = disruptor_table(engine, settings, strong, max(int(budget * 0.1), 400),
                                  scn.seed)
     finally:
         engine.close()
-    _write(folder / "value.parquet", table)
+    _write(folder / "value.parquet", pd.DataFrame([saved[m] for m in MECHANICS if m in saved]))
     _write(folder / "drafts.parquet", drafts)
-    atomic_write(folder / "value.json", json.dumps({
-        "scenario": scn.name, "fingerprint": scn.fingerprint(), "seed": scn.seed,
-        "budget": budget, "mechanics": list(mechanics), "search": cfg.__dict__}, indent=1,
-        default=list))
-    return table, drafts
+    return pd.DataFrame(rows), drafts
+
+
+def _saved_rows(folder: Path, identity: dict) -> dict[str, dict]:
+    """The rows of an earlier value run with the same identity, by mechanic."""
+    try:
+        old = json.loads((folder / "value.json").read_text())
+        if old.get("identity") != identity:
+            return {}
+        frame = pd.read_parquet(folder / "value.parquet")
+    except (OSError, ValueError):
+        return {}
+    return {r["mechanic"]: r for r in frame.to_dict("records")}
 
 
 def _write(path: Path, frame: pd.DataFrame) -> None:
