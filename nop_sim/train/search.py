@@ -17,8 +17,9 @@ One search:
    stage's matches on common seeds, the better half plays the next stage's
    new matches, and so on. A candidate's fitness is its mean paired gain
    over the matches it played, so the leaders are judged on the most.
-2. The best generation leaders and CMA-ES's final mean go to a selection
-   race on fresh seeds; its winner is the deviation found. (Not deviating
+2. The best generation leaders, CMA-ES's final mean and the rows the caller
+   knows beat similar fields (the trainer's last best responses) go to a
+   selection race on fresh seeds; its winner is the deviation found. (Not deviating
    is the reference every race measures against, so a gain below 0 means
    the search found nothing better than the field.)
 3. The deviation is checked on fresh seeds again, in batches, until its
@@ -63,7 +64,8 @@ class SearchConfig:
         for m in self.race:
             per_gen += (alive + 1) * _round_up(m, unit)
             alive = max(1, math.ceil(alive / 2))
-        select = (min(self.pool, self.generations) + 2) * _round_up(self.select, unit)
+        # the selection race: the leaders, CMA-ES's mean and up to 3 known rows
+        select = (min(self.pool, self.generations) + 5) * _round_up(self.select, unit)
         check = 2 * _round_up(self.check_max, unit)
         return self.generations * per_gen + select + check
 
@@ -121,10 +123,13 @@ def _gain_stats(gains: np.ndarray) -> dict:
 
 def best_response(engine: Engine, settings, space: Space, field_tables: np.ndarray,
                   start: np.ndarray, key: tuple[int, ...], cfg: SearchConfig,
-                  epsilon: float, tag: dict | None = None) -> SearchResult:
+                  epsilon: float, tag: dict | None = None,
+                  known: np.ndarray | None = None) -> SearchResult:
     """Search the best row to put in one seat of ``field_tables`` (see :mod:`.play`).
 
     start : the row the search starts from (its pinned parameters kept)
+    known : rows that beat similar fields before (e.g. the last best responses); they
+        join the selection race, so a search that finds nothing better cannot hide them
     key : names every seed of this search (``(seed, round, ...)``)
     epsilon : the gain (win-rate fraction) the final check decides against
     tag : columns added to every history record (e.g. ``{"round": 3}``)
@@ -169,6 +174,8 @@ def best_response(engine: Engine, settings, space: Space, field_tables: np.ndarr
     leaders.sort(key=lambda t: -t[0])
     pool = [r for _, r in leaders[:cfg.pool]]
     pool.append(space.to_rows(np.asarray(es.result.xfavorite)[None, :], base)[0])
+    if known is not None and len(known):
+        pool.extend(space.pin(row) for row in np.atleast_2d(known))
     pool = np.stack(pool)
     n = _round_up(cfg.select, unit)
     d = duel(engine, settings, field_tables, pool, n, (*key, 10**6))

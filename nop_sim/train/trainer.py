@@ -154,7 +154,7 @@ def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engin
         start = field0[0, 0] if theta is None else np.asarray(theta, float)
         engine.matches = 0
         res = best_response(engine, settings, space, ftab, start, (cfg.seed, r), search, eps,
-                            tag={"round": r})
+                            tag={"round": r}, known=_recent(state))
         state["spent"] += engine.matches
         frames.append(pd.DataFrame(res.history))
         converged = res.high < eps
@@ -183,7 +183,8 @@ def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engin
         theta = np.asarray(state["theta"], float)
         engine.matches = 0
         res = best_response(engine, settings, space, field_of(theta), theta,
-                            (cfg.seed, 10**9), search, eps, tag={"round": state["round"]})
+                            (cfg.seed, 10**9), search, eps, tag={"round": state["round"]},
+                            known=_recent(state))
         state["spent"] += engine.matches
         hist = pd.DataFrame(res.history)
         hist["phase"] = "final-" + hist["phase"]
@@ -202,6 +203,12 @@ def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engin
                        exploitability_high=fin["high"], history=history,
                        seconds=state["seconds"], engine_seconds=state["engine_seconds"],
                        hands=state["hands"], search=search, space=space)
+
+
+def _recent(state: dict, k: int = 3) -> np.ndarray | None:
+    """The last ``k`` best responses: deviations that beat fields like the next one."""
+    rows = state["responses"][-k:]
+    return np.asarray(rows, float) if rows else None
 
 
 def _clock(state: dict, base: tuple, t0: float, engine: Engine) -> None:
