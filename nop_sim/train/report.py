@@ -35,6 +35,10 @@ class _Training:
                              for r in self.state["rounds"]])
 
     @property
+    def strong(self) -> list:
+        return self.state.get("strong", self.state["theta"])
+
+    @property
     def epsilon(self) -> float:
         return float(self.manifest["training"]["epsilon"])
 
@@ -103,7 +107,14 @@ def _exploitability(t: _Training):
         "check matches": [R.count(v) for v in r["check_matches"]],
         "matches": [R.count(v) for v in r["matches"]],
     })
-    final = (f"The final field against a fresh search (a new seed): "
+    chosen = t.state.get("strong_round")
+    if chosen is not None and chosen in set(r["round"]):
+        k = int(np.flatnonzero(r["round"].to_numpy() == chosen)[0])
+        ax.plot([x[k]], [y[k]], "o", ms=12, mfc="none", mec=R.PALETTE["vermillion"],
+                label="the strong agent's field")
+        ax.legend(loc="upper right", fontsize=8)
+    final = (f"The strong agent is the field of round {chosen} (the lowest upper bound). "
+             f"Against a fresh search (a new seed): "
              f"**{fin['exploitability']:+.1f} points** (95% interval {fin['low']:+.1f} to "
              f"{fin['high']:+.1f}, {fin['check_matches']:,} check matches).")
     return [R.png(fig, "exploitability", "Each round's field: the checked gain of the best "
@@ -117,7 +128,7 @@ def _parameters(t: _Training):
     lo, hi = np.array(space["low"]), np.array(space["high"])
     idx = [T.AGENT_PARAM_NAMES.index(n) for n in names]
     thetas = [np.asarray(r["theta"])[idx] for r in t.state["rounds"]]
-    thetas.append(np.asarray(t.state["theta"])[idx])
+    thetas.append(np.asarray(t.strong)[idx])
     units = (np.array(thetas) - lo) / (hi - lo)
     fig, axes = R.figure(1.2 + 0.22 * len(names))
     ax = axes[0, 0]
@@ -130,7 +141,7 @@ def _parameters(t: _Training):
     ax.grid(False)
     cb = fig.colorbar(im, ax=ax, shrink=0.6)
     cb.set_label("0 = search low bound, 1 = high")
-    final = np.asarray(t.state["theta"])[idx]
+    final = np.asarray(t.strong)[idx]
     bounds = t.manifest.get("at_bounds") or {}
     table = pd.DataFrame({"parameter": names, "strong agent": [R.num(v, 3) for v in final],
                           "search low": [R.num(v, 2) for v in lo],

@@ -87,6 +87,7 @@ class TrainResult:
     exploitability_low: float
     exploitability_high: float
     history: pd.DataFrame
+    strong_round: int = 0         # the round whose field the strong agent is
     seconds: float = 0.0
     engine_seconds: float = 0.0
     hands: int = 0
@@ -179,8 +180,9 @@ def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engin
     if state["theta"] is None:
         state["theta"] = field0[0, 0].tolist()
     if state["final"] is None:
-        # the final field against a fresh search (a new seed's key)
-        theta = np.asarray(state["theta"], float)
+        state["strong_round"], state["strong"] = _least_exploitable(state)
+        # the strong agent's field against a fresh search (a new seed's key)
+        theta = np.asarray(state["strong"], float)
         engine.matches = 0
         res = best_response(engine, settings, space, field_of(theta), theta,
                             (cfg.seed, 10**9), search, eps, tag={"round": state["round"]},
@@ -197,12 +199,24 @@ def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engin
             save(state, pd.concat(frames, ignore_index=True))
     history = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     fin = state["final"]
-    return TrainResult(row=np.asarray(state["theta"], float), rounds=state["round"],
+    return TrainResult(row=np.asarray(state["strong"], float), rounds=state["round"],
                        converged=state["converged"], matches=state["spent"],
                        exploitability=fin["exploitability"], exploitability_low=fin["low"],
                        exploitability_high=fin["high"], history=history,
                        seconds=state["seconds"], engine_seconds=state["engine_seconds"],
-                       hands=state["hands"], search=search, space=space)
+                       hands=state["hands"], search=search, space=space,
+                       strong_round=state["strong_round"])
+
+
+def _least_exploitable(state: dict) -> tuple[int, list]:
+    """The strong agent: the field whose checked exploitability has the lowest upper bound
+    (the best iterate; the fields of later rounds are not always better), as
+    ``(round, row)``; the round after the last when that is the field now."""
+    rounds = [r for r in state["rounds"] if r["round"] > 0 or len(state["rounds"]) == 1]
+    if state["converged"] or not rounds:
+        return (state["rounds"][-1]["round"] if state["rounds"] else 0), state["theta"]
+    best = min(rounds, key=lambda r: (r["high"], r["exploitability"]))
+    return best["round"], best["theta"]
 
 
 def _recent(state: dict, k: int = 3) -> np.ndarray | None:
@@ -294,6 +308,7 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
     training = {
         "scenario": scn.name, "fingerprint": scn.fingerprint(), "seed": cfg.seed,
         "matches": int(result.matches), "rounds": int(result.rounds),
+        "round": int(result.strong_round),
         "exploitability": round(result.exploitability, 3),
         "exploitability_low": round(result.exploitability_low, 3),
         "exploitability_high": round(result.exploitability_high, 3),
