@@ -455,6 +455,8 @@ def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, see
     rate = result.matches / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{scn.name}: {result.rounds} rounds ({state}), {result.matches:,} matches in "
                f"{result.seconds:.1f} s ({rate:,.0f} matches/s)")
+    click.echo(f"strong agent: the field of round {result.strong_round}, the least exploitable "
+               f"one checked")
     click.echo(f"exploitability: {result.exploitability:+.1f} win-rate points "
                f"(95% interval {result.exploitability_low:+.1f} to "
                f"{result.exploitability_high:+.1f}) for the best deviation a fresh search found")
@@ -463,7 +465,7 @@ def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, see
     bounds = result.space.at_bounds(result.row)
     if bounds:
         click.echo("at a search bound: " + ", ".join(f"{k} ({v})" for k, v in bounds.items()))
-    click.echo(f"strong agent: {out / 'strong.toml'}")
+    click.echo(f"strong.toml:  {out / 'strong.toml'}")
     if report:
         click.echo(f"report:       {report}")
 

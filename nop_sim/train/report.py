@@ -65,7 +65,8 @@ def _findings(t: _Training):
         f"{tr['exploitability_low']:+.1f} to {tr['exploitability_high']:+.1f}): what the best "
         f"single-seat deviation a fresh search found gains over the strong agent in its seat.",
         f"{tr['rounds']} rounds of best response, {tr['matches']:,} matches; the target of "
-        f"{t.epsilon:g} points was {state}.",
+        f"{t.epsilon:g} points was {state}. The strong agent is the field of round "
+        f"{tr.get('round', '?')}, the least exploitable one checked.",
     ]
     links = ["exploitability", "exploitability"]
     bounds = t.manifest.get("at_bounds") or {}
