@@ -32,6 +32,7 @@ match lengths do not mean the same thing.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -288,8 +289,10 @@ def _mean(va, vb, pairs: bool) -> dict:
     diff = mb["mean"] - ma["mean"]
     if ma["n"] > 1 and mb["n"] > 1:
         se = np.sqrt(ma["sd"] ** 2 / ma["n"] + mb["sd"] ** 2 / mb["n"])
-        res = sps.ttest_ind(vb[np.isfinite(vb)], va[np.isfinite(va)],
-                            equal_var=False) if se > 0 else None
+        with warnings.catch_warnings():  # nearly constant samples: scipy warns
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = sps.ttest_ind(vb[np.isfinite(vb)], va[np.isfinite(va)],
+                                equal_var=False) if se > 0 else None
         if res is not None:
             ci = res.confidence_interval(CONFIDENCE)
             lo, hi, p = float(ci.low), float(ci.high), float(res.pvalue)
@@ -309,7 +312,9 @@ def _mean(va, vb, pairs: bool) -> dict:
             pp = 1.0 if d["mean"] == 0 else 0.0
         else:
             plo, phigh = d["ci_low"], d["ci_high"]
-            pp = float(sps.ttest_rel(vb, va).pvalue)
+            with warnings.catch_warnings():  # nearly constant differences: scipy warns
+                warnings.simplefilter("ignore", RuntimeWarning)
+                pp = float(sps.ttest_rel(vb, va).pvalue)
         if _width(plo, phigh) < _width(lo, hi):
             row.update(ci_low=plo, ci_high=phigh, p_value=pp, method="paired t", paired=True)
     return row
@@ -376,8 +381,10 @@ def _median(ha, hb, pairs: bool, n_boot: int, seed: int) -> dict:
 def _boot(draws: np.ndarray, diff: float) -> dict:
     a = (1 - CONFIDENCE) / 2
     lo, hi = np.quantile(draws, [a, 1 - a])
-    # two-sided bootstrap p: how often the resampled difference falls on the other side of 0
-    p = min(1.0, 2 * min(np.mean(draws <= 0), np.mean(draws >= 0)))
+    # two-sided bootstrap p: how often the resampled difference falls on the other side of
+    # 0, counted as (k + 1) / (n + 1) so that it never claims more than the resamples show
+    k = min(int(np.sum(draws <= 0)), int(np.sum(draws >= 0)))
+    p = min(1.0, 2 * (k + 1) / (draws.size + 1))
     return {"ci_low": float(lo), "ci_high": float(hi), "p_value": float(p)}
 
 
@@ -435,7 +442,7 @@ def _win_rates(c: _Ctx, family: str, by: str, fn):
             held_a, held_b = wa["held"][key].to_numpy(), wb["held"][key].to_numpy()
             if (held_a == 1).all() and (held_b == 1).all():  # one seat per match: binary pairs
                 xs = (wa["win"][key].to_numpy() > 0, wb["win"][key].to_numpy() > 0)
-        label = f"seat {key}" if by == "seat" else key
+        label = f"seat {key} win rate" if by == "seat" else f"{key} win rate"
         yield f"{family}.{key}", label, _rate(int(ra["wins"]), int(ra["seats"]),
                                               int(rb["wins"]), int(rb["seats"]), *xs)
 
@@ -492,7 +499,7 @@ def _disruptors(c: _Ctx):
     db = db.set_index(db["card"].astype(str))
     for card in [k for k in da.index if k in db.index]:
         ra, rb = da.loc[card], db.loc[card]
-        yield f"disruptor_effect.{card}", card, _estimates(
+        yield f"disruptor_effect.{card}", f"{card} drafted", _estimates(
             ra["adjusted_lift"], ra["adjusted_low"], ra["adjusted_high"],
             rb["adjusted_lift"], rb["adjusted_low"], rb["adjusted_high"])
 
@@ -517,7 +524,7 @@ def _categories(c: _Ctx):
     for cat in wa.index:
         ra, rb = wa.loc[cat], wb.loc[cat]
         slug = str(ra["label"]).lower().replace(" ", "_")
-        yield f"category_share.{slug}", str(ra["label"]), _rate(
+        yield f"category_share.{slug}", f"{ra['label']} wins", _rate(
             int(ra["wins"]), int(ra["total"]), int(rb["wins"]), int(rb["total"]))
 
 

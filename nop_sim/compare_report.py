@@ -148,7 +148,7 @@ _GROUP_TITLES = {"length": "Match length", "seats": "Seat win rates",
 
 
 def _fmt(kind: str, x) -> str:
-    return R.pct(x, 2) if kind == "share" else R.num(x, 3)
+    return R.pct(x, 2) if kind == "share" else R.num(x, 3 if R.isnum(x) and abs(x) < 1 else 2)
 
 
 def _diff(kind: str, d, lo, hi) -> str:
@@ -181,7 +181,7 @@ def _diff_figure(t: pd.DataFrame, name: str, title: str) -> R.Figure:
         s = t[t["kind"] == kind]
         R.hbar_ci(ax, list(s["label"]), s["difference"], s["ci_low"], s["ci_high"], ref=0.0,
                   ref_label="no difference", highlight=s["finding"].to_numpy(bool),
-                  percent=kind == "share", max_ticks=6)
+                  percent=kind == "share", max_ticks=6 if len(kinds) == 1 else 4)
         ax.set_xlabel("B - A" + (" (win-rate or share points)" if kind == "share" else ""))
     return R.png(fig, name, f"{title}: B minus A with its 95% interval; findings (significant "
                             f"after Holm and at least the threshold) in vermillion.")
