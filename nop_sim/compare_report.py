@@ -168,7 +168,8 @@ def _shown(t: pd.DataFrame) -> pd.DataFrame:
                            zip(t["kind"], t["difference"], t["ci_low"], t["ci_high"],
                                strict=True)],
         "Holm p": [R.pval(p) for p in t["p_holm"]],
-        "threshold": [_fmt(k, v) for k, v in zip(t["kind"], t["min_effect"], strict=True)],
+        "threshold": [(f"{100 * v:.3g} pts" if R.isnum(v) else "–") if k == "share"
+                      else _fmt(k, v) for k, v in zip(t["kind"], t["min_effect"], strict=True)],
         "finding": ["yes" if f else "" for f in t["finding"]],
         "paired": ["yes" if p else "" for p in t["paired"]],
     })
