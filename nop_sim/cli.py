@@ -636,6 +636,80 @@ def report_cmd(results_dir):
         click.echo(f"report:  {report}")
 
 
+class _Refusal(_Failure):
+    """Bad input that is not a command-line slip: ``Error: <message>`` on one line, exit 2."""
+
+    exit_code = 2
+
+
+@main.command("compare", context_settings=CONTEXT)
+@click.argument("a", metavar="A", type=click.Path(path_type=Path))
+@click.argument("b", metavar="B", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Where the report and compare.csv go [default: reports/compare-A-vs-B].")
+@click.option("--point-a", type=click.IntRange(0), default=0, show_default=True,
+              help="The sweep point of A to compare.")
+@click.option("--point-b", type=click.IntRange(0), default=0, show_default=True,
+              help="The sweep point of B to compare.")
+@click.option("--min-effect", "min_effect", multiple=True, metavar="METRIC=VALUE",
+              help="The smallest difference worth a finding, e.g. seat_win_rate=0.03 or "
+                   "median_hands=10% (of A's value); see docs/compare.md.")
+@click.option("--matches", type=click.IntRange(1, 100_000_000), default=None,
+              help="Matches of a scenario file run on the fly.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+              help="Seed of a scenario file run on the fly [default: the other side's].")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Local worker processes for a scenario file [default: all cores].")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def compare_cmd(a, b, out_dir, point_a, point_b, min_effect, matches, seed, workers, quiet):
+    """Compare two runs: every key metric, B minus A, with intervals and findings.
+
+    A and B are run folders, or scenario files run on the fly (into OUT/a,
+    OUT/b) with the other side's seed, so matches pair up.
+
+    \b
+    Examples:
+      nop-sim compare reports/baseline reports/cap30
+      nop-sim compare scenarios/baseline.toml scenarios/cap30.toml --matches 5000
+      nop-sim compare reports/ledger_sweep reports/ledger_sweep --point-b 3
+    """
+    from nop_sim.compare import CompareError, parse_min_effect
+    from nop_sim.compare_report import compare_sources
+    from nop_sim.runner import RunError
+
+    out = out_dir or Path("reports") / f"compare-{a.stem}-vs-{b.stem}"
+    progress = _Progress(quiet)
+    try:
+        try:
+            result = compare_sources(a, b, out, point_a=point_a, point_b=point_b,
+                                     min_effect=parse_min_effect(min_effect), matches=matches,
+                                     seed=seed, workers=workers, progress=progress)
+        finally:
+            progress.close()
+    except CompareError as exc:
+        raise _Refusal(str(exc)) from None
+    except RunError as exc:
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
+    cmp = result.comparison
+    findings = cmp.findings
+    pairing = (f"pairing used for {int(cmp.table['paired'].sum())} metrics"
+               if cmp.pairable else "pairing not used")
+    click.echo(f"{len(cmp.table)} metrics compared (B - A), {len(findings)} finding(s); "
+               f"{pairing}: {cmp.pairing_reason}")
+    for r in findings.head(8).itertuples():
+        scale, unit = (100, " pts") if r.kind == "share" else (1, "")
+        click.echo(f"  {r.metric}: {r.a * scale:.3g} -> {r.b * scale:.3g}, "
+                   f"{r.difference * scale:+.3g}{unit} ({r.ci_low * scale:+.3g} to "
+                   f"{r.ci_high * scale:+.3g}), Holm p = {r.p_holm:.2g}")
+    for path in result.ran:
+        click.echo(f"run:     {path}/")
+    click.echo(f"table:   {result.csv}")
+    if result.report:
+        click.echo(f"report:  {result.report}")
+
+
 @main.group(context_settings=CONTEXT)
 def bench():
     """Speed benchmarks (medians, with a peer measured in the same run)."""
