@@ -97,7 +97,14 @@ def _exploitability(t: _Training):
                 fmt="s", color=R.PALETTE["vermillion"], capsize=3, label="final, fresh search")
     ax.axhline(t.epsilon, color=R.PALETTE["grey"], ls="--", lw=1, label=f"epsilon {t.epsilon:g}")
     ax.axhline(0, color="black", lw=0.6)
-    ax.set_xticks([*x.tolist(), xf], [*map(str, x.tolist()), "final"])
+    if len(x) <= 20:
+        ax.set_xticks([*x.tolist(), xf], [*map(str, x.tolist()), "final"])
+    else:  # many rounds: a few integer ticks, and the final check named where it stands
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(10, integer=True))
+        ax.annotate("final", (xf, fin["high"]), textcoords="offset points", xytext=(0, 6),
+                    ha="center", fontsize=8)
     ax.set_xlabel("round (the field of that round)")
     ax.set_ylabel("gain of one deviating seat\n(win-rate points)")
     ax.legend(loc="upper right", fontsize=8)
@@ -118,9 +125,17 @@ def _exploitability(t: _Training):
              f"Against a fresh search (a new seed): "
              f"**{fin['exploitability']:+.1f} points** (95% interval {fin['low']:+.1f} to "
              f"{fin['high']:+.1f}, {fin['check_matches']:,} check matches).")
+    shown = table
+    if len(table) > 25:  # the first and last rounds and the chosen one; every round in the CSV
+        keep = set(range(10)) | set(range(len(table) - 10, len(table)))
+        if chosen is not None:
+            keep |= set(np.flatnonzero(r["round"].to_numpy() == chosen).tolist())
+        shown = table.iloc[sorted(keep)]
+    caption = "Rounds" if len(shown) == len(table) else (
+        f"Rounds: the first 10, the last 10 and round {chosen}")
     return [R.png(fig, "exploitability", "Each round's field: the checked gain of the best "
                   "deviation found against it, 95% interval; the square is the final check."),
-            R.Note(final), R.Table(table, "Rounds", csv="rounds.csv")]
+            R.Note(final), R.Table(shown, caption, csv="rounds.csv", full=table)]
 
 
 def _parameters(t: _Training):
