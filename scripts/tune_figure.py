@@ -58,7 +58,7 @@ def main() -> None:
                    stdout=subprocess.DEVNULL)
     median = float(pd.read_parquet(check_out / "matches.parquet")["hands"].median())
     print(json.dumps({
-        "command": " ".join(cmd[1:3] + cmd[3:-2]), "wall_seconds": round(wall, 1),
+        "command": "nop-sim " + " ".join(cmd[3:-2]), "wall_seconds": round(wall, 1),
         "trials": args.trials, "pruned": manifest["totals"]["pruned"],
         "matches_played": manifest["totals"]["matches_this_call"],
         "best": manifest["best"], "first_trial": first,

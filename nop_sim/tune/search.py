@@ -74,6 +74,8 @@ class TuneConfig:
     rerun_factor : a re-run plays ``rerun_factor * matches``
     n_boot : bootstrap resamples for every interval
     seed : root seed (samplers, trial seeds, re-run seeds)
+    startup : trials drawn at random before the sampler models the others (not tied to
+        ``trials``, which may grow on resume: the k-th trial must not depend on it)
     """
 
     trials: int = 40
@@ -83,10 +85,11 @@ class TuneConfig:
     rerun_factor: int = 2
     n_boot: int = 200
     seed: int = 0
+    startup: int = 5
 
     def __post_init__(self) -> None:
         for name, low in (("trials", 1), ("matches", 1), ("rungs", 1), ("top", 1),
-                          ("rerun_factor", 1), ("n_boot", 20)):
+                          ("rerun_factor", 1), ("n_boot", 20), ("startup", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"tune {name} = {value!r} is not allowed: use an integer "
@@ -277,7 +280,7 @@ def sampler_name(axes: Sequence[TuneAxis]) -> str:
 
 
 def _sampler(name: str, seed: int, cfg: TuneConfig):
-    startup = max(3, min(10, cfg.trials // 3))
+    startup = cfg.startup
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         if name == "cmaes":
@@ -288,7 +291,7 @@ def _sampler(name: str, seed: int, cfg: TuneConfig):
 def _config_key(scn: Scenario, cfg: TuneConfig) -> dict:
     """What a resumed study must share with the one in the folder (not the trial count)."""
     return {"scenario": scn.fingerprint(), "seed": cfg.seed, "matches": cfg.matches,
-            "rungs": cfg.rungs, "n_boot": cfg.n_boot,
+            "rungs": cfg.rungs, "n_boot": cfg.n_boot, "startup": cfg.startup,
             "tune": [asdict(a) for a in scn.tune],
             "targets": [asdict(t) for t in scn.target_specs]}
 
