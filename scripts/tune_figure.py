@@ -4,8 +4,10 @@ chips answer (median_hands = 60) on this machine.
     python scripts/tune_figure.py scenarios/chips_tune.toml --trials 30 --matches 300
 
 Runs ``nop-sim tune`` into a fresh folder (timed as a whole), then reads
-``trials.parquet``: the first trial whose own estimate of the median is
-within 10% (and 5%) of 60, with the wall time spent by then, and checks
+``trials.parquet``: the first trial whose own estimate of the median (on
+the study's common seeds) is within 10% (and 5%) of 60, the trial that first
+proposed the setting finally named best, with the time spent in trials by
+then, and checks
 the named best by playing ``best.toml`` with another seed (``--check``
 matches): its median must be within 10% of 60.
 """
@@ -51,6 +53,10 @@ def main() -> None:
              "seconds_in_trials": round(float(hit["elapsed"].iloc[0]), 2),
              "chips": int(hit["param_chips"].iloc[0])} if len(hit) else None)
     manifest = json.loads((out / "manifest.json").read_text())
+    chips = manifest["best"]["params"]["chips"]
+    found = trials[trials["param_chips"] == chips].iloc[0]
+    first["best_first_proposed"] = {"trials": int(found["trial"]) + 1,
+                                    "seconds_in_trials": round(float(found["elapsed"]), 2)}
     check_out = folder / "check"
     subprocess.run([sys.executable, "-m", "nop_sim", "run", str(out / "best.toml"), "--seed",
                     "424242", "--matches", str(args.check), "--workers", str(args.workers),
