@@ -229,3 +229,13 @@ def test_a_folder_with_a_study_needs_resume(tmp_path):
     assert res.exit_code == 1 and "--resume" in res.output
     with pytest.raises(ScenarioError):
         load_scenario(_scenario(tmp_path, CHIPS.replace("[20, 200]", "[20, 20]")))
+
+
+@pytest.mark.slow  # a cluster's start and stop cost ~15 s; the fast suite keeps ~15 s for tune
+def test_dask_gives_the_local_trials(tmp_path, dask_cluster):
+    scn = load_scenario(_scenario(tmp_path))
+    cfg = TuneConfig(trials=4, matches=32, top=1, n_boot=20, seed=3)
+    local = tune_folder(scn, tmp_path / "local", cfg, workers=1)
+    remote = tune_folder(scn, tmp_path / "dask", cfg, scheduler=dask_cluster)
+    pd.testing.assert_frame_equal(_trials(tmp_path / "local"), _trials(tmp_path / "dask"))
+    assert local.best == remote.best and local.objective == remote.objective
