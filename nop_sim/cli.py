@@ -530,6 +530,90 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
     click.echo(f"report: {report}")
 
 
+@main.command("tune", context_settings=CONTEXT)
+@click.argument("scenario", type=click.Path(path_type=Path))
+@click.option("--trials", type=click.IntRange(1, 100_000), default=40, show_default=True,
+              help="Finished trials (completed or pruned) the study holds at the end.")
+@click.option("--matches", type=click.IntRange(1, 100_000_000), default=None,
+              help="Matches of a trial that is never pruned [default: the scenario's [run] "
+                   "matches].")
+@click.option("--top", type=click.IntRange(1, 100), default=5, show_default=True,
+              help="Trials re-run with fresh seeds and twice the matches before the best is "
+                   "named.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Tune folder [default: reports/<scenario name>-tune].")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+              help="Root seed (default: the scenario's [run] seed).")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Threads playing a trial's matches [default: all cores]; the result never "
+                   "depends on it.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Play each trial's matches on a Dask cluster, e.g. tcp://10.0.0.5:8786.")
+@click.option("--resume", is_flag=True, help="Continue a stopped study, keeping its trials.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--no-report", is_flag=True, help="Write best.toml and the tables only.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a setting, e.g. --set players=6 --set tune.chips=[40,120].")
+def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, resume, quiet,
+             no_report, overrides):
+    """Search SCENARIO's [tune] settings for the ones closest to its [targets].
+
+    Optuna proposes settings (TPE; CMA-ES when every setting is a float
+    range); each trial plays its matches in rungs (a quarter, a half, all)
+    and successive halving stops the ones that fall behind. The top trials
+    are re-run with fresh seeds and more matches, and the best re-run goes
+    to best.toml, a scenario that runs as is. The study is kept in the
+    folder: --resume continues it after a crash or Ctrl-C.
+
+    \b
+    Examples:
+      nop-sim tune scenarios/chips_tune.toml
+      nop-sim tune scenarios/chips_tune.toml --trials 60 --matches 800 --resume
+      nop-sim run reports/chips_tune-tune/best.toml
+    """
+    import os
+
+    from nop_sim.tune import TuneConfig, TuneError, tune_folder
+    from nop_sim.tune.report import write_tune_report
+
+    scn = _load(scenario, overrides, None, seed)
+    try:
+        cfg = TuneConfig(trials=trials, matches=matches or scn.matches, top=top, seed=scn.seed)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    out = out_dir or Path("reports") / f"{scn.name}-tune"
+    progress = _Progress(quiet, "matches", label="trials")
+    try:
+        try:
+            result = tune_folder(scn, out, cfg, workers=workers or os.cpu_count() or 1,
+                                 scheduler=scheduler, resume=resume, progress=progress)
+        finally:
+            progress.close()
+        report = None if no_report else write_tune_report(out)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    except TuneError as exc:
+        raise _Failure(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
+    fresh = result.trials - result.reused
+    click.echo(f"{scn.name}: {result.trials} trials ({fresh} this run, {result.pruned} pruned, "
+               f"{result.sampler.upper()}), {result.matches:,} matches in "
+               f"{result.seconds:.1f} s")
+    click.echo("best: " + ", ".join(f"{k} = {v}" for k, v in result.best.items())
+               + f"   (trial {result.trial}; distance {result.objective:.3g}, 95% interval "
+                 f"{result.objective_low:.3g} to {result.objective_high:.3g}, on a fresh re-run)")
+    for row in result.targets.itertuples():
+        state = "met" if row.miss == 0 else f"{100 * row.miss:.1f}% off"
+        click.echo(f"  {row.name:<24} {row.value:10.4g}  [{row.low:.4g}, {row.high:.4g}]   "
+                   f"target {row.kind} {row.target:g}: {state}")
+    click.echo(f"best settings: {result.paths['best']}")
+    click.echo(f"trials:        {result.paths['trials']}")
+    click.echo(f"study:         {result.paths['study']}")
+    if report:
+        click.echo(f"report:        {report}")
+
+
 @main.command("hands", context_settings=CONTEXT)
 @click.argument("source", metavar="SCENARIO|RUN_FOLDER", type=click.Path(path_type=Path))
 @click.option("--count", default=5, show_default=True, type=click.IntRange(1, 10_000),

@@ -2,8 +2,9 @@
 
 A scenario names the game (``[game] kind``, one of the registered
 :mod:`nop_sim.games`) and its settings (``[game]``), who sits where
-(``[seats]``; ``"@path"`` seats a trained agent read from a file), how much to run (``[run]``), what to sweep (``[sweep]``) and,
-optionally, what the designer is aiming for (``[targets]``). Settings resolve
+(``[seats]``; ``"@path"`` seats a trained agent read from a file), how much to run (``[run]``), what to sweep (``[sweep]``),
+optionally what the designer is aiming for (``[targets]``) and the settings
+``nop-sim tune`` searches for it (``[tune]``). Settings resolve
 as defaults < scenario file < ``--set`` overrides. Every problem is a
 :class:`ScenarioError` naming the file, the field, the value and what is
 allowed. What differs between games (the settings class, seat checks, the
@@ -29,11 +30,11 @@ import tomli_w
 from nop_sim.errors import did_you_mean
 from nop_sim.games import DEFAULT_KIND, Game, SeatFile, game_kinds, get_game
 
-__all__ = ["Scenario", "ScenarioError", "SweepAxis", "load_scenario", "parse_override", "point_key",
-           "point_scenario"]
+__all__ = ["Scenario", "ScenarioError", "SweepAxis", "Target", "TuneAxis", "load_scenario",
+           "parse_override", "point_key", "point_scenario"]
 
 SWEEP_MODES = ("grid", "random", "lhs")
-TOP_KEYS = ("name", "description", "game", "seats", "run", "sweep", "targets")
+TOP_KEYS = ("name", "description", "game", "seats", "run", "sweep", "targets", "tune")
 RUN_KEYS = {"matches": (1, 100_000_000), "seed": (0, 2**63 - 1), "chunk": (1, 1_000_000),
             "log_sample": (0, 100_000_000)}
 RUN_DEFAULTS = {"matches": 1000, "seed": 0, "chunk": 250, "log_sample": 0}
@@ -56,6 +57,40 @@ class SweepAxis:
 
 
 @dataclass(frozen=True)
+class TuneAxis:
+    """One setting ``nop-sim tune`` searches: an integer or float range, or a list of choices."""
+
+    name: str
+    kind: str                 # "int", "float" or "choice"
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+
+
+@dataclass(frozen=True)
+class Target:
+    """One ``[targets]`` entry: hit ``value``, or stay under ``max`` / over ``min``."""
+
+    name: str
+    kind: str                 # "value", "max" or "min"
+    value: float
+    weight: float = 1.0
+
+    def miss(self, metric: float) -> float:
+        """How far ``metric`` is from the target, relative to the target's size (0: met).
+
+        The scale is ``|value|`` (1 for a target at 0), as the sweep ranking's.
+        """
+        scale = abs(self.value) or 1.0
+        gap = metric - self.value
+        if self.kind == "max":
+            gap = max(gap, 0.0)
+        elif self.kind == "min":
+            gap = min(gap, 0.0)
+        return abs(gap) / scale
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A validated scenario; build it with :func:`load_scenario` or :meth:`from_mapping`."""
 
@@ -74,7 +109,10 @@ class Scenario:
     sweep: tuple[SweepAxis, ...] = ()
     sweep_mode: str = "grid"
     samples: int = 0
+    # target name -> its number (a value, or a bound's limit): what sweeps rank by
     targets: Mapping[str, float] = field(default_factory=dict)
+    target_specs: tuple[Target, ...] = ()   # the same targets with their kind and weight
+    tune: tuple[TuneAxis, ...] = ()          # what nop-sim tune searches ([tune])
     description: str = ""
     agent_files: tuple[SeatFile, ...] = ()  # the "@path" seats, read once, in [seats] order
     # every seat's agent at some sweep points (point_key -> spec), e.g. the agent
@@ -111,19 +149,30 @@ class Scenario:
             run_values[key] = value
         seats, rotate, files = _seats(_table(data, "seats", source), source, played, folder)
         axes, mode, samples = _sweep(_table(data, "sweep", source), source, played)
-        targets = _targets(_table(data, "targets", source), source, played)
+        specs = _targets(_table(data, "targets", source), source, played)
+        tune = _tune(_table(data, "tune", source), source, played)
         text = tomli_w.dumps(data)  # any text, emoji included; comments are not kept
         scn = cls(
             name=str(data.get("name") or name or "scenario"), source=source, text=text,
             kind=kind, game=game, settings=settings, seats=seats, rotate=rotate,
             matches=run_values["matches"], seed=run_values["seed"], chunk=run_values["chunk"],
             log_sample=run_values["log_sample"], sweep=axes, sweep_mode=mode, samples=samples,
-            targets=targets, description=str(data.get("description", "")), agent_files=files,
+            targets={t.name: t.value for t in specs}, target_specs=specs, tune=tune,
+            description=str(data.get("description", "")), agent_files=files,
         )
         # every sweep point must give valid settings and seats
         for point in scn.points():
             scn.settings_at(point)
             scn.seat_specs(point, 0)
+        for point in scn.tune_corners():  # each end and choice must play
+            _settings(played, {**game, **point}, f"{source}: [tune]", table="")
+            try:
+                scn.seat_specs(point, 0)
+            except ScenarioError as exc:
+                (name, value), = point.items()
+                why = str(exc).split("[seats] ", 1)[-1]
+                raise ScenarioError(f"{source}: [tune] {name} = {value!r} cannot be played "
+                                    f"with these [seats]: {why}") from None
         return scn
 
     # -- reading -------------------------------------------------------------------
@@ -160,6 +209,12 @@ class Scenario:
                 else:
                     columns[axis.name] = [float(axis.low + x * (axis.high - axis.low)) for x in u]
         return [{name: columns[name][i] for name in columns} for i in range(n)]
+
+    def tune_corners(self) -> list[dict[str, Any]]:
+        """Each ``[tune]`` setting alone at each end of its range and at each choice: the
+        values a file is checked at when it loads."""
+        return [{a.name: v} for a in self.tune
+                for v in (a.choices if a.kind == "choice" else (a.low, a.high))]
 
     def settings_at(self, point: Mapping[str, Any]):
         """The game's settings at a sweep point (an instance of ``Game.settings``)."""
@@ -213,6 +268,7 @@ class Scenario:
         data.pop("name", None)
         data.pop("description", None)
         data.pop("targets", None)
+        data.pop("tune", None)
         run = dict(data.get("run", {}))
         run.pop("matches", None)
         data["run"] = run
@@ -307,9 +363,9 @@ def _apply_override(data: dict, key: str, value: Any, source: str) -> None:
     if len(parts) == 1:
         table = "run" if key in RUN_KEYS else "game"
         parts = [table, key]
-    if parts[0] not in ("game", "run", "targets", "seats", "sweep") or len(parts) != 2:
+    if parts[0] not in ("game", "run", "targets", "seats", "sweep", "tune") or len(parts) != 2:
         raise ScenarioError(f"--set {key}: use a setting name (dart_cap), or table.key with a "
-                            f"table of game, run, seats, sweep, targets")
+                            f"table of game, run, seats, sweep, targets, tune")
     node = data.setdefault(parts[0], {})
     if not isinstance(node, dict):
         raise ScenarioError(f"{source}: [{parts[0]}] is not a table")
@@ -334,14 +390,15 @@ def _check_keys(table: Mapping, allowed: Sequence[str], source: str, where: str)
                                 + f" Allowed: {', '.join(allowed)}")
 
 
-def _settings(played: Game, game: Mapping, source: str):
-    """The game's settings from a ``[game]`` table (without ``kind``)."""
+def _settings(played: Game, game: Mapping, source: str, table: str = ": [game]"):
+    """The game's settings from a ``[game]`` table (without ``kind``); errors name
+    ``source`` + ``table``."""
     try:
-        return played.settings.from_mapping(game, source=f"{source}: [game]")
+        return played.settings.from_mapping(game, source=f"{source}{table}")
     except ValueError as exc:  # the settings' own errors name the file and the setting
         raise ScenarioError(str(exc)) from None
     except TypeError as exc:  # e.g. a table where a number belongs
-        raise ScenarioError(f"{source}: [game] {exc}") from None
+        raise ScenarioError(f"{source}{table} {exc}") from None
 
 
 def _seats(table: Mapping, source: str, played: Game,
@@ -468,15 +525,85 @@ def _range_axis(name: str, spec: Mapping, source: str, mode: str) -> SweepAxis:
     return SweepAxis(name, tuple(int(v) for v in values) if integer else values)
 
 
-def _targets(table: Mapping, source: str, played: Game) -> dict[str, float]:
+def _targets(table: Mapping, source: str, played: Game) -> tuple[Target, ...]:
+    """``name = number`` (hit it) or ``name = {max|min|value = number, weight = w}``."""
     if table and not played.targets:
         raise ScenarioError(f"{source}: [targets]: the {played.kind} game has no targets; "
                             f"remove the table")
-    _check_keys(table, tuple(played.targets), source, "[targets]")
-    out = {}
-    for key, value in table.items():
+    names = tuple(played.targets)
+    _check_keys(table, names, source, "[targets]")
+    out = []
+    for key, spec in table.items():
+        weight = 1.0
+        if isinstance(spec, Mapping):
+            _check_keys(spec, ("value", "max", "min", "weight"), source, f"[targets] {key}")
+            kinds = [k for k in ("value", "max", "min") if k in spec]
+            if len(kinds) != 1:
+                raise ScenarioError(f"{source}: [targets] {key} = {dict(spec)!r}: give exactly "
+                                    f"one of value, max or min, e.g. {{ max = 0.03 }}")
+            kind, value = kinds[0], spec[kinds[0]]
+            weight = spec.get("weight", 1.0)
+            if (isinstance(weight, bool) or not isinstance(weight, (int, float))
+                    or not weight > 0):
+                raise ScenarioError(f"{source}: [targets] {key} weight = {weight!r} must be a "
+                                    f"positive number")
+        else:
+            kind, value = "value", spec
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ScenarioError(f"{source}: [targets] {key} = {value!r} must be a number "
-                                f"({played.targets[key]})")
-        out[key] = float(value)
-    return out
+                                f"({played.targets[key]}), or a table such as "
+                                f"{{ max = 0.03, weight = 2 }}")
+        out.append(Target(key, kind, float(value), float(weight)))
+    return tuple(out)
+
+
+def _tune(table: Mapping, source: str, played: Game) -> tuple[TuneAxis, ...]:
+    """``name = [low, high]`` (integers: an integer range, else a float range) or
+    ``name = {choices = [...]}``; a list of anything but two numbers is a list of
+    choices too (``fee_to = ["pot", "bank"]``)."""
+    known = played.sweep_fields
+    axes = []
+    for name, spec in table.items():
+        if name not in played.settings.field_names():
+            raise ScenarioError(f"{source}: [tune] {name!r} is not a {played.title} setting."
+                                + did_you_mean(name, known) + f" Settings: {', '.join(known)}")
+        if name not in known:
+            raise ScenarioError(f"{source}: [tune] {name!r} cannot vary; settings that can: "
+                                f"{', '.join(known)}")
+        if isinstance(spec, Mapping):
+            _check_keys(spec, ("choices",), source, f"[tune] {name}")
+            spec = spec.get("choices")
+            if not isinstance(spec, list):
+                raise ScenarioError(f"{source}: [tune] {name}: choices must be a list")
+            axes.append(_choices(name, spec, source))
+            continue
+        if not isinstance(spec, list):
+            raise ScenarioError(f"{source}: [tune] {name} = {spec!r}: give a range [low, high] "
+                                f"or a list of choices, e.g. fee_to = [\"pot\", \"bank\"]")
+        numbers = [v for v in spec if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if len(spec) == 2 and len(numbers) == 2:
+            low, high = spec
+            if low > high:
+                raise ScenarioError(f"{source}: [tune] {name} = [{low}, {high}]: the range's "
+                                    f"low end is above its high end; write [{high}, {low}]")
+            if low == high:
+                raise ScenarioError(f"{source}: [tune] {name} = [{low}, {high}] holds one "
+                                    f"value: set it in [game] instead")
+            kind = "int" if all(isinstance(v, int) for v in spec) else "float"
+            axes.append(TuneAxis(name, kind, low, high))
+        else:
+            axes.append(_choices(name, spec, source))
+    return tuple(axes)
+
+
+def _choices(name: str, spec: list, source: str) -> TuneAxis:
+    if not spec:
+        raise ScenarioError(f"{source}: [tune] {name} = [] has no choices: give at least two "
+                            f"values, or a range [low, high]")
+    if len(set(map(repr, spec))) < 2:
+        raise ScenarioError(f"{source}: [tune] {name} = {spec!r} gives one choice: set it in "
+                            f"[game] instead")
+    if any(isinstance(v, (list, dict)) for v in spec):
+        raise ScenarioError(f"{source}: [tune] {name}: each choice must be a number, text or "
+                            f"true/false, got {spec!r}")
+    return TuneAxis(name, "choice", choices=tuple(spec))

@@ -19,16 +19,21 @@ from nop_sim.games import registry
 from nop_sim.games.registry import Game, register_game
 from nop_sim.rules import Settings
 
-__all__ = ["EVENT_COLUMNS", "GAME", "play_chunk", "seat_label"]
+__all__ = ["EVENT_COLUMNS", "GAME", "TARGETS", "play_chunk", "seat_label", "target_metrics"]
 
 EVENT_COLUMNS = ("match", "hand", "kind", "seat", *(f"a{i}" for i in range(10)))
 TARGETS = {
     "median_hands": "median hands per match",
+    "mean_hands": "mean hands per match",
+    "unresolved_share": "share of matches hitting max_hands",
     "max_seat_advantage": "largest |seat win rate - 1/players|",
     "max_preset_advantage": "largest |preset win rate - 1/players|",
-    "unresolved_share": "share of matches hitting max_hands",
     "fee_share": "manipulation fees as a share of chips moved",
+    "manipulations_per_hand": "manipulations (column moves) per hand",
+    "hedges_per_hand": "hedge placements per hand",
     "hedge_hit_rate": "share of hedges that pay",
+    "net_chips_per_hedge": "chips a hedge pays back minus what it costs, per placement",
+    "final_dart": "mean dart (fee per promotion) at the end of a match",
 }
 
 
@@ -230,6 +235,68 @@ def point_metrics(matches: pd.DataFrame, counts: pd.DataFrame) -> dict:
     return row
 
 
+def target_metrics(tables: Mapping[str, pd.DataFrame]):
+    """Every :data:`TARGETS` metric of one point's tables, as a function of chunk weights.
+
+    Returns ``estimate(weights=None) -> {name: value}``; ``weights`` holds one
+    count per chunk (ascending chunk order), so a cluster bootstrap resamples
+    whole chunks (the unit the ``counts`` counters are kept in) without
+    rebuilding a table. A rate whose denominator is 0 is NaN.
+    """
+    m, s, c = tables["matches"], tables["seats"], tables["counts"]
+    chunks = np.unique(c["chunk"].to_numpy())
+    mk = np.searchsorted(chunks, m["chunk"].to_numpy())
+    sk = np.searchsorted(chunks, s["chunk"].to_numpy())
+    ck = np.searchsorted(chunks, c["chunk"].to_numpy())
+    hands = m["hands"].to_numpy(np.float64)
+    unresolved = m["unresolved"].to_numpy(np.float64)
+    dart = m["dart"].to_numpy(np.float64)
+    players = int(m["players"].iloc[0]) if len(m) else 1
+    win = (s["place"].to_numpy() == 1).astype(np.float64)
+    seat = s["seat"].to_numpy(np.int64)
+    preset, _ = pd.factorize(s["preset"])
+    col = {k: c[k].to_numpy(np.float64) if k in c else np.zeros(len(c))
+           for k in ("hands", "fees", "pot_sum", "hedge_paid", "fees_to_bank", "manipulations",
+                     "hedges", "hedge_hits", "hedge_cost")}
+    fair = 1.0 / players
+
+    def ratio(num, den):
+        return float(num / den) if den > 0 else float("nan")
+
+    def advantage(group, w):
+        n = np.bincount(group, w)
+        k = np.bincount(group, w * win)
+        used = n > 0
+        return float(np.max(np.abs(k[used] / n[used] - fair))) if used.any() else float("nan")
+
+    def estimate(weights=None) -> dict[str, float]:
+        w = np.ones(len(chunks)) if weights is None else np.asarray(weights, np.float64)
+        wm, ws, wc = w[mk], w[sk], w[ck]
+        total = {k: float(np.dot(wc, v)) for k, v in col.items()}
+        n_matches = wm.sum()
+        # the median of the resampled matches: each match repeated by its chunk's count
+        reps = wm.astype(np.int64)
+        median = (float(np.median(np.repeat(hands, reps))) if reps.sum()
+                  else float("nan"))
+        moved = total["pot_sum"] + total["hedge_paid"] + total["fees_to_bank"]
+        return {
+            "median_hands": median,
+            "mean_hands": ratio(np.dot(wm, hands), n_matches),
+            "unresolved_share": ratio(np.dot(wm, unresolved), n_matches),
+            "max_seat_advantage": advantage(seat, ws),
+            "max_preset_advantage": advantage(preset, ws),
+            "fee_share": ratio(total["fees"], moved),
+            "manipulations_per_hand": ratio(total["manipulations"], total["hands"]),
+            "hedges_per_hand": ratio(total["hedges"], total["hands"]),
+            "hedge_hit_rate": ratio(total["hedge_hits"], total["hedges"]),
+            "net_chips_per_hedge": ratio(total["hedge_paid"] - total["hedge_cost"],
+                                         total["hedges"]),
+            "final_dart": ratio(np.dot(wm, dart), n_matches),
+        }
+
+    return estimate
+
+
 def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
     """``count`` hands of the scenario's first sweep point, played match by match from its seed."""
     from nop_sim.engine import play_matches
@@ -298,6 +365,7 @@ GAME = register_game(Game(
     work="hands",
     targets=TARGETS,
     point_metrics=point_metrics,
+    target_metrics=target_metrics,
     play_chunk=play_chunk,
     warm_up=warm_up,
     agent_file=load_agent_file,

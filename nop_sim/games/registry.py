@@ -59,6 +59,12 @@ class Game:
     targets : ``[targets]`` name -> what it measures (empty: none)
     point_metrics(matches, counts) : the summary's key metrics of one sweep
         point, a dict
+    target_metrics(tables) : optional; from one point's tables (``{name: DataFrame}``,
+        as ``play_chunk`` returns them, chunks appended) a function
+        ``estimate(weights=None) -> {target name: value}`` for every name in
+        ``targets``; ``weights`` is a float array, one weight per chunk in
+        ascending chunk order (a cluster bootstrap's resampling counts), None
+        for all ones. ``nop-sim tune`` scores trials with it
     fair_win_rate(matches, players) : the win rate every seat would have if
         seats were equal (``1/players`` unless wins can be shared)
     store_version : bumped when the game's chunk tables change shape; an older
@@ -103,6 +109,7 @@ class Game:
     summed_tables: tuple[str, ...] = ("arrays",)
     targets: Mapping[str, str] = field(default_factory=dict)
     fair_win_rate: Callable[[Any, int], float] = None  # type: ignore[assignment]
+    target_metrics: Callable[[dict], Callable] | None = None
     warm_up: Callable[[Any], None] | None = None
     agent_file: Callable[[Path], tuple[dict, dict]] | None = None
     store_version: int = 1
