@@ -271,20 +271,3 @@ def training_text(training: Mapping[str, Any]) -> str:
     return text + (" — a single seat that deviates from it gains at most about that much "
                    "win rate over its fair share")
 
-
-# What a Disruptor card is worth to a heuristic drafter, in rough chips; the
-# kernels add what depends on the seat (broker for manipulators, hedge_fund
-# for hedgers, levy by the number of players).
-DRAFT_VALUES = {
-    "market_crash": 3.0, "insider_tip": 3.0, "short_sell": 2.0, "windfall": 5.0,
-    "levy": 0.0, "bull_run": 1.0, "restore_order": 1.0, "swap_any": 4.0, "purge": 2.0,
-    "elevator": 6.0, "wild_deuces": 7.0, "broker": 2.0, "deep_draw": 3.0, "hedge_fund": 1.0,
-    "ante_exempt": 3.0, "safety_net": 6.0, "deuces_wild": 1.0, "inflation": 0.5,
-    "price_ceiling": 1.0, "double_ante": 0.5, "third_card": 1.0, "frozen_market": 1.0,
-    "hedge_boom": 1.0, "inversion": 1.0, "no_limit": 1.0,
-}
-
-
-def draft_values() -> np.ndarray:
-    """float64 (25,) :data:`DRAFT_VALUES` in kernel id order."""
-    return np.array([DRAFT_VALUES[i] for i in T.DISRUPTOR_IDS], dtype=T.PARAM_DTYPE)

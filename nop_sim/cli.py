@@ -10,6 +10,7 @@ line only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -67,6 +68,25 @@ class _Failure(click.ClickException):
 
     def __init__(self, message: str):
         super().__init__(" ".join(str(message).splitlines()))
+
+
+@contextlib.contextmanager
+def _one_line(*failures: type[BaseException], progress=None):
+    """Turn a command's errors into one line: ``failures`` (runtime) -> exit 1, a
+    ``ValueError`` (bad input) -> exit 2 with usage, an ``OSError`` -> exit 1 naming the
+    path. The progress bar, when given, is closed first."""
+    try:
+        try:
+            yield
+        finally:
+            if progress is not None:
+                progress.close()
+    except failures as exc:
+        raise _Failure(str(exc)) from None
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
 
 
 def _os_failure(exc: OSError) -> _Failure:
@@ -347,20 +367,11 @@ def _train_points(scn, budget, cache, workers, scheduler, quiet):
 
     _trainable(scn, "sweep --train")
     progress = _Progress(quiet, "matches", label="training points")
-    try:
-        try:
-            return train_points(scn, TrainConfig(budget=budget, seed=scn.seed), cache=cache,
-                                threads=workers, scheduler=scheduler,
-                                progress=lambda d, t, i: progress(d, t, d),
-                                say=lambda line: click.echo(line, err=True))
-        finally:
-            progress.close()
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    except TrainError as exc:
-        raise _Failure(str(exc)) from None
-    except OSError as exc:
-        raise _os_failure(exc) from None
+    with _one_line(TrainError, progress=progress):
+        return train_points(scn, TrainConfig(budget=budget, seed=scn.seed), cache=cache,
+                            threads=workers, scheduler=scheduler,
+                            progress=lambda d, t, i: progress(d, t, d),
+                            say=lambda line: click.echo(line, err=True))
 
 
 def _train_options(f):
@@ -438,19 +449,11 @@ def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, see
         raise click.UsageError(str(exc)) from None
     out = out_dir or Path("reports") / f"{scn.name}-train"
     progress = _Progress(quiet, "matches", label="matches")
-    try:
-        try:
-            result = train_folder(scn, out, cfg, threads=workers, scheduler=scheduler,
-                                  resume=resume, progress=lambda d, t: progress(d, t, d))
-        finally:
-            progress.close()
+    with _one_line(TrainError, progress=progress):
+        result = train_folder(scn, out, cfg, threads=workers, scheduler=scheduler,
+                              resume=resume, progress=lambda d, t: progress(d, t, d))
+    with _one_line(TrainError):
         report = None if no_report else write_train_report(out)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    except TrainError as exc:
-        raise _Failure(str(exc)) from None
-    except OSError as exc:
-        raise _os_failure(exc) from None
     state = "converged" if result.converged else "budget spent"
     rate = result.matches / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{scn.name}: {result.rounds} rounds ({state}), {result.matches:,} matches in "
@@ -494,7 +497,6 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
       nop-sim train scenarios/baseline.toml
       nop-sim value scenarios/baseline.toml --strong reports/baseline-train
     """
-    from nop_sim.agents import AgentError
     from nop_sim.train import MECHANICS, TrainError
     from nop_sim.train.report import write_train_report
     from nop_sim.train.value import value_folder
@@ -508,21 +510,12 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "value")
     progress = _Progress(quiet, "matches", label="matches")
-    try:
-        try:
-            table, drafts = value_folder(scn, strong_dir, list(mechanics) or list(MECHANICS),
-                                         budget=budget or 400_000, threads=workers,
-                                         scheduler=scheduler,
-                                         progress=lambda d, t: progress(d, t, d))
-        finally:
-            progress.close()
+    with _one_line(TrainError, progress=progress):  # an AgentError is a ValueError: exit 2
+        table, _ = value_folder(scn, strong_dir, list(mechanics) or list(MECHANICS),
+                                budget=budget or 400_000, threads=workers, scheduler=scheduler,
+                                progress=lambda d, t: progress(d, t, d))
+    with _one_line(TrainError):
         report = write_train_report(strong_dir)
-    except (ValueError, AgentError) as exc:
-        raise click.UsageError(str(exc)) from None
-    except TrainError as exc:
-        raise _Failure(str(exc)) from None
-    except OSError as exc:
-        raise _os_failure(exc) from None
     for row in table.itertuples():
         click.echo(f"without {row.mechanic:<12} the best agent loses {row.loss:+5.1f} points "
                    f"(95% {row.loss_low:+.1f} to {row.loss_high:+.1f}) to the strong agent")
@@ -583,19 +576,11 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
         raise click.UsageError(str(exc)) from None
     out = out_dir or Path("reports") / f"{scn.name}-tune"
     progress = _Progress(quiet, "matches", label="trials")
-    try:
-        try:
-            result = tune_folder(scn, out, cfg, workers=workers or os.cpu_count() or 1,
-                                 scheduler=scheduler, resume=resume, progress=progress)
-        finally:
-            progress.close()
+    with _one_line(TuneError, progress=progress):
+        result = tune_folder(scn, out, cfg, workers=workers or os.cpu_count() or 1,
+                             scheduler=scheduler, resume=resume, progress=progress)
+    with _one_line(TuneError):
         report = None if no_report else write_tune_report(out)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    except TuneError as exc:
-        raise _Failure(str(exc)) from None
-    except OSError as exc:
-        raise _os_failure(exc) from None
     fresh = result.trials - result.reused
     click.echo(f"{scn.name}: {result.trials} trials ({fresh} this run, {result.pruned} pruned, "
                f"{result.sampler.upper()}), {result.matches:,} matches in "
