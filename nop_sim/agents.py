@@ -268,6 +268,6 @@ def training_text(training: Mapping[str, Any]) -> str:
         text += f" (95% interval {lo:.1f} to {hi:.1f})"
     if training.get("converged") is False:
         text += ", training had not converged"
-    return text + (" — a single seat that deviates from it gains at most about that much "
-                   "win rate over its fair share")
+    return text + (" — the best single-seat deviation a fresh search found gains that much "
+                   "win rate over it (a lower bound: a stronger search may find more)")
 
