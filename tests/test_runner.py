@@ -309,8 +309,8 @@ def test_help_lists_run_and_sweep_first():
     names = [line.split()[0] for line in output.split("Commands:")[1].splitlines()
              if line.startswith("  ") and not line.startswith("    ")]
     assert names[:4] == ["run", "sweep", "train", "value"], output
-    assert sorted(names) == ["bench", "eval", "frequencies", "hands", "report", "run", "sweep",
-                             "train", "value"]
+    assert sorted(names) == ["bench", "eval", "frequencies", "hands", "report", "run",
+                             "sensitivity", "sweep", "train", "value"]
 
 
 def test_damaged_manifest_is_reported_not_overwritten(tmp_path):
