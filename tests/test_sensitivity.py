@@ -217,7 +217,7 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
 @pytest.mark.slow
 def test_four_knob_sobol_study_separates_inert_from_mattering_knobs(tmp_path):
     """A bigger study: dart_step is inert (no promotions), chips drives match length."""
-    out = run(tmp_path, "mode = 'sobol'\nsamples = 64\nchips = {from = 20, to = 120}\n"
+    out = run(tmp_path, "mode = 'sobol'\nsamples = 32\nchips = {from = 20, to = 120}\n"
               "dart_step = {from = 1, to = 4}\nhedge_cost = {from = 1, to = 15}\n"
               "hedge_payout = {from = 5, to = 40}\n", "big", matches=40, chunk=20,
               game="promotions_per_action = 0")
@@ -226,5 +226,6 @@ def test_four_knob_sobol_study_separates_inert_from_mattering_knobs(tmp_path):
     for metric in s.table["metric"].unique():
         st = t.loc[(metric, "dart_step", "ST")]
         assert st["ci_low"] <= max(0.0, st["noise_share"]) + 0.02, (metric, st)
-    assert t.loc[("median_hands", "chips", "ST")]["ci_low"] > 0.5
+    assert t.loc[("median_hands", "chips", "ST")]["ci_low"] > 0.2
+    assert any(f.startswith("chips matters most for median_hands") for f in s.findings())
     assert np.isfinite(s.table["value"]).all()
