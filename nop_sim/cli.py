@@ -341,8 +341,9 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
               no_report, train_first, train_budget, train_cache):
     """Run every point of SCENARIO's [sweep] table.
 
-    A grid runs every combination; mode = "random" or "lhs" (Latin
-    hypercube) draws `samples` points. With --train, each point is first
+    A grid runs every combination; mode = "random", "lhs" (Latin
+    hypercube), "lhs-cd" or "qmc-sobol" draws `samples` points, and "sobol"
+    Saltelli's design for nop-sim sensitivity (docs/scenarios.md). With --train, each point is first
     played by an agent trained for its rules (nop-sim train with a smaller
     budget), so every point reports under strong play.
 
@@ -777,6 +778,37 @@ def compare_cmd(a, b, out_dir, point_a, point_b, min_effect, matches, seed, work
     click.echo(f"table:   {result.csv}")
     if result.report:
         click.echo(f"report:  {result.report}")
+
+
+@main.command("sensitivity", context_settings=CONTEXT)
+@click.argument("run_dir", metavar="RUN", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Output folder [default: RUN/sensitivity].")
+@click.option("--resamples", type=click.IntRange(10, 100_000), default=200, show_default=True,
+              help="Bootstrap resamples of every interval.")
+def sensitivity_cmd(run_dir, out_dir, resamples):
+    """Rank what matters for what in a finished sweep RUN.
+
+    A mode = "sobol" sweep gives first-order and total Sobol' indices; any
+    other sampled sweep (random, lhs, lhs-cd, qmc-sobol) the delta index.
+    Both with 95% intervals, for every key metric.
+
+    \b
+    Example:
+      nop-sim sweep scenarios/sobol_study.toml && nop-sim sensitivity reports/sobol_study
+    """
+    from nop_sim.sensitivity import SensitivityError, write_sensitivity
+
+    try:
+        written = write_sensitivity(run_dir, out_dir, resamples=resamples)
+    except SensitivityError as exc:
+        raise click.UsageError(str(exc)) from None
+    except OSError as exc:
+        raise _os_failure(exc) from None
+    for line in written.result.findings():
+        click.echo(line)
+    click.echo(f"table:   {written.csv}")
+    click.echo(f"report:  {written.report}")
 
 
 @main.group(context_settings=CONTEXT)

@@ -15,6 +15,7 @@ descriptor. The full reference is ``docs/scenarios.md``.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import itertools
 import json
@@ -33,7 +34,11 @@ from nop_sim.games import DEFAULT_KIND, Game, SeatFile, game_kinds, get_game
 __all__ = ["Scenario", "ScenarioError", "SweepAxis", "Target", "TuneAxis", "load_scenario",
            "parse_override", "point_key", "point_scenario"]
 
-SWEEP_MODES = ("grid", "random", "lhs")
+SWEEP_MODES = ("grid", "random", "lhs", "lhs-cd", "qmc-sobol", "sobol")
+# modes whose points are a design in the unit cube (scipy.stats.qmc, SALib), mapped onto each
+# axis as lhs maps its strata; "sobol" is Saltelli's design for Sobol' indices
+DESIGN_MODES = ("lhs-cd", "qmc-sobol", "sobol")
+SWEEP_OPTIONS = ("mode", "samples", "second_order")  # [sweep] keys that are not settings
 TOP_KEYS = ("name", "description", "game", "seats", "run", "sweep", "targets", "tune")
 RUN_KEYS = {"matches": (1, 100_000_000), "seed": (0, 2**63 - 1), "chunk": (1, 1_000_000),
             "log_sample": (0, 100_000_000)}
@@ -109,6 +114,7 @@ class Scenario:
     sweep: tuple[SweepAxis, ...] = ()
     sweep_mode: str = "grid"
     samples: int = 0
+    second_order: bool = False       # mode "sobol": also the design for second-order indices
     # target name -> its number (a value, or a bound's limit): what sweeps rank by
     targets: Mapping[str, float] = field(default_factory=dict)
     target_specs: tuple[Target, ...] = ()   # the same targets with their kind and weight
@@ -148,7 +154,8 @@ class Scenario:
                                     f"use an integer from {lo} to {hi}")
             run_values[key] = value
         seats, rotate, files = _seats(_table(data, "seats", source), source, played, folder)
-        axes, mode, samples = _sweep(_table(data, "sweep", source), source, played)
+        axes, mode, samples, second_order = _sweep(_table(data, "sweep", source), source,
+                                                   played)
         specs = _targets(_table(data, "targets", source), source, played)
         tune = _tune(_table(data, "tune", source), source, played)
         text = tomli_w.dumps(data)  # any text, emoji included; comments are not kept
@@ -157,6 +164,7 @@ class Scenario:
             kind=kind, game=game, settings=settings, seats=seats, rotate=rotate,
             matches=run_values["matches"], seed=run_values["seed"], chunk=run_values["chunk"],
             log_sample=run_values["log_sample"], sweep=axes, sweep_mode=mode, samples=samples,
+            second_order=second_order,
             targets={t.name: t.value for t in specs}, target_specs=specs, tune=tune,
             description=str(data.get("description", "")), agent_files=files,
         )
@@ -189,6 +197,12 @@ class Scenario:
             names = [a.name for a in self.sweep]
             return [dict(zip(names, combo, strict=True))
                     for combo in itertools.product(*(a.values for a in self.sweep))]
+        if self.sweep_mode in DESIGN_MODES:
+            unit = self.unit_design()
+            columns = {axis.name: _from_unit(axis, unit[:, j])
+                       for j, axis in enumerate(self.sweep)}
+            return [{name: columns[name][i] for name in columns} for i in range(len(unit))]
+        # random and lhs: kept exactly as they were, so a resumed run keeps its points
         rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2**31 - 1,)))
         n = self.samples
         columns = {}
@@ -215,6 +229,21 @@ class Scenario:
         values a file is checked at when it loads."""
         return [{a.name: v} for a in self.tune
                 for v in (a.choices if a.kind == "choice" else (a.low, a.high))]
+
+    def unit_design(self) -> np.ndarray:
+        """The design of a ``DESIGN_MODES`` sweep in the unit cube, ``(n_points, n_axes)`` float64,
+        one row per point in :meth:`points` order, drawn from the scenario's seed.
+
+        The Sobol' modes round ``samples`` up to a power of two (the sequence is balanced
+        only there). ``qmc-sobol``: the scrambled Sobol' sequence, ``samples`` points;
+        ``lhs-cd``: a Latin hypercube optimised for centred discrepancy (``random-cd``),
+        ``samples`` points; ``sobol``: Saltelli's design (SALib), ``samples * (n_axes + 2)``
+        points, or ``samples * (2 * n_axes + 2)`` with ``second_order``.
+        """
+        if self.sweep_mode not in DESIGN_MODES:
+            raise ValueError(f"mode {self.sweep_mode!r} has no unit-cube design")
+        return _unit_design(self.sweep_mode, len(self.sweep), self.samples, self.seed,
+                            self.second_order).copy()
 
     def settings_at(self, point: Mapping[str, Any]):
         """The game's settings at a sweep point (an instance of ``Game.settings``)."""
@@ -274,6 +303,51 @@ class Scenario:
         data["run"] = run
         blob = json.dumps(data, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=16)  # points() is asked often; random-cd takes a while
+def _unit_design(mode: str, d: int, samples: int, seed: int, second_order: bool) -> np.ndarray:
+    """See :meth:`Scenario.unit_design`."""
+    from scipy.stats import qmc
+
+    n = samples if mode == "lhs-cd" else _power_of_two(samples)
+    # an own stream per mode, apart from random/lhs (spawn key 2**31 - 1)
+    rng = np.random.default_rng(np.random.SeedSequence(
+        seed, spawn_key=(2**31 - 2, DESIGN_MODES.index(mode))))
+    if mode == "sobol":
+        from SALib.sample import sobol as saltelli
+
+        problem = {"num_vars": d, "names": [f"x{j}" for j in range(d)],
+                   "bounds": [[0.0, 1.0]] * d}
+        return saltelli.sample(problem, n, calc_second_order=second_order, scramble=True,
+                               seed=rng)
+    if mode == "qmc-sobol":
+        return _qmc(qmc.Sobol, d, rng, scramble=True).random_base2(int(np.log2(n)))
+    return _qmc(qmc.LatinHypercube, d, rng, optimization="random-cd").random(n)
+
+
+def _power_of_two(n: int) -> int:
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
+def _qmc(engine, d: int, rng: np.random.Generator, **kwargs):
+    """A scipy.stats.qmc engine seeded with ``rng`` (``rng=`` since scipy 1.15, ``seed=`` before)."""
+    try:
+        return engine(d, rng=rng, **kwargs)
+    except TypeError:
+        return engine(d, seed=rng, **kwargs)
+
+
+def _from_unit(axis: SweepAxis, u: np.ndarray) -> list:
+    """An axis's values at unit-cube coordinates ``u``, mapped as ``lhs`` maps its strata: a
+    list of values in equal slices, an integer range floor(low + u * (high - low + 1))."""
+    if axis.values:
+        idx = np.minimum((u * len(axis.values)).astype(int), len(axis.values) - 1)
+        return [axis.values[i] for i in idx]
+    if axis.integer:
+        vals = np.floor(axis.low + u * (axis.high - axis.low + 1)).astype(int)
+        return [int(min(v, axis.high)) for v in vals]
+    return [float(axis.low + x * (axis.high - axis.low)) for x in u]
 
 
 def point_key(point: Mapping[str, Any]) -> str:
@@ -468,6 +542,7 @@ def _sweep(table: Mapping, source: str, played: Game):
     table = dict(table)
     mode = table.pop("mode", "grid")
     samples = table.pop("samples", 0)
+    second_order = table.pop("second_order", False)
     if mode not in SWEEP_MODES:
         raise ScenarioError(f"{source}: [sweep] mode = {mode!r} is not allowed: use one of "
                             f"{', '.join(map(repr, SWEEP_MODES))}" + did_you_mean(mode, SWEEP_MODES))
@@ -475,6 +550,12 @@ def _sweep(table: Mapping, source: str, played: Game):
                            or not 1 <= samples <= 100_000):
         raise ScenarioError(f"{source}: [sweep] samples = {samples!r}: mode {mode!r} needs "
                             f"samples, an integer from 1 to 100000")
+    if not isinstance(second_order, bool):
+        raise ScenarioError(f"{source}: [sweep] second_order = {second_order!r} must be true "
+                            f"or false")
+    if second_order and mode != "sobol":
+        raise ScenarioError(f"{source}: [sweep] second_order = true needs mode = \"sobol\" "
+                            f"(Saltelli's design), not {mode!r}")
     known = played.sweep_fields
     axes = []
     for name, spec in table.items():
@@ -491,7 +572,9 @@ def _sweep(table: Mapping, source: str, played: Game):
         else:
             raise ScenarioError(f"{source}: [sweep] {name} = {spec!r}: give a list of values or "
                                 f"a range table {{from = .., to = .., step = ..}}")
-    return tuple(axes), mode, int(samples) if mode != "grid" else 0
+    if mode in DESIGN_MODES and not axes:
+        raise ScenarioError(f"{source}: [sweep] mode {mode!r} needs at least one setting to vary")
+    return tuple(axes), mode, int(samples) if mode != "grid" else 0, second_order
 
 
 def _range_axis(name: str, spec: Mapping, source: str, mode: str) -> SweepAxis:

@@ -310,7 +310,7 @@ def test_help_lists_run_and_sweep_first():
              if line.startswith("  ") and not line.startswith("    ")]
     assert names[:4] == ["run", "sweep", "train", "value"], output
     assert sorted(names) == ["bench", "compare", "eval", "frequencies", "hands", "report",
-                             "run", "sweep", "train", "tune", "value"]
+                             "run", "sensitivity", "sweep", "train", "tune", "value"]
 
 
 def test_damaged_manifest_is_reported_not_overwritten(tmp_path):

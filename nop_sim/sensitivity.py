@@ -1,0 +1,466 @@
+"""What matters for what: sensitivity indices of a finished sweep (``nop-sim sensitivity``).
+
+Two methods, chosen by the sweep's design:
+
+- ``mode = "sobol"`` (Saltelli's design): first-order (``S1``) and total (``ST``)
+  Sobol' indices of every key metric, with 95% bootstrap intervals, from
+  ``SALib.analyze.sobol``. ``ST`` is the share of a metric's variance across
+  points that goes away when the setting is fixed; ``S1`` the share the
+  setting explains alone.
+- any other sampled sweep (``random``, ``lhs``, ``lhs-cd``, ``qmc-sobol``):
+  the delta moment-independent index (``delta``, Borgonovo's) and a
+  first-order estimate (``S1``) from the points as they are, with 95%
+  bootstrap intervals, from ``SALib.analyze.delta``; no special design needed.
+
+Key metrics per point are the game's own (``Game.point_metrics``, the rows of
+:func:`nop_sim.summary.point_summary`), the mean work per match, and the
+largest seat and preset advantage (``|win rate - fair|``); the game is never
+named here.
+
+Every point is a Monte Carlo estimate, so simulation noise adds to the
+variance across points. Its size per point is estimated by a delete-one-chunk
+jackknife over (up to :data:`NOISE_POINTS`) points. Its share of the variance
+across points is what a setting with no effect at all shows as a raw total
+index (Jansen's estimator compares two independent estimates), so the total
+index ``ST`` is reported with that share taken off and its interval widened
+by the share's standard error; ``ST_raw`` is SALib's as it comes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nop_sim import reporting as R
+from nop_sim.games import Game
+from nop_sim.runner import RunError, load_tables, run_game
+from nop_sim.scenario import SWEEP_OPTIONS
+from nop_sim.stats import CONFIDENCE, normal_quantile
+
+__all__ = ["MIN_DELTA_POINTS", "MIN_SOBOL_SAMPLES", "NOISE_POINTS", "Sensitivity",
+           "SensitivityError", "Study", "Written", "load_study", "sensitivity",
+           "sensitivity_indices", "write_sensitivity"]
+
+MIN_SOBOL_SAMPLES = 8   # base samples of a Saltelli design; fewer make the bootstrap meaningless
+MIN_DELTA_POINTS = 40   # SALib's delta bins each setting into classes of at least 10 points
+NOISE_POINTS = 64       # points the noise estimate looks at, spread over the sweep
+MATTERS = 0.05          # an index whose interval starts above this matters
+Z = normal_quantile(CONFIDENCE)
+TOO_NOISY = 0.5         # a metric whose variance across points is mostly noise: no verdict
+# the index a knob is ranked by, per method, and what the report calls it
+PRIMARY = {"sobol": "ST", "delta": "delta"}
+INDEX_NAMES = {"ST": "total (ST)", "ST_raw": "total, noise kept", "S1": "first order (S1)",
+               "delta": "delta"}
+
+
+class SensitivityError(ValueError):
+    """A folder or sweep sensitivity indices cannot be computed for; the message says why."""
+
+
+@dataclass
+class Study:
+    """A finished sweep, read for sensitivity analysis (:func:`load_study`)."""
+
+    folder: Path
+    name: str
+    mode: str                  # the sweep's mode
+    method: str                # "sobol" or "delta"
+    knobs: list[str]           # the swept settings analysed, in [sweep] order
+    x: np.ndarray              # (n_points, n_knobs) float: values, a choice as its index
+    metrics: pd.DataFrame      # one row per point, one column per key metric
+    noise: pd.Series           # metric -> mean per-point noise variance (NaN: unknown)
+    noise_se: pd.Series        # metric -> its standard error (across the points used)
+    noise_points: int          # points the noise estimate used
+    matches_per_point: int
+    second_order: bool
+    seed: int
+
+
+@dataclass
+class Sensitivity:
+    """Indices of every key metric: ``table`` has one row per (metric, knob, index) with
+    ``metric, knob, index, value, ci_low, ci_high, noise_share, verdict``."""
+
+    study: Study
+    table: pd.DataFrame
+    skipped: dict[str, str] = field(default_factory=dict)  # metric -> why it has no indices
+
+    @property
+    def primary(self) -> str:
+        return PRIMARY[self.study.method]
+
+    def findings(self) -> list[str]:
+        """One line per metric some knob matters for, strongest first, then the knobs
+        that matter for nothing."""
+        t = self.table[self.table["index"] == self.primary]
+        lines = []
+        for metric, g in t.groupby("metric", sort=False):
+            top = g.sort_values("value", ascending=False).iloc[0]
+            if top["verdict"] == "matters":
+                lines.append((top["value"], f"{top['knob']} matters most for {metric}: "
+                              f"{INDEX_NAMES[self.primary]} {top['value']:.2f} "
+                              f"({top['ci_low']:.2f} to {top['ci_high']:.2f})"))
+        out = [text for _, text in sorted(lines, key=lambda v: -v[0])]
+        idle = [k for k in self.study.knobs
+                if not (t[(t["knob"] == k)]["verdict"] == "matters").any()]
+        if idle:
+            out.append(f"Shown to matter for no metric: {', '.join(idle)}")
+        return out
+
+
+# -- reading a sweep ------------------------------------------------------------------------
+def load_study(folder: str | Path) -> Study:
+    """Read a finished sweep folder; :class:`SensitivityError` when it cannot be analysed."""
+    folder = Path(folder)
+    path = folder / "manifest.json"
+    if not path.is_file():
+        raise SensitivityError(f"{folder}: not a nop-sim results folder (no manifest.json)")
+    try:
+        manifest = json.loads(path.read_text())
+        sweep = tomllib.loads(manifest["scenario"]["text"]).get("sweep", {})
+        points = manifest["points"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SensitivityError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+    if manifest.get("status") != "finished":
+        raise SensitivityError(f"{folder}: the run did not finish (status "
+                               f"{manifest.get('status')!r}); finish it with nop-sim sweep "
+                               f"SCENARIO --resume --out {folder}")
+    knobs = [k for k in sweep if k not in SWEEP_OPTIONS]
+    if not knobs or len(points) < 2:
+        raise SensitivityError(f"{folder}: a run without a [sweep]; sensitivity needs a sampled "
+                               f"sweep of 2 or more settings, e.g. [sweep] mode = \"sobol\"")
+    mode = sweep.get("mode", "grid")
+    if mode == "grid":
+        raise SensitivityError(f"{folder}: a grid sweep; sensitivity needs a sampled design: "
+                               f"[sweep] mode = \"sobol\" (Sobol' indices), or \"lhs\", "
+                               f"\"lhs-cd\", \"qmc-sobol\", \"random\" (delta index)")
+    x = np.column_stack([_knob_values([p["params"][k] for p in points], sweep[k])
+                         for k in knobs])
+    varying = [k for j, k in enumerate(knobs) if np.ptp(x[:, j]) > 0]
+    if len(varying) < 2:
+        raise SensitivityError(f"{folder}: the sweep varies {len(varying)} setting(s) "
+                               f"({', '.join(varying) or 'none'}); sensitivity ranks settings "
+                               f"against each other: vary at least 2")
+    n = len(points)
+    second = bool(sweep.get("second_order", False))
+    if mode == "sobol":
+        per = (2 if second else 1) * len(knobs) + 2
+        if n % per or n // per < MIN_SOBOL_SAMPLES:
+            raise SensitivityError(f"{folder}: {n} points are {n / per:g} Saltelli samples of "
+                                   f"{len(knobs)} settings; Sobol' indices need samples >= "
+                                   f"{MIN_SOBOL_SAMPLES}")
+        method = "sobol"
+    else:
+        if n < MIN_DELTA_POINTS:
+            raise SensitivityError(f"{folder}: {n} points; the delta index needs at least "
+                                   f"{MIN_DELTA_POINTS} (SALib bins each setting into classes "
+                                   f"of 10 or more points)")
+        method = "delta"
+        x = x[:, [knobs.index(k) for k in varying]]
+        knobs = varying
+    try:
+        game = run_game(folder)
+        names = [t for t in ("matches", "counts", "seats") if t in game.tables]
+        tables = load_tables(folder, names)
+    except RunError as exc:
+        raise SensitivityError(str(exc)) from None
+    players = [p["settings"].get("players") for p in points]
+    metrics, noise, noise_se, used = _metrics(tables, game, players)
+    return Study(folder, manifest["scenario"]["name"], mode, method, knobs, x, metrics, noise,
+                 noise_se, used, int(manifest["matches_per_point"]), second, int(manifest["seed"]))
+
+
+def _knob_values(values: list, spec) -> np.ndarray:
+    """A swept setting's values as numbers: themselves, or a choice's index in its list."""
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return np.asarray(values, float)
+    choices = list(spec) if isinstance(spec, list) else sorted(set(map(str, values)))
+    keys = [json.dumps(c, sort_keys=True, default=str) for c in choices]
+    return np.array([keys.index(json.dumps(v, sort_keys=True, default=str)) for v in values],
+                    float)
+
+
+def _metric_row(game: Game, matches: pd.DataFrame, counts: pd.DataFrame,
+                seats: pd.DataFrame | None, players) -> dict:
+    """The key metrics of one point's matches."""
+    row = dict(game.point_metrics(matches, counts))
+    row.pop("matches", None)
+    work = row.pop(game.work, None)
+    if work is not None and len(matches):
+        row[f"mean_{game.work}"] = work / len(matches)
+    if seats is not None and len(seats) and "place" in seats:
+        fair = game.fair_win_rate(matches, int(players or seats["seat"].nunique()))
+        won = seats["place"] == 1
+        for by in ("seat", "preset"):
+            if by in seats:
+                rates = won.groupby(seats[by], observed=True).mean()
+                row[f"max_{by}_advantage"] = float((rates - fair).abs().max())
+    return {k: float(v) for k, v in row.items()}
+
+
+def _metrics(tables: dict, game: Game, players: list
+             ) -> tuple[pd.DataFrame, pd.Series, pd.Series, int]:
+    """Key metrics per point; the mean per-point noise variance of each (jackknife) and its
+    standard error; the number of points the noise was measured on."""
+    by_point = {name: dict(tuple(t.groupby("point", sort=True, observed=True)))
+                for name, t in tables.items()}
+    empty = {name: t.iloc[:0] for name, t in tables.items()}
+    n = len(players)
+
+    def part(name, p):
+        return by_point[name].get(p, empty[name]) if name in tables else None
+
+    rows = [_metric_row(game, part("matches", p), part("counts", p), part("seats", p),
+                        players[p]) for p in range(n)]
+    metrics = pd.DataFrame(rows)
+    spread = np.unique(np.linspace(0, n - 1, min(n, NOISE_POINTS)).round().astype(int))
+    variances, used = [], 0
+    for p in spread:
+        m, c, s = part("matches", p), part("counts", p), part("seats", p)
+        chunks = np.unique(m["chunk"]) if "chunk" in m else []
+        if len(chunks) < 2:
+            continue
+        leave_out = pd.DataFrame([
+            _metric_row(game, m[m["chunk"] != k], c[c["chunk"] != k],
+                        None if s is None else s[s["chunk"] != k], players[p])
+            for k in chunks])
+        k = len(chunks)
+        variances.append((k - 1) / k * ((leave_out - leave_out.mean()) ** 2).sum())
+        used += 1
+    per_point = pd.DataFrame(variances, columns=metrics.columns)
+    noise_se = per_point.std(ddof=1) / math.sqrt(used) if used > 1 else per_point.sum() * np.nan
+    return metrics, per_point.mean(), noise_se, used
+
+
+# -- indices --------------------------------------------------------------------------------
+def sensitivity_indices(study: Study, *, resamples: int = 200
+                        ) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The indices of every key metric (see :class:`Sensitivity`) and the metrics left out
+    (metric -> why). Bootstrap intervals are 95%, seeded from the run's seed."""
+    rows, skipped = [], {}
+    seed = study.seed % (2**32 - 1) + 1  # SALib draws unseeded for a seed of 0
+    for metric in study.metrics.columns:
+        y = study.metrics[metric].to_numpy(float)
+        if not np.isfinite(y).all():
+            skipped[metric] = "not a number at some points"
+            continue
+        if np.std(y) <= 1e-12 * (1 + abs(np.mean(y))):
+            skipped[metric] = "the same at every point"
+            continue
+        share = float(study.noise[metric] / np.var(y))
+        share_se = float(study.noise_se[metric] / np.var(y))
+        for index, knob, value, half in _analyze(study, y, resamples, seed):
+            if index == "ST" and np.isfinite(share):
+                # Jansen's ST of a knob with no effect is the noise share, not 0: two
+                # independent estimates differ by their noise. Take it off, and widen the
+                # interval by the share's own uncertainty.
+                rows.append(_row(metric, knob, "ST_raw", value, half, share))
+                value, half = value - share, math.hypot(half, Z * np.nan_to_num(share_se))
+            rows.append(_row(metric, knob, index, value, half, share))
+    table = pd.DataFrame(rows, columns=["metric", "knob", "index", "value", "ci_low", "ci_high",
+                                        "noise_share"])
+    table["verdict"] = [_verdict(lo, v, ns) for lo, v, ns in
+                        zip(table["ci_low"], table["value"], table["noise_share"], strict=True)]
+    return table, skipped
+
+
+def _row(metric, knob, index, value, half, share) -> dict:
+    return {"metric": metric, "knob": knob, "index": index, "value": value,
+            "ci_low": value - half, "ci_high": value + half, "noise_share": share}
+
+
+def _analyze(study: Study, y: np.ndarray, resamples: int, seed: int):
+    """``(index, knob, value, half width)`` for each index and knob."""
+    d = len(study.knobs)
+    names = [f"x{j}" for j in range(d)]  # SALib's delta refuses names ending in _step
+    fmt, state = warnings.formatwarning, np.random.get_state()  # SALib sets both globally
+    try:
+        with warnings.catch_warnings(record=True):  # SALib's delta resets the filters itself
+            warnings.simplefilter("ignore")
+            if study.method == "sobol":
+                from SALib.analyze import sobol
+
+                problem = {"num_vars": d, "names": names, "bounds": [[0.0, 1.0]] * d}
+                res = sobol.analyze(problem, y, calc_second_order=study.second_order,
+                                    num_resamples=resamples, conf_level=CONFIDENCE, seed=seed)
+                pairs = (("ST", "ST"), ("S1", "S1"))
+            else:
+                from SALib.analyze import delta
+
+                bounds = [[float(c.min()), float(c.max())] for c in study.x.T]
+                problem = {"num_vars": d, "names": names, "bounds": bounds}
+                res = delta.analyze(problem, study.x, y, num_resamples=resamples,
+                                    conf_level=CONFIDENCE, seed=seed)
+                # SALib 1.6 calls the classic index delta_raw (beside balanced and step)
+                pairs = (("delta", "delta_raw" if "delta_raw" in res else "delta"), ("S1", "S1"))
+    finally:
+        warnings.formatwarning = fmt
+        np.random.set_state(state)
+    for index, key in pairs:
+        for j in range(d):
+            yield index, study.knobs[j], float(res[key][j]), float(res[f"{key}_conf"][j])
+
+
+def _verdict(low: float, value: float, noise_share: float) -> str:
+    if not np.isfinite(value) or not np.isfinite(low):
+        return "not computed"
+    if noise_share > TOO_NOISY:
+        return "too noisy"
+    if low > MATTERS:
+        return "matters"
+    return "small" if low > 0 else "not shown"
+
+
+def sensitivity(folder: str | Path, *, resamples: int = 200) -> Sensitivity:
+    """Read a finished sweep and compute its indices (no files written)."""
+    study = load_study(folder)
+    table, skipped = sensitivity_indices(study, resamples=resamples)
+    if table.empty:
+        raise SensitivityError(f"{folder}: no key metric varies across the points "
+                               f"({'; '.join(f'{k}: {v}' for k, v in skipped.items())})")
+    return Sensitivity(study, table, skipped)
+
+
+# -- report ---------------------------------------------------------------------------------
+def _ranked(s: Sensitivity) -> pd.DataFrame:
+    """What matters for what: per metric (strongest first), knobs by their primary index."""
+    t = s.table
+    primary = t[t["index"] == s.primary].set_index(["metric", "knob"])
+    first = t[t["index"] == "S1"].set_index(["metric", "knob"])
+    order = primary.groupby(level="metric", sort=False)["value"].max().sort_values(
+        ascending=False).index
+    rows = []
+    for metric in order:
+        g = primary.loc[metric].sort_values("value", ascending=False)
+        for rank, (knob, r) in enumerate(g.iterrows(), 1):
+            f = first.loc[(metric, knob)]
+            rows.append({"metric": metric, "rank": rank, "knob": knob,
+                         INDEX_NAMES[s.primary]: R.num_ci(r["value"], r["ci_low"], r["ci_high"]),
+                         INDEX_NAMES["S1"]: R.num_ci(f["value"], f["ci_low"], f["ci_high"]),
+                         "noise share": R.pct(r["noise_share"]), "verdict": r["verdict"]})
+    return pd.DataFrame(rows)
+
+
+def _findings(s: Sensitivity):
+    items = s.findings()
+    return [R.Bullets(items, links=["ranked"] * len(items)),
+            R.Note(f"A knob **matters** for a metric when the lower end of its "
+                   f"{INDEX_NAMES[s.primary]} interval is above {MATTERS:.0%}; **small**: "
+                   f"above 0; **not shown**: the interval reaches 0; **too noisy**: simulation "
+                   f"noise is more than {TOO_NOISY:.0%} of the metric's variance across points "
+                   f"(run more matches per point).", "muted")]
+
+
+def _ranked_section(s: Sensitivity):
+    full = s.table.copy()
+    return [R.Table(_ranked(s), "Knobs ranked per metric, 95% bootstrap intervals",
+                    csv="ranked.csv", full=full)]
+
+
+def _indices(s: Sensitivity):
+    blocks = []
+    knobs = s.study.knobs
+    second = s.primary
+    for metric, g in s.table.groupby("metric", sort=False):
+        fig, axes = R.figure(0.9 + 0.42 * len(knobs))
+        ax = axes[0, 0]
+        for index, color, offset in ((second, R.PALETTE["blue"], 0.15),
+                                     ("S1", R.PALETTE["orange"], -0.15)):
+            r = g[g["index"] == index].set_index("knob").loc[knobs]
+            R.hbar_ci(ax, knobs, r["value"], r["ci_low"], r["ci_high"], color=color,
+                      offset=offset, label=INDEX_NAMES[index], percent=False)
+        ax.axvline(0, color="black", lw=0.6)
+        ax.set_xlabel("index (share of the variance across points)" if s.study.method == "sobol"
+                      else "index")
+        ax.set_title(metric, fontsize=10)
+        ax.legend(loc="lower right", fontsize=8)
+        blocks.append(R.png(fig, f"indices_{metric}",
+                            f"{metric}: {INDEX_NAMES[second]} and first-order indices of each "
+                            f"knob, 95% bootstrap intervals."))
+    if s.skipped:
+        blocks.append(R.Note("No indices for: " + "; ".join(f"{k} ({v})"
+                                                            for k, v in s.skipped.items()),
+                             "muted"))
+    return blocks
+
+
+def _noise(s: Sensitivity):
+    st = s.study
+    if not st.noise_points:
+        return [R.Note("Simulation noise adds to the variance across points, but it could not "
+                       "be estimated here: every point is one chunk. Set [run] chunk below "
+                       "matches to measure it.", "warning")]
+    rows = []
+    for metric in st.metrics.columns:
+        if metric in s.skipped:
+            continue
+        y = st.metrics[metric].to_numpy(float)
+        rows.append({"metric": metric, "sd across points": R.num(np.std(y), 3),
+                     "noise sd per point": R.num(math.sqrt(st.noise[metric]), 3),
+                     "noise share": R.pct(st.noise[metric] / np.var(y))})
+    fixed = (" Total indices are shown with the noise share taken off (`ST`; as SALib gives "
+             "them: `ST_raw` in sensitivity.csv), their intervals widened by the share's own "
+             "uncertainty." if st.method == "sobol" else
+             " The delta index is not corrected for it: read small values with care.")
+    text = (f"Each point is {st.matches_per_point:,} matches, an estimate with its own noise, "
+            f"which adds to the variance across points. Noise per point is estimated by a "
+            f"delete-one-chunk jackknife over {st.noise_points} points. Its share of the "
+            f"variance is what a knob with no effect at all shows as a raw total index, and "
+            f"what no knob can explain.{fixed} Where the share is large, run more matches "
+            f"per point.")
+    return [R.Note(text), R.Table(pd.DataFrame(rows), "Simulation noise per metric",
+                                  csv="noise.csv")]
+
+
+def _design(s: Sensitivity):
+    st = s.study
+    how = ("Sobol' indices from Saltelli's design (SALib `sobol.analyze`)"
+           if st.method == "sobol" else
+           "the delta moment-independent index and a first-order estimate from the points "
+           "as they are (SALib `delta.analyze`)")
+    return [R.Note(f"Sweep mode `{st.mode}`: {len(st.metrics)} points x "
+                   f"{st.matches_per_point:,} matches, knobs {', '.join(st.knobs)}; {how}.")]
+
+
+SECTIONS = [
+    R.SectionSpec("findings", "What matters", "The knob that matters most for each metric.",
+                  _findings),
+    R.SectionSpec("ranked", "What matters for what", "Every knob for every metric, ranked.",
+                  _ranked_section),
+    R.SectionSpec("indices", "Indices per metric", "One chart per key metric.", _indices),
+    R.SectionSpec("noise", "Simulation noise", "How much of the variance is Monte Carlo noise.",
+                  _noise),
+    R.SectionSpec("design", "Design", "", _design),
+]
+
+
+@dataclass
+class Written:
+    """What :func:`write_sensitivity` wrote, and the findings it printed."""
+
+    result: Sensitivity
+    csv: Path
+    report: Path
+
+
+def write_sensitivity(folder: str | Path, out: str | Path | None = None, *,
+                      resamples: int = 200) -> Written:
+    """Compute the indices of a finished sweep and write ``sensitivity.csv`` and the report
+    (``report.html``, ``report.md``) into ``out`` (default ``<folder>/sensitivity``)."""
+    s = sensitivity(folder, resamples=resamples)
+    out = Path(out) if out is not None else Path(folder) / "sensitivity"
+    out.mkdir(parents=True, exist_ok=True)
+    csv = R.atomic_write(out / "sensitivity.csv", s.table.to_csv(index=False))
+    sections = R.build_sections(SECTIONS, s, number_from=1)
+    st = s.study
+    meta = (f"{st.name}: {len(st.metrics)} points x {st.matches_per_point:,} matches, "
+            f"mode {st.mode}, {len(sections)} sections")
+    report = R.write_report(R.Report(f"nop-sim sensitivity: {st.name}", meta, sections), out)
+    return Written(s, csv, report)
