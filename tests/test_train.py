@@ -185,6 +185,7 @@ def test_same_seed_same_strong_toml_on_1_and_2_threads(tmp_path):
     assert set(agent) == set(T.AGENT_PARAM_NAMES)
 
 
+@pytest.mark.slow  # the runner's fast Dask test covers the cluster path; this one the trainer's
 def test_dask_gives_the_local_strong_toml(tmp_path, dask_cluster):
     path = _scenario(tmp_path)
     for name, extra in (("dask", ["--scheduler", dask_cluster]), ("local", ["--workers", "1"])):
@@ -304,9 +305,9 @@ max_hands = 40
 [seats]
 all = "balanced"
 [run]
-matches = 30
+matches = 12
 seed = 3
-chunk = 15
+chunk = 6
 [sweep]
 hedge_cost = [2, 8]
 """
@@ -315,7 +316,7 @@ hedge_cost = [2, 8]
 def test_sweep_train_trains_each_point_once(tmp_path):
     path = _scenario(tmp_path, SWEEP, "sw.toml")
     cache = tmp_path / "cache"
-    args = ["sweep", str(path), "--train", "--train-budget", "2000", "--train-cache", str(cache),
+    args = ["sweep", str(path), "--train", "--train-budget", "1000", "--train-cache", str(cache),
             "--out", str(tmp_path / "run"), "--workers", "1", "--quiet"]
     r = _cli(args)
     assert r.exit_code == 0, r.output

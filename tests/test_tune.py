@@ -168,6 +168,20 @@ def test_chips_toward_60_hands_holds_on_another_seed(tmp_path):
     assert abs(median - 60) <= 6, (median, check.settings.chips)
 
 
+def _finished_trials(db: Path) -> int:
+    """Complete or pruned trials in an optuna SQLite study, read without writing."""
+    import sqlite3
+
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+            return con.execute("SELECT count(*) FROM trials WHERE state IN "
+                               "('COMPLETE', 'PRUNED')").fetchone()[0]
+    except sqlite3.Error:  # not created yet, or locked for a moment
+        return 0
+
+
 def test_resume_after_sigkill_redoes_no_finished_trial(tmp_path):
     import optuna
 
@@ -179,24 +193,20 @@ def test_resume_after_sigkill_redoes_no_finished_trial(tmp_path):
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     storage = f"sqlite:///{(out / 'study.db').resolve()}"
     finished_states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
-    before = []
+    done = 0
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.2)
-            if not (out / "study.db").exists():
-                continue
-            try:
-                study = optuna.load_study(study_name="tune", storage=storage)
-                before = [t for t in study.trials if t.state in finished_states]
-            except Exception:  # noqa: BLE001 - the study is still being created
-                continue
-            if len(before) >= 6:  # past the random start: the sampler models them
+            # read the SQLite file directly, read-only: optuna.load_study would run the
+            # schema's migrations and race the tuner creating the study
+            done = _finished_trials(out / "study.db")
+            if done >= 6:  # past the random start: the sampler models them
                 break
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    assert len(before) >= 6, proc.stderr.read().decode()[-2000:]
+    assert done >= 6, proc.stderr.read().decode()[-2000:]
     study = optuna.load_study(study_name="tune", storage=storage)
     before = {t.number: t for t in study.trials if t.state in finished_states}
     wanted = len(before) + 2
