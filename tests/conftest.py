@@ -40,11 +40,12 @@ def dask_cluster(tmp_path):
         with Client(f"tcp://127.0.0.1:{port}", timeout="30s") as client:
             client.wait_for_workers(2, timeout=60)
         yield f"tcp://127.0.0.1:{port}"
-    finally:
+    finally:  # the test is over: no need to wait out the workers' graceful shutdown
         for p in procs[::-1]:
             p.terminate()
         for p in procs:
             try:
-                p.wait(timeout=10)
+                p.wait(timeout=1)
             except subprocess.TimeoutExpired:
                 p.kill()
+                p.wait()
