@@ -329,20 +329,34 @@ def _process_map(workers: int):
     return submit
 
 
+def dask_client(address: str, error: type[Exception] | None = None):
+    """A ``distributed.Client`` of the scheduler at ``address`` (``--scheduler``), or
+    ``error`` (default :class:`RunError`) with one line saying what is missing.
+
+    How long it waits for the scheduler: ``NOP_SIM_DASK_TIMEOUT`` (e.g. "30s", default 10s).
+    """
+    error = error or RunError
+    try:
+        from distributed import Client
+    except ImportError:
+        raise error("--scheduler needs dask.distributed: pip install 'nop-sim[dask]' "
+                    "(or pip install 'dask[distributed]')") from None
+    try:
+        return Client(address, timeout=os.environ.get("NOP_SIM_DASK_TIMEOUT", "10s"))
+    except (OSError, TimeoutError) as exc:
+        raise error(f"--scheduler {address}: cannot reach the Dask scheduler ({exc}); "
+                    f"check the address (tcp://HOST:PORT) and that it is running") from None
+
+
 def _dask_map(address: str):
     try:
-        from distributed import Client, as_completed
+        from distributed import as_completed
     except ImportError:
         raise RunError("--scheduler needs dask.distributed: pip install 'nop-sim[dask]' "
                        "(or pip install 'dask[distributed]')") from None
 
     def submit(game: Game, scn: Scenario, chunks: list[Chunk]) -> Iterator[tuple[Chunk, dict]]:
-        try:
-            # how long to wait for the scheduler (NOP_SIM_DASK_TIMEOUT, e.g. "30s")
-            client = Client(address, timeout=os.environ.get("NOP_SIM_DASK_TIMEOUT", "10s"))
-        except (OSError, TimeoutError) as exc:
-            raise RunError(f"--scheduler {address}: cannot reach the Dask scheduler ({exc}); "
-                           f"check the address (tcp://HOST:PORT) and that it is running") from None
+        client = dask_client(address)
         try:
             futures = {client.submit(game.play_chunk, scn, c, key=f"nop-{c.name}-{c.seed}", pure=False): c
                        for c in chunks}

@@ -20,7 +20,6 @@ its state, so the split never changes a number.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
@@ -82,7 +81,10 @@ class Engine:
         self.hands = 0
         self.on_play = None  # called after every batch (progress)
         if scheduler:
-            self.client = _dask_client(scheduler)
+            from nop_sim.runner import dask_client
+            from nop_sim.train.errors import TrainError
+
+            self.client = dask_client(scheduler, TrainError)
 
     def close(self) -> None:
         if self.client is not None:
@@ -118,21 +120,6 @@ def _play_slice(settings, tables, table_of, states):
 
     r = play_field(settings, tables, table_of, states, threads=1)
     return r.match, r.player, r.drafted
-
-
-def _dask_client(address: str):
-    from nop_sim.train.errors import TrainError
-
-    try:
-        from distributed import Client
-    except ImportError:
-        raise TrainError("--scheduler needs dask.distributed: pip install 'nop-sim[dask]'"
-                         ) from None
-    try:
-        return Client(address, timeout=os.environ.get("NOP_SIM_DASK_TIMEOUT", "10s"))
-    except (OSError, TimeoutError) as exc:
-        raise TrainError(f"--scheduler {address}: cannot reach the Dask scheduler ({exc}); "
-                         f"check the address (tcp://HOST:PORT) and that it is running") from None
 
 
 def duel(engine: Engine, settings, field: np.ndarray, cands: np.ndarray, n: int,

@@ -102,8 +102,8 @@ def space_for(settings, restrict: Mapping[str, float] | None = None) -> Space:
     for name in restrict:
         if name not in T.AGENT_PARAM_NAMES:
             raise AgentError(f"cannot pin unknown agent parameter {name!r}")
-    betting = T.BETTING_NAMES[int(settings.to_arrays()[0][T.S_BETTING])]
-    _, mix = settings.to_arrays()
+    arr, mix = settings.to_arrays()
+    betting = T.BETTING_NAMES[int(arr[T.S_BETTING])]
     in_mix = {T.DISRUPTOR_IDS[int(t)] for t in np.unique(mix.deck)} if mix.deck.size else set()
     names = []
     for name in T.AGENT_PARAM_NAMES:

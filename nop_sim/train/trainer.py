@@ -294,7 +294,7 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
     def save(st: dict, history: pd.DataFrame) -> None:
         clean = {k: v for k, v in st.items() if not k.startswith("_")}
         clean.update(identity=identity, started=started)
-        _write_parquet(out / "history.parquet", history)
+        atomic_write(out / "history.parquet", history.to_parquet(index=False))
         atomic_write(state_path, json.dumps(clean, indent=1))
 
     engine = Engine(threads=threads, scheduler=scheduler)
@@ -334,12 +334,6 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
     }
     atomic_write(out / "manifest.json", json.dumps(manifest, indent=1, default=float))
     return result
-
-
-def _write_parquet(path: Path, frame: pd.DataFrame) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    frame.to_parquet(tmp, index=False)
-    tmp.replace(path)
 
 
 def _versions() -> dict:

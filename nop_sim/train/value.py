@@ -131,15 +131,17 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
                                                      scn.seed)
             rows.append(row)
             saved[name] = row
-            _write(folder / "value.parquet", pd.DataFrame(list(saved.values())))
+            table = pd.DataFrame(list(saved.values()))
+            atomic_write(folder / "value.parquet", table.to_parquet(index=False))
             atomic_write(folder / "value.json", json.dumps(
                 {"scenario": scn.name, "budget": budget, "identity": identity}, indent=1))
         drafts = disruptor_table(engine, settings, strong, max(int(budget * 0.1), 400),
                                  scn.seed)
     finally:
         engine.close()
-    _write(folder / "value.parquet", pd.DataFrame([saved[m] for m in MECHANICS if m in saved]))
-    _write(folder / "drafts.parquet", drafts)
+    table = pd.DataFrame([saved[m] for m in MECHANICS if m in saved])
+    atomic_write(folder / "value.parquet", table.to_parquet(index=False))
+    atomic_write(folder / "drafts.parquet", drafts.to_parquet(index=False))
     return pd.DataFrame(rows), drafts
 
 
@@ -153,9 +155,3 @@ def _saved_rows(folder: Path, identity: dict) -> dict[str, dict]:
     except (OSError, ValueError):
         return {}
     return {r["mechanic"]: r for r in frame.to_dict("records")}
-
-
-def _write(path: Path, frame: pd.DataFrame) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    frame.to_parquet(tmp, index=False)
-    tmp.replace(path)

@@ -176,19 +176,9 @@ class _Player:
         self.workers, self.scheduler = max(1, workers), scheduler
         self.pool = self.client = None
         if scheduler:
-            import os
+            from nop_sim.runner import dask_client
 
-            try:
-                from distributed import Client
-            except ImportError:
-                raise TuneError("--scheduler needs dask.distributed: pip install "
-                                "'nop-sim[dask]'") from None
-            try:
-                self.client = Client(scheduler,
-                                     timeout=os.environ.get("NOP_SIM_DASK_TIMEOUT", "10s"))
-            except (OSError, TimeoutError) as exc:
-                raise TuneError(f"--scheduler {scheduler}: cannot reach the Dask scheduler "
-                                f"({exc}); check the address (tcp://HOST:PORT)") from None
+            self.client = dask_client(scheduler, TuneError)
         elif self.workers > 1:
             from concurrent.futures import ThreadPoolExecutor
 
