@@ -27,6 +27,23 @@ library): pyproject.toml bounds numba to the versions tested, and ``make
 test-numba-range`` runs the JIT tests and a golden hash on the lowest and the
 highest of them.
 
+Why not numba's documented first-class functions (``types.FunctionType``):
+both routes were measured against these intrinsics in one session (numba
+0.68.1, 2 shared cores, medians of 3, ``scripts/bench_engine.py --seconds 5``
+and ``scripts/compile_times.py`` on an empty cache). Each passes the
+evaluator in ``cfg`` and the draft as an argument down to ``_play_hand``.
+
+* ``numba.cfunc(sig, cache=True)`` callees, passed to the driver (called
+  through their C wrappers, exceptions lost): 120 550 hands/s against
+  133 414, -9.6%;
+* the jitted callees themselves, the driver compiled for their
+  ``FunctionType`` then ``disable_compile()`` (numba's calling convention,
+  exceptions propagate): 128 954 hands/s against 142 799, -9.7%; cold
+  compile 58.2-60.9 CPU s against 56.1-59.2.
+
+Both kept cached callers valid in a new process and compiled the callees
+apart; both lost about a tenth of the engine's speed, where the bound is 5%.
+
 Without the JIT (``NUMBA_DISABLE_JIT=1``) there are no addresses: an
 "address" is then a number standing for the Python function, and the calls
 are plain calls, so the engine runs (slowly) in plain Python.
