@@ -477,12 +477,17 @@ def _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, porder, n_pots):
         log_hedge_pay(ev, g, p, paid, settings[S_HEDGE_FROM], h, due)
 
 
-@jit(_nrt=False)
-def _showdown(st, cfg, out, rng, order, n_order, pickers):
-    """Show, muck, pay hedges, split the pots; returns how many may draft (``pickers``)."""
+@jit(_nrt=False, inline="always")  # one call site: no library level of its own
+def _show_hands(st, cfg, out, rng, order, n_order):
+    """Each live hand in seat order shows or mucks; tallies the winning categories.
+
+    Writes ``P_SCORE``, ``P_SHOWN`` / ``P_MUCKED`` and ``P_LAST_CAT`` of the live
+    seats. Returns (live hands, bit mask of the categories of the main pot's
+    winning hands).
+    """
     g, ps, colpos = st[ST_G], st[ST_PS], st[ST_COLPOS]
     hole, board, buf = st[ST_HOLE], st[ST_BOARD], st[ST_BUF]
-    counts, catst, dstat = out[OUT_COUNTS], out[OUT_CAT], out[OUT_DIS]
+    counts, catst = out[OUT_COUNTS], out[OUT_CAT]
     oplayer, ev = out[OUT_PLAYER], out[OUT_EVENTS]
     n_live = 0
     best = np.int64(-1)
@@ -528,8 +533,18 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
         counts[C_ELEVATED_WINS] += 1
     else:
         catst[K_WINS, first_cat] += 1
+    return n_live, win_cats
+
+
+@jit(_nrt=False, inline="always")  # one call site: no library level of its own
+def _form_pots(g, ps, tmp):
+    """The pots of a showdown, in ``tmp``; returns how many.
+
+    Writes the regions ``TMP_POTS`` (chips), ``TMP_ELIG`` (bit mask of the
+    shown seats that may win each), ``TMP_PTICK`` (when each formed) and
+    ``TMP_PORDER`` (the pots in the order they formed: the main pot first).
+    """
     # pots: one layer per distinct commitment of a live player (SPEC 5, side pots)
-    tmp = st[ST_TMP]
     levels = tmp[TMP_LEVELS:TMP_LEVELS + MAX_PLAYERS]
     n_lv = 0
     for p in range(g[G_N]):
@@ -606,7 +621,19 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
             porder[i] = porder[i - 1]
             i -= 1
         porder[i] = j
-    _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, porder, n_pots)
+    return n_pots
+
+
+@jit(_nrt=False, inline="always")  # one call site: no library level of its own
+def _award_pots(st, out, order, n_order, n_pots):
+    """Split each pot of :func:`_form_pots` among its best eligible hands, in the order
+    the pots formed; odd chips go one each in seat order left of the dealer."""
+    g, ps, tmp = st[ST_G], st[ST_PS], st[ST_TMP]
+    counts, dstat = out[OUT_COUNTS], out[OUT_DIS]
+    oplayer, ev = out[OUT_PLAYER], out[OUT_EVENTS]
+    pots = tmp[TMP_POTS:TMP_POTS + MAX_POTS]
+    elig = tmp[TMP_ELIG:TMP_ELIG + MAX_POTS]
+    porder = tmp[TMP_PORDER:TMP_PORDER + MAX_POTS]
     n_awarded = 0
     for jj in range(n_pots):
         j = porder[jj]
@@ -645,6 +672,17 @@ def _showdown(st, cfg, out, rng, order, n_order, pickers):
         n_awarded += 1
         counts[C_POT_SUM] += amt
         counts[C_POT_SQ] += amt * amt
+
+
+@jit(_nrt=False)
+def _showdown(st, cfg, out, rng, order, n_order, pickers):
+    """Show, muck, pay hedges, split the pots; returns how many may draft (``pickers``)."""
+    ps, tmp = st[ST_PS], st[ST_TMP]
+    n_live, win_cats = _show_hands(st, cfg, out, rng, order, n_order)
+    n_pots = _form_pots(st[ST_G], ps, tmp)
+    _pay_hedges(st, cfg, out, order, n_order, win_cats, tmp[TMP_POTS:TMP_POTS + MAX_POTS],
+                tmp[TMP_PORDER:TMP_PORDER + MAX_POTS], n_pots)
+    _award_pots(st, out, order, n_order, n_pots)
     # draft order: shown hands best first, equal hands in seat order left of the dealer
     n_pick = 0
     for i in range(n_order):
