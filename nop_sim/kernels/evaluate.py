@@ -801,9 +801,31 @@ def _brute_best(cards, i, lv_a, lv_b):
     return best
 
 
+@jit(_nrt=True)  # it allocates; callers without NRT would otherwise pass theirs on
+def brute_score(cards, lv_a, lv_b):
+    """Score of one hand ``cards`` (int8[k], -1 ignored) by classifying every five-card
+    subset: :func:`score_row`'s last resort, for callers compiled without NRT."""
+    return _brute_best(cards.reshape(1, cards.shape[0]), 0, lv_a, lv_b)
+
+
 @jit(inline="always")
 def score_row(cards, i, wild_ranks, lv_a, lv_b, order):
     """Score of hand ``cards[i]`` (int8[n, k], -1 ignored) under a :func:`reading`."""
+    score = score_row_unforced(cards, i, wild_ranks, lv_a, lv_b, order)
+    if score == NEED_BRUTE:
+        return _brute_best(cards, i, lv_a, lv_b)
+    return score
+
+
+@jit(inline="always")
+def score_row_unforced(cards, i, wild_ranks, lv_a, lv_b, order):
+    """:func:`score_row` but ``NEED_BRUTE`` where that would classify every five-card
+    subset (a card repeats: several decks; or a rare pattern the tables leave open).
+
+    The brute force allocates, this does not: it runs without reference counting
+    (kernels.common's evaluator, the match's hottest callee, thus pays no atomic
+    incref/decref per call).
+    """
     sm = 0
     n = 0
     for j in range(cards.shape[1]):
@@ -825,7 +847,7 @@ def score_row(cards, i, wild_ranks, lv_a, lv_b, order):
     p2 = POP[s2]
     p3 = POP[s3]
     if p0 + p1 + p2 + p3 != n:
-        return _brute_best(cards, i, lv_a, lv_b)  # a card repeats: several decks
+        return NEED_BRUTE  # a card repeats: several decks
     # ranks held in at least 2, 3, 4 suits (one deck: rank counts)
     a = s0 & s1
     b = s2 & s3
@@ -841,10 +863,7 @@ def score_row(cards, i, wild_ranks, lv_a, lv_b, order):
         fs = s2
     elif p3 >= 5:
         fs = s3
-    score = _fast_best(m1, m2, m3, m4, fs, lv_a, lv_b)
-    if score == NEED_BRUTE:
-        return _brute_best(cards, i, lv_a, lv_b)
-    return score
+    return _fast_best(m1, m2, m3, m4, fs, lv_a, lv_b)
 
 
 @jit
