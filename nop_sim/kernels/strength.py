@@ -44,7 +44,9 @@ def eff_position(colpos, inverted, cat):
     return 12 - p if inverted else p
 
 
-@jit(_nrt=False)
+# Inlined, though called from several places: it is one comparison, and a call that
+# passes the state tuples costs about 200 stores (kernels._jit), several a turn.
+@jit(_nrt=False, inline="always")
 def ensure_table(st, cfg, t):
     """Make ``dist[t]`` / ``tail[t]`` current for the live column (lazily, per table)."""
     g, tmp = st[ST_G], st[ST_TMP]
@@ -73,7 +75,7 @@ def _compute_table(g, colpos, t, tab_start, tab_mask, tab_freq, dist, tail, tmp)
     tmp[TMP_TVER + t] = g[G_COLVER]
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")  # a cache check on the hedge's path: see ensure_table
 def winner_positions(st, cfg, t, m):
     """Offset ``o`` into ``st[ST_FTMP]`` such that ``st[ST_FTMP][o + k]`` is the chance that
     the best of ``m`` (1..8) random hands of table ``t`` sits at effective position ``k``.
@@ -81,18 +83,23 @@ def winner_positions(st, cfg, t, m):
     One row per ``m``, each cached until the column or ``t`` change: a fold changes ``m``
     for the players after it, and the rows of the other counts stay good.
     """
-    g, tmp, tail, fs = st[ST_G], st[ST_TMP], st[ST_TAIL], st[ST_FTMP]
+    g, tmp = st[ST_G], st[ST_TMP]
     key = (g[G_COLVER] << 8) | t
     o = F_WIN + N_CAT * m
     if tmp[TMP_WKEY + m] != key:
         ensure_table(st, cfg, t)
-        hi = tail[t, 0] ** m
-        for k in range(N_CAT):
-            lo = tail[t, k + 1] ** m
-            fs[o + k] = hi - lo
-            hi = lo
+        _winner_row(st[ST_TAIL], t, m, st[ST_FTMP], o)
         tmp[TMP_WKEY + m] = key
     return o
+
+
+@jit(_nrt=False)
+def _winner_row(tail, t, m, fs, o):
+    hi = tail[t, 0] ** m
+    for k in range(N_CAT):
+        lo = tail[t, k + 1] ** m
+        fs[o + k] = hi - lo
+        hi = lo
 
 
 @jit(_nrt=False)
