@@ -194,7 +194,7 @@ TMP_FIELDS = (
     ("DSEEN", 25, ""),
     ("PLACES", 8, ""),
     ("TVER", 19, "column version each strength table was computed for"),
-    ("CATAT", 13, "category at each effective position"),
+    ("EPOS", 13, "effective position of each category (strength tables)"),
     ("WKEY", 9, "key of the cached winner-position distribution, per m"),
     ("POTS", MAX_POTS, "chips in each pot"),
     ("ELIG", MAX_POTS, "seats that may win it (bit mask)"),

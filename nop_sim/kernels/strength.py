@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from nop_sim.kernels._jit import jit
+from nop_sim.kernels.evaluate import HI
 from nop_sim.kernels.state import (
     CFG_TAB_FREQ,
     CFG_TAB_MASK,
@@ -29,7 +30,7 @@ from nop_sim.kernels.state import (
     ST_TAIL,
     ST_TMP,
     TAB_R7,
-    TMP_CATAT,
+    TMP_EPOS,
     TMP_TVER,
     TMP_WKEY,
 )
@@ -60,15 +61,20 @@ def _compute_table(g, colpos, t, tab_start, tab_mask, tab_freq, dist, tail, tmp)
     """``dist[t, k]`` = P(best effective position == k), ``tail[t, k]`` = P(position >= k)."""
     inverted = g[G_INVERTED] != 0
     for c in range(N_CAT):
-        tmp[TMP_CATAT + eff_position(colpos, inverted, c)] = c
+        tmp[TMP_EPOS + c] = eff_position(colpos, inverted, c)
     for k in range(N_CAT):
         dist[t, k] = 0.0
     for i in range(tab_start[t], tab_start[t + 1]):
+        # the best position among the mask's categories, visiting its set bits (about
+        # three) rather than scanning positions 0.. for the first category it holds
         m = tab_mask[i]
-        for k in range(N_CAT):
-            if (m >> tmp[TMP_CATAT + k]) & 1:
-                dist[t, k] += tab_freq[i]
-                break
+        best = N_CAT
+        while m:
+            c = HI[m]
+            m ^= np.int64(1) << c
+            best = min(best, tmp[TMP_EPOS + c])
+        if best < N_CAT:
+            dist[t, best] += tab_freq[i]
     tail[t, N_CAT] = 0.0
     for k in range(N_CAT - 1, -1, -1):
         tail[t, k] = tail[t, k + 1] + dist[t, k]
