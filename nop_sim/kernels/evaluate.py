@@ -245,25 +245,34 @@ def reading_lift(column_pos, inverted, elevated, lift):
     """
     lv_a = 0
     lv_b = 0
+    # the levels are distinct (two per position, an elevated one odd), so ``order`` is a
+    # counting sort: the category at each level (4 bits per level, 32 levels in two
+    # words), read from the highest level down. The obvious way, 13 x 13 steps:
+    #     for i in range(N_CAT):  # the highest level not yet placed
+    #         best_cat = argmax(_lv(lv_a, lv_b, cat) for cat not in placed)
+    #         placed |= 1 << best_cat
+    #         order |= best_cat << (4 * i)
+    present = 0
+    at_lo = 0  # levels 0..15
+    at_hi = 0  # levels 16..31
     for cat in range(N_CAT):
         lv = _level(cat, column_pos, inverted, elevated, lift)
         if cat < 7:
             lv_a |= lv << (5 * cat)
         else:
             lv_b |= lv << (5 * (cat - 7))
+        present |= np.int64(1) << lv
+        if lv < 16:
+            at_lo |= np.int64(cat) << (4 * lv)
+        else:
+            at_hi |= np.int64(cat) << (4 * (lv - 16))
     order = 0
-    placed = 0
-    for i in range(N_CAT):
-        best = -1
-        best_cat = 0
-        for cat in range(N_CAT):
-            if (placed >> cat) & 1 == 0:
-                lv = _lv(lv_a, lv_b, cat)
-                if lv > best:
-                    best = lv
-                    best_cat = cat
-        placed |= 1 << best_cat
-        order |= np.int64(best_cat) << (4 * i)
+    i = 0
+    for lv in range(31, -1, -1):
+        if (present >> lv) & 1:
+            cat = (at_lo >> (4 * lv)) & 15 if lv < 16 else (at_hi >> (4 * (lv - 16))) & 15
+            order |= np.int64(cat) << (4 * i)
+            i += 1
     return lv_a, lv_b, order
 
 
