@@ -180,6 +180,7 @@ from nop_sim.kernels.state import (
     TMP_POTS,
     TMP_PTICK,
     TMP_SEEN,
+    TMP_SVER,
     TMP_TVER,
     TMP_WKEY,
 )
@@ -929,6 +930,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     tmp = st[ST_TMP]
     for t in range(N_TABLES):
         tmp[TMP_TVER + t] = -1  # strength tables of the last match are stale
+        tmp[TMP_SVER + t] = -1  # and their shape values
     for m in range(MAX_PLAYERS + 1):
         tmp[TMP_WKEY + m] = -1
     for p in range(n):

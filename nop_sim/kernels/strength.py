@@ -20,6 +20,7 @@ from nop_sim.kernels.state import (
     CFG_TAB_FREQ,
     CFG_TAB_MASK,
     CFG_TAB_START,
+    F_SHAPE,
     F_WIN,
     G_COLVER,
     G_INVERTED,
@@ -31,6 +32,7 @@ from nop_sim.kernels.state import (
     ST_TMP,
     TAB_R7,
     TMP_EPOS,
+    TMP_SVER,
     TMP_TVER,
     TMP_WKEY,
 )
@@ -124,7 +126,14 @@ def beat_one(dist, tail, t, e, elevated):
 
 @jit(_nrt=False)
 def shape_value(st, cfg, sh):
-    """Expected :func:`beat_one` against a random seven-card hand after keeping shape ``sh``."""
+    """Expected :func:`beat_one` against a random seven-card hand after keeping shape ``sh``.
+
+    A function of the column alone, kept per shape until the column changes: the
+    draw asks for two to four shapes per player, mostly the same ones.
+    """
+    g, tmp, fs = st[ST_G], st[ST_TMP], st[ST_FTMP]
+    if tmp[TMP_SVER + sh] == g[G_COLVER]:
+        return fs[F_SHAPE + sh]
     ensure_table(st, cfg, sh)
     ensure_table(st, cfg, TAB_R7)
     dist, tail = st[ST_DIST], st[ST_TAIL]
@@ -132,4 +141,6 @@ def shape_value(st, cfg, sh):
     for k in range(N_CAT):
         if dist[sh, k] > 0.0:
             v += dist[sh, k] * beat_one(dist, tail, TAB_R7, k, False)
+    fs[F_SHAPE + sh] = v
+    tmp[TMP_SVER + sh] = g[G_COLVER]
     return v
