@@ -326,6 +326,25 @@ def test_column_forms_agree():
     assert (evaluate(hands) == evaluate(hands, DEFAULT_COLUMN)).all()
 
 
+def test_reading_order_is_the_levels_sorted():
+    """reading_lift's counting sort == the obvious 13 x 13 selection of the highest level."""
+    from nop_sim.kernels.evaluate import _lv, reading_lift
+
+    rng = np.random.default_rng(11)
+    for k in range(2000):
+        column_pos = rng.permutation(13).astype(np.int8)
+        elevated = int(rng.integers(0, 1 << 13)) if k % 2 else int(1 << rng.integers(13))
+        lv_a, lv_b, order = reading_lift(column_pos, bool(k % 3 == 0), elevated,
+                                         int(rng.integers(0, 3)))
+        placed = expected = 0
+        for i in range(13):
+            best_cat = max((c for c in range(13) if not (placed >> c) & 1),
+                           key=lambda c: _lv(lv_a, lv_b, c))
+            placed |= 1 << best_cat
+            expected |= best_cat << (4 * i)
+        assert order == expected
+
+
 def test_scalar_and_per_hand_masks_agree():
     rng = np.random.default_rng(8)
     hands = padded_hands(rng, 300, 1)

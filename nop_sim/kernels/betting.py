@@ -15,13 +15,20 @@ from nop_sim.kernels.common import (
     swap_positions,
 )
 from nop_sim.kernels.eventlog import log_action, log_hedge, log_promote
-from nop_sim.kernels.policy import choose_action, choose_hedge, choose_promotion, choose_size
+from nop_sim.kernels.policy import (
+    choose_action,
+    choose_hedge,
+    choose_promotion,
+    choose_size,
+    single_strength,
+)
 from nop_sim.kernels.state import (
     ACT_BET,
     ACT_CALL,
     ACT_CHECK,
     ACT_FOLD,
     ACT_RAISE,
+    CFG_AGENTS,
     CFG_SETTINGS,
     G_BANK_OUT,
     G_BETTING,
@@ -65,6 +72,7 @@ from nop_sim.kernels.state import (
     TMP_DPOT_TICK,
 )
 from nop_sim.types import (
+    A_RANDOM,
     BET_LIMIT,
     BET_NO_LIMIT,
     C_ALL_INS,
@@ -157,13 +165,13 @@ def promote(g, col, colpos, cat):
 
 
 @jit(_nrt=False, inline="always")
-def _hedge_turn(st, cfg, out, rng, p):
+def _hedge_turn(st, cfg, out, rng, p, s1, cat, e):
     g, ps = st[ST_G], st[ST_PS]
     settings = cfg[CFG_SETTINGS]
     cost = settings[S_HEDGE_COST]
     if ps[p, P_CHIPS] < cost:  # R5: exactly the cost will do
         return
-    h = choose_hedge(st, cfg, p, rng, settings)
+    h = choose_hedge(st, cfg, p, rng, settings, s1, cat, e)
     if h < 0 or h == ps[p, P_HEDGE]:
         return
     counts, catst, oplayer, ev = out[OUT_COUNTS], out[OUT_CAT], out[OUT_PLAYER], out[OUT_EVENTS]
@@ -183,8 +191,11 @@ def _hedge_turn(st, cfg, out, rng, p):
 
 
 @jit(_nrt=False, inline="always")
-def _manipulate(st, cfg, out, rng, p, stake):
-    """Promotions that go with a bet, call or raise; returns how many were made."""
+def _manipulate(st, cfg, out, rng, p, stake, s1, cat, e):
+    """Promotions that go with a bet, call or raise; returns how many were made.
+
+    ``s1, cat, e``: ``p``'s :func:`single_strength` under the column at the call,
+    judged again after each promotion."""
     g, ps, col, colpos = st[ST_G], st[ST_PS], st[ST_COL], st[ST_COLPOS]
     settings = cfg[CFG_SETTINGS]
     counts, catst, oplayer, ev = out[OUT_COUNTS], out[OUT_CAT], out[OUT_PLAYER], out[OUT_EVENTS]
@@ -193,24 +204,26 @@ def _manipulate(st, cfg, out, rng, p, stake):
         fee = manipulation_fee(g, ps, p)
         if ps[p, P_CHIPS] - fee < 1:  # the fee is paid in full and the action still needs a chip
             break
-        cat = choose_promotion(st, cfg, p, rng, fee, pot_total(g, ps) + stake)
-        if cat < 0 or colpos[cat] == 0:
+        if made > 0 and cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:  # the column moved
+            s1, cat, e = single_strength(st, cfg, p)
+        target = choose_promotion(st, cfg, p, rng, fee, pot_total(g, ps) + stake, s1, cat, e)
+        if target < 0 or colpos[target] == 0:
             break
-        above = col[colpos[cat] - 1]
+        above = col[colpos[target] - 1]
         ps[p, P_CHIPS] -= fee
         if settings[S_FEE_TO] == TO_BANK:
             g[G_BANK_OUT] += fee
             counts[C_FEES_TO_BANK] += fee
         else:
             pay_dead(g, ps, st[ST_TMP], fee)
-        promote(g, col, colpos, cat)
+        promote(g, col, colpos, target)
         g[G_DART] = min(g[G_DART] + settings[S_DART_STEP] * g[G_INFLATION], settings[S_DART_CAP])
         counts[C_MANIPULATIONS] += 1
         counts[C_FEES] += fee
-        catst[K_MANIPULATIONS, cat] += 1
+        catst[K_MANIPULATIONS, target] += 1
         oplayer[p, PL_MANIPULATIONS] += 1
         oplayer[p, PL_FEES] += fee
-        log_promote(ev, g, p, cat, fee, g[G_DART], settings[S_FEE_TO], above)
+        log_promote(ev, g, p, target, fee, g[G_DART], settings[S_FEE_TO], above)
         made += 1
     return made
 
@@ -221,7 +234,14 @@ def _take_turn(st, cfg, out, rng, p):
     settings = cfg[CFG_SETTINGS]
     counts, ev = out[OUT_COUNTS], out[OUT_EVENTS]
     n = g[G_N]
-    _hedge_turn(st, cfg, out, rng, p)
+    # p's strength under the live column, judged once for the hedge, the action, its
+    # size and the first promotion (neither hedging nor betting moves cards or column)
+    s1 = 0.0
+    cat = -1
+    e = -1
+    if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:
+        s1, cat, e = single_strength(st, cfg, p)
+    _hedge_turn(st, cfg, out, rng, p, s1, cat, e)
     if ps[p, P_ALLIN] != 0:  # the hedge took the last chip: no action left to take
         ps[p, P_ACTED] = 1
         ps[p, P_ACT_SEQ] = g[G_FULL_SEQ]
@@ -244,7 +264,7 @@ def _take_turn(st, cfg, out, rng, p):
     else:
         can_bet = False
         can_raise = chips > to_call and others > 0 and raise_room
-    act = choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot)
+    act = choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1)
     put = 0
     if act == ACT_CALL:
         put = min(to_call, chips)
@@ -262,11 +282,11 @@ def _take_turn(st, cfg, out, rng, p):
                 hi = max(to_call + pot + to_call, lo)  # pot-limit: raise at most the pot after calling
             hi = min(hi, chips)
             lo = min(lo, hi)
-            put = choose_size(st, cfg, p, rng, lo, hi, pot + to_call)
+            put = choose_size(st, cfg, p, rng, lo, hi, pot + to_call, s1)
         put = min(put, chips)
     if act == ACT_CALL or act == ACT_BET or act == ACT_RAISE:
         if g[G_FROZEN] == 0 and settings[S_PROMOTIONS] > 0:
-            if _manipulate(st, cfg, out, rng, p, put) > 0:
+            if _manipulate(st, cfg, out, rng, p, put, s1, cat, e) > 0:
                 put = min(put, ps[p, P_CHIPS])
                 if act == ACT_RAISE and put <= to_call:
                     act = ACT_CALL

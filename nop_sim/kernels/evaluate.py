@@ -245,25 +245,34 @@ def reading_lift(column_pos, inverted, elevated, lift):
     """
     lv_a = 0
     lv_b = 0
+    # the levels are distinct (two per position, an elevated one odd), so ``order`` is a
+    # counting sort: the category at each level (4 bits per level, 32 levels in two
+    # words), read from the highest level down. The obvious way, 13 x 13 steps:
+    #     for i in range(N_CAT):  # the highest level not yet placed
+    #         best_cat = argmax(_lv(lv_a, lv_b, cat) for cat not in placed)
+    #         placed |= 1 << best_cat
+    #         order |= best_cat << (4 * i)
+    present = 0
+    at_lo = 0  # levels 0..15
+    at_hi = 0  # levels 16..31
     for cat in range(N_CAT):
         lv = _level(cat, column_pos, inverted, elevated, lift)
         if cat < 7:
             lv_a |= lv << (5 * cat)
         else:
             lv_b |= lv << (5 * (cat - 7))
+        present |= np.int64(1) << lv
+        if lv < 16:
+            at_lo |= np.int64(cat) << (4 * lv)
+        else:
+            at_hi |= np.int64(cat) << (4 * (lv - 16))
     order = 0
-    placed = 0
-    for i in range(N_CAT):
-        best = -1
-        best_cat = 0
-        for cat in range(N_CAT):
-            if (placed >> cat) & 1 == 0:
-                lv = _lv(lv_a, lv_b, cat)
-                if lv > best:
-                    best = lv
-                    best_cat = cat
-        placed |= 1 << best_cat
-        order |= np.int64(best_cat) << (4 * i)
+    i = 0
+    for lv in range(31, -1, -1):
+        if (present >> lv) & 1:
+            cat = (at_lo >> (4 * lv)) & 15 if lv < 16 else (at_hi >> (4 * (lv - 16))) & 15
+            order |= np.int64(cat) << (4 * i)
+            i += 1
     return lv_a, lv_b, order
 
 
@@ -801,9 +810,31 @@ def _brute_best(cards, i, lv_a, lv_b):
     return best
 
 
+@jit(_nrt=True)  # it allocates; callers without NRT would otherwise pass theirs on
+def brute_score(cards, lv_a, lv_b):
+    """Score of one hand ``cards`` (int8[k], -1 ignored) by classifying every five-card
+    subset: :func:`score_row`'s last resort, for callers compiled without NRT."""
+    return _brute_best(cards.reshape(1, cards.shape[0]), 0, lv_a, lv_b)
+
+
 @jit(inline="always")
 def score_row(cards, i, wild_ranks, lv_a, lv_b, order):
     """Score of hand ``cards[i]`` (int8[n, k], -1 ignored) under a :func:`reading`."""
+    score = score_row_unforced(cards, i, wild_ranks, lv_a, lv_b, order)
+    if score == NEED_BRUTE:
+        return _brute_best(cards, i, lv_a, lv_b)
+    return score
+
+
+@jit(inline="always")
+def score_row_unforced(cards, i, wild_ranks, lv_a, lv_b, order):
+    """:func:`score_row` but ``NEED_BRUTE`` where that would classify every five-card
+    subset (a card repeats: several decks; or a rare pattern the tables leave open).
+
+    The brute force allocates, this does not: it runs without reference counting
+    (kernels.common's evaluator, the match's hottest callee, thus pays no atomic
+    incref/decref per call).
+    """
     sm = 0
     n = 0
     for j in range(cards.shape[1]):
@@ -825,7 +856,7 @@ def score_row(cards, i, wild_ranks, lv_a, lv_b, order):
     p2 = POP[s2]
     p3 = POP[s3]
     if p0 + p1 + p2 + p3 != n:
-        return _brute_best(cards, i, lv_a, lv_b)  # a card repeats: several decks
+        return NEED_BRUTE  # a card repeats: several decks
     # ranks held in at least 2, 3, 4 suits (one deck: rank counts)
     a = s0 & s1
     b = s2 & s3
@@ -841,10 +872,7 @@ def score_row(cards, i, wild_ranks, lv_a, lv_b, order):
         fs = s2
     elif p3 >= 5:
         fs = s3
-    score = _fast_best(m1, m2, m3, m4, fs, lv_a, lv_b)
-    if score == NEED_BRUTE:
-        return _brute_best(cards, i, lv_a, lv_b)
-    return score
+    return _fast_best(m1, m2, m3, m4, fs, lv_a, lv_b)
 
 
 @jit

@@ -180,6 +180,7 @@ from nop_sim.kernels.state import (
     TMP_POTS,
     TMP_PTICK,
     TMP_SEEN,
+    TMP_SVER,
     TMP_TVER,
     TMP_WKEY,
 )
@@ -933,7 +934,10 @@ def _places(st, out_match_row, out_player_rows):
     return order[0], n_alive
 
 
-@jit(_nrt=False, inline="always")  # one call site: no library level of its own
+# Not inlined: inlined into the drivers, whose reference counting is on (they
+# allocate), every array taken out of a state tuple per hand cost an atomic
+# incref/decref pair (13% of a balanced hand). Called once per match, out of line.
+@jit(_nrt=False)
 def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     """Play one match from the first ante to one player left or ``max_hands``."""
     g, ps, col = st[ST_G], st[ST_PS], st[ST_COL]
@@ -964,6 +968,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     tmp = st[ST_TMP]
     for t in range(N_TABLES):
         tmp[TMP_TVER + t] = -1  # strength tables of the last match are stale
+        tmp[TMP_SVER + t] = -1  # and their shape values
     for m in range(MAX_PLAYERS + 1):
         tmp[TMP_WKEY + m] = -1
     for p in range(n):

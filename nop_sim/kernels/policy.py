@@ -136,13 +136,18 @@ def single_strength(st, cfg, p):
 
 
 @jit(_nrt=False)
-def strength(st, cfg, p, rng):
-    """Judged chance to beat every live opponent, with the agent's noise."""
-    g, ps = st[ST_G], st[ST_PS]
-    s1, cat, e = single_strength(st, cfg, p)
-    n_opp = count_live(ps, g[G_N]) - 1
+def strength(agent, ps, n, rng, s1):
+    """Judged chance to beat every live opponent, with the agent's noise.
+
+    ``s1`` is :func:`single_strength`'s chance to beat one hand, which the turn
+    computes once (kernels.betting) and hands to every choice of the turn: a call
+    that takes the state tuples costs about 200 stores, and the strength used to be
+    judged four times a turn (twice by the hedge, once by the action and once more
+    by the promotion) for one column and one set of cards.
+    """
+    n_opp = count_live(ps, n) - 1
     s = s1 ** max(n_opp, 1)
-    noise = cfg[CFG_AGENTS][p, A_NOISE]
+    noise = agent[A_NOISE]
     if noise > 0.0:
         s += noise * (uniform(rng) - 0.5)
     return s
@@ -150,8 +155,9 @@ def strength(st, cfg, p, rng):
 
 # -- betting ---------------------------------------------------------------------------
 @jit(_nrt=False, inline="always")
-def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot):
-    """One of ACT_* (0 fold, 1 check, 2 call, 3 bet, 4 raise) among the legal ones."""
+def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1):
+    """One of ACT_* (0 fold, 1 check, 2 call, 3 bet, 4 raise) among the legal ones
+    (``s1``: :func:`single_strength` of ``p`` now)."""
     agent = cfg[CFG_AGENTS][p]
     if agent[A_RANDOM] >= 0.5:
         # uniform over the legal action types
@@ -173,7 +179,7 @@ def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot):
         return opts[below(rng, k)]
     if agent[A_STATION] >= 0.5:
         return 1 if can_check else 2
-    s = strength(st, cfg, p, rng)
+    s = strength(agent, st[ST_PS], st[ST_G][G_N], rng, s1)
     aggressive = s >= agent[A_BET_THRESHOLD] or uniform(rng) < agent[A_BLUFF]
     if can_check:
         if aggressive and can_bet:
@@ -188,8 +194,9 @@ def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot):
 
 
 @jit(_nrt=False)
-def choose_size(st, cfg, p, rng, lo, hi, pot):
-    """Chips for a pot-limit / no-limit bet or raise, within [lo, hi]."""
+def choose_size(st, cfg, p, rng, lo, hi, pot, s1):
+    """Chips for a pot-limit / no-limit bet or raise, within [lo, hi] (``s1``: as
+    :func:`choose_action`'s)."""
     if hi <= lo:
         return hi
     agent = cfg[CFG_AGENTS][p]
@@ -199,7 +206,6 @@ def choose_size(st, cfg, p, rng, lo, hi, pot):
     if agent[A_SIZE_STRENGTH] != 0.0:
         # strength without the noise: sizing draws nothing from the RNG
         g, ps = st[ST_G], st[ST_PS]
-        s1, cat, e = single_strength(st, cfg, p)
         s = s1 ** max(count_live(ps, g[G_N]) - 1, 1)
         fraction += agent[A_SIZE_STRENGTH] * (s - 0.5)
     size = fraction * pot
@@ -210,8 +216,10 @@ def choose_size(st, cfg, p, rng, lo, hi, pot):
 
 
 @jit(_nrt=False, inline="always")
-def choose_promotion(st, cfg, p, rng, fee, pot):
-    """Category to promote with this action, or -1 (the caller checks the fee is payable)."""
+def choose_promotion(st, cfg, p, rng, fee, pot, s1, cat, e):
+    """Category to promote with this action, or -1 (the caller checks the fee is payable).
+
+    ``s1, cat, e``: :func:`single_strength` of ``p`` under the column now."""
     g, ps, col, colpos = st[ST_G], st[ST_PS], st[ST_COL], st[ST_COLPOS]
     agent = cfg[CFG_AGENTS][p]
     if agent[A_RANDOM] >= 0.5:
@@ -223,7 +231,6 @@ def choose_promotion(st, cfg, p, rng, fee, pot):
         return -1
     if g[G_BOARD_N] + 0.5 < agent[A_MANIPULATE_STREET]:  # nearest street: a search reaches 0
         return -1
-    s1, cat, e = single_strength(st, cfg, p)
     pos = np.int64(colpos[cat])
     inverted = g[G_INVERTED] != 0
     own = -1
@@ -284,8 +291,10 @@ def _hurt_promotion(st, cfg, cat):
 
 
 @jit(_nrt=False, inline="always")
-def choose_hedge(st, cfg, p, rng, settings):
-    """Category to put the Hedging Token on now (place or move), or -1."""
+def choose_hedge(st, cfg, p, rng, settings, s1, cat, e):
+    """Category to put the Hedging Token on now (place or move), or -1.
+
+    ``s1, cat, e``: :func:`single_strength` of ``p`` now."""
     g, ps = st[ST_G], st[ST_PS]
     agent = cfg[CFG_AGENTS][p]
     current = ps[p, P_HEDGE]
@@ -305,9 +314,8 @@ def choose_hedge(st, cfg, p, rng, settings):
         return -1
     own_w = agent[A_HEDGE_OWN]
     colpos = st[ST_COLPOS]
-    s = strength(st, cfg, p, rng)
+    s = strength(agent, ps, g[G_N], rng, s1)
     s = min(max(s, 0.0), 1.0)
-    s1, cat, e = single_strength(st, cfg, p)
     inverted = g[G_INVERTED] != 0
     t_final = TAB_R7 + (1 if g[G_THIRD] > 1 else 0)
     n_opp = max(count_live(ps, g[G_N]) - 1, 1)

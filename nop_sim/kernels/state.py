@@ -194,7 +194,8 @@ TMP_FIELDS = (
     ("DSEEN", 25, ""),
     ("PLACES", 8, ""),
     ("TVER", 19, "column version each strength table was computed for"),
-    ("CATAT", 13, "category at each effective position"),
+    ("EPOS", 13, "effective position of each category (strength tables)"),
+    ("SVER", 19, "column version each shape value (F_SHAPE) was computed for"),
     ("WKEY", 9, "key of the cached winner-position distribution, per m"),
     ("POTS", MAX_POTS, "chips in each pot"),
     ("ELIG", MAX_POTS, "seats that may win it (bit mask)"),
@@ -208,6 +209,7 @@ TMP_FIELDS = (
 # -- float scratch st[ST_FTMP] ------------------------------------------------------------
 F_FIELDS = (
     ("WIN", 9 * 13, "chance the best of m random hands sits at each position (row m of 13)"),
+    ("SHAPE", 19, "strength.shape_value per table (its version in TMP_SVER)"),
 )
 
 globals().update(_items("ST", ST_ITEMS))

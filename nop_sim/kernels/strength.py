@@ -15,10 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from nop_sim.kernels._jit import jit
+from nop_sim.kernels.evaluate import HI
 from nop_sim.kernels.state import (
     CFG_TAB_FREQ,
     CFG_TAB_MASK,
     CFG_TAB_START,
+    F_SHAPE,
     F_WIN,
     G_COLVER,
     G_INVERTED,
@@ -29,7 +31,8 @@ from nop_sim.kernels.state import (
     ST_TAIL,
     ST_TMP,
     TAB_R7,
-    TMP_CATAT,
+    TMP_EPOS,
+    TMP_SVER,
     TMP_TVER,
     TMP_WKEY,
 )
@@ -44,7 +47,9 @@ def eff_position(colpos, inverted, cat):
     return 12 - p if inverted else p
 
 
-@jit(_nrt=False)
+# Inlined, though called from several places: it is one comparison, and a call that
+# passes the state tuples costs about 200 stores (kernels._jit), several a turn.
+@jit(_nrt=False, inline="always")
 def ensure_table(st, cfg, t):
     """Make ``dist[t]`` / ``tail[t]`` current for the live column (lazily, per table)."""
     g, tmp = st[ST_G], st[ST_TMP]
@@ -58,22 +63,27 @@ def _compute_table(g, colpos, t, tab_start, tab_mask, tab_freq, dist, tail, tmp)
     """``dist[t, k]`` = P(best effective position == k), ``tail[t, k]`` = P(position >= k)."""
     inverted = g[G_INVERTED] != 0
     for c in range(N_CAT):
-        tmp[TMP_CATAT + eff_position(colpos, inverted, c)] = c
+        tmp[TMP_EPOS + c] = eff_position(colpos, inverted, c)
     for k in range(N_CAT):
         dist[t, k] = 0.0
     for i in range(tab_start[t], tab_start[t + 1]):
+        # the best position among the mask's categories, visiting its set bits (about
+        # three) rather than scanning positions 0.. for the first category it holds
         m = tab_mask[i]
-        for k in range(N_CAT):
-            if (m >> tmp[TMP_CATAT + k]) & 1:
-                dist[t, k] += tab_freq[i]
-                break
+        best = N_CAT
+        while m:
+            c = HI[m]
+            m ^= np.int64(1) << c
+            best = min(best, tmp[TMP_EPOS + c])
+        if best < N_CAT:
+            dist[t, best] += tab_freq[i]
     tail[t, N_CAT] = 0.0
     for k in range(N_CAT - 1, -1, -1):
         tail[t, k] = tail[t, k + 1] + dist[t, k]
     tmp[TMP_TVER + t] = g[G_COLVER]
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")  # a cache check on the hedge's path: see ensure_table
 def winner_positions(st, cfg, t, m):
     """Offset ``o`` into ``st[ST_FTMP]`` such that ``st[ST_FTMP][o + k]`` is the chance that
     the best of ``m`` (1..8) random hands of table ``t`` sits at effective position ``k``.
@@ -81,18 +91,23 @@ def winner_positions(st, cfg, t, m):
     One row per ``m``, each cached until the column or ``t`` change: a fold changes ``m``
     for the players after it, and the rows of the other counts stay good.
     """
-    g, tmp, tail, fs = st[ST_G], st[ST_TMP], st[ST_TAIL], st[ST_FTMP]
+    g, tmp = st[ST_G], st[ST_TMP]
     key = (g[G_COLVER] << 8) | t
     o = F_WIN + N_CAT * m
     if tmp[TMP_WKEY + m] != key:
         ensure_table(st, cfg, t)
-        hi = tail[t, 0] ** m
-        for k in range(N_CAT):
-            lo = tail[t, k + 1] ** m
-            fs[o + k] = hi - lo
-            hi = lo
+        _winner_row(st[ST_TAIL], t, m, st[ST_FTMP], o)
         tmp[TMP_WKEY + m] = key
     return o
+
+
+@jit(_nrt=False)
+def _winner_row(tail, t, m, fs, o):
+    hi = tail[t, 0] ** m
+    for k in range(N_CAT):
+        lo = tail[t, k + 1] ** m
+        fs[o + k] = hi - lo
+        hi = lo
 
 
 @jit(_nrt=False)
@@ -111,7 +126,14 @@ def beat_one(dist, tail, t, e, elevated):
 
 @jit(_nrt=False)
 def shape_value(st, cfg, sh):
-    """Expected :func:`beat_one` against a random seven-card hand after keeping shape ``sh``."""
+    """Expected :func:`beat_one` against a random seven-card hand after keeping shape ``sh``.
+
+    A function of the column alone, kept per shape until the column changes: the
+    draw asks for two to four shapes per player, mostly the same ones.
+    """
+    g, tmp, fs = st[ST_G], st[ST_TMP], st[ST_FTMP]
+    if tmp[TMP_SVER + sh] == g[G_COLVER]:
+        return fs[F_SHAPE + sh]
     ensure_table(st, cfg, sh)
     ensure_table(st, cfg, TAB_R7)
     dist, tail = st[ST_DIST], st[ST_TAIL]
@@ -119,4 +141,6 @@ def shape_value(st, cfg, sh):
     for k in range(N_CAT):
         if dist[sh, k] > 0.0:
             v += dist[sh, k] * beat_one(dist, tail, TAB_R7, k, False)
+    fs[F_SHAPE + sh] = v
+    tmp[TMP_SVER + sh] = g[G_COLVER]
     return v
