@@ -89,7 +89,7 @@ def _eval7_rate(n_iter: int, repeats: int, clock=time.perf_counter) -> float | N
 
 def _table_costs(hands: np.ndarray, exact_rate: float, table_rate: float, seed: int,
                  n_columns: int = 21,
-                 sizes=(2_000, 5_000, 10_000, 15_000, 20_000, 30_000, 50_000, 100_000),
+                 sizes=(5_000, 10_000, 12_500, 15_000, 17_500, 20_000, 25_000, 30_000, 50_000),
                  repeats: int = 7) -> dict:
     """What the tables of a column cost, and from which batch size they pay for themselves.
 
@@ -103,13 +103,13 @@ def _table_costs(hands: np.ndarray, exact_rate: float, table_rate: float, seed: 
     Times are CPU time of this thread (the rates passed in too): on a shared
     machine wall time also counts other processes.
     """
-    from nop_sim.evaluator import _build_tables
+    from nop_sim.evaluator import _build_tables, _score_with_tables
     from nop_sim.kernels import evaltable as t
     from nop_sim.kernels import evaluate as k
 
     rng = np.random.default_rng(seed + 1)
+    t.multiset_index(5)  # compile outside timing
     t.multiset_index.cache_clear()
-    t._lo_ranks.cache_clear()
     clock = time.thread_time
     t0 = clock()
     t.multiset_index(7)
@@ -128,17 +128,16 @@ def _table_costs(hands: np.ndarray, exact_rate: float, table_rate: float, seed: 
     none = np.zeros(1, np.int64)
     pays_from = None
     for size in (s for s in sizes if s <= len(hands)):
-        part = hands[:size]
+        part, out_part = hands[:size], out[:size]
 
-        def exact(part=part):
+        def exact(part=part, out_part=out_part):
             pos, inverted = readings[rng.integers(n_columns)]
-            k.score_batch_checked(part, pos, inverted, none, none, True, 5, out)
+            k.score_batch_checked(part, pos, inverted, none, none, True, 5, out_part)
 
-        def built(part=part):
+        def built(part=part, out_part=out_part):
             pos, inverted = readings[rng.integers(n_columns)]
-            tb = _build_tables(pos, inverted, 0, 7)
-            t.score_batch_table(part, 7, tb.base_hi, tb.rank_lo, tb.multiset_scores,
-                                tb.flush_scores, tb.lv_a, tb.lv_b, tb.order, True, 5, out)
+            tables = _build_tables(pos, inverted, 0, 7)
+            _score_with_tables(part, tables, pos, inverted, none, True, False, out_part)
 
         rates = _median_rates({"exact": exact, "built": built}, size, repeats, clock=clock)
         if pays_from is None and rates["built"] > rates["exact"]:
@@ -155,8 +154,7 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
     import numba
 
     from nop_sim import DEFAULT_COLUMN, Column, evaluate
-    from nop_sim.evaluator import evaluation_tables
-    from nop_sim.kernels import evaltable as t
+    from nop_sim.evaluator import _score_with_tables, evaluation_tables
     from nop_sim.kernels import evaluate as k
 
     hands = random_hands(n_hands, 7, seed)
@@ -180,8 +178,11 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
                             n_hands, repeats)
 
     tables = evaluation_tables(DEFAULT_COLUMN, n_cards=7)
-    tab = (7, tables.base_hi, tables.rank_lo, tables.multiset_scores, tables.flush_scores,
-           tables.lv_a, tables.lv_b, tables.order)
+
+    def table_path(tables, pos, check):
+        # the kernel, and the exact path for the rows it leaves (none here, but for
+        # a few hands in ten thousand under some columns)
+        return lambda: _score_with_tables(hands, tables, pos, False, none, check, False, out)
 
     def kernel_and_public_api():
         # evaluate() pays for checks, allocation and the call; timed in turn with the
@@ -190,28 +191,23 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
         # pays for them once.
         k.score_batch(hands[:10], default_pos, False, none, none, out[:10])
         k.score_batch_checked(hands[:10], default_pos, False, none, none, True, 5, out[:10])
-        t.score_batch_table(hands[:10], *tab, True, 5, out[:10])
+        _score_with_tables(hands[:10], tables, default_pos, False, none, True, False, out[:10])
         evaluate(hands[:10])  # compile outside timing
         fns = {"default_column_hands_per_s":
                lambda: k.score_batch(hands, default_pos, False, none, none, out),
-               "table_hands_per_s": lambda: t.score_batch_table(hands, *tab, False, 5, out),
+               "table_hands_per_s": table_path(tables, default_pos, False),
                "exact_checked_hands_per_s":
                lambda: k.score_batch_checked(hands, default_pos, False, none, none, True, 5,
                                              out),
-               "table_checked_hands_per_s": lambda: t.score_batch_table(hands, *tab, True, 5,
-                                                                         out),
+               "table_checked_hands_per_s": table_path(tables, default_pos, True),
                "public_api_hands_per_s": lambda: evaluate(hands)}
         for name, rate in _median_rates(fns, n_hands, repeats, clock=time.thread_time).items():
             cpu[name + "_cpu"] = rate
         return _median_rates(fns, n_hands, repeats)
 
     def random_column_table():
-        moved_tables = evaluation_tables(moved, n_cards=7)
-        mt = (7, moved_tables.base_hi, moved_tables.rank_lo, moved_tables.multiset_scores,
-              moved_tables.flush_scores, moved_tables.lv_a, moved_tables.lv_b,
-              moved_tables.order)
-        return _median_rate(lambda: t.score_batch_table(hands, *mt, False, 5, out), n_hands,
-                            repeats)
+        return _median_rate(table_path(evaluation_tables(moved, n_cards=7), moved.positions(),
+                                       False), n_hands, repeats)
 
     threads = numba.get_num_threads()
 

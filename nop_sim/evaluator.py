@@ -30,10 +30,11 @@ __all__ = [
 MASK_LIMIT = 1 << 13
 MAX_CARDS = 8
 MIN_CARDS = 5
-# From this many hands, evaluate() builds (or reuses) the tables of the column:
-# building costs about as much as scoring this many hands the exact way
-# (`nop-sim bench evaluator` measures the break-even: table_break_even_hands).
-TABLE_MIN_HANDS = 30_000
+# From this many hands, evaluate() builds the tables of a column (tables already
+# built serve any batch). Building them costs what the tables save on about
+# 15,000 hands (`nop-sim bench evaluator`: table_break_even_hands, and
+# table_break_even_measured, 15,000 to 17,500 when timed directly).
+TABLE_MIN_HANDS = 20_000
 TABLE_CACHE_SIZE = 16
 
 
@@ -107,8 +108,8 @@ def _threads() -> int:
 class EvaluationTables(NamedTuple):
     """The tables of one reading of the column, for hands of ``n_cards`` cards.
 
-    See :mod:`nop_sim.kernels.evaltable`; ``(lv_a, lv_b, order)`` is the
-    reading (column, inversion, Elevator) they were built under.
+    See :mod:`nop_sim.kernels.evaltable`; ``(lv_a, lv_b)`` is the reading
+    (column, inversion, Elevator) they were built under.
     """
 
     n_cards: int
@@ -118,7 +119,6 @@ class EvaluationTables(NamedTuple):
     flush_scores: np.ndarray     # int32[8192]
     lv_a: int
     lv_b: int
-    order: int
 
 
 _TABLES: dict[tuple, EvaluationTables] = {}
@@ -126,13 +126,13 @@ _TABLES: dict[tuple, EvaluationTables] = {}
 
 def _build_tables(pos: np.ndarray, inverted: bool, elevated: int, n_cards: int):
     base_hi, rank_lo, multisets = _t.multiset_index(n_cards)
-    lv_a, lv_b, order = _k.reading(pos, inverted, np.int64(elevated))
+    lv_a, lv_b, _ = _k.reading(pos, inverted, np.int64(elevated))
     multiset_scores = np.empty(multisets.shape[0], np.int32)
     flush_scores = np.empty(1 << N_CATEGORIES, np.int32)
     _t.build_multiset_scores(multisets, lv_a, lv_b, multiset_scores)
     _t.build_flush_scores(lv_a, lv_b, flush_scores)
     return EvaluationTables(n_cards, base_hi, rank_lo, multiset_scores, flush_scores,
-                            int(lv_a), int(lv_b), int(order))
+                            int(lv_a), int(lv_b))
 
 
 def _cached_tables(pos: np.ndarray, inverted: bool, elevated: int, n_cards: int,
@@ -163,15 +163,28 @@ def evaluation_tables(column=DEFAULT_COLUMN, *, elevated=0, inverted=False,
     return _cached_tables(pos, inverted, elev, n_cards, build=True)
 
 
-def _score_with_tables(arr, tables: EvaluationTables, check: bool, parallel: bool, out) -> bool:
+def _score_with_tables(arr, tables: EvaluationTables, pos, inverted, elev, check: bool,
+                       parallel: bool, out) -> bool:
+    """Score ``arr`` into ``out`` from ``tables``; the rows they leave, the exact way.
+
+    False when ``check`` and a hand fails the one-deck check.
+    """
     t = tables
+    args = (arr, t.n_cards, t.base_hi, t.rank_lo, t.multiset_scores, t.flush_scores, t.lv_a,
+            t.lv_b, check, MIN_CARDS)
     if parallel and arr.shape[0] > 1:
         n_chunks = max(1, min(arr.shape[0], 4 * _threads()))
-        return _t.score_batch_table_parallel(
-            arr, t.n_cards, t.base_hi, t.rank_lo, t.multiset_scores, t.flush_scores, t.lv_a,
-            t.lv_b, t.order, check, MIN_CARDS, n_chunks, out)
-    return _t.score_batch_table(arr, t.n_cards, t.base_hi, t.rank_lo, t.multiset_scores,
-                                t.flush_scores, t.lv_a, t.lv_b, t.order, check, MIN_CARDS, out)
+        n_exact = _t.score_batch_table_parallel(*args, n_chunks, out)
+    else:
+        n_exact = _t.score_batch_table(*args, out)
+    if n_exact < 0:
+        return False
+    if n_exact:
+        rows = np.flatnonzero(out == _t.EXACT)
+        exact = np.empty(rows.shape[0], np.int64)
+        _k.score_batch(arr[rows], pos, bool(inverted), np.zeros(1, np.int64), elev, exact)
+        out[rows] = exact
+    return True
 
 
 def evaluate(cards, column=DEFAULT_COLUMN, *, wild_ranks=0, elevated=0, inverted=False,
@@ -221,7 +234,7 @@ def evaluate(cards, column=DEFAULT_COLUMN, *, wild_ranks=0, elevated=0, inverted
         tables = _cached_tables(pos, inverted, elev[0], arr.shape[1],
                                 build=arr.shape[0] >= TABLE_MIN_HANDS)
     if tables is not None:
-        ok = _score_with_tables(arr, tables, in_kernel, parallel, out)
+        ok = _score_with_tables(arr, tables, pos, inverted, elev, in_kernel, parallel, out)
     elif parallel and arr.shape[0] > 1:
         n_chunks = max(1, min(arr.shape[0], 4 * _threads()))
         ok = _k.score_batch_parallel(arr, pos, bool(inverted), wild, elev, in_kernel, MIN_CARDS,

@@ -274,7 +274,7 @@ def test_all_seven_card_hands(column):
     for hands in script.iter_hand_chunks(chunk_size=4_000_000):
         if out.shape[0] < len(hands):
             out = np.empty(len(hands), np.int64)
-        ok = t.score_batch_table(hands, 7, tables.base_hi, tables.rank_lo,
-                                 tables.multiset_scores, tables.flush_scores, tables.lv_a,
-                                 tables.lv_b, tables.order, False, 5, out)
-        assert ok and (out[:len(hands)] == exact_scores(hands, column)).all()
+        scores = out[:len(hands)]
+        ev._score_with_tables(hands, tables, Column(column).positions(), False, NONE, False,
+                              False, scores)
+        assert (scores == exact_scores(hands, column)).all()

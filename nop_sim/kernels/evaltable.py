@@ -18,7 +18,12 @@ here hold it, built once per reading and hand size.
   ``t`` is not all in the suit. A five with a repeated rank never is (one
   deck), so only a Straight or High Card ``t`` can fail that; those hands (a
   few in ten thousand, and none where the flush categories sit above
-  Straight and High Card) take the exact path.
+  Straight and High Card) are left to the exact path, as are rows holding
+  another number of cards than the tables were built for: the kernels mark
+  them :data:`EXACT` and the caller scores them with
+  :func:`~nop_sim.kernels.evaluate.score_batch`. (Scoring them here would
+  compile the exact path into these kernels again: 10 s more on a cold start
+  for a few hands in ten thousand.)
 
 The perfect index. A hand's rank counts, read as a base-5 number, split into
 ranks 2..8 (``lo``, below 5**7) and 9..A (``hi``, below 5**6). Among
@@ -52,7 +57,6 @@ from nop_sim.kernels.evaluate import (
     _fast_tb,
     _lv,
     _run_mask,
-    score_row,
 )
 
 N_LO = 7  # ranks 2..8 in the low base-5 number
@@ -64,6 +68,7 @@ SUIT_SHIFT = 32  # four 4-bit suit counts
 COUNT_SHIFT = 48  # the number of cards
 MIN_TABLE_CARDS = 5
 MAX_TABLE_CARDS = 8  # one suit at most can hold five cards
+EXACT = -2  # a row left to the exact path (no hand of five or more cards scores below 0)
 
 
 def _card_words() -> np.ndarray:
@@ -79,20 +84,65 @@ def _card_words() -> np.ndarray:
 CARD_WORD = _card_words()
 
 
-def _digits(values: np.ndarray, n_digits: int) -> np.ndarray:
-    return values[:, None] // 5 ** np.arange(n_digits) % 5
+@jit
+def _digit_sum(value, n_digits):
+    total = 0
+    for _ in range(n_digits):
+        total += value % 5
+        value //= 5
+    return total
 
 
-@lru_cache(maxsize=1)
-def _lo_ranks() -> tuple[np.ndarray, np.ndarray]:
-    """``(rank_lo, lo_sum)``: rank of each low number among those of its digit sum, and the sum."""
-    lo = np.arange(LO_SIZE)
-    lo_sum = _digits(lo, N_LO).sum(axis=1)
-    order = np.lexsort((lo, lo_sum))
-    first = np.searchsorted(lo_sum[order], lo_sum[order])  # first position of each sum
-    rank = np.empty(LO_SIZE, np.int64)
-    rank[order] = np.arange(LO_SIZE) - first
-    return rank.astype(np.int32), lo_sum
+@jit
+def _count_masks(value, n_digits, first_rank, masks):
+    """OR into ``masks`` the rank masks of held at least 1, 2, 3, 4 times, read from base 5."""
+    for r in range(first_rank, first_rank + n_digits):
+        count = value % 5
+        value //= 5
+        for k in range(count):
+            masks |= np.int64(1) << (13 * k + r)
+    return masks
+
+
+@jit
+def _build_index(n_cards, out_base_hi, out_rank_lo, out_multisets):
+    """Write the perfect index over multisets of ``n_cards`` ranks (see :func:`multiset_index`).
+
+    Obvious version: sort every (hi, lo) pair whose digits sum to ``n_cards``
+    and number them. Here: a counting sort of the low numbers by digit sum
+    gives each its rank within its sum; the high numbers in increasing order
+    then take consecutive blocks, one low number of the right sum per row.
+    """
+    n_sums = 4 * N_LO + 2
+    start = np.zeros(n_sums, np.int64)
+    for lo in range(LO_SIZE):
+        s = _digit_sum(lo, N_LO)
+        out_rank_lo[lo] = start[s + 1]
+        start[s + 1] += 1
+    for s in range(1, n_sums):
+        start[s] += start[s - 1]  # now: first position of each sum among the sorted lo
+    lo_sorted = np.empty(LO_SIZE, np.int64)
+    for lo in range(LO_SIZE):
+        lo_sorted[start[_digit_sum(lo, N_LO)] + out_rank_lo[lo]] = lo
+    row = 0
+    for hi in range(HI_SIZE):
+        s = _digit_sum(hi, N_CAT - N_LO)
+        out_base_hi[hi] = row
+        if s > n_cards:
+            continue
+        hi_masks = _count_masks(hi, N_CAT - N_LO, N_LO, 0)
+        for j in range(start[n_cards - s], start[n_cards - s + 1]):
+            out_multisets[row] = _count_masks(lo_sorted[j], N_LO, 0, hi_masks)
+            row += 1
+    return row
+
+
+def n_multisets(n_cards: int) -> int:
+    """Rank multisets of ``n_cards`` cards, at most four of a rank: [x^n] (1 + ... + x^4)^13."""
+    ways = [1] + [0] * n_cards
+    for _ in range(N_CAT):
+        ways = [sum(ways[max(0, i - 4):i + 1]) for i in range(n_cards + 1)]
+    return ways[n_cards]
 
 
 @lru_cache(maxsize=MAX_TABLE_CARDS - MIN_TABLE_CARDS + 1)
@@ -107,24 +157,11 @@ def multiset_index(n_cards: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     if not MIN_TABLE_CARDS <= n_cards <= MAX_TABLE_CARDS:
         raise ValueError(f"tables cover hands of {MIN_TABLE_CARDS}..{MAX_TABLE_CARDS} cards")
-    rank_lo, lo_sum = _lo_ranks()
-    lo_count = np.bincount(lo_sum, minlength=4 * N_LO + 1)
-    hi = np.arange(HI_SIZE)
-    hi_sum = _digits(hi, N_CAT - N_LO).sum(axis=1)
-    held = hi[hi_sum <= n_cards]
-    sizes = lo_count[n_cards - hi_sum[held]]
-    base_hi = np.zeros(HI_SIZE, np.int64)
-    base_hi[held] = np.cumsum(sizes) - sizes
-    # every multiset in index order: each held hi, then its lo numbers in increasing order
-    lo_of_sum = [np.flatnonzero(lo_sum == s) for s in range(n_cards + 1)]
-    lo_part = np.concatenate([lo_of_sum[n_cards - hi_sum[h]] for h in held])
-    hi_part = np.repeat(held, sizes)
-    counts = np.hstack([_digits(lo_part, N_LO), _digits(hi_part, N_CAT - N_LO)])
-    bits = 1 << np.arange(N_CAT)
-    multisets = np.zeros(lo_part.size, np.int64)
-    for k in range(4):
-        multisets |= ((counts > k) * bits).sum(axis=1) << (13 * k)
-    return base_hi.astype(np.int32), rank_lo, multisets
+    base_hi = np.empty(HI_SIZE, np.int32)
+    rank_lo = np.empty(LO_SIZE, np.int32)
+    multisets = np.empty(n_multisets(n_cards), np.int64)
+    assert _build_index(n_cards, base_hi, rank_lo, multisets) == multisets.shape[0]
+    return base_hi, rank_lo, multisets
 
 
 # ---------------------------------------------------------------------------
@@ -189,10 +226,11 @@ def _five_ranks(cat, tb):
 
 
 @jit
-def _suited_row(cards, i, suits, t, flush_scores, lv_a, lv_b, order):
+def _suited_row(cards, i, suits, t, flush_scores, lv_a, lv_b):
     """Score of row ``i``, which holds five cards of one suit (``suits``: its 4-bit counts).
 
-    ``t`` is the row's multiset entry. See the module docstring.
+    ``t`` is the row's multiset entry; :data:`EXACT` when only the exact path
+    can tell. See the module docstring.
     """
     high = ((suits + 0x3333) & 0x8888) >> 3  # bit 4 * s set for the suit with five or more
     suit = 0
@@ -209,13 +247,14 @@ def _suited_row(cards, i, suits, t, flush_scores, lv_a, lv_b, order):
         # is suited: the best unsuited five is lower, and the exact path finds it
         only_suited = in_suit & ~off_suit
         if _five_ranks(cat, t & 0xFFFFF) & ~only_suited == 0:
-            return score_row(cards, i, 0, lv_a, lv_b, order)
+            return EXACT
     return t
 
 
 @jit
 def _table_rows(cards, n_cards, base_hi, rank_lo, multiset_scores, flush_scores, lv_a, lv_b,
-                order, check, min_cards, out_scores):
+                check, min_cards, out_scores):
+    n_exact = 0
     for i in range(cards.shape[0]):
         word = 0
         bad = False
@@ -230,48 +269,53 @@ def _table_rows(cards, n_cards, base_hi, rank_lo, multiset_scores, flush_scores,
             word += CARD_WORD[c1 & 63]
         count = (word >> COUNT_SHIFT) & 15
         if check and (bad or (twice & ~np.int64(1)) != 0 or count < min_cards):
-            return False
+            return -1
         if count != n_cards:
-            out_scores[i] = score_row(cards, i, 0, lv_a, lv_b, order)  # padded: exact path
+            out_scores[i] = EXACT
+            n_exact += 1
             continue
         t = np.int64(multiset_scores[base_hi[(word >> HI_SHIFT) & HI_BITS]
                                      + rank_lo[word & ((1 << HI_SHIFT) - 1)]])
         suits = (word >> SUIT_SHIFT) & 0xFFFF
         if (suits + 0x3333) & 0x8888:  # five or more of one suit (about 3% of 7-card hands)
-            t = _suited_row(cards, i, suits, t, flush_scores, lv_a, lv_b, order)
+            t = _suited_row(cards, i, suits, t, flush_scores, lv_a, lv_b)
+            n_exact += t == EXACT
         out_scores[i] = t
-    return True
+    return n_exact
 
 
 @jit
 def score_batch_table(cards, n_cards, base_hi, rank_lo, multiset_scores, flush_scores, lv_a,
-                      lv_b, order, check, min_cards, out_scores):
+                      lv_b, check, min_cards, out_scores):
     """Scores of one-deck hands without wild cards, from the tables of one reading.
 
-    cards : int8[n, k]; n_cards : the hand size the tables were built for
-    (rows holding another number of cards take the exact path); base_hi,
-    rank_lo, multiset_scores, flush_scores : see :func:`multiset_index`,
-    :func:`build_multiset_scores` and :func:`build_flush_scores`; ``(lv_a,
-    lv_b, order)`` : the :func:`reading` they were built under. out_scores :
-    int64[n], written, bit-identical to :func:`score_batch`. When ``check``,
-    returns False at the first hand that fails the one-deck check of
+    cards : int8[n, k]; n_cards : the hand size the tables were built for;
+    base_hi, rank_lo, multiset_scores, flush_scores : see
+    :func:`multiset_index`, :func:`build_multiset_scores` and
+    :func:`build_flush_scores`; ``(lv_a, lv_b)`` : the :func:`reading` they
+    were built under. out_scores : int64[n], written: each row's score,
+    bit-identical to :func:`score_batch`'s, or :data:`EXACT` for a row the
+    caller must score that way. Returns the number of :data:`EXACT` rows;
+    when ``check``, -1 at the first hand that fails the one-deck check of
     :func:`score_batch_checked` (``out_scores`` then partly written).
     """
     return _table_rows(cards, n_cards, base_hi, rank_lo, multiset_scores, flush_scores, lv_a,
-                       lv_b, order, check, min_cards, out_scores)
+                       lv_b, check, min_cards, out_scores)
 
 
 @pjit
 def score_batch_table_parallel(cards, n_cards, base_hi, rank_lo, multiset_scores, flush_scores,
-                               lv_a, lv_b, order, check, min_cards, n_chunks, out_scores):
+                               lv_a, lv_b, check, min_cards, n_chunks, out_scores):
     """:func:`score_batch_table` split into ``n_chunks`` contiguous chunks over threads."""
     n = cards.shape[0]
-    ok = np.ones(n_chunks, np.bool_)
+    n_exact = np.zeros(n_chunks, np.int64)
     for ch in prange(n_chunks):
         start = ch * n // n_chunks
         stop = (ch + 1) * n // n_chunks
-        ok[ch] = _table_rows(cards[start:stop], n_cards, base_hi, rank_lo, multiset_scores,
-                             flush_scores, lv_a, lv_b, order, check, min_cards,
-                             out_scores[start:stop])
-    return ok.all()
+        n_exact[ch] = _table_rows(cards[start:stop], n_cards, base_hi, rank_lo, multiset_scores,
+                                  flush_scores, lv_a, lv_b, check, min_cards,
+                                  out_scores[start:stop])
+    if (n_exact < 0).any():
+        return -1
+    return n_exact.sum()
 
