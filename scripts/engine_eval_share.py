@@ -12,7 +12,12 @@ its share. The games are the same whatever ``k`` (checked by digest).
 A counting wrapper reports what tables would face in the engine: evaluations
 per hand, how many are plain (no wild rank: the tables' case), their hand
 sizes (5 to 8 cards), and how often the column version (``G_COLVER``) moves
-between two evaluations, each move asking for new tables.
+between two evaluations, each move asking for new tables. With the time
+tables save per hand of each size and their build (measured here, CPU
+time), that gives what tables would gain the engine: at most
+``table_gain_bound_free`` of its time were they free, and
+``table_gain_with_builds`` (negative: a loss) when built once per column
+version, one size each (the least it could be).
 
     python scripts/engine_eval_share.py [--matches 200] [--repeats 5]
 """
@@ -101,6 +106,36 @@ def _play(evaluator_at, n_matches, seed):
     return cpu, r.count("hands"), h.hexdigest()
 
 
+def _table_costs(n_hands: int = 200_000, repeats: int = 7) -> tuple[dict, dict]:
+    """Nanoseconds the tables save per plain hand, and ms to build them, per hand size."""
+    from nop_sim import DEFAULT_COLUMN
+    from nop_sim.bench import _median_rates, random_hands
+    from nop_sim.evaluator import _build_tables, _score_with_tables
+    from nop_sim.kernels.evaluate import score_batch
+
+    pos = DEFAULT_COLUMN.positions()
+    none = np.zeros(1, np.int64)
+    saved, build = {}, {}
+    for n in range(5, 9):
+        hands = random_hands(n_hands, n, seed=n)
+        out = np.empty(n_hands, np.int64)
+        tables = _build_tables(pos, False, 0, n)
+        fns = {"exact": lambda h=hands, o=out: score_batch(h, pos, False, none, none, o),
+               "table": lambda h=hands, o=out, tb=tables: _score_with_tables(
+                   h, tb, pos, False, none, False, False, o)}
+        for fn in fns.values():
+            fn()
+        rates = _median_rates(fns, n_hands, repeats, clock=time.thread_time)
+        saved[n] = 1e9 * (1 / rates["exact"] - 1 / rates["table"])
+        times = []
+        for _ in range(repeats):
+            c0 = time.thread_time()
+            _build_tables(pos, False, 0, n)
+            times.append(time.thread_time() - c0)
+        build[n] = 1e3 * float(np.median(times))
+    return saved, build
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matches", type=int, default=200)
@@ -126,6 +161,9 @@ def main() -> None:
     COUNTS[3] = -1
     _play(address(_counting, CATEGORY_ARGS), args.matches, args.seed)
     calls, plain_calls, moves = int(COUNTS[0]), int(COUNTS[1]), int(COUNTS[2])
+    saved, build = _table_costs()
+    free = sum(int(COUNTS[4 + n]) * saved[n] for n in range(5, 9)) * 1e-9
+    builds = moves * min(build.values()) * 1e-3
     out = {
         "matches": args.matches, "hands": hands, "repeats": args.repeats,
         "same_games": len(digests) == 1,
@@ -138,9 +176,16 @@ def main() -> None:
         "plain_hand_sizes": {n: int(COUNTS[4 + n]) for n in range(5, 9)},
         "column_moves_per_hand": moves / hands,
         "evaluations_per_column_move": calls / max(moves, 1),
+        "table_saved_ns_per_hand": saved, "table_build_ms": build,
+        "table_gain_bound_free": free / t["plain"],
+        "table_gain_with_builds": (free - builds) / t["plain"],
     }
-    print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()},
-                     indent=2))
+    def rounded(v):
+        if isinstance(v, dict):
+            return {k: rounded(x) for k, x in v.items()}
+        return round(v, 4) if isinstance(v, float) else v
+
+    print(json.dumps(rounded(out), indent=2))
 
 
 if __name__ == "__main__":
