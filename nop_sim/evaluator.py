@@ -6,6 +6,7 @@ Validate, allocate, call a kernel, wrap. The kernels live in
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -122,6 +123,7 @@ class EvaluationTables(NamedTuple):
 
 
 _TABLES: dict[tuple, EvaluationTables] = {}
+_TABLES_LOCK = threading.Lock()  # evaluate() may be called from several threads
 
 
 def _build_tables(pos: np.ndarray, inverted: bool, elevated: int, n_cards: int):
@@ -141,9 +143,11 @@ def _cached_tables(pos: np.ndarray, inverted: bool, elevated: int, n_cards: int,
     key = (pos.tobytes(), bool(inverted), int(elevated), int(n_cards))
     tables = _TABLES.get(key)
     if tables is None and build:
-        if len(_TABLES) >= TABLE_CACHE_SIZE:
-            del _TABLES[next(iter(_TABLES))]  # the oldest
-        tables = _TABLES[key] = _build_tables(pos, inverted, elevated, n_cards)
+        tables = _build_tables(pos, inverted, elevated, n_cards)
+        with _TABLES_LOCK:
+            while len(_TABLES) >= TABLE_CACHE_SIZE:
+                del _TABLES[next(iter(_TABLES))]  # the oldest
+            _TABLES[key] = tables
     return tables
 
 
