@@ -57,7 +57,9 @@ def test_bench_evaluator_reports_the_promised_fields():
     assert res.exit_code == 0
     figures = json.loads(res.output)
     for key in ("default_column_hands_per_s", "random_column_hands_per_s",
-                "deuces_wild_hands_per_s", "parallel_hands_per_s", "public_api_hands_per_s"):
+                "deuces_wild_hands_per_s", "parallel_hands_per_s", "public_api_hands_per_s",
+                "table_hands_per_s", "table_checked_hands_per_s", "table_build_ms",
+                "table_break_even_hands"):
         assert figures[key] > 0
 
 
