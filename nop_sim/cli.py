@@ -213,6 +213,9 @@ def _run_options(f):
         click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
         click.option("--no-report", is_flag=True,
                      help="Write results and summary only (nop-sim report builds it later)."),
+        click.option("--profile", is_flag=True,
+                     help="Print where the time went: worker start, simulation, tables, "
+                          "writes, checksums, merge, report."),
     ]):
         f = deco(f)
     return f
@@ -267,11 +270,15 @@ class _Progress:
             self.bar.__exit__(None, None, None)
 
 
-def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
+def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, profile=False):
+    import time
+
     from nop_sim.agents import training_text
+    from nop_sim.profiling import format_profile, phase, take
     from nop_sim.runner import RunError, run_scenario
     from nop_sim.summary import write_summary
 
+    t0 = time.perf_counter()
     out = out_dir or Path("reports") / scn.name
     progress = _Progress(quiet, scn.game_type.work)
     try:
@@ -280,8 +287,10 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
                                   resume=resume, progress=progress)
         finally:
             progress.close()
-        summary = write_summary(out)
-        report = None if no_report else _build_report(out)
+        with phase("summary"):
+            summary = write_summary(out)
+        with phase("report"):
+            report = None if no_report else _build_report(out)
     except RunError as exc:
         raise _Failure(str(exc)) from None
     except OSError as exc:
@@ -296,6 +305,11 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
     click.echo(f"summary: {summary}")
     if report:
         click.echo(f"report:  {report}")
+    if profile:
+        times = dict(result.profile)
+        for k, v in take().items():
+            times[k] = times.get(k, 0.0) + v
+        click.echo(format_profile(times, time.perf_counter() - t0))
 
 
 def _build_report(out: Path):
@@ -309,7 +323,7 @@ def _build_report(out: Path):
 @click.argument("scenario", type=click.Path(path_type=Path))
 @_run_options
 def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet,
-            no_report):
+            no_report, profile):
     """Run SCENARIO (a .toml file) and write results and a summary.
 
     Results go to reports/<scenario name>/ unless --out says otherwise;
@@ -320,10 +334,11 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
       nop-sim run scenarios/baseline.toml
       nop-sim run scenarios/baseline.toml --matches 5000 --set dart_cap=30 --out reports/cap30
       nop-sim run scenarios/baseline.toml --resume            # after a crash or Ctrl-C
+      nop-sim run scenarios/baseline.toml --profile --no-report  # where the time goes
       nop-sim run scenarios/baseline.toml --scheduler tcp://127.0.0.1:8786
     """
     scn = _load(scenario, overrides, matches, seed)
-    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile)
 
 
 @main.command("sweep", context_settings=CONTEXT)
@@ -338,7 +353,7 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
               default=Path("reports") / "train-cache", show_default=True,
               help="Where trained points are kept and found again (--train).")
 def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet,
-              no_report, train_first, train_budget, train_cache):
+              no_report, profile, train_first, train_budget, train_cache):
     """Run every point of SCENARIO's [sweep] table.
 
     A grid runs every combination; mode = "random", "lhs" (Latin
@@ -359,7 +374,7 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
     if train_first:
         scn = _train_points(scn, train_budget, train_cache, workers, scheduler, quiet)
     click.echo(f"{len(scn.points())} sweep points x {scn.matches:,} matches", err=True)
-    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile)
 
 
 def _train_points(scn, budget, cache, workers, scheduler, quiet):
@@ -863,6 +878,19 @@ def bench_engine_cmd(args):
       nop-sim bench engine --seconds 5
     """
     _run_script("bench_engine.py", list(args))
+
+
+@bench.command("runner", context_settings={**CONTEXT, "ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_runner_cmd(args):
+    """The runner's rate against the in-process engine's, and its start-up cost, as JSON
+    (scripts/bench_runner.py).
+
+    \b
+    Example:
+      nop-sim bench runner --matches 100000 --workers 2
+    """
+    _run_script("bench_runner.py", list(args))
 
 
 @bench.command("ordered", context_settings={**CONTEXT, "ignore_unknown_options": True})

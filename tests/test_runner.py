@@ -135,7 +135,9 @@ def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_duplicating(tmp
                                     "--resume", "--quiet", "--no-report"])
     assert res.exit_code == 0, res.output
     after = {p.name: (p / "done.json").stat().st_mtime_ns for p in chunks.glob("p*")}
-    assert len(after) == 60
+    held = [c["name"] for p in chunks.glob("p*")
+            for c in json.loads((p / "done.json").read_text())["chunks"]]
+    assert sorted(held) == sorted(set(held)) and len(held) == 60  # parts of 1+ chunks
     redone = {name for name, t in finished_before.items() if after[name] != t}
     assert redone == {damaged}
     clean = load_scenario(scn_path)
@@ -266,16 +268,16 @@ def test_a_disk_error_is_one_line_exit_1_and_takes_nothing_back_it_wrote(tmp_pat
 
     good = write(tmp_path, GOOD.replace("matches = 2", "matches = 4"), "good.toml")
     out = tmp_path / "out"
-    real = runner._write_chunk
+    real = runner._write_part
     calls = []
 
-    def full_disk(folder, chunk, tables, *rest):
-        calls.append(chunk.name)
-        if len(calls) == 2:  # the second chunk: the first is kept for --resume
-            raise OSError(28, "No space left on device", str(folder / "chunks" / chunk.name))
-        real(folder, chunk, tables, *rest)
+    def full_disk(folder, chunks, tables, *rest):
+        calls.append(chunks[0].name)
+        if len(calls) == 2:  # the second part: the first is kept for --resume
+            raise OSError(28, "No space left on device", str(folder / "chunks" / chunks[0].name))
+        real(folder, chunks, tables, *rest)
 
-    monkeypatch.setattr(runner, "_write_chunk", full_disk)
+    monkeypatch.setattr(runner, "_write_part", full_disk)
     code, output = invoke("run", good, "--out", out, "--workers", 1, "--quiet")
     assert_runtime_error(code, output, "No space left on device")
     assert "p0000-c000001" in output
