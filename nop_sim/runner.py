@@ -627,7 +627,7 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
     A run that fails before its first chunk is written leaves ``out`` as it
     was; after that, every finished chunk is kept for ``resume``.
     """
-    from nop_sim.profiling import add, phase, take
+    from nop_sim.profiling import phase, take
 
     out = Path(out)
     t0 = time.perf_counter()

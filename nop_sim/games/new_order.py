@@ -8,7 +8,7 @@ and ``arrays`` (per-point counters, summed).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache, partial
+from functools import cache, partial
 
 import numpy as np
 import pandas as pd
@@ -63,7 +63,7 @@ seat_label = partial(registry.seat_label, default_preset="balanced")
 # ---------------------------------------------------------------------------
 # One chunk -> tidy tables
 # ---------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def _names(prefix: str) -> dict[int, str]:
     """Index -> column name of the ``types`` constants ``<prefix>NAME`` (``M_HANDS`` -> hands)."""
     from nop_sim import types as T
@@ -194,9 +194,9 @@ def _events_frame(chunk, events: np.ndarray):
     match ids. Only whole matches are kept: a log that ran out of room
     (``events_lost``) loses the matches it cut short, never a part of one.
     """
-    from nop_sim import types as T
-
     import pyarrow as pa
+
+    from nop_sim import types as T
 
     ended = np.unique(events[events[:, 2] == T.EV_MATCH_END, 0])
     events = events[np.isin(events[:, 0], ended)]
@@ -208,7 +208,7 @@ def _events_frame(chunk, events: np.ndarray):
                         for i, name in enumerate(EVENT_COLUMNS)}})
 
 
-@lru_cache(maxsize=None)
+@cache
 def _labels(table: str, size: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``stat`` and ``label`` text of every row and column of an ``arrays`` counter."""
     from nop_sim import types as T
