@@ -178,9 +178,12 @@ def _concat(tables: list):
     return pa.concat_tables([t.select(schema.names).cast(schema) for t in full])
 
 
-def concat_tables(parts: list[dict]) -> dict[str, pd.DataFrame]:
-    """Several chunks' tables (as ``Game.play_chunk`` returns them), appended, as pandas."""
-    return {name: _concat([p[name] for p in parts]).to_pandas() for name in parts[0]}
+def concat_tables(parts: list[dict], names: Iterable[str] | None = None
+                  ) -> dict[str, pd.DataFrame]:
+    """Several chunks' tables (as ``Game.play_chunk`` returns them), appended, as pandas:
+    every table, or those of ``names``."""
+    names = list(parts[0]) if names is None else list(names)
+    return {name: _concat([p[name] for p in parts]).to_pandas() for name in names}
 
 
 def _write_part(out: Path, chunks: list[Chunk], tables: dict, store_version: int) -> None:
