@@ -826,6 +826,35 @@ def sensitivity_cmd(run_dir, out_dir, resamples):
     click.echo(f"report:  {written.report}")
 
 
+@main.command("compile", context_settings=CONTEXT)
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Processes compiling at once [default: all cores].")
+def compile_cmd(workers):
+    """Compile every simulation kernel into numba's cache now, in parallel.
+
+    Numba otherwise compiles each kernel on first use, so the first run after
+    an install or an update waits about half a minute. make install runs
+    this once; afterwards a run loads the kernels in about a second.
+    Running it again only loads them (a second or two).
+
+    \b
+    Example:
+      nop-sim compile
+    """
+    import time
+
+    from nop_sim.compiling import compile_all
+
+    click.echo("compiling the simulation kernels into numba's cache, once (about half a "
+               "minute on 2 cores)...", err=True)
+    t0 = time.perf_counter()
+    with _one_line():
+        times = compile_all(workers, progress=lambda label, sec: click.echo(
+            f"  {label}: {sec:.1f} s", err=True))
+    click.echo(f"kernels ready in {time.perf_counter() - t0:.1f} s ({len(times)} groups); "
+               f"runs now load them from the cache")
+
+
 @main.group(context_settings=CONTEXT)
 def bench():
     """Speed benchmarks (medians, with a peer measured in the same run)."""

@@ -311,7 +311,7 @@ def test_help_lists_run_and_sweep_first():
     names = [line.split()[0] for line in output.split("Commands:")[1].splitlines()
              if line.startswith("  ") and not line.startswith("    ")]
     assert names[:4] == ["run", "sweep", "train", "value"], output
-    assert sorted(names) == ["bench", "compare", "eval", "frequencies", "hands", "report",
+    assert sorted(names) == ["bench", "compare", "compile", "eval", "frequencies", "hands", "report",
                              "run", "sensitivity", "sweep", "train", "tune", "value"]
 
 
@@ -515,3 +515,44 @@ def test_chunks_of_an_older_store_are_redone_not_mixed_in(tmp_path):
     done.write_text(json.dumps(meta))
     again = run_scenario(scn, out, workers=1, resume=True)
     assert again.computed == 1 and again.reused == 0
+
+
+def test_compile_fills_the_cache_so_that_a_second_compile_only_loads(tmp_path):
+    # every registered game's kernel groups, each compiled (or loaded) in a worker
+    from nop_sim.compiling import compile_all
+    from nop_sim.games import registered_games
+
+    times = compile_all(workers=2)
+    assert set(times) == {f"{g.kind}: {name}" for g in registered_games() for name in g.kernels}
+    assert "new-order: match driver" in times and "ordered-hand: engine" in times
+    again = compile_all(workers=2)  # from the cache now: loads, not compiles
+    assert sum(again.values()) < max(5.0, 0.5 * sum(times.values()))
+    code, output = invoke("compile", "--workers", 1)
+    assert code == 0 and "kernels ready" in output, output
+
+
+def test_a_compile_is_announced_once():
+    import numba
+    from numba.core import event
+
+    from nop_sim import compiling
+
+    said = []
+    listener = compiling.announce_compiles(said.append)
+
+    @numba.njit(cache=False)
+    def fresh(x):  # a real compile, but not a nop-sim kernel: nothing said
+        return x + 1
+
+    fresh(1)
+    assert said == []
+
+    @numba.njit(cache=False)
+    def kernel(x):
+        return x * 2
+
+    kernel.py_func.__module__ = "nop_sim.kernels.fake"
+    kernel(1)
+    kernel(2.0)  # a second compile in the same process: said once
+    event.unregister("numba:compile", listener)
+    assert said == [compiling.COMPILE_NOTE]

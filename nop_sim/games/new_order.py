@@ -254,6 +254,39 @@ def warm_up(pool) -> None:
     callees.result()
 
 
+def compile_parallel() -> None:
+    """Compile (or load) the parallel match driver (``play_field``, threads > 1: training)."""
+    from nop_sim.agents import agent_table
+    from nop_sim.engine import play_field
+    from nop_sim.kernels.rng import keyed_states
+
+    play_field(Settings(), agent_table("balanced", 4)[None], np.zeros(2, np.int64),
+               keyed_states((1,), 2), threads=2)
+
+
+def compile_evaluator() -> None:
+    """Compile (or load) the public evaluator's kernels (``nop_sim.evaluate``)."""
+    from nop_sim.evaluator import evaluate
+
+    hands = np.array([[0, 5, 10, 15, 20, 25, 30]], np.int8)
+    evaluate(hands)
+    evaluate(hands, wild_ranks=1)
+
+
+def compile_driver() -> None:
+    """Compile (or load) the one-thread match driver (``nop-sim run``'s workers)."""
+    from nop_sim.engine import compile_engine
+
+    compile_engine()
+
+
+def compile_engine_callees() -> None:
+    """Compile (or load) the evaluator and the draft behind the drivers' firewall."""
+    from nop_sim.engine import compile_callees
+
+    compile_callees()
+
+
 def load_kernels() -> None:
     """Load the one-thread driver and its callees (from numba's cache once warmed up)."""
     from nop_sim.engine import compile_callees, compile_engine
@@ -410,6 +443,8 @@ GAME = register_game(Game(
     play_chunk=play_chunk,
     warm_up=warm_up,
     load_kernels=load_kernels,
+    kernels={"match driver": compile_driver, "evaluator and draft": compile_engine_callees,
+             "parallel driver": compile_parallel, "evaluator": compile_evaluator},
     agent_file=load_agent_file,
     fresh_hands=fresh_hands,
     stored_hands=stored_hands,

@@ -268,6 +268,14 @@ def write_report(out):
     return write_ordered_report(out)
 
 
+def compile_kernels() -> None:
+    """Compile (or load) the Ordered Hand engine: one game, unlogged and logged."""
+    from nop_sim.ordered.engine import play_ordered
+
+    play_ordered(n_games=1, workers=1)
+    play_ordered(n_games=1, workers=1, log=True)
+
+
 GAME = register_game(Game(
     kind="ordered-hand",
     title="Ordered Hand",
@@ -287,4 +295,5 @@ GAME = register_game(Game(
     referee=referee,
     write_report=write_report,
     store_version=3,  # 3: no drafts table, no stand-in hands/unresolved columns
+    kernels={"engine": compile_kernels},
 ))

@@ -83,6 +83,9 @@ class Game:
         (e.g. compile once into numba's cache)
     load_kernels() : optional; load the compiled kernels (from numba's cache
         after ``warm_up``): a worker calls it before its first chunk
+    kernels : named groups of compiled kernels, each a function that compiles
+        it into numba's cache (or loads it); ``nop-sim compile`` runs every
+        game's groups at once, one process each
     fresh_hands(scn, count) : ``(text, records)``: readable histories of
         ``count`` fresh hands of the scenario's first sweep point and their
         JSON-ready event records (``nop-sim hands SCENARIO``)
@@ -116,6 +119,7 @@ class Game:
     target_metrics: Callable[[dict], Callable] | None = None
     warm_up: Callable[[Any], None] | None = None
     load_kernels: Callable[[], None] | None = None
+    kernels: Mapping[str, Callable[[], None]] = field(default_factory=dict)
     agent_file: Callable[[Path], tuple[dict, dict]] | None = None
     store_version: int = 1
     trainable: bool = False
