@@ -10,15 +10,19 @@ line only.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import sys
-from pathlib import Path
+import time
 
-import click
-import numpy as np
+_STARTED = time.perf_counter()  # --profile's wall clock starts with the command
 
-from nop_sim import __version__
+import contextlib  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import click  # noqa: E402
+import numpy as np  # noqa: E402
+
+from nop_sim import __version__  # noqa: E402
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -271,15 +275,17 @@ class _Progress:
 
 
 def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, profile=False):
-    import time
 
     from nop_sim.agents import training_text
     from nop_sim.profiling import format_profile, phase, take
     from nop_sim.runner import RunError, run_scenario
-    from nop_sim.summary import write_summary
 
-    t0 = time.perf_counter()
     out = out_dir or Path("reports") / scn.name
+    if not no_report:
+        from nop_sim.renderer import start_renderer
+
+        _preload_report()
+        start_renderer()
     progress = _Progress(quiet, scn.game_type.work)
     try:
         try:
@@ -288,6 +294,8 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
         finally:
             progress.close()
         with phase("summary"):
+            from nop_sim.summary import write_summary  # after the run: the preload has it
+
             summary = write_summary(out)
         with phase("report"):
             report = None if no_report else _build_report(out)
@@ -309,7 +317,24 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
         times = dict(result.profile)
         for k, v in take().items():
             times[k] = times.get(k, 0.0) + v
-        click.echo(format_profile(times, time.perf_counter() - t0))
+        click.echo(format_profile(times, time.perf_counter() - _STARTED))
+
+
+def _preload_report() -> None:
+    """Import the report's libraries (matplotlib, scipy.stats) on a thread while the run
+    plays: its kernels release the GIL, so a second core does the imports meanwhile."""
+    import threading
+
+    def load():
+        try:
+            import matplotlib.backends.backend_agg  # noqa: F401
+            import scipy.stats  # noqa: F401
+
+            import nop_sim.reporting  # noqa: F401
+        except Exception:  # noqa: BLE001 - the report imports them again and says what failed
+            pass
+
+    threading.Thread(target=load, name="nop-sim-preload", daemon=True).start()
 
 
 def _build_report(out: Path):

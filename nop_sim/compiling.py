@@ -21,7 +21,8 @@ import sys
 import time
 from collections.abc import Callable
 
-__all__ = ["COMPILE_NOTE", "announce_compiles", "compile_all"]
+__all__ = ["COMPILE_NOTE", "announce_compiles", "compile_all", "kernels_compiled",
+           "mark_compiled"]
 
 COMPILE_NOTE = ("compiling the simulation kernels into numba's cache: about half a minute on "
                 "2 cores, once after an install or an update (nop-sim compile does it ahead)...")
@@ -56,6 +57,51 @@ def announce_compiles(echo: Callable[[str], None] | None = None):
     listener = _Note()
     event.register("numba:compile", listener)
     return listener
+
+
+def _marker(kind: str):
+    """The file that says game ``kind``'s kernels are in numba's cache (None: no cache)."""
+    import os
+    from pathlib import Path
+
+    import numba
+
+    import nop_sim.kernels
+
+    folder = (Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR
+              else Path(nop_sim.kernels.__file__).resolve().parent / "__pycache__")
+    if not os.access(folder if folder.exists() else folder.parent, os.W_OK):
+        return None
+    return folder / f"nop_sim-{kind}.compiled"
+
+
+def _stamp() -> str:
+    import numba
+
+    from nop_sim.kernels._jit import kernel_digest
+
+    return f"{kernel_digest()} numba {numba.__version__}"
+
+
+def kernels_compiled(kind: str) -> bool:
+    """True when game ``kind``'s kernels were compiled into this cache, for these sources
+    and this numba (``nop-sim compile``, or a run's first compile)."""
+    marker = _marker(kind)
+    try:
+        return marker is not None and marker.read_text() == _stamp()
+    except OSError:
+        return False
+
+
+def mark_compiled(kind: str) -> None:
+    """Record that game ``kind``'s kernels are in numba's cache now."""
+    marker = _marker(kind)
+    if marker is not None:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(_stamp())
+        except OSError:
+            pass  # a read-only cache: runs take the cautious path
 
 
 def _compile_group(kind: str, name: str) -> float:
@@ -93,4 +139,6 @@ def compile_all(workers: int | None = None,
             times[futures[fut]] = fut.result()
             if progress:
                 progress(futures[fut], times[futures[fut]])
+    for g in registered_games():
+        mark_compiled(g.kind)
     return times

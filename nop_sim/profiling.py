@@ -70,5 +70,6 @@ def format_profile(times: Mapping[str, float], wall: float) -> str:
     for k in known + other:
         what = PHASES.get(k, k)
         lines.append(f"  {k:<11} {times[k]:8.2f} s {100 * times[k] / total:5.1f}%  {what}")
-    lines.append(f"  {'wall':<11} {wall:8.2f} s         the whole command, by the clock")
+    lines.append(f"  {'wall':<11} {wall:8.2f} s         the whole command, by the clock (from "
+                 f"its imports; phases overlap)")
     return "\n".join(lines)

@@ -231,7 +231,7 @@ class PartResult:
     chunks: list[Chunk]
     tables: dict | None
     work: int
-    seconds: float
+    seconds: float   # CPU seconds of the thread that played it
     profile: dict[str, float]
 
 
@@ -245,9 +245,11 @@ def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
     """
     from nop_sim.profiling import add, current, phase, take
 
-    t0 = time.perf_counter()
-    played = []
     _load_kernels(scn.kind)
+    # the part's own CPU time sizes the next parts (the clock would count other
+    # processes sharing the cores)
+    t0 = time.thread_time()
+    played = []
     sim0 = current("simulation")
     t = time.perf_counter()
     for c in chunks:
@@ -259,7 +261,7 @@ def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
         _checked(game, c, tables)
     with phase("tables"):
         tables = {name: _concat([p[name] for p in played]) for name in played[0]}
-    seconds = time.perf_counter() - t0
+    seconds = time.thread_time() - t0
     done = int(pa_sum(tables["counts"], work))
     if out is not None:
         _write_part(out, chunks, tables, store_version)
@@ -481,13 +483,29 @@ def _serial(game: Game, scn: Scenario, plan: _PartPlan, out: Path) -> Iterator[P
         yield part
 
 
+WORKERS_WORTH = 1.5  # seconds of simulation workers must save to be started (their start-up)
+
+
 def _local(workers: int):
     def parts(game: Game, scn: Scenario, plan: _PartPlan, out: Path) -> Iterator[PartResult]:
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+        from nop_sim.compiling import kernels_compiled, mark_compiled
         from nop_sim.profiling import add, phase
 
+        compiled = game.warm_up is None or kernels_compiled(scn.kind)
+        if compiled:
+            # With the kernels compiled, the first part is played here: its time says
+            # whether workers would save more than their start-up costs. A small run
+            # (make run) ends here without starting any.
+            first = play_part(game.play_chunk, scn, plan.next(), game.work)
+            plan.learn(first)
+            yield first
+            left = plan.per_match * sum(c.n_matches for c in plan.todo[plan.pos:])
+            if left * (1 - 1 / workers) < WORKERS_WORTH:
+                yield from _serial(game, scn, plan, out)
+                return
         ctx = multiprocessing.get_context("spawn")  # numba's thread pools do not survive fork
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
         try:
@@ -495,9 +513,10 @@ def _local(workers: int):
             # every worker starts now (one task each), importing while the main
             # process compiles or loads the kernels
             ready = [pool.submit(_worker_ready, game.play_chunk) for _ in range(workers)]
-            if game.warm_up is not None:
+            if not compiled:  # compile once, into numba's cache, before the workers load it
                 with phase("compile"):
                     game.warm_up(pool)
+                mark_compiled(scn.kind)
             pending = {}
 
             def submit():

@@ -79,7 +79,7 @@ def test_shipped_scenarios_load_and_run_a_few_matches(path, tmp_path):
     assert result.n_matches == 2 and result.n_work > 0
 
 
-def test_same_seed_same_numbers_whatever_the_worker_count(tmp_path):
+def test_same_seed_same_numbers_whatever_the_worker_count(tmp_path, real_workers):
     scn = load_scenario(write(tmp_path, SMALL))
     run_scenario(scn, tmp_path / "one", workers=1)
     run_scenario(scn, tmp_path / "two", workers=2)
@@ -438,7 +438,7 @@ def test_a_run_that_fails_to_start_leaves_the_folder_as_it_was(tmp_path, monkeyp
 # ---------------------------------------------------------------------------
 # [run] log_sample: event logs kept in the store, read back by nop-sim hands
 # ---------------------------------------------------------------------------
-def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path):
+def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path, real_workers):
     path = write(tmp_path, SMALL.replace("seed = 5", "seed = 5\nlog_sample = 2"))
     scn = load_scenario(path)
     out, plain = tmp_path / "logged", tmp_path / "plain"
