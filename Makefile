@@ -11,6 +11,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	@echo "nop-sim: compiling the simulation kernels once, so that runs start in seconds"
+	$(BIN)/nop-sim compile
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -10,15 +10,19 @@ line only.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import sys
-from pathlib import Path
+import time
 
-import click
-import numpy as np
+_STARTED = time.perf_counter()  # --profile's wall clock starts with the command
 
-from nop_sim import __version__
+import contextlib  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import click  # noqa: E402
+import numpy as np  # noqa: E402
+
+from nop_sim import __version__  # noqa: E402
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -213,6 +217,9 @@ def _run_options(f):
         click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
         click.option("--no-report", is_flag=True,
                      help="Write results and summary only (nop-sim report builds it later)."),
+        click.option("--profile", is_flag=True,
+                     help="Print where the time went: worker start, simulation, tables, "
+                          "writes, checksums, merge, report."),
     ]):
         f = deco(f)
     return f
@@ -267,12 +274,18 @@ class _Progress:
             self.bar.__exit__(None, None, None)
 
 
-def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
+def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, profile=False):
+
     from nop_sim.agents import training_text
+    from nop_sim.profiling import format_profile, phase, take
     from nop_sim.runner import RunError, run_scenario
-    from nop_sim.summary import write_summary
 
     out = out_dir or Path("reports") / scn.name
+    if not no_report:
+        from nop_sim.renderer import start_renderer
+
+        _preload_report()
+        start_renderer()
     progress = _Progress(quiet, scn.game_type.work)
     try:
         try:
@@ -280,8 +293,12 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
                                   resume=resume, progress=progress)
         finally:
             progress.close()
-        summary = write_summary(out)
-        report = None if no_report else _build_report(out)
+        with phase("summary"):
+            from nop_sim.summary import write_summary  # after the run: the preload has it
+
+            summary = write_summary(out)
+        with phase("report"):
+            report = None if no_report else _build_report(out)
     except RunError as exc:
         raise _Failure(str(exc)) from None
     except OSError as exc:
@@ -296,6 +313,28 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False):
     click.echo(f"summary: {summary}")
     if report:
         click.echo(f"report:  {report}")
+    if profile:
+        times = dict(result.profile)
+        for k, v in take().items():
+            times[k] = times.get(k, 0.0) + v
+        click.echo(format_profile(times, time.perf_counter() - _STARTED))
+
+
+def _preload_report() -> None:
+    """Import the report's libraries (matplotlib, scipy.stats) on a thread while the run
+    plays: its kernels release the GIL, so a second core does the imports meanwhile."""
+    import threading
+
+    def load():
+        try:
+            import matplotlib.backends.backend_agg  # noqa: F401
+            import scipy.stats  # noqa: F401
+
+            import nop_sim.reporting  # noqa: F401
+        except Exception:  # noqa: BLE001 - the report imports them again and says what failed
+            pass
+
+    threading.Thread(target=load, name="nop-sim-preload", daemon=True).start()
 
 
 def _build_report(out: Path):
@@ -309,7 +348,7 @@ def _build_report(out: Path):
 @click.argument("scenario", type=click.Path(path_type=Path))
 @_run_options
 def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet,
-            no_report):
+            no_report, profile):
     """Run SCENARIO (a .toml file) and write results and a summary.
 
     Results go to reports/<scenario name>/ unless --out says otherwise;
@@ -320,10 +359,11 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
       nop-sim run scenarios/baseline.toml
       nop-sim run scenarios/baseline.toml --matches 5000 --set dart_cap=30 --out reports/cap30
       nop-sim run scenarios/baseline.toml --resume            # after a crash or Ctrl-C
+      nop-sim run scenarios/baseline.toml --profile --no-report  # where the time goes
       nop-sim run scenarios/baseline.toml --scheduler tcp://127.0.0.1:8786
     """
     scn = _load(scenario, overrides, matches, seed)
-    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile)
 
 
 @main.command("sweep", context_settings=CONTEXT)
@@ -338,7 +378,7 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
               default=Path("reports") / "train-cache", show_default=True,
               help="Where trained points are kept and found again (--train).")
 def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet,
-              no_report, train_first, train_budget, train_cache):
+              no_report, profile, train_first, train_budget, train_cache):
     """Run every point of SCENARIO's [sweep] table.
 
     A grid runs every combination; mode = "random", "lhs" (Latin
@@ -359,7 +399,7 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
     if train_first:
         scn = _train_points(scn, train_budget, train_cache, workers, scheduler, quiet)
     click.echo(f"{len(scn.points())} sweep points x {scn.matches:,} matches", err=True)
-    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile)
 
 
 def _train_points(scn, budget, cache, workers, scheduler, quiet):
@@ -811,6 +851,35 @@ def sensitivity_cmd(run_dir, out_dir, resamples):
     click.echo(f"report:  {written.report}")
 
 
+@main.command("compile", context_settings=CONTEXT)
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Processes compiling at once [default: all cores].")
+def compile_cmd(workers):
+    """Compile every simulation kernel into numba's cache now, in parallel.
+
+    Numba otherwise compiles each kernel on first use, so the first run after
+    an install or an update waits about half a minute. make install runs
+    this once; afterwards a run loads the kernels in about a second.
+    Running it again only loads them (a second or two).
+
+    \b
+    Example:
+      nop-sim compile
+    """
+    import time
+
+    from nop_sim.compiling import compile_all
+
+    click.echo("compiling the simulation kernels into numba's cache, once (about half a "
+               "minute on 2 cores)...", err=True)
+    t0 = time.perf_counter()
+    with _one_line():
+        times = compile_all(workers, progress=lambda label, sec: click.echo(
+            f"  {label}: {sec:.1f} s", err=True))
+    click.echo(f"kernels ready in {time.perf_counter() - t0:.1f} s ({len(times)} groups); "
+               f"runs now load them from the cache")
+
+
 @main.group(context_settings=CONTEXT)
 def bench():
     """Speed benchmarks (medians, with a peer measured in the same run)."""
@@ -863,6 +932,19 @@ def bench_engine_cmd(args):
       nop-sim bench engine --seconds 5
     """
     _run_script("bench_engine.py", list(args))
+
+
+@bench.command("runner", context_settings={**CONTEXT, "ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_runner_cmd(args):
+    """The runner's rate against the in-process engine's, and its start-up cost, as JSON
+    (scripts/bench_runner.py).
+
+    \b
+    Example:
+      nop-sim bench runner --matches 100000 --workers 2
+    """
+    _run_script("bench_runner.py", list(args))
 
 
 @bench.command("ordered", context_settings={**CONTEXT, "ignore_unknown_options": True})

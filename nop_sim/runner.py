@@ -39,7 +39,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -157,23 +157,63 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _write_chunk(out: Path, chunk: Chunk, tables: dict[str, pd.DataFrame],
-                 store_version: int) -> None:
-    """Write a chunk's tables into a temporary folder, then rename it into place."""
-    final = out / "chunks" / chunk.name
-    tmp = out / "chunks" / f".tmp-{chunk.name}-{os.getpid()}"
+def _arrow(table):
+    """A chunk table as a ``pyarrow.Table`` (games may return pandas or Arrow tables)."""
+    import pyarrow as pa
+
+    return table if isinstance(table, pa.Table) else pa.Table.from_pandas(table,
+                                                                         preserve_index=False)
+
+
+def _concat(tables: list):
+    """Chunk tables of one name, appended; empty ones (whose text columns have no type
+    yet) give way to the others."""
+    import pyarrow as pa
+
+    tables = [_arrow(t) for t in tables]
+    full = [t for t in tables if t.num_rows] or tables[:1]
+    if len(full) == 1:
+        return full[0]
+    schema = full[0].schema
+    return pa.concat_tables([t.select(schema.names).cast(schema) for t in full])
+
+
+def concat_tables(parts: list[dict], names: Iterable[str] | None = None
+                  ) -> dict[str, pd.DataFrame]:
+    """Several chunks' tables (as ``Game.play_chunk`` returns them), appended, as pandas:
+    every table, or those of ``names``."""
+    names = list(parts[0]) if names is None else list(names)
+    return {name: _concat([p[name] for p in parts]).to_pandas() for name in names}
+
+
+def _write_part(out: Path, chunks: list[Chunk], tables: dict, store_version: int) -> None:
+    """Write a part's tables into a temporary folder, then rename it into place.
+
+    A part is a run of consecutive chunks stored together (one file per table):
+    its folder is named after its first chunk, and ``done.json`` lists every
+    chunk it holds with its seed, and every file with its rows and checksum.
+    """
+    import pyarrow.parquet as pq
+
+    from nop_sim.profiling import phase
+
+    final = out / "chunks" / chunks[0].name
+    tmp = out / "chunks" / f".tmp-{chunks[0].name}-{os.getpid()}"
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
-    done = {"chunk": chunk.name, "n_matches": chunk.n_matches, "seed": chunk.seed,
+    done = {"chunk": chunks[0].name, "n_matches": sum(c.n_matches for c in chunks),
+            "chunks": [{"name": c.name, "n_matches": c.n_matches, "seed": c.seed} for c in chunks],
             "store_version": store_version, "files": {}}
     try:
-        for name, frame in tables.items():
+        for name, table in tables.items():
             path = tmp / f"{name}.parquet"
-            frame.to_parquet(path, index=False)
-            with open(path, "rb") as fh:
-                os.fsync(fh.fileno())
-            done["files"][name] = {"rows": len(frame), "sha256": _sha256(path)}
+            with phase("write"):
+                pq.write_table(table, path)
+                with open(path, "rb") as fh:
+                    os.fsync(fh.fileno())
+            with phase("checksums"):
+                done["files"][name] = {"rows": table.num_rows, "sha256": _sha256(path)}
         (tmp / "done.json").write_text(json.dumps(done, indent=1))
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -183,24 +223,124 @@ def _write_chunk(out: Path, chunk: Chunk, tables: dict[str, pd.DataFrame],
     os.replace(tmp, final)
 
 
-def _chunk_ok(out: Path, chunk: Chunk, game: Game) -> bool:
-    """True when the chunk's folder is complete and every file matches its checksum."""
-    folder = out / "chunks" / chunk.name
+@dataclass
+class PartResult:
+    """What a worker sends back for a part: its tables (None when it wrote them itself),
+    the work done and its phase times (:mod:`nop_sim.profiling`)."""
+
+    chunks: list[Chunk]
+    tables: dict | None
+    work: int
+    seconds: float   # CPU seconds of the thread that played it
+    profile: dict[str, float]
+
+
+def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
+              out: Path | None = None, store_version: int = 0) -> PartResult:
+    """Play consecutive chunks (``play`` is ``Game.play_chunk``) and append their tables.
+
+    With ``out``, write them there as one part (:func:`_write_part`) and send back
+    only the work done; without, send the tables (a Dask worker need not share
+    the run's disk). Executors ship this function and ``play`` to their workers.
+    """
+    from nop_sim.profiling import add, current, phase, take
+
+    _load_kernels(scn.kind)
+    # the part's own CPU time sizes the next parts (the clock would count other
+    # processes sharing the cores)
+    t0 = time.thread_time()
+    played = []
+    sim0 = current("simulation")
+    t = time.perf_counter()
+    for c in chunks:
+        played.append(play(scn, c))
+    # what the game's chunk did beside the phase it marks "simulation": its tables
+    add("tables", time.perf_counter() - t - (current("simulation") - sim0))
+    game = get_game(scn.kind)
+    for c, tables in zip(chunks, played, strict=True):
+        _checked(game, c, tables)
+    with phase("tables"):
+        tables = {name: _concat([p[name] for p in played]) for name in played[0]}
+    seconds = time.thread_time() - t0
+    done = int(pa_sum(tables["counts"], work))
+    if out is not None:
+        _write_part(out, chunks, tables, store_version)
+        tables = None
+    return PartResult(chunks, tables, done, seconds, take())
+
+
+_loaded: set[str] = set()
+
+
+def _load_kernels(kind: str) -> None:
+    """Load the game's compiled kernels in this process, once (timed as "start")."""
+    from nop_sim.profiling import phase
+
+    if kind not in _loaded:
+        _loaded.add(kind)
+        load = get_game(kind).load_kernels
+        if load is not None:
+            with phase("start"):
+                load()
+
+
+def _worker_ready(play: Callable) -> float:
+    """A new worker's first task: import the game (unpickling ``play``, its
+    ``play_chunk``, registers it) and Parquet; return the clock."""
+    import pyarrow.parquet  # noqa: F401
+
+    return time.perf_counter()
+
+
+def pa_sum(table, column: str) -> int:
+    import pyarrow.compute as pc
+
+    return int(pc.sum(table.column(column)).as_py() or 0)
+
+
+def _part_meta(folder: Path, plan: dict[str, Chunk], game: Game) -> list[Chunk] | None:
+    """The chunks a part folder holds, or None unless it is complete and matches the plan
+    (every file's checksum, every chunk's seed and size, the game's store version)."""
     try:
         done = json.loads((folder / "done.json").read_text())
-    except (OSError, ValueError):
-        return False
-    if (done.get("n_matches") != chunk.n_matches or done.get("seed") != chunk.seed
-            or done.get("store_version", 1) != game.store_version):
-        return False  # an older store's chunk is redone, not mixed in
+        listed = done.get("chunks") or [{"name": done["chunk"], "n_matches": done["n_matches"],
+                                         "seed": done["seed"]}]  # a one-chunk folder
+        chunks = [plan.get(c["name"]) for c in listed]
+        if any(c is None or (c.n_matches, c.seed) != (m["n_matches"], m["seed"])
+               for c, m in zip(chunks, listed, strict=True)):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if done.get("store_version", 1) != game.store_version:
+        return None  # an older store's chunk is redone, not mixed in
     files = done.get("files", {})
     if set(files) != set(_chunk_tables(game)):
-        return False
+        return None
     for name, meta in files.items():
         path = folder / f"{name}.parquet"
         if not path.is_file() or _sha256(path) != meta.get("sha256"):
-            return False
-    return True
+            return None
+    return chunks
+
+
+def _finished_parts(out: Path, chunks: list[Chunk], game: Game
+                    ) -> tuple[dict[str, list[Chunk]], list[Path]]:
+    """The part folders whose chunks can be reused (folder name -> chunks), and the
+    folders that cannot (damaged, stale or overlapping: removed once the run starts)."""
+    plan = {c.name: c for c in chunks}
+    parts: dict[str, list[Chunk]] = {}
+    stale: list[Path] = []
+    claimed: set[str] = set()
+    folders = sorted(p for p in (out / "chunks").glob("p*") if p.is_dir()) \
+        if (out / "chunks").is_dir() else []
+    for folder in folders:
+        held = _part_meta(folder, plan, game)
+        if held is None or claimed & {c.name for c in held}:
+            stale.append(folder)
+            continue
+        claimed |= {c.name for c in held}
+        parts[folder.name] = held
+    return parts, stale
 
 
 def _git_revision() -> str | None:
@@ -289,44 +429,118 @@ class RunResult:
     n_work: int      # the game's unit of work done (``Game.work``: hands, turns)
     work: str
     seconds: float
+    profile: dict[str, float] = field(default_factory=dict)  # phase -> seconds (--profile)
 
 
-def _executor(workers: int, scheduler: str | None):
-    """An iterator factory: submit(game, scn, chunks) -> yields (chunk, tables) as they finish."""
-    if scheduler:
-        return _dask_map(scheduler)
-    if workers <= 1:
-        return lambda game, scn, chunks: ((c, game.play_chunk(scn, c)) for c in chunks)
-    return _process_map(workers)
+PART_SECONDS = 1.0  # the simulation time a part aims at
 
 
-def _process_map(workers: int):
-    def submit(game: Game, scn: Scenario, chunks: list[Chunk]) -> Iterator[tuple[Chunk, dict]]:
+class _PartPlan:
+    """Cuts the chunks still to play into parts of about :data:`PART_SECONDS` each.
+
+    A part is a run of chunks consecutive in the plan (so the merged tables
+    keep the plan's order); its size adapts to the seconds per match measured
+    so far, starting at one chunk, and shrinks near the end so that every
+    worker has work until the last part. Parts change only how chunks are
+    stored and scheduled: every chunk keeps its own seed.
+    """
+
+    def __init__(self, todo: list[Chunk], order: dict[str, int], workers: int):
+        self.todo = list(todo)
+        self.order = order
+        self.workers = workers
+        self.pos = 0
+        self.per_match: float | None = None  # seconds per match, averaged
+
+    def __bool__(self) -> bool:
+        return self.pos < len(self.todo)
+
+    def learn(self, part: PartResult) -> None:
+        n = sum(c.n_matches for c in part.chunks)
+        rate = part.seconds / max(n, 1)
+        self.per_match = rate if self.per_match is None else 0.5 * (self.per_match + rate)
+
+    def next(self) -> list[Chunk]:
+        left = len(self.todo) - self.pos
+        if self.per_match is None:
+            size = 1
+        else:
+            size = max(1, int(PART_SECONDS / (self.per_match * max(self.todo[self.pos].n_matches, 1))))
+        size = max(1, min(size, -(-left // (2 * self.workers))))
+        part = [self.todo[self.pos]]
+        while len(part) < size and self.order[self.todo[self.pos + len(part)].name] \
+                == self.order[part[-1].name] + 1:
+            part.append(self.todo[self.pos + len(part)])
+        self.pos += len(part)
+        return part
+
+
+def _serial(game: Game, scn: Scenario, plan: _PartPlan, out: Path) -> Iterator[PartResult]:
+    """Parts played here, one after another (``--workers 1``)."""
+    while plan:
+        part = play_part(game.play_chunk, scn, plan.next(), game.work)
+        plan.learn(part)
+        yield part
+
+
+WORKERS_WORTH = 1.5  # seconds of simulation workers must save to be started (their start-up)
+
+
+def _local(workers: int):
+    def parts(game: Game, scn: Scenario, plan: _PartPlan, out: Path) -> Iterator[PartResult]:
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+        from nop_sim.compiling import kernels_compiled, mark_compiled
+        from nop_sim.profiling import add, phase
+
+        compiled = game.warm_up is None or kernels_compiled(scn.kind)
+        if compiled:
+            # With the kernels compiled, the first part is played here: its time says
+            # whether workers would save more than their start-up costs. A small run
+            # (make run) ends here without starting any.
+            first = play_part(game.play_chunk, scn, plan.next(), game.work)
+            plan.learn(first)
+            yield first
+            left = plan.per_match * sum(c.n_matches for c in plan.todo[plan.pos:])
+            if left * (1 - 1 / workers) < WORKERS_WORTH:
+                yield from _serial(game, scn, plan, out)
+                return
         ctx = multiprocessing.get_context("spawn")  # numba's thread pools do not survive fork
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            # The first chunk runs here, after the game's warm-up (e.g. compiling into
-            # numba's cache once, so the workers load the kernels instead of each
-            # compiling its own copy).
-            if game.warm_up is not None:
-                game.warm_up(pool)
-            play = game.play_chunk
-            yield chunks[0], play(scn, chunks[0])
-            chunks = chunks[1:]
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        try:
+            t0 = time.perf_counter()
+            # every worker starts now (one task each), importing while the main
+            # process compiles or loads the kernels
+            ready = [pool.submit(_worker_ready, game.play_chunk) for _ in range(workers)]
+            if not compiled:  # compile once, into numba's cache, before the workers load it
+                with phase("compile"):
+                    game.warm_up(pool)
+                mark_compiled(scn.kind)
             pending = {}
-            todo = iter(chunks)
-            for c in itertools.islice(todo, 2 * workers):
-                pending[pool.submit(play, scn, c)] = c
+
+            def submit():
+                chunks = plan.next()
+                fut = pool.submit(play_part, game.play_chunk, scn, chunks, game.work, out,
+                                  game.store_version)
+                pending[fut] = chunks
+
+            for _ in range(2 * workers):
+                if plan:
+                    submit()
+            add("start", max(f.result() for f in ready) - t0 if ready else 0.0)
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
-                    c = pending.pop(fut)
-                    yield c, fut.result()
-                    for nxt in itertools.islice(todo, 1):
-                        pending[pool.submit(play, scn, nxt)] = nxt
-    return submit
+                    pending.pop(fut)
+                    part = fut.result()
+                    plan.learn(part)
+                    if plan:
+                        submit()
+                    yield part
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return parts
 
 
 def dask_client(address: str, error: type[Exception] | None = None):
@@ -348,23 +562,43 @@ def dask_client(address: str, error: type[Exception] | None = None):
                     f"check the address (tcp://HOST:PORT) and that it is running") from None
 
 
-def _dask_map(address: str):
-    try:
+def _dask(address: str):
+    def parts(game: Game, scn: Scenario, plan: _PartPlan, out: Path) -> Iterator[PartResult]:
         from distributed import as_completed
-    except ImportError:
-        raise RunError("--scheduler needs dask.distributed: pip install 'nop-sim[dask]' "
-                       "(or pip install 'dask[distributed]')") from None
 
-    def submit(game: Game, scn: Scenario, chunks: list[Chunk]) -> Iterator[tuple[Chunk, dict]]:
         client = dask_client(address)
         try:
-            futures = {client.submit(game.play_chunk, scn, c, key=f"nop-{c.name}-{c.seed}", pure=False): c
-                       for c in chunks}
-            for fut in as_completed(futures):
-                yield futures[fut], fut.result()
+            n = max(1, sum(client.nthreads().values()))
+            plan.workers = n
+
+            def submit():
+                chunks = plan.next()
+                return client.submit(play_part, game.play_chunk, scn, chunks, game.work,
+                                     key=f"nop-{chunks[0].name}-{len(chunks)}-{chunks[0].seed}",
+                                     pure=False)
+
+            running = as_completed([submit() for _ in range(2 * n) if plan])
+            for fut in running:
+                part = fut.result()
+                plan.learn(part)
+                if plan:
+                    running.add(submit())
+                yield part
         finally:
             client.close()
-    return submit
+    return parts
+
+
+def _executor(workers: int, scheduler: str | None):
+    """``parts(game, scn, plan, out)``: yields each :class:`PartResult` as it finishes."""
+    if scheduler:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise RunError("--scheduler needs dask.distributed: pip install 'nop-sim[dask]' "
+                           "(or pip install 'dask[distributed]')") from None
+        return _dask(scheduler)
+    return _serial if workers <= 1 else _local(workers)
 
 
 class _FolderStart:
@@ -415,54 +649,93 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
     A run that fails before its first chunk is written leaves ``out`` as it
     was; after that, every finished chunk is kept for ``resume``.
     """
+    from nop_sim.profiling import phase, take
+
     out = Path(out)
     t0 = time.perf_counter()
+    take()  # this process's phase times start here
     game = get_game(scn.kind)
     old = _prepare_folder(out, scn, resume)
     chunks = plan_chunks(scn)
+    order = {c.name: i for i, c in enumerate(chunks)}
     started = old["started"] if old else datetime.now(UTC).isoformat(timespec="seconds")
     manifest = _manifest(scn, chunks, started)
-    todo = [c for c in chunks if not _chunk_ok(out, c, game)]
+    parts, stale = _finished_parts(out, chunks, game)
+    held = {c.name for held in parts.values() for c in held}
+    todo = [c for c in chunks if c.name not in held]
     reused = len(chunks) - len(todo)
-    work = _work_done(out, [c for c in chunks if c not in set(todo)], game) if reused else 0
+    work = _work_done(out, parts, game)
     done = reused
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
-    workers = max(1, min(workers, len(todo) - 1))
+    workers = max(1, min(workers, len(todo)))
+    plan = _PartPlan(todo, order, workers)
+    profile: dict[str, float] = {}
     start = _FolderStart(out)
+    finished = iter(())
+    moved: list[Path] = []
     try:
         out.mkdir(parents=True, exist_ok=True)
         (out / "chunks").mkdir(exist_ok=True)
         _write_json(out / "manifest.json", manifest)
+        # damaged or superseded parts step aside (their names may be written again),
+        # to be put back should the run fail to start
+        for folder in stale:
+            os.replace(folder, folder.with_name(f".stale-{folder.name}"))
+            moved.append(folder)
         if progress:
             progress(done, len(chunks), work)
-        finished = iter(_executor(workers, scheduler)(game, scn, todo)) if todo else iter(())
+        if todo:
+            finished = iter(_executor(workers, scheduler)(game, scn, plan, out))
         first = next(finished, None)
         if first is not None:
-            _write_chunk(out, first[0], _checked(game, *first), game.store_version)
+            _store(out, game, first)
     except BaseException:
+        close = getattr(finished, "close", None)
+        if close is not None:
+            close()  # stop the workers before taking back what they wrote
+        for folder in moved:
+            if not folder.exists():
+                os.replace(folder.with_name(f".stale-{folder.name}"), folder)
         start.undo()
         raise
-    for i, (chunk, tables) in enumerate(itertools.chain([first] if first else [], finished)):
-        if i:  # the first chunk is in place already
-            _write_chunk(out, chunk, _checked(game, chunk, tables), game.store_version)
-        done += 1
-        work += int(tables["counts"][game.work].sum())
+    for folder in moved:  # the run has started: they are redone
+        shutil.rmtree(folder.with_name(f".stale-{folder.name}"), ignore_errors=True)
+    for i, part in enumerate(itertools.chain([first] if first else [], finished)):
+        if i:  # the first part is in place already
+            _store(out, game, part)
+        parts[part.chunks[0].name] = part.chunks
+        for k, v in part.profile.items():
+            profile[k] = profile.get(k, 0.0) + v
+        done += len(part.chunks)
+        work += part.work
         if progress:
             progress(done, len(chunks), work)
-    n_matches, n_work = merge_chunks(out, chunks, game)
+    with phase("merge"):
+        n_matches, n_work = merge_chunks(out, [parts[k] for k in sorted(parts, key=lambda k: order[k])],
+                                         game)
     for tmp in (out / "chunks").glob(".tmp-*"):  # left by a run that was killed
         shutil.rmtree(tmp, ignore_errors=True)
     manifest["ended"] = datetime.now(UTC).isoformat(timespec="seconds")
     manifest["status"] = "finished"
     manifest["totals"] = {"matches": n_matches, game.work: n_work}
     _write_json(out / "manifest.json", manifest)
+    for k, v in take().items():
+        profile[k] = profile.get(k, 0.0) + v
     return RunResult(out, len(chunks), reused, len(todo), n_matches, n_work, game.work,
-                     time.perf_counter() - t0)
+                     time.perf_counter() - t0, profile)
 
 
-def _work_done(out: Path, chunks: Iterable[Chunk], game: Game) -> int:
-    return sum(int(pd.read_parquet(out / "chunks" / c.name / "counts.parquet",
-                                   columns=[game.work])[game.work].sum()) for c in chunks)
+def _store(out: Path, game: Game, part: PartResult) -> None:
+    """Write a part the worker sent back as tables (a worker with ``out`` wrote it already)."""
+    if part.tables is not None:
+        _write_part(out, part.chunks, part.tables, game.store_version)
+
+
+def _work_done(out: Path, parts: dict[str, list[Chunk]], game: Game) -> int:
+    import pyarrow.parquet as pq
+
+    return sum(pa_sum(pq.read_table(out / "chunks" / name / "counts.parquet",
+                                    columns=[game.work]), game.work) for name in parts)
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -471,10 +744,11 @@ def _write_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def merge_chunks(out: Path, chunks: list[Chunk], game: Game) -> tuple[int, int]:
-    """Merge chunk tables into the run's tables, streaming: memory stays bounded.
+def merge_chunks(out: Path, parts: list[list[Chunk]], game: Game) -> tuple[int, int]:
+    """Merge the parts' tables (in plan order) into the run's tables, streaming: memory
+    stays bounded.
 
-    The game's row tables are appended chunk by chunk to one Parquet file
+    The game's row tables are appended part by part to one Parquet file
     each; its summed tables (``point, <keys...>, value``) are summed by key as
     they are read. Returns the matches and the work (``Game.work``) merged.
     """
@@ -488,8 +762,8 @@ def merge_chunks(out: Path, chunks: list[Chunk], game: Game) -> tuple[int, int]:
     columns: dict[str, list[str]] = {}
     n_matches = n_work = 0
     try:
-        for c in chunks:
-            folder = out / "chunks" / c.name
+        for part in parts:
+            folder = out / "chunks" / part[0].name
             for name in game.tables:
                 table = pq.read_table(folder / f"{name}.parquet")
                 empty.setdefault(name, table.schema)

@@ -49,3 +49,15 @@ def dask_cluster(tmp_path):
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+
+
+@pytest.fixture
+def real_workers(monkeypatch):
+    """Runs with --workers N > 1 start their N worker processes even when small.
+
+    (A small run otherwise plays here after its first part: starting workers
+    would cost more than they save; see ``runner.WORKERS_WORTH``.)
+    """
+    import nop_sim.runner as runner
+
+    monkeypatch.setattr(runner, "WORKERS_WORTH", 0.0)

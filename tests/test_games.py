@@ -94,7 +94,7 @@ def test_run_store_summary_report_and_hands(tiny):
     assert code == 1 and len(output.strip().splitlines()) == 1, output
 
 
-def test_same_seed_same_bytes_and_worker_count_changes_nothing(tiny):
+def test_same_seed_same_bytes_and_worker_count_changes_nothing(tiny, real_workers):
     scn, folder = tiny
     one, again, two = folder / "a", folder / "b", folder / "c"
     run_scenario(scn, one, workers=1)

@@ -80,7 +80,7 @@ def test_places():
     assert _places(won, left).tolist() == [[3, 1, 2], [1, 1, 3]]
 
 
-def test_worker_count_changes_nothing(tmp_path):
+def test_worker_count_changes_nothing(tmp_path, real_workers):
     scn = load_scenario(SCENARIO, ["run.matches=240", "run.chunk=60"])
     run_scenario(scn, tmp_path / "one", workers=1)
     run_scenario(scn, tmp_path / "two", workers=2)

@@ -79,7 +79,7 @@ def test_shipped_scenarios_load_and_run_a_few_matches(path, tmp_path):
     assert result.n_matches == 2 and result.n_work > 0
 
 
-def test_same_seed_same_numbers_whatever_the_worker_count(tmp_path):
+def test_same_seed_same_numbers_whatever_the_worker_count(tmp_path, real_workers):
     scn = load_scenario(write(tmp_path, SMALL))
     run_scenario(scn, tmp_path / "one", workers=1)
     run_scenario(scn, tmp_path / "two", workers=2)
@@ -135,7 +135,9 @@ def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_duplicating(tmp
                                     "--resume", "--quiet", "--no-report"])
     assert res.exit_code == 0, res.output
     after = {p.name: (p / "done.json").stat().st_mtime_ns for p in chunks.glob("p*")}
-    assert len(after) == 60
+    held = [c["name"] for p in chunks.glob("p*")
+            for c in json.loads((p / "done.json").read_text())["chunks"]]
+    assert sorted(held) == sorted(set(held)) and len(held) == 60  # parts of 1+ chunks
     redone = {name for name, t in finished_before.items() if after[name] != t}
     assert redone == {damaged}
     clean = load_scenario(scn_path)
@@ -266,16 +268,16 @@ def test_a_disk_error_is_one_line_exit_1_and_takes_nothing_back_it_wrote(tmp_pat
 
     good = write(tmp_path, GOOD.replace("matches = 2", "matches = 4"), "good.toml")
     out = tmp_path / "out"
-    real = runner._write_chunk
+    real = runner._write_part
     calls = []
 
-    def full_disk(folder, chunk, tables, *rest):
-        calls.append(chunk.name)
-        if len(calls) == 2:  # the second chunk: the first is kept for --resume
-            raise OSError(28, "No space left on device", str(folder / "chunks" / chunk.name))
-        real(folder, chunk, tables, *rest)
+    def full_disk(folder, chunks, tables, *rest):
+        calls.append(chunks[0].name)
+        if len(calls) == 2:  # the second part: the first is kept for --resume
+            raise OSError(28, "No space left on device", str(folder / "chunks" / chunks[0].name))
+        real(folder, chunks, tables, *rest)
 
-    monkeypatch.setattr(runner, "_write_chunk", full_disk)
+    monkeypatch.setattr(runner, "_write_part", full_disk)
     code, output = invoke("run", good, "--out", out, "--workers", 1, "--quiet")
     assert_runtime_error(code, output, "No space left on device")
     assert "p0000-c000001" in output
@@ -309,7 +311,7 @@ def test_help_lists_run_and_sweep_first():
     names = [line.split()[0] for line in output.split("Commands:")[1].splitlines()
              if line.startswith("  ") and not line.startswith("    ")]
     assert names[:4] == ["run", "sweep", "train", "value"], output
-    assert sorted(names) == ["bench", "compare", "eval", "frequencies", "hands", "report",
+    assert sorted(names) == ["bench", "compare", "compile", "eval", "frequencies", "hands", "report",
                              "run", "sensitivity", "sweep", "train", "tune", "value"]
 
 
@@ -436,7 +438,7 @@ def test_a_run_that_fails_to_start_leaves_the_folder_as_it_was(tmp_path, monkeyp
 # ---------------------------------------------------------------------------
 # [run] log_sample: event logs kept in the store, read back by nop-sim hands
 # ---------------------------------------------------------------------------
-def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path):
+def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path, real_workers):
     path = write(tmp_path, SMALL.replace("seed = 5", "seed = 5\nlog_sample = 2"))
     scn = load_scenario(path)
     out, plain = tmp_path / "logged", tmp_path / "plain"
@@ -513,3 +515,44 @@ def test_chunks_of_an_older_store_are_redone_not_mixed_in(tmp_path):
     done.write_text(json.dumps(meta))
     again = run_scenario(scn, out, workers=1, resume=True)
     assert again.computed == 1 and again.reused == 0
+
+
+def test_compile_fills_the_cache_so_that_a_second_compile_only_loads(tmp_path):
+    # every registered game's kernel groups, each compiled (or loaded) in a worker
+    from nop_sim.compiling import compile_all
+    from nop_sim.games import registered_games
+
+    times = compile_all(workers=2)
+    assert set(times) == {f"{g.kind}: {name}" for g in registered_games() for name in g.kernels}
+    assert "new-order: match driver" in times and "ordered-hand: engine" in times
+    again = compile_all(workers=2)  # from the cache now: loads, not compiles
+    assert sum(again.values()) < max(5.0, 0.5 * sum(times.values()))
+    code, output = invoke("compile", "--workers", 1)
+    assert code == 0 and "kernels ready" in output, output
+
+
+def test_a_compile_is_announced_once():
+    import numba
+    from numba.core import event
+
+    from nop_sim import compiling
+
+    said = []
+    listener = compiling.announce_compiles(said.append)
+
+    @numba.njit(cache=False)
+    def fresh(x):  # a real compile, but not a nop-sim kernel: nothing said
+        return x + 1
+
+    fresh(1)
+    assert said == []
+
+    @numba.njit(cache=False)
+    def kernel(x):
+        return x * 2
+
+    kernel.py_func.__module__ = "nop_sim.kernels.fake"
+    kernel(1)
+    kernel(2.0)  # a second compile in the same process: said once
+    event.unregister("numba:compile", listener)
+    assert said == [compiling.COMPILE_NOTE]

@@ -8,7 +8,7 @@ and ``arrays`` (per-point counters, summed).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 import pandas as pd
@@ -63,6 +63,7 @@ seat_label = partial(registry.seat_label, default_preset="balanced")
 # ---------------------------------------------------------------------------
 # One chunk -> tidy tables
 # ---------------------------------------------------------------------------
+@cache
 def _names(prefix: str) -> dict[int, str]:
     """Index -> column name of the ``types`` constants ``<prefix>NAME`` (``M_HANDS`` -> hands)."""
     from nop_sim import types as T
@@ -71,8 +72,22 @@ def _names(prefix: str) -> dict[int, str]:
             if n.startswith(prefix) and isinstance(getattr(T, n), int)}
 
 
-def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
-    """Play one runner chunk; the store's tables.
+def _text(values):
+    """A text column (``large_string``, as pandas writes it)."""
+    import pyarrow as pa
+
+    return pa.array(values, type=pa.large_string())
+
+
+def _const(value, n: int):
+    """A swept setting's column: ``value`` repeated ``n`` times."""
+    import pyarrow as pa
+
+    return _text([value] * n) if isinstance(value, str) else pa.array([value] * n)
+
+
+def play_chunk(scn, chunk) -> dict:
+    """Play one runner chunk; the store's tables (pyarrow Tables: no pandas on this path).
 
     matches : one row per match: ``point, chunk, match, rotation``, the swept
         settings, ``players``, every ``types.M_*`` field, ``winner_preset``, ``column``
@@ -84,43 +99,52 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
     events : the logged matches (``[run] log_sample``), ``point, chunk`` +
         :data:`EVENT_COLUMNS`
     """
+    import pyarrow as pa
+
     from nop_sim import types as T
+    from nop_sim.profiling import phase
 
     point = scn.points()[chunk.point]
     settings = scn.settings_at(point)
-    res, rotation = _play_rotated(scn, point, settings, chunk)
+    with phase("simulation"):
+        res, rotation = _play_rotated(scn, point, settings, chunk)
     n, players = res["n_matches"], settings.players
-    seat_labels = [[seat_label(s) for s in scn.seat_specs(point, r)] for r in range(scn.n_rotations)]
-    match_ids = chunk.first_match + np.arange(n)
-    base = {"point": np.full(n, chunk.point), "chunk": np.full(n, chunk.index),
-            "match": match_ids, "rotation": rotation}
-    params = {k: [v] * n for k, v in point.items()}
+    seat_labels = np.array([[seat_label(s) for s in scn.seat_specs(point, r)]
+                            for r in range(scn.n_rotations)], dtype=object)
+    match_ids = chunk.first_match + np.arange(n, dtype=np.int64)
+    point_col = np.full(n, chunk.point, np.int64)
+    chunk_col = np.full(n, chunk.index, np.int64)
     m = res["match"]
-    matches = pd.DataFrame({**base, **params,
-                            "players": np.full(n, players),
-                            **{name: m[:, idx] for idx, name in sorted(_names("M_").items())},
-                            "winner_preset": [seat_labels[r][w] if 0 <= w < players else ""
-                                              for r, w in zip(rotation, m[:, T.M_WINNER],
-                                                              strict=True)],
-                            "column": [" ".join(map(str, row)) for row in res["column"].tolist()]})
+    winner = m[:, T.M_WINNER]
+    valid = (winner >= 0) & (winner < players)
+    winner_preset = np.where(valid, seat_labels[rotation, np.where(valid, winner, 0)], "")
+    matches = pa.table({
+        "point": point_col, "chunk": chunk_col, "match": match_ids,
+        "rotation": rotation.astype(np.int64),
+        **{k: _const(v, n) for k, v in point.items()},
+        "players": np.full(n, players, np.int64),
+        **{name: m[:, idx] for idx, name in sorted(_names("M_").items())},
+        "winner_preset": _text(winner_preset),
+        "column": _text([" ".join(map(str, row)) for row in res["column"].tolist()])})
     pl = res["player"]
-    seats = pd.DataFrame({
-        "point": np.repeat(base["point"], players), "chunk": np.repeat(base["chunk"], players),
+    seats = pa.table({
+        "point": np.repeat(point_col, players), "chunk": np.repeat(chunk_col, players),
         "match": np.repeat(match_ids, players), "seat": np.tile(np.arange(players), n),
-        "preset": np.array([seat_labels[r][s] for r in rotation for s in range(players)],
-                           dtype=object),
-        **{k: np.repeat(np.array(v, dtype=object), players) for k, v in params.items()},
+        "preset": _text(seat_labels[rotation].reshape(-1)),
+        **{k: _const(v, n * players) for k, v in point.items()},
         **{name: pl[:, :, idx].reshape(-1) for idx, name in sorted(_names("PL_").items())},
     })
     drafted = res["drafted"]
     mi, si, ci = np.nonzero(drafted)
-    drafts = pd.DataFrame({"point": chunk.point, "chunk": chunk.index, "match": match_ids[mi],
-                           "seat": si, "card": np.array(T.DISRUPTOR_IDS, dtype=object)[ci],
-                           "count": drafted[mi, si, ci]})
-    counts = pd.DataFrame({"point": [chunk.point], "chunk": [chunk.index],
-                           "n_matches": [n], **{k: [v] for k, v in point.items()},
-                           **{name: [int(res["counts"][idx])]
-                              for idx, name in sorted(_names("C_").items())}})
+    k = mi.size
+    drafts = pa.table({"point": np.full(k, chunk.point, np.int64),
+                       "chunk": np.full(k, chunk.index, np.int64), "match": match_ids[mi],
+                       "seat": si, "card": _text(np.array(T.DISRUPTOR_IDS, dtype=object)[ci]),
+                       "count": drafted[mi, si, ci]})
+    counts = pa.table({"point": [chunk.point], "chunk": [chunk.index],
+                       "n_matches": [n], **{k: _const(v, 1) for k, v in point.items()},
+                       **{name: [int(res["counts"][idx])]
+                          for idx, name in sorted(_names("C_").items())}})
     return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
             "arrays": _arrays_frame(chunk, res), "events": _events_frame(chunk, res["events"])}
 
@@ -163,48 +187,57 @@ def _play_rotated(scn, point: dict, settings, chunk) -> tuple[dict, np.ndarray]:
     return out, rotation
 
 
-def _events_frame(chunk, events: np.ndarray) -> pd.DataFrame:
+def _events_frame(chunk, events: np.ndarray):
     """The chunk's logged matches as rows ``point, chunk`` + :data:`EVENT_COLUMNS`.
 
     ``events`` are the kernel's int64 rows (``nop_sim.events``) with the run's
     match ids. Only whole matches are kept: a log that ran out of room
     (``events_lost``) loses the matches it cut short, never a part of one.
     """
+    import pyarrow as pa
+
     from nop_sim import types as T
 
     ended = np.unique(events[events[:, 2] == T.EV_MATCH_END, 0])
     events = events[np.isin(events[:, 0], ended)]
     events = events[np.argsort(events[:, 0], kind="stable")]
     n = events.shape[0]
-    return pd.DataFrame({"point": np.full(n, chunk.point, np.int64),
-                         "chunk": np.full(n, chunk.index, np.int64),
-                         **{name: events[:, i].astype(np.int64)
-                            for i, name in enumerate(EVENT_COLUMNS)}})
+    return pa.table({"point": np.full(n, chunk.point, np.int64),
+                     "chunk": np.full(n, chunk.index, np.int64),
+                     **{name: events[:, i].astype(np.int64)
+                        for i, name in enumerate(EVENT_COLUMNS)}})
 
 
-def _arrays_frame(chunk, res: dict) -> pd.DataFrame:
+@cache
+def _labels(table: str, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``stat`` and ``label`` text of every row and column of an ``arrays`` counter."""
     from nop_sim import types as T
 
+    prefix, index_names = {"category": ("K_", None), "time": ("T_", None),
+                           "disruptor": ("DS_", T.DISRUPTOR_IDS)}[table]
+    names = _names(prefix)
+    top = max(names, default=-1) + 1
+    stats = np.array([names.get(i, f"{table}_{i}") for i in range(max(top, 64))], dtype=object)
+    labels = np.array(index_names if index_names is not None else
+                      [str(i) for i in range(size)], dtype=object)
+    return stats, labels
+
+
+def _arrays_frame(chunk, res: dict):
+    """The chunk's counters as long rows ``point, table, stat, index, label, value``."""
+    import pyarrow as pa
+
     parts = []
-    for table, arr, names, index_names in (
-        ("category", res["categories"], _names("K_"), None),
-        ("time", res["time"].T, _names("T_"), None),
-        ("disruptor", res["disruptors"], _names("DS_"), T.DISRUPTOR_IDS),
-    ):
+    for table, arr in (("category", res["categories"]), ("time", res["time"].T),
+                       ("disruptor", res["disruptors"])):
+        stats, labels = _labels(table, arr.shape[1])
         stat_idx, pos = np.nonzero(arr)
-        if stat_idx.size == 0:
-            continue
-        stat_names = np.array([names.get(int(s), f"{table}_{s}") for s in stat_idx], dtype=object)
-        parts.append(pd.DataFrame({
-            "point": chunk.point, "table": table, "stat": stat_names,
-            "index": pos.astype(np.int64),
-            "label": (np.array(index_names, dtype=object)[pos] if index_names is not None
-                      else pos.astype(str).astype(object)),
-            "value": arr[stat_idx, pos].astype(np.int64)}))
-    if not parts:
-        return pd.DataFrame({"point": [], "table": [], "stat": [], "index": [], "label": [],
-                             "value": []})
-    return pd.concat(parts, ignore_index=True)
+        k = stat_idx.size
+        parts.append(pa.table({
+            "point": np.full(k, chunk.point, np.int64), "table": _text([table] * k),
+            "stat": _text(stats[stat_idx]), "index": pos.astype(np.int64),
+            "label": _text(labels[pos]), "value": arr[stat_idx, pos].astype(np.int64)}))
+    return pa.concat_tables(parts)
 
 
 def warm_up(pool) -> None:
@@ -219,6 +252,47 @@ def warm_up(pool) -> None:
     callees = pool.submit(compile_callees)
     compile_engine()
     callees.result()
+
+
+def compile_parallel() -> None:
+    """Compile (or load) the parallel match driver (``play_field``, threads > 1: training)."""
+    from nop_sim.agents import agent_table
+    from nop_sim.engine import play_field
+    from nop_sim.kernels.rng import keyed_states
+
+    play_field(Settings(), agent_table("balanced", 4)[None], np.zeros(2, np.int64),
+               keyed_states((1,), 2), threads=2)
+
+
+def compile_evaluator() -> None:
+    """Compile (or load) the public evaluator's kernels (``nop_sim.evaluate``)."""
+    from nop_sim.evaluator import evaluate
+
+    hands = np.array([[0, 5, 10, 15, 20, 25, 30]], np.int8)
+    evaluate(hands)
+    evaluate(hands, wild_ranks=1)
+
+
+def compile_driver() -> None:
+    """Compile (or load) the one-thread match driver (``nop-sim run``'s workers)."""
+    from nop_sim.engine import compile_engine
+
+    compile_engine()
+
+
+def compile_engine_callees() -> None:
+    """Compile (or load) the evaluator and the draft behind the drivers' firewall."""
+    from nop_sim.engine import compile_callees
+
+    compile_callees()
+
+
+def load_kernels() -> None:
+    """Load the one-thread driver and its callees (from numba's cache once warmed up)."""
+    from nop_sim.engine import compile_callees, compile_engine
+
+    compile_engine()
+    compile_callees()
 
 
 # ---------------------------------------------------------------------------
@@ -368,6 +442,9 @@ GAME = register_game(Game(
     target_metrics=target_metrics,
     play_chunk=play_chunk,
     warm_up=warm_up,
+    load_kernels=load_kernels,
+    kernels={"match driver": compile_driver, "evaluator and draft": compile_engine_callees,
+             "parallel driver": compile_parallel, "evaluator": compile_evaluator},
     agent_file=load_agent_file,
     fresh_hands=fresh_hands,
     stored_hands=stored_hands,

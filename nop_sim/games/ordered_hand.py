@@ -90,6 +90,7 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
     from nop_sim.ordered import kernels as K
     from nop_sim.ordered.agents import agent_from_spec
     from nop_sim.ordered.engine import play_ordered
+    from nop_sim.profiling import phase
 
     point = scn.points()[chunk.point]
     settings = scn.settings_at(point)
@@ -104,8 +105,9 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
     res = None
     for r, idx, seed in batches:
         specs = scn.seat_specs(point, r)
-        res = play_ordered(settings, [agent_from_spec(s) for s in specs], int(idx.size),
-                           seed=seed, workers=1, log=scn.log_sample > 0)
+        with phase("simulation"):
+            res = play_ordered(settings, [agent_from_spec(s) for s in specs], int(idx.size),
+                               seed=seed, workers=1, log=scn.log_sample > 0)
         games[idx] = res.games
         if res.log is not None:
             logs.append(_logged_games(res.log, chunk.first_match + idx, scn.log_sample))
@@ -266,6 +268,14 @@ def write_report(out):
     return write_ordered_report(out)
 
 
+def compile_kernels() -> None:
+    """Compile (or load) the Ordered Hand engine: one game, unlogged and logged."""
+    from nop_sim.ordered.engine import play_ordered
+
+    play_ordered(n_games=1, workers=1)
+    play_ordered(n_games=1, workers=1, log=True)
+
+
 GAME = register_game(Game(
     kind="ordered-hand",
     title="Ordered Hand",
@@ -285,4 +295,5 @@ GAME = register_game(Game(
     referee=referee,
     write_report=write_report,
     store_version=3,  # 3: no drafts table, no stand-in hands/unresolved columns
+    kernels={"engine": compile_kernels},
 ))

@@ -75,10 +75,17 @@ class Game:
 
     Play, replay, report
     --------------------
-    play_chunk(scn, chunk) : the chunk's tables, ``{name: DataFrame}`` with
-        exactly ``tables + summed_tables``
+    play_chunk(scn, chunk) : the chunk's tables, ``{name: table}`` (a pandas
+        DataFrame or a pyarrow Table) with exactly ``tables + summed_tables``;
+        it may time its engine call as the phase "simulation"
+        (:func:`nop_sim.profiling.phase`), for ``--profile``
     warm_up(pool) : optional; run before a local process pool's first chunk
         (e.g. compile once into numba's cache)
+    load_kernels() : optional; load the compiled kernels (from numba's cache
+        after ``warm_up``): a worker calls it before its first chunk
+    kernels : named groups of compiled kernels, each a function that compiles
+        it into numba's cache (or loads it); ``nop-sim compile`` runs every
+        game's groups at once, one process each
     fresh_hands(scn, count) : ``(text, records)``: readable histories of
         ``count`` fresh hands of the scenario's first sweep point and their
         JSON-ready event records (``nop-sim hands SCENARIO``)
@@ -111,6 +118,8 @@ class Game:
     fair_win_rate: Callable[[Any, int], float] = None  # type: ignore[assignment]
     target_metrics: Callable[[dict], Callable] | None = None
     warm_up: Callable[[Any], None] | None = None
+    load_kernels: Callable[[], None] | None = None
+    kernels: Mapping[str, Callable[[], None]] = field(default_factory=dict)
     agent_file: Callable[[Path], tuple[dict, dict]] | None = None
     store_version: int = 1
     trainable: bool = False

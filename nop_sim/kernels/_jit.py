@@ -57,10 +57,14 @@ import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
+from nop_sim.compiling import announce_compiles
+
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
 # NUMBA_DISABLE_JIT=1 runs every kernel as plain Python (slowly: for a debugger).
 JIT_ENABLED = not numba.config.DISABLE_JIT
+
+announce_compiles()  # a compile's wait is never a silent pause (on a terminal)
 
 
 class TypeDispatcher(CPUDispatcher):

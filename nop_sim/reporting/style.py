@@ -14,10 +14,10 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from nop_sim.reporting.model import Figure
+from nop_sim.reporting.model import Figure, resolved  # noqa: F401  (re-exported)
 
 __all__ = ["CYCLE", "DIVERGING", "DPI", "PALETTE", "SEQUENTIAL", "STYLE", "WIDTH", "figure",
-           "png", "styled"]
+           "png", "resolved", "styled"]
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with every
 # common colour-vision deficiency. Yellow is last: it is faint on white.
@@ -58,10 +58,23 @@ def figure(height: float = 3.6, *, ncols: int = 1, nrows: int = 1, width: float 
     return fig, axes
 
 
-def png(fig: MplFigure, name: str, caption: str) -> Figure:
-    """Render ``fig`` to a :class:`~nop_sim.reporting.model.Figure` block."""
+def _render(fig: MplFigure) -> bytes:
     buf = io.BytesIO()
     with styled():
         fig.savefig(buf, format="png", dpi=DPI)
+    return buf.getvalue()
+
+
+def png(fig: MplFigure, name: str, caption: str) -> Figure:
+    """Render ``fig`` to a :class:`~nop_sim.reporting.model.Figure` block.
+
+    With a helper started (:func:`nop_sim.renderer.start_renderer`), every other figure is
+    rendered there: the block then holds a future of the bytes until
+    :func:`resolved` (the writers call it).
+    """
+    from nop_sim import renderer
+
     w, h = fig.get_size_inches() * DPI
-    return Figure(name, buf.getvalue(), caption, int(round(w)), int(round(h)))
+    size = int(round(w)), int(round(h))
+    future = renderer.offload(fig)
+    return Figure(name, _render(fig) if future is None else future, caption, *size)

@@ -50,7 +50,7 @@ import pandas as pd
 import tomli_w
 
 from nop_sim.games import get_game
-from nop_sim.runner import Chunk, plan_chunks
+from nop_sim.runner import Chunk, concat_tables, plan_chunks
 from nop_sim.scenario import Scenario, Target, TuneAxis
 
 __all__ = ["TuneConfig", "TuneError", "TuneResult", "objective", "tune_folder"]
@@ -137,7 +137,7 @@ def _estimate(game, specs, tables: list[dict], n_boot: int, seed: int) -> dict[s
     """Point estimates and bootstrap intervals (over chunks) of every target metric and
     the objective, from a trial's chunk tables."""
     names = [n for n in (*game.tables, *game.summed_tables) if n != "events"]
-    merged = {n: pd.concat([t[n] for t in tables], ignore_index=True) for n in names}
+    merged = concat_tables(tables, names)
     estimate = game.target_metrics(merged)
     point = estimate()
     n_chunks = len(tables)
@@ -384,9 +384,7 @@ def _run_trial(study, scn: Scenario, cfg: TuneConfig, player: _Player, index: in
         todo = [c for c in chunks[len(tables):] if c.first_match < end]
         tables += player.play(tscn, todo)
         played = sum(c.n_matches for c in chunks[:len(tables)])
-        est = game.target_metrics(
-            {n: pd.concat([t[n] for t in tables], ignore_index=True)
-             for n in ("matches", "seats", "counts")})()
+        est = game.target_metrics(concat_tables(tables, ("matches", "seats", "counts")))()
         trial.report(objective(scn.target_specs, est), 2 ** r)  # the pruner's resource
         if r < len(rungs) - 1 and trial.should_prune():
             state = TrialState.PRUNED

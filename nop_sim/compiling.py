@@ -1,0 +1,144 @@
+"""The one-time compile: saying so while it happens, and doing it ahead (``nop-sim compile``).
+
+Numba compiles a kernel the first time it is called and keeps the machine
+code in its cache; later processes load it in a fraction of a second. The
+first run after an install (or after an update of the kernels) therefore
+waits for a compile. Two things keep that wait from being a silent pause:
+
+* :func:`announce_compiles` prints one line to stderr (a terminal) when a
+  nop-sim kernel starts compiling in this process; kernels._jit installs it. It listens to numba's documented event
+  API (``numba.core.event``, event ``"numba:compile"``, broadcast on a real
+  compile, never on a cache load).
+* :func:`compile_all` compiles every registered game's kernel groups
+  (``Game.kernels``) into the cache at once, one process per group, as many
+  at a time as there are cores. ``make install`` runs it (``nop-sim compile``),
+  so that the first ``make run`` finds the kernels compiled.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+__all__ = ["COMPILE_NOTE", "announce_compiles", "compile_all", "kernels_compiled",
+           "mark_compiled"]
+
+COMPILE_NOTE = ("compiling the simulation kernels into numba's cache: about half a minute on "
+                "2 cores, once after an install or an update (nop-sim compile does it ahead)...")
+
+def announce_compiles(echo: Callable[[str], None] | None = None):
+    """Print :data:`COMPILE_NOTE` (once) when a nop-sim kernel starts compiling; returns
+    the listener (``numba.core.event.unregister("numba:compile", it)`` stops it)."""
+    from numba.core import event
+
+    def say(text: str) -> None:
+        import multiprocessing
+
+        if multiprocessing.parent_process() is not None:
+            return  # a worker: its parent has said it
+        if sys.stderr is not None and sys.stderr.isatty():  # a person is waiting
+            print(text, file=sys.stderr, flush=True)
+
+    echo = echo or say
+
+    class _Note(event.Listener):
+        said = False
+
+        def on_start(self, ev):
+            fn = getattr(ev.data.get("dispatcher"), "py_func", None)
+            if not self.said and getattr(fn, "__module__", "").startswith("nop_sim."):
+                self.said = True
+                echo(COMPILE_NOTE)
+
+        def on_end(self, ev):
+            pass
+
+    listener = _Note()
+    event.register("numba:compile", listener)
+    return listener
+
+
+def _marker(kind: str):
+    """The file that says game ``kind``'s kernels are in numba's cache (None: no cache)."""
+    import os
+    from pathlib import Path
+
+    import numba
+
+    import nop_sim.kernels
+
+    folder = (Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR
+              else Path(nop_sim.kernels.__file__).resolve().parent / "__pycache__")
+    if not os.access(folder if folder.exists() else folder.parent, os.W_OK):
+        return None
+    return folder / f"nop_sim-{kind}.compiled"
+
+
+def _stamp() -> str:
+    import numba
+
+    from nop_sim.kernels._jit import kernel_digest
+
+    return f"{kernel_digest()} numba {numba.__version__}"
+
+
+def kernels_compiled(kind: str) -> bool:
+    """True when game ``kind``'s kernels were compiled into this cache, for these sources
+    and this numba (``nop-sim compile``, or a run's first compile)."""
+    marker = _marker(kind)
+    try:
+        return marker is not None and marker.read_text() == _stamp()
+    except OSError:
+        return False
+
+
+def mark_compiled(kind: str) -> None:
+    """Record that game ``kind``'s kernels are in numba's cache now."""
+    marker = _marker(kind)
+    if marker is not None:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(_stamp())
+        except OSError:
+            pass  # a read-only cache: runs take the cautious path
+
+
+def _compile_group(kind: str, name: str) -> float:
+    """Compile one kernel group of a game in this (worker) process; its seconds."""
+    from nop_sim.games import get_game
+
+    t = time.perf_counter()
+    get_game(kind).kernels[name]()
+    return time.perf_counter() - t
+
+
+def compile_all(workers: int | None = None,
+                progress: Callable[[str, float], None] | None = None) -> dict[str, float]:
+    """Compile (or load) every registered game's kernel groups, ``workers`` processes at once.
+
+    Returns ``"<game>: <group>" -> seconds``. ``progress(label, seconds)`` is
+    called as each group finishes.
+    """
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from nop_sim.engine import refresh_kernel_cache
+    from nop_sim.games import registered_games
+
+    refresh_kernel_cache()  # drop stale kernels once, before the workers look at the cache
+    groups = [(g.kind, name) for g in registered_games() for name in g.kernels]
+    workers = max(1, min(workers or os.cpu_count() or 1, len(groups)))
+    times: dict[str, float] = {}
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = {pool.submit(_compile_group, kind, name): f"{kind}: {name}"
+                   for kind, name in groups}
+        for fut in as_completed(futures):
+            times[futures[fut]] = fut.result()
+            if progress:
+                progress(futures[fut], times[futures[fut]])
+    for g in registered_games():
+        mark_compiled(g.kind)
+    return times

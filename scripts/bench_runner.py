@@ -1,0 +1,105 @@
+"""Benchmark the runner against the engine it drives; prints one JSON object.
+
+The same matches are played twice, in turn, ``--repeats`` times:
+
+* ``engine``: in-process, ``play_matches(..., threads=W)`` per seat rotation,
+  in the run's chunks (the engine's rate with nothing around it);
+* ``runner``: ``run_scenario`` with ``W`` local worker processes into a fresh
+  folder (no report): planning, workers, tables, Parquet, checksums, merge.
+
+``runner_share`` is the median runner rate over the median engine rate
+(the issue's goal: at least 0.85 on a long run). ``startup_s`` is the fixed
+cost of a run: the median wall time of a run of one match per worker
+(spawning the workers, loading the cached kernels, writing and merging a
+part each); ``profile`` is the long run's phases (``nop-sim run --profile``).
+
+    python scripts/bench_runner.py [--scenario scenarios/baseline.toml]
+        [--matches 21000] [--workers 2] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenario", default=str(ROOT / "scenarios" / "baseline.toml"))
+    ap.add_argument("--matches", type=int, default=21_000, help="matches per sweep point")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+
+    from nop_sim.engine import play_matches
+    from nop_sim.runner import plan_chunks, run_scenario
+    from nop_sim.scenario import load_scenario
+
+    scn = load_scenario(args.scenario, [f"run.matches={args.matches}"])
+    if scn.kind != "new-order" or len(scn.points()) != 1:
+        raise SystemExit("bench runner takes a New Order scenario without a [sweep]")
+    point = scn.points()[0]
+    settings = scn.settings_at(point)
+    chunks = plan_chunks(scn)
+
+    def engine_threads() -> int:
+        # the engine on W threads: each rotation's matches as one call, in the run's chunks
+        hands = 0
+        for r in range(scn.n_rotations):
+            n = sum(int(np.sum((c.first_match + np.arange(c.n_matches)) % scn.n_rotations == r))
+                    for c in chunks)
+            res = play_matches(settings, scn.seat_specs(point, r), n, seed=r,
+                               chunk_size=max(1, scn.chunk // scn.n_rotations),
+                               threads=args.workers)
+            hands += res.count("hands")
+        return hands
+
+    work = Path(tempfile.mkdtemp(prefix="nop-bench-runner-"))
+    try:
+        engine_threads()  # compile or load the parallel driver outside the clock
+        times: dict[str, list[float]] = {"engine": [], "runner": []}
+        hands = {}
+        profile = None
+        for i in range(args.repeats):
+            t = time.perf_counter()
+            hands["engine"] = engine_threads()
+            times["engine"].append(time.perf_counter() - t)
+            out = work / f"run{i}"
+            t = time.perf_counter()
+            res = run_scenario(scn, out, workers=args.workers)
+            times["runner"].append(time.perf_counter() - t)
+            hands["runner"] = res.n_work
+            profile = res.profile
+            shutil.rmtree(out)
+        tiny = load_scenario(args.scenario, [f"run.matches={args.workers}", "run.chunk=1"])
+        startup = []
+        for i in range(args.repeats):
+            t = time.perf_counter()
+            run_scenario(tiny, work / f"tiny{i}", workers=args.workers)
+            startup.append(time.perf_counter() - t)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    rate = {k: hands[k] / float(np.median(v)) for k, v in times.items()}
+    print(json.dumps({
+        "scenario": scn.name, "matches": args.matches, "workers": args.workers,
+        "repeats": args.repeats,
+        "engine_hands_per_s": round(rate["engine"]),
+        "runner_hands_per_s": round(rate["runner"]),
+        "runner_share": round(rate["runner"] / rate["engine"], 3),
+        "engine_s": [round(t, 2) for t in times["engine"]],
+        "runner_s": [round(t, 2) for t in times["runner"]],
+        "startup_s": round(float(np.median(startup)), 2),
+        "profile": {k: round(v, 2) for k, v in (profile or {}).items()},
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
