@@ -466,7 +466,9 @@ class _PartPlan:
             size = 1
         else:
             size = max(1, int(PART_SECONDS / (self.per_match * max(self.todo[self.pos].n_matches, 1))))
-        size = max(1, min(size, -(-left // (2 * self.workers))))
+        if self.workers > 1:  # keep every worker busy until the last part
+            size = min(size, -(-left // (2 * self.workers)))
+        size = max(1, size)
         part = [self.todo[self.pos]]
         while len(part) < size and self.order[self.todo[self.pos + len(part)].name] \
                 == self.order[part[-1].name] + 1:
@@ -504,6 +506,7 @@ def _local(workers: int):
             yield first
             left = plan.per_match * sum(c.n_matches for c in plan.todo[plan.pos:])
             if left * (1 - 1 / workers) < WORKERS_WORTH:
+                plan.workers = 1
                 yield from _serial(game, scn, plan, out)
                 return
         ctx = multiprocessing.get_context("spawn")  # numba's thread pools do not survive fork
