@@ -468,7 +468,7 @@ class _PartPlan:
             size = max(1, int(PART_SECONDS / (self.per_match * max(self.todo[self.pos].n_matches, 1))))
         if self.workers > 1:  # keep every worker busy until the last part
             size = min(size, -(-left // (2 * self.workers)))
-        size = max(1, size)
+        size = max(1, min(size, left))
         part = [self.todo[self.pos]]
         while len(part) < size and self.order[self.todo[self.pos + len(part)].name] \
                 == self.order[part[-1].name] + 1:
