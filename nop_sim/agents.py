@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -160,8 +161,8 @@ def agent_row(spec: str | Mapping[str, Any] | Sequence[float]) -> np.ndarray:
     names the base, default ``balanced``) or a full row of numbers.
     """
     if isinstance(spec, str):
-        values = _preset(spec)
-    elif isinstance(spec, Mapping):
+        return _preset_row(spec).copy()
+    if isinstance(spec, Mapping):
         spec = dict(spec)
         values = _preset(str(spec.pop("preset", "balanced")))
         for key, value in spec.items():
@@ -191,6 +192,12 @@ def agent_row(spec: str | Mapping[str, Any] | Sequence[float]) -> np.ndarray:
             )
         out[i] = float(value)
     return out
+
+
+@lru_cache(maxsize=64)
+def _preset_row(name: str) -> np.ndarray:
+    """A preset's checked row, built once (a runner plays thousands of batches)."""
+    return agent_row(_preset(name))
 
 
 def agent_table(seats: str | Sequence, players: int) -> np.ndarray:

@@ -178,6 +178,15 @@ def _concat(tables: list):
     return pa.concat_tables([t.select(schema.names).cast(schema) for t in full])
 
 
+def _summed(table):
+    """A summed table's rows with equal keys added up (first-seen key order)."""
+    keys = [k for k in table.column_names if k != "value"]
+    if table.num_rows == 0 or not keys:
+        return table
+    out = table.group_by(keys, use_threads=False).aggregate([("value", "sum")])
+    return out.rename_columns([*keys, "value"]).select(table.column_names).cast(table.schema)
+
+
 def concat_tables(parts: list[dict], names: Iterable[str] | None = None
                   ) -> dict[str, pd.DataFrame]:
     """Several chunks' tables (as ``Game.play_chunk`` returns them), appended, as pandas:
@@ -261,6 +270,8 @@ def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
         _checked(game, c, tables)
     with phase("tables"):
         tables = {name: _concat([p[name] for p in played]) for name in played[0]}
+        for name in game.summed_tables:  # a part stores its counters summed
+            tables[name] = _summed(tables[name])
     seconds = time.thread_time() - t0
     done = int(pa_sum(tables["counts"], work))
     if out is not None:
@@ -432,7 +443,9 @@ class RunResult:
     profile: dict[str, float] = field(default_factory=dict)  # phase -> seconds (--profile)
 
 
-PART_SECONDS = 1.0  # the simulation time a part aims at
+# The CPU seconds of play a stored part aims at: the unit of writing, merging and
+# redoing after a crash. NOP_SIM_PART_SECONDS overrides it (e.g. 0 for one chunk a part).
+PART_SECONDS = float(os.environ.get("NOP_SIM_PART_SECONDS", "1.0"))
 
 
 class _PartPlan:
@@ -465,7 +478,7 @@ class _PartPlan:
         if self.per_match is None:
             size = 1
         else:
-            size = max(1, int(PART_SECONDS / (self.per_match * max(self.todo[self.pos].n_matches, 1))))
+            size = int(PART_SECONDS / max(self.per_match * self.todo[self.pos].n_matches, 1e-9))
         if self.workers > 1:  # keep every worker busy until the last part
             size = min(size, -(-left // (2 * self.workers)))
         size = max(1, min(size, left))
@@ -747,6 +760,9 @@ def _write_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
+MERGE_ROWS = 1 << 16  # rows per row group of a merged table
+
+
 def merge_chunks(out: Path, parts: list[list[Chunk]], game: Game) -> tuple[int, int]:
     """Merge the parts' tables (in plan order) into the run's tables, streaming: memory
     stays bounded.
@@ -763,7 +779,20 @@ def merge_chunks(out: Path, parts: list[list[Chunk]], game: Game) -> tuple[int, 
     empty: dict[str, Any] = {}  # a schema per table, for one with no rows in any chunk
     sums: dict[str, Any] = {name: None for name in game.summed_tables}
     columns: dict[str, list[str]] = {}
+    pending: dict[str, list] = {name: [] for name in game.tables}
     n_matches = n_work = 0
+
+    def flush(name: str, final: bool = False) -> None:
+        # Row groups of MERGE_ROWS rows whatever the parts were, so that the merged
+        # file's bytes depend on the rows only, never on how parts were cut.
+        rows = pa.concat_tables(pending[name]) if pending[name] else None
+        if rows is None:
+            return
+        whole = rows.num_rows if final else rows.num_rows - rows.num_rows % MERGE_ROWS
+        for start in range(0, whole, MERGE_ROWS):
+            writers[name].write_table(rows.slice(start, min(MERGE_ROWS, whole - start)))
+        pending[name] = [rows.slice(whole)] if whole < rows.num_rows else []
+
     try:
         for part in parts:
             folder = out / "chunks" / part[0].name
@@ -777,7 +806,9 @@ def merge_chunks(out: Path, parts: list[list[Chunk]], game: Game) -> tuple[int, 
                     writers[name] = pq.ParquetWriter(out / f".{name}.parquet.tmp", table.schema)
                 else:
                     table = table.select(schemas[name].names).cast(schemas[name])
-                writers[name].write_table(table)
+                pending[name].append(table)
+                if sum(t.num_rows for t in pending[name]) >= MERGE_ROWS:
+                    flush(name)
                 if name == "matches":
                     n_matches += table.num_rows
                 if name == "counts":
@@ -788,6 +819,8 @@ def merge_chunks(out: Path, parts: list[list[Chunk]], game: Game) -> tuple[int, 
                 if len(part):
                     part = part.groupby(keys, sort=False)["value"].sum()
                     sums[name] = part if sums[name] is None else sums[name].add(part, fill_value=0)
+        for name in writers:
+            flush(name, final=True)
     finally:
         for w in writers.values():
             w.close()

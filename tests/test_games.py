@@ -44,9 +44,10 @@ def tiny(request, tmp_path_factory) -> tuple[Scenario, Path]:
 
 
 def _bytes(out: Path) -> dict[str, str]:
-    """sha256 of every Parquet file of a run folder, chunks included."""
+    """sha256 of every Parquet file of a run folder's merged store (its chunks/ folder is
+    cut into parts by the time chunks take, so its layout may differ between runs)."""
     return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(out.rglob("*.parquet"))}
+            for p in sorted(out.glob("*.parquet"))}
 
 
 def _cli(*args) -> tuple[int, str]:

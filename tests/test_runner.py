@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -113,7 +114,8 @@ def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_duplicating(tmp
     out = tmp_path / "killed"
     proc = subprocess.Popen(NOP_SIM + ["run", str(scn_path), "--out", str(out), "--workers", "1",
                                        "--quiet", "--no-report"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL,
+                            env={**os.environ, "NOP_SIM_PART_SECONDS": "0"})  # a chunk a part
     chunks = out / "chunks"
     deadline = time.time() + 240
     while time.time() < deadline:
