@@ -665,7 +665,7 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
     A run that fails before its first chunk is written leaves ``out`` as it
     was; after that, every finished chunk is kept for ``resume``.
     """
-    from nop_sim.profiling import phase, take
+    from nop_sim.profiling import take
 
     out = Path(out)
     t0 = time.perf_counter()
@@ -716,19 +716,39 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
         raise
     for folder in moved:  # the run has started: they are redone
         shutil.rmtree(folder.with_name(f".stale-{folder.name}"), ignore_errors=True)
-    for i, part in enumerate(itertools.chain([first] if first else [], finished)):
-        if i:  # the first part is in place already
-            _store(out, game, part)
-        parts[part.chunks[0].name] = part.chunks
-        for k, v in part.profile.items():
-            profile[k] = profile.get(k, 0.0) + v
-        done += len(part.chunks)
-        work += part.work
-        if progress:
-            progress(done, len(chunks), work)
-    with phase("merge"):
-        n_matches, n_work = merge_chunks(out, [parts[k] for k in sorted(parts, key=lambda k: order[k])],
-                                         game)
+    # parts merge as soon as every part before them in the plan is in: the merge
+    # streams along with the run instead of waiting for its end
+    merger = Merger(out, game)
+    by_first = {order[name]: held for name, held in parts.items()}
+    next_pos = 0
+
+    def merge_ready() -> None:
+        nonlocal next_pos
+        while next_pos in by_first:
+            held = by_first.pop(next_pos)
+            merger.add(held)
+            next_pos += len(held)
+
+    try:
+        merge_ready()
+        for i, part in enumerate(itertools.chain([first] if first else [], finished)):
+            if i:  # the first part is in place already
+                _store(out, game, part)
+            by_first[order[part.chunks[0].name]] = part.chunks
+            for k, v in part.profile.items():
+                profile[k] = profile.get(k, 0.0) + v
+            done += len(part.chunks)
+            work += part.work
+            if progress:
+                progress(done, len(chunks), work)
+            merge_ready()
+        if by_first or next_pos != len(chunks):
+            raise RunError(f"{out}: parts do not cover the plan's chunks (from chunk "
+                           f"{next_pos}); run again with --resume")
+        n_matches, n_work = merger.finish()
+    except BaseException:
+        merger.abort()
+        raise
     for tmp in (out / "chunks").glob(".tmp-*"):  # left by a run that was killed
         shutil.rmtree(tmp, ignore_errors=True)
     manifest["ended"] = datetime.now(UTC).isoformat(timespec="seconds")
@@ -764,81 +784,120 @@ MERGE_ROWS = 1 << 16  # rows per row group of a merged table
 
 
 def merge_chunks(out: Path, parts: list[list[Chunk]], game: Game) -> tuple[int, int]:
-    """Merge the parts' tables (in plan order) into the run's tables, streaming: memory
-    stays bounded.
-
-    The game's row tables are appended part by part to one Parquet file
-    each; its summed tables (``point, <keys...>, value``) are summed by key as
-    they are read. Returns the matches and the work (``Game.work``) merged.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    writers: dict[str, Any] = {}
-    schemas: dict[str, Any] = {}
-    empty: dict[str, Any] = {}  # a schema per table, for one with no rows in any chunk
-    sums: dict[str, Any] = {name: None for name in game.summed_tables}
-    columns: dict[str, list[str]] = {}
-    pending: dict[str, list] = {name: [] for name in game.tables}
-    n_matches = n_work = 0
-
-    def flush(name: str, final: bool = False) -> None:
-        # Row groups of MERGE_ROWS rows whatever the parts were, so that the merged
-        # file's bytes depend on the rows only, never on how parts were cut.
-        rows = pa.concat_tables(pending[name]) if pending[name] else None
-        if rows is None:
-            return
-        whole = rows.num_rows if final else rows.num_rows - rows.num_rows % MERGE_ROWS
-        for start in range(0, whole, MERGE_ROWS):
-            writers[name].write_table(rows.slice(start, min(MERGE_ROWS, whole - start)))
-        pending[name] = [rows.slice(whole)] if whole < rows.num_rows else []
-
+    """Merge the parts' tables (in plan order) into the run's tables (:class:`Merger`).
+    Returns the matches and the work (``Game.work``) merged."""
+    merger = Merger(out, game)
     try:
         for part in parts:
-            folder = out / "chunks" / part[0].name
-            for name in game.tables:
+            merger.add(part)
+    except BaseException:
+        merger.abort()
+        raise
+    return merger.finish()
+
+
+class Merger:
+    """Merges parts into the run's tables as they come, in plan order; memory stays bounded.
+
+    The game's row tables are appended part by part to one Parquet file each,
+    in row groups of :data:`MERGE_ROWS` rows whatever the parts were (so the
+    merged bytes depend on the rows only); its summed tables (``point,
+    <keys...>, value``) are summed by key as they are read. The files are
+    written as ``.<table>.parquet.tmp`` and renamed into place by :meth:`finish`.
+    """
+
+    def __init__(self, out: Path, game: Game):
+        self.out, self.game = out, game
+        self.writers: dict[str, Any] = {}
+        self.schemas: dict[str, Any] = {}
+        self.empty: dict[str, Any] = {}  # a schema per table, for one with no rows at all
+        self.sums: dict[str, Any] = {name: None for name in game.summed_tables}
+        self.columns: dict[str, list[str]] = {}
+        self.pending: dict[str, list] = {name: [] for name in game.tables}
+        self.n_matches = self.n_work = 0
+
+    def _flush(self, name: str, final: bool = False) -> None:
+        import pyarrow as pa
+
+        if not self.pending[name]:
+            return
+        rows = pa.concat_tables(self.pending[name])
+        whole = rows.num_rows if final else rows.num_rows - rows.num_rows % MERGE_ROWS
+        for start in range(0, whole, MERGE_ROWS):
+            self.writers[name].write_table(rows.slice(start, min(MERGE_ROWS, whole - start)))
+        self.pending[name] = [rows.slice(whole)] if whole < rows.num_rows else []
+
+    def add(self, part: list[Chunk]) -> None:
+        """Append the part stored under ``chunks/<first chunk>``."""
+        import pyarrow.parquet as pq
+
+        from nop_sim.profiling import phase
+
+        with phase("merge"):
+            folder = self.out / "chunks" / part[0].name
+            for name in self.game.tables:
                 table = pq.read_table(folder / f"{name}.parquet")
-                empty.setdefault(name, table.schema)
+                self.empty.setdefault(name, table.schema)
                 if table.num_rows == 0:
                     continue
-                if name not in writers:
-                    schemas[name] = table.schema
-                    writers[name] = pq.ParquetWriter(out / f".{name}.parquet.tmp", table.schema)
+                if name not in self.writers:
+                    self.schemas[name] = table.schema
+                    self.writers[name] = pq.ParquetWriter(self.out / f".{name}.parquet.tmp",
+                                                          table.schema)
                 else:
-                    table = table.select(schemas[name].names).cast(schemas[name])
-                pending[name].append(table)
-                if sum(t.num_rows for t in pending[name]) >= MERGE_ROWS:
-                    flush(name)
+                    table = table.select(self.schemas[name].names).cast(self.schemas[name])
+                self.pending[name].append(table)
+                if sum(t.num_rows for t in self.pending[name]) >= MERGE_ROWS:
+                    self._flush(name)
                 if name == "matches":
-                    n_matches += table.num_rows
+                    self.n_matches += table.num_rows
                 if name == "counts":
-                    n_work += int(pa.compute.sum(table.column(game.work)).as_py() or 0)
-            for name in game.summed_tables:
-                part = pd.read_parquet(folder / f"{name}.parquet")
-                keys = columns.setdefault(name, [k for k in part.columns if k != "value"])
-                if len(part):
-                    part = part.groupby(keys, sort=False)["value"].sum()
-                    sums[name] = part if sums[name] is None else sums[name].add(part, fill_value=0)
-        for name in writers:
-            flush(name, final=True)
-    finally:
-        for w in writers.values():
+                    self.n_work += pa_sum(table, self.game.work)
+            for name in self.game.summed_tables:
+                frame = pd.read_parquet(folder / f"{name}.parquet")
+                keys = self.columns.setdefault(name, [k for k in frame.columns if k != "value"])
+                if len(frame):
+                    frame = frame.groupby(keys, sort=False)["value"].sum()
+                    self.sums[name] = (frame if self.sums[name] is None
+                                       else self.sums[name].add(frame, fill_value=0))
+
+    def abort(self) -> None:
+        """Close and remove the temporary files (a run that failed keeps its parts)."""
+        for w in self.writers.values():
             w.close()
-    for name in game.tables:
-        tmp = out / f".{name}.parquet.tmp"
-        if name not in writers:
-            if name in empty:
-                pq.write_table(empty[name].empty_table(), tmp)
-            else:
-                pd.DataFrame().to_parquet(tmp, index=False)
-        os.replace(tmp, out / f"{name}.parquet")
-    for name, total in sums.items():
-        keys = columns.get(name, [])
-        frame = (total.astype(np.int64).reset_index().sort_values(keys, kind="stable")
-                 if total is not None else pd.DataFrame(columns=keys + ["value"]))
-        frame.to_parquet(out / f".{name}.parquet.tmp", index=False)
-        os.replace(out / f".{name}.parquet.tmp", out / f"{name}.parquet")
-    return n_matches, n_work
+        self.writers = {}
+        for tmp in self.out.glob(".*.parquet.tmp"):
+            tmp.unlink(missing_ok=True)
+
+    def finish(self) -> tuple[int, int]:
+        """Write what is left and rename every table into place; (matches, work)."""
+        import pyarrow.parquet as pq
+
+        from nop_sim.profiling import phase
+
+        with phase("merge"):
+            try:
+                for name in self.writers:
+                    self._flush(name, final=True)
+            finally:
+                for w in self.writers.values():
+                    w.close()
+            out = self.out
+            for name in self.game.tables:
+                tmp = out / f".{name}.parquet.tmp"
+                if name not in self.writers:
+                    if name in self.empty:
+                        pq.write_table(self.empty[name].empty_table(), tmp)
+                    else:
+                        pd.DataFrame().to_parquet(tmp, index=False)
+                os.replace(tmp, out / f"{name}.parquet")
+            for name, total in self.sums.items():
+                keys = self.columns.get(name, [])
+                frame = (total.astype(np.int64).reset_index().sort_values(keys, kind="stable")
+                         if total is not None else pd.DataFrame(columns=keys + ["value"]))
+                frame.to_parquet(out / f".{name}.parquet.tmp", index=False)
+                os.replace(out / f".{name}.parquet.tmp", out / f"{name}.parquet")
+        return self.n_matches, self.n_work
 
 
 def _read_table(path: Path) -> pd.DataFrame:

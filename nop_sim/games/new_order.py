@@ -79,11 +79,21 @@ def _text(values):
     return pa.array(values, type=pa.large_string())
 
 
+def _pick(labels, idx: np.ndarray):
+    """``labels[idx]`` as a text column, taken in Arrow (no Python string per row)."""
+    import pyarrow as pa
+
+    table = labels if isinstance(labels, pa.Array) else _text(list(labels))
+    return table.take(pa.array(np.asarray(idx, dtype=np.int64)))
+
+
 def _const(value, n: int):
     """A swept setting's column: ``value`` repeated ``n`` times."""
     import pyarrow as pa
 
-    return _text([value] * n) if isinstance(value, str) else pa.array([value] * n)
+    if isinstance(value, str):
+        return _pick(_text([value]), np.zeros(n, np.int64))
+    return pa.array([value] * n)
 
 
 def play_chunk(scn, chunk) -> dict:
@@ -117,20 +127,22 @@ def play_chunk(scn, chunk) -> dict:
     m = res["match"]
     winner = m[:, T.M_WINNER]
     valid = (winner >= 0) & (winner < players)
-    winner_preset = np.where(valid, seat_labels[rotation, np.where(valid, winner, 0)], "")
+    # preset of the winner, "" for none: index into the seat labels plus one "" entry
+    flat = _text([*seat_labels.reshape(-1), ""])
+    winner_idx = np.where(valid, rotation * players + np.where(valid, winner, 0), len(flat) - 1)
     matches = pa.table({
         "point": point_col, "chunk": chunk_col, "match": match_ids,
         "rotation": rotation.astype(np.int64),
         **{k: _const(v, n) for k, v in point.items()},
         "players": np.full(n, players, np.int64),
         **{name: m[:, idx] for idx, name in sorted(_names("M_").items())},
-        "winner_preset": _text(winner_preset),
+        "winner_preset": _pick(flat, winner_idx),
         "column": _text([" ".join(map(str, row)) for row in res["column"].tolist()])})
     pl = res["player"]
     seats = pa.table({
         "point": np.repeat(point_col, players), "chunk": np.repeat(chunk_col, players),
         "match": np.repeat(match_ids, players), "seat": np.tile(np.arange(players), n),
-        "preset": _text(seat_labels[rotation].reshape(-1)),
+        "preset": _pick(flat, (rotation[:, None] * players + np.arange(players)).reshape(-1)),
         **{k: _const(v, n * players) for k, v in point.items()},
         **{name: pl[:, :, idx].reshape(-1) for idx, name in sorted(_names("PL_").items())},
     })
@@ -139,7 +151,7 @@ def play_chunk(scn, chunk) -> dict:
     k = mi.size
     drafts = pa.table({"point": np.full(k, chunk.point, np.int64),
                        "chunk": np.full(k, chunk.index, np.int64), "match": match_ids[mi],
-                       "seat": si, "card": _text(np.array(T.DISRUPTOR_IDS, dtype=object)[ci]),
+                       "seat": si, "card": _pick(_card_ids(), ci),
                        "count": drafted[mi, si, ci]})
     counts = pa.table({"point": [chunk.point], "chunk": [chunk.index],
                        "n_matches": [n], **{k: _const(v, 1) for k, v in point.items()},
@@ -209,7 +221,14 @@ def _events_frame(chunk, events: np.ndarray):
 
 
 @cache
-def _labels(table: str, size: int) -> tuple[np.ndarray, np.ndarray]:
+def _card_ids():
+    from nop_sim import types as T
+
+    return _text(list(T.DISRUPTOR_IDS))
+
+
+@cache
+def _labels(table: str, size: int):
     """The ``stat`` and ``label`` text of every row and column of an ``arrays`` counter."""
     from nop_sim import types as T
 
@@ -217,9 +236,9 @@ def _labels(table: str, size: int) -> tuple[np.ndarray, np.ndarray]:
                            "disruptor": ("DS_", T.DISRUPTOR_IDS)}[table]
     names = _names(prefix)
     top = max(names, default=-1) + 1
-    stats = np.array([names.get(i, f"{table}_{i}") for i in range(max(top, 64))], dtype=object)
-    labels = np.array(index_names if index_names is not None else
-                      [str(i) for i in range(size)], dtype=object)
+    stats = _text([names.get(i, f"{table}_{i}") for i in range(max(top, 64))])
+    labels = _text(list(index_names) if index_names is not None else
+                   [str(i) for i in range(size)])
     return stats, labels
 
 
@@ -234,9 +253,10 @@ def _arrays_frame(chunk, res: dict):
         stat_idx, pos = np.nonzero(arr)
         k = stat_idx.size
         parts.append(pa.table({
-            "point": np.full(k, chunk.point, np.int64), "table": _text([table] * k),
-            "stat": _text(stats[stat_idx]), "index": pos.astype(np.int64),
-            "label": _text(labels[pos]), "value": arr[stat_idx, pos].astype(np.int64)}))
+            "point": np.full(k, chunk.point, np.int64),
+            "table": _pick(_text([table]), np.zeros(k, np.int64)),
+            "stat": _pick(stats, stat_idx), "index": pos.astype(np.int64),
+            "label": _pick(labels, pos), "value": arr[stat_idx, pos].astype(np.int64)}))
     return pa.concat_tables(parts)
 
 
