@@ -48,6 +48,7 @@ test-numba-range:
 bench: $(STAMP)
 	$(BIN)/nop-sim bench evaluator
 	$(BIN)/nop-sim bench engine
+	$(BIN)/nop-sim bench runner
 	$(BIN)/nop-sim bench ordered
 
 lint: $(STAMP)

@@ -870,7 +870,7 @@ def compile_cmd(workers):
 
     from nop_sim.compiling import compile_all
 
-    click.echo("compiling the simulation kernels into numba's cache, once (about half a "
+    click.echo("compiling the simulation kernels into numba's cache, once (about a "
                "minute on 2 cores)...", err=True)
     t0 = time.perf_counter()
     with _one_line():
