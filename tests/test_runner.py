@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from nop_sim.cli import main
-from nop_sim.runner import load_tables, run_game, run_scenario
+from nop_sim.runner import load_tables, plan_chunks, run_game, run_scenario
 from nop_sim.scenario import ScenarioError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -558,3 +558,42 @@ def test_a_compile_is_announced_once():
     kernel(2.0)  # a second compile in the same process: said once
     event.unregister("numba:compile", listener)
     assert said == [compiling.COMPILE_NOTE]
+
+
+def test_profile_names_every_phase_and_the_parts_hold_every_chunk_once(tmp_path, real_workers):
+    path = write(tmp_path, SMALL)
+    out = tmp_path / "out"
+    code, output = invoke("run", path, "--out", out, "--workers", 2, "--quiet", "--no-report",
+                          "--profile")
+    assert code == 0, output
+    lines = output.split("profile (seconds")[1].splitlines()
+    shown = {line.split()[0] for line in lines[1:] if line.strip()}
+    assert {"start", "simulation", "tables", "write", "checksums", "merge", "summary",
+            "wall"} <= shown, output
+    # parts: consecutive chunks, each chunk in exactly one part, and the merged
+    # tables in plan order
+    held = []
+    for folder in sorted((out / "chunks").glob("p*")):
+        names = [c["name"] for c in json.loads((folder / "done.json").read_text())["chunks"]]
+        assert names[0] == folder.name
+        held += names
+    plan = [c.name for c in plan_chunks(load_scenario(path))]
+    assert sorted(held) == plan
+    matches = load_tables(out)["matches"]
+    assert list(zip(matches["point"], matches["match"], strict=True)) == sorted(
+        zip(matches["point"], matches["match"], strict=True))
+
+
+def test_a_part_is_sized_by_the_time_its_chunks_take():
+    from nop_sim.runner import PART_SECONDS, Chunk, PartResult, _PartPlan
+
+    chunks = [Chunk(0, i, 10 * i, 10, 0, i) for i in range(40)]
+    plan = _PartPlan(chunks, {c.name: i for i, c in enumerate(chunks)}, workers=1)
+    first = plan.next()
+    assert len(first) == 1  # nothing measured yet
+    # a chunk of 10 matches took a tenth of PART_SECONDS: the next part holds ten
+    plan.learn(PartResult(first, None, 0, PART_SECONDS / 10, {}))
+    assert len(plan.next()) == 10
+    # with two workers, no part takes more than a quarter of what is left
+    plan.workers = 2
+    assert len(plan.next()) == -(-29 // 4)
