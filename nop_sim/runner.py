@@ -960,12 +960,28 @@ def _read_table(path: Path) -> pd.DataFrame:
     return pd.DataFrame(frame, copy=False)
 
 
-def load_tables(out: str | Path, names: Iterable[str] | None = None
-                ) -> dict[str, pd.DataFrame]:
+def _read_point(path: Path, point: int) -> pd.DataFrame:
+    """One sweep point's rows of a merged table, text columns as pandas categories."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    text = [f.name for f in schema if pa.types.is_string(f.type) or
+            pa.types.is_large_string(f.type)]
+    if "point" not in schema.names:
+        return pq.read_table(path, read_dictionary=text).to_pandas()
+    return pq.read_table(path, filters=[("point", "==", point)],
+                         read_dictionary=text).to_pandas()
+
+
+def load_tables(out: str | Path, names: Iterable[str] | None = None,
+                point: int | None = None) -> dict[str, pd.DataFrame]:
     """The merged tables of a finished run folder.
 
     ``names``: which ones; by default every table of the folder's game but
-    ``events`` (``Game.result_tables``).
+    ``events`` (``Game.result_tables``). ``point``: only that sweep point's
+    rows (read from the row groups that hold them: memory stays that of one
+    point however many there are).
     """
     out = Path(out)
     manifest = out / "manifest.json"
@@ -980,7 +996,7 @@ def load_tables(out: str | Path, names: Iterable[str] | None = None
             raise RunError(f"{out}: {path.name} is missing; the run did not finish — "
                            f"finish it with nop-sim run ... --resume --out {out}")
         try:
-            tables[name] = _read_table(path)
+            tables[name] = _read_table(path) if point is None else _read_point(path, point)
         except Exception as exc:  # pyarrow raises several kinds for damaged files
             raise RunError(f"{path}: cannot be read ({exc.__class__.__name__}); "
                            f"rebuild it with --resume") from None

@@ -44,7 +44,6 @@ def _seat_table(seats: pd.DataFrame, by: str, fair: float) -> pd.DataFrame:
 def write_summary(out: str | Path) -> Path:
     """Write ``summary.md`` into a finished run folder and return its path."""
     out = Path(out)
-    tables = load_tables(out, ("matches", "seats", "counts"))
     game = run_game(out)
     manifest = json.loads((out / "manifest.json").read_text())
     totals = manifest["totals"]
@@ -52,16 +51,17 @@ def write_summary(out: str | Path) -> Path:
     lines = [f"# {manifest['scenario']['name']}: run summary", "",
              f"Seed {manifest['seed']}, {manifest['matches_per_point']} matches per point, "
              f"{manifest['n_points']} point(s), {work:,} {game.work}.", ""]
-    summary = point_summary(tables, game)
-    matches, seats = tables["matches"], tables["seats"]
     for point in manifest["points"]:
         p = point["point"]
+        # one point's rows at a time: memory stays flat however large the sweep
+        tables = load_tables(out, ("matches", "seats", "counts"), point=p)
+        matches, s = tables["matches"], tables["seats"]
+        summary = point_summary(tables, game)
         lines.append(f"## Point {p}" + (f": {point['params']}" if point["params"] else ""))
         lines.append("")
-        lines.append(md_table(summary[summary["point"] == p].drop(columns="point"), digits=3))
-        s = seats[seats["point"] == p]
+        lines.append(md_table(summary.drop(columns="point"), digits=3))
         players = int(point["settings"].get("players", s["seat"].nunique()))
-        fair = game.fair_win_rate(matches[matches["point"] == p], players)
+        fair = game.fair_win_rate(matches, players)
         for by in ("seat", "preset"):
             table = _seat_table(s, by, fair)
             lines += ["", f"Win rate by {by} (95% Wilson interval):", "",
