@@ -17,46 +17,14 @@ waits for a compile. Two things keep that wait from being a silent pause:
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 
 __all__ = ["COMPILE_NOTE", "announce_compiles", "compile_all", "kernels_compiled",
            "mark_compiled"]
 
-COMPILE_NOTE = ("compiling the simulation kernels into numba's cache: about half a minute on "
-                "2 cores, once after an install or an update (nop-sim compile does it ahead)...")
-
-def announce_compiles(echo: Callable[[str], None] | None = None):
-    """Print :data:`COMPILE_NOTE` (once) when a nop-sim kernel starts compiling; returns
-    the listener (``numba.core.event.unregister("numba:compile", it)`` stops it)."""
-    from numba.core import event
-
-    def say(text: str) -> None:
-        import multiprocessing
-
-        if multiprocessing.parent_process() is not None:
-            return  # a worker: its parent has said it
-        if sys.stderr is not None and sys.stderr.isatty():  # a person is waiting
-            print(text, file=sys.stderr, flush=True)
-
-    echo = echo or say
-
-    class _Note(event.Listener):
-        said = False
-
-        def on_start(self, ev):
-            fn = getattr(ev.data.get("dispatcher"), "py_func", None)
-            if not self.said and getattr(fn, "__module__", "").startswith("nop_sim."):
-                self.said = True
-                echo(COMPILE_NOTE)
-
-        def on_end(self, ev):
-            pass
-
-    listener = _Note()
-    event.register("numba:compile", listener)
-    return listener
+# the note and its listener live with the numba options (kernels._jit installs it)
+from nop_sim.kernels._jit import COMPILE_NOTE, announce_compiles  # noqa: E402
 
 
 def _marker(kind: str):

@@ -49,6 +49,8 @@ so that a debugger can step through any kernel (:func:`lookup_table`).
 from __future__ import annotations
 
 import hashlib
+import sys
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -57,14 +59,11 @@ import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
-from nop_sim.compiling import announce_compiles
-
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
 # NUMBA_DISABLE_JIT=1 runs every kernel as plain Python (slowly: for a debugger).
 JIT_ENABLED = not numba.config.DISABLE_JIT
 
-announce_compiles()  # a compile's wait is never a silent pause (on a terminal)
 
 
 class TypeDispatcher(CPUDispatcher):
@@ -74,6 +73,44 @@ class TypeDispatcher(CPUDispatcher):
         args = tuple(types.unliteral(a) for a in args)
         kws = {k: types.unliteral(v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
+
+
+COMPILE_NOTE = ("compiling the simulation kernels into numba's cache: about half a minute on "
+                "2 cores, once after an install or an update (nop-sim compile does it ahead)...")
+
+def announce_compiles(echo: Callable[[str], None] | None = None):
+    """Print :data:`COMPILE_NOTE` (once) when a nop-sim kernel starts compiling; returns
+    the listener (``numba.core.event.unregister("numba:compile", it)`` stops it)."""
+    from numba.core import event
+
+    def say(text: str) -> None:
+        import multiprocessing
+
+        if multiprocessing.parent_process() is not None:
+            return  # a worker: its parent has said it
+        if sys.stderr is not None and sys.stderr.isatty():  # a person is waiting
+            print(text, file=sys.stderr, flush=True)
+
+    echo = echo or say
+
+    class _Note(event.Listener):
+        said = False
+
+        def on_start(self, ev):
+            fn = getattr(ev.data.get("dispatcher"), "py_func", None)
+            if not self.said and getattr(fn, "__module__", "").startswith("nop_sim."):
+                self.said = True
+                echo(COMPILE_NOTE)
+
+        def on_end(self, ev):
+            pass
+
+    listener = _Note()
+    event.register("numba:compile", listener)
+    return listener
+
+
+announce_compiles()  # a compile's wait is never a silent pause (on a terminal)
 
 
 def _typed(dispatcher):
