@@ -299,6 +299,10 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
             summary = write_summary(out)
         with phase("report"):
             report = None if no_report else _build_report(out)
+        if not no_report:
+            from nop_sim.renderer import stop_renderer
+
+            stop_renderer()
     except RunError as exc:
         raise _Failure(str(exc)) from None
     except OSError as exc:

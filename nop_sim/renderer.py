@@ -39,8 +39,11 @@ def start_renderer() -> None:
     from concurrent.futures import ProcessPoolExecutor
 
     if _helper is None and (os.cpu_count() or 1) > 1:
+        import atexit
+
         _helper = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         _helper.submit(_warm)  # it starts now and imports matplotlib meanwhile
+        atexit.register(stop_renderer)  # before the interpreter tears the pool down
 
 
 def stop_renderer() -> None:

@@ -44,6 +44,7 @@ def _seat_table(seats: pd.DataFrame, by: str, fair: float) -> pd.DataFrame:
 def write_summary(out: str | Path) -> Path:
     """Write ``summary.md`` into a finished run folder and return its path."""
     out = Path(out)
+    load_tables(out, ())  # a folder that is not a run: one clear line
     game = run_game(out)
     manifest = json.loads((out / "manifest.json").read_text())
     totals = manifest["totals"]
