@@ -249,6 +249,7 @@ class _Progress:
         self.bar = None
         self.t0 = None
         self.start_work = 0
+        self.rate = ""  # the bar shows it from its first render, on entering
 
     def __call__(self, done: int, total: int, work: int):
         import time
@@ -262,7 +263,6 @@ class _Progress:
                                          show_eta=True, show_percent=True,
                                          item_show_func=lambda _: self.rate)
             self.bar.__enter__()
-            self.rate = ""
             self.bar.update(done)
             return
         elapsed = max(time.perf_counter() - self.t0, 1e-9)

@@ -18,7 +18,6 @@ NumPy and SciPy only; :mod:`nop_sim.analysis` (New Order) and
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 __all__ = ["CONFIDENCE", "bootstrap_median", "mean_half_width", "mean_interval",
            "median_draws", "newcombe_interval", "normal_quantile", "poisson_interval",
@@ -29,6 +28,8 @@ CONFIDENCE = 0.95
 
 def normal_quantile(confidence: float = CONFIDENCE) -> float:
     """Two-sided normal quantile: 1.959963984540054 for 95%."""
+    from scipy import stats  # imported when first needed: scipy.stats takes 0.5 s
+
     return float(stats.norm.ppf(0.5 + confidence / 2))
 
 
@@ -53,6 +54,8 @@ def wilson_interval(k, n, confidence: float = CONFIDENCE):
 
 def poisson_interval(k, exposure, confidence: float = CONFIDENCE):
     """Exact (Garwood) interval of a rate ``k / exposure`` for Poisson counts."""
+    from scipy import stats  # imported when first needed: scipy.stats takes 0.5 s
+
     k = np.asarray(k, dtype=float)
     exposure = np.asarray(exposure, dtype=float)
     a = 1 - confidence
@@ -85,6 +88,8 @@ def mean_half_width(sd, n, confidence: float = CONFIDENCE):
     What :func:`mean_interval` uses, for callers that hold ``(n, sd)`` already
     (grouped tables, sums of squares).
     """
+    from scipy import stats  # imported when first needed: scipy.stats takes 0.5 s
+
     sd = np.asarray(sd, dtype=float)
     n = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):

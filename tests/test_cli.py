@@ -98,3 +98,20 @@ def test_frequencies_gives_an_unseen_category_a_nonzero_upper_bound():
     low, high = rows["Flush Five"][3].strip("[]%,"), rows["Flush Five"][4].strip("[]%")
     assert float(low) == 0 and float(high) > 0
     assert float(high) == pytest.approx(100 * wilson_interval(0, 2000)[1], abs=1e-3)
+
+
+def test_the_progress_bar_renders_on_a_terminal(monkeypatch, capsys):
+    # on a terminal click renders the bar on entering it: the rate must exist then
+    import click._termui_impl
+
+    from nop_sim.cli import _Progress
+
+    monkeypatch.setattr(click._termui_impl, "isatty", lambda f: True)
+    progress = _Progress(quiet=False)
+    progress.enabled = True
+    progress(0, 4, 0)
+    progress(2, 4, 1000)
+    progress(4, 4, 2000)
+    progress.close()
+    err = capsys.readouterr().err
+    assert "chunks" in err and "hands/s" in err

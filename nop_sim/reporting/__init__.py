@@ -34,30 +34,31 @@ Findings link to sections by id (``Bullets(items, links=["wins"])``);
 sections from ``len(...)`` of the spec list, never from a constant.
 """
 
-from nop_sim.reporting.build import build_sections, check_links
-from nop_sim.reporting.figures import (
-    annotate_heat,
-    hbar_ci,
-    hide_unused,
-    interval_err,
-    percent_axis,
-)
+import importlib
+
 from nop_sim.reporting.format import cell, count, isnum, num, num_ci, pct, pct_ci, pval
 from nop_sim.reporting.model import Bullets, Csv, Figure, Note, Report, Section, SectionSpec, Table
 from nop_sim.reporting.render import md_table, render_html, render_md
-from nop_sim.reporting.style import (
-           CYCLE,
-           DIVERGING,
-           DPI,
-           PALETTE,
-           SEQUENTIAL,
-           STYLE,
-           WIDTH,
-           figure,
-           png,
-           styled,
-)
-from nop_sim.reporting.write import atomic_write, write_report
+
+# What draws needs matplotlib (about 0.3 s to import): those names load on first use
+# (PEP 562), so a summary's tables do not pay for it.
+_LAZY = {
+    **dict.fromkeys(("CYCLE", "DIVERGING", "DPI", "PALETTE", "SEQUENTIAL", "STYLE", "WIDTH",
+                     "figure", "png", "styled"), "style"),
+    **dict.fromkeys(("annotate_heat", "hbar_ci", "hide_unused", "interval_err",
+                     "percent_axis"), "figures"),
+    **dict.fromkeys(("build_sections", "check_links"), "build"),
+    **dict.fromkeys(("atomic_write", "write_report"), "write"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["CYCLE", "DIVERGING", "DPI", "PALETTE", "SEQUENTIAL", "STYLE", "WIDTH", "Bullets",
            "Csv", "Figure", "Note", "Report", "Section", "SectionSpec", "Table",
