@@ -161,12 +161,16 @@ class RunData:
         return RunData(manifest, tables, self.folder)
 
 
+DRAFT_COLUMNS = ("point", "match", "seat", "card", "count")
+
+
 def load_run(folder: str | Path) -> RunData:
     """Read ``manifest.json`` and the merged Parquet tables of a finished run."""
     from nop_sim.runner import load_tables
 
     folder = Path(folder)
-    tables = load_tables(folder)
+    # the drafts run to millions of rows: only the columns the analysis reads
+    tables = load_tables(folder, columns={"drafts": DRAFT_COLUMNS})
     manifest = json.loads((folder / "manifest.json").read_text())
     return RunData(manifest, tables, folder)
 
@@ -999,7 +1003,7 @@ def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
       :func:`_length_effect`), with an interval.
     """
     arrays = _disruptor_arrays(run)
-    drafts = run.table("drafts", "point", "match", "seat", "card", "count")
+    drafts = run.table("drafts", *DRAFT_COLUMNS)
     seats = run.table("seats", "point", "match", "seat", "place")
     matches = run.table("matches", "point", "match", "hands")
     keys = ["point", "chunk", "match"] if all("chunk" in t.columns for t in

@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -900,7 +900,7 @@ class Merger:
         return self.n_matches, self.n_work
 
 
-def _read_table(path: Path) -> pd.DataFrame:
+def _read_table(path: Path, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """A Parquet table with text columns as pandas categories.
 
     The drafts of a ten-million-hand sweep run to millions of rows in
@@ -913,12 +913,14 @@ def _read_table(path: Path) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     schema = pq.read_schema(path)
+    if columns is not None:
+        schema = pa.schema([f for f in schema if f.name in set(columns)])
     text = [f.name for f in schema if pa.types.is_string(f.type) or
             pa.types.is_large_string(f.type)]
     plain = [f for f in schema if f.name not in text]
 
     def simple() -> pd.DataFrame:  # for tables nop-sim does not write (other types, nulls)
-        return pq.read_table(path, read_dictionary=text).to_pandas()
+        return pq.read_table(path, columns=schema.names, read_dictionary=text).to_pandas()
 
     if any(not (pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
                 or pa.types.is_boolean(f.type)) for f in plain):
@@ -929,7 +931,7 @@ def _read_table(path: Path) -> pd.DataFrame:
     codes = {name: np.empty(n, dtype=np.int32) for name in text}
     labels: dict[str, dict[str, int]] = {name: {} for name in text}
     pos = 0
-    for batch in pf.iter_batches(batch_size=1 << 16):
+    for batch in pf.iter_batches(batch_size=1 << 16, columns=schema.names):
         k = batch.num_rows
         for name in data:
             col = batch.column(name)
@@ -975,13 +977,15 @@ def _read_point(path: Path, point: int) -> pd.DataFrame:
 
 
 def load_tables(out: str | Path, names: Iterable[str] | None = None,
-                point: int | None = None) -> dict[str, pd.DataFrame]:
+                point: int | None = None,
+                columns: Mapping[str, Sequence[str]] | None = None) -> dict[str, pd.DataFrame]:
     """The merged tables of a finished run folder.
 
     ``names``: which ones; by default every table of the folder's game but
     ``events`` (``Game.result_tables``). ``point``: only that sweep point's
     rows (read from the row groups that hold them: memory stays that of one
-    point however many there are).
+    point however many there are). ``columns``: table -> the columns to read
+    (every column of a table not named).
     """
     out = Path(out)
     manifest = out / "manifest.json"
@@ -996,7 +1000,9 @@ def load_tables(out: str | Path, names: Iterable[str] | None = None,
             raise RunError(f"{out}: {path.name} is missing; the run did not finish — "
                            f"finish it with nop-sim run ... --resume --out {out}")
         try:
-            tables[name] = _read_table(path) if point is None else _read_point(path, point)
+            wanted = (columns or {}).get(name)
+            tables[name] = (_read_table(path, wanted) if point is None
+                            else _read_point(path, point))
         except Exception as exc:  # pyarrow raises several kinds for damaged files
             raise RunError(f"{path}: cannot be read ({exc.__class__.__name__}); "
                            f"rebuild it with --resume") from None
