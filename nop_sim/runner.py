@@ -7,24 +7,31 @@ depend on the worker count, the order chunks finish in, or the backend
 (local processes or a Dask cluster).
 
 The runner knows no game: the scenario's :class:`~nop_sim.games.Game` plays
-each chunk (``play_chunk``) and declares the tables it writes. The store is
-one folder::
+each chunk (``play_chunk``) and declares the tables it writes. Consecutive
+chunks are played and stored together as a *part* of about a second of play
+(:class:`_PartPlan`): the unit a worker plays and writes, the merge reads and a
+resume redoes. Parts change how chunks are stored, never a chunk's rows. A
+small run plays in the main process; a larger one starts worker processes
+(or uses a Dask cluster). The store is one folder::
 
     manifest.json              scenario (and its game's kind), resolved settings,
                                seed, versions, git, times
-    chunks/p0000-c000000/      one folder per finished chunk, renamed into place
-        matches.parquet ...    when complete, with done.json holding checksums
+    chunks/p0000-c000000/      one folder per finished part, named after its first
+        matches.parquet ...    chunk, renamed into place when complete; done.json
+                               lists its chunks (seeds, sizes) and files (checksums)
     <table>.parquet            the game's tables (``Game.tables``: e.g. matches,
-                               seats, counts), rebuilt from the chunks at the end
+                               seats, counts), merged from the parts as they come
+                               (:class:`Merger`), in plan order
     arrays.parquet             the game's summed per-point counters (``summed_tables``)
     events.parquet             event logs of the matches ``[run] log_sample`` picks
                                (see :func:`load_match_log`), empty without it
 
-A run killed at any moment leaves only whole chunk folders (plus ``.tmp-*``
+A run killed at any moment leaves only whole part folders (plus ``.tmp-*``
 folders, removed when a later run of the folder finishes); ``--resume``
-checks every finished chunk's checksums, redoes damaged ones and runs the
-rest. A run that fails before its first chunk is written (a disk error, an
-unreachable scheduler) leaves the folder as it found it.
+checks every finished part's checksums, redoes damaged ones and runs the
+rest. A run that fails before its first part is written (a disk error, an
+unreachable scheduler) leaves the folder as it found it. Where the time goes:
+``nop-sim run --profile`` (:mod:`nop_sim.profiling`).
 """
 
 from __future__ import annotations
