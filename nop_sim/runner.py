@@ -788,6 +788,7 @@ def _write_json(path: Path, data: dict) -> None:
 
 
 MERGE_ROWS = 1 << 16  # rows per row group of a merged table
+SUM_ROWS = 1 << 20    # summed-table rows held before they are added up by key
 
 
 def merge_chunks(out: Path, parts: list[list[Chunk]], game: Game) -> tuple[int, int]:
@@ -818,7 +819,7 @@ class Merger:
         self.writers: dict[str, Any] = {}
         self.schemas: dict[str, Any] = {}
         self.empty: dict[str, Any] = {}  # a schema per table, for one with no rows at all
-        self.sums: dict[str, Any] = {name: None for name in game.summed_tables}
+        self.sums: dict[str, list] = {name: [] for name in game.summed_tables}
         self.columns: dict[str, list[str]] = {}
         self.pending: dict[str, list] = {name: [] for name in game.tables}
         self.n_matches = self.n_work = 0
@@ -861,12 +862,26 @@ class Merger:
                 if name == "counts":
                     self.n_work += pa_sum(table, self.game.work)
             for name in self.game.summed_tables:
-                frame = pd.read_parquet(folder / f"{name}.parquet")
-                keys = self.columns.setdefault(name, [k for k in frame.columns if k != "value"])
-                if len(frame):
-                    frame = frame.groupby(keys, sort=False)["value"].sum()
-                    self.sums[name] = (frame if self.sums[name] is None
-                                       else self.sums[name].add(frame, fill_value=0))
+                table = pq.read_table(folder / f"{name}.parquet")
+                self.columns.setdefault(name, [k for k in table.column_names if k != "value"])
+                if table.num_rows:
+                    self.sums[name].append(table)
+                    if sum(t.num_rows for t in self.sums[name]) > SUM_ROWS:
+                        self._reduce(name)
+
+    def _reduce(self, name: str) -> None:
+        """Add up the summed table's rows held so far by key (Arrow's hash aggregate)."""
+        import pyarrow as pa
+
+        tables = self.sums[name]
+        if not tables:
+            return
+        schema = tables[0].schema
+        rows = pa.concat_tables([t.select(schema.names).cast(schema) for t in tables])
+        keys = self.columns[name]
+        total = rows.group_by(keys, use_threads=False).aggregate([("value", "sum")])
+        self.sums[name] = [total.rename_columns([*keys, "value"]).select(schema.names)
+                           .cast(schema)]
 
     def abort(self) -> None:
         """Close and remove the temporary files (a run that failed keeps its parts)."""
@@ -898,10 +913,15 @@ class Merger:
                     else:
                         pd.DataFrame().to_parquet(tmp, index=False)
                 os.replace(tmp, out / f"{name}.parquet")
-            for name, total in self.sums.items():
+            for name in self.sums:
                 keys = self.columns.get(name, [])
-                frame = (total.astype(np.int64).reset_index().sort_values(keys, kind="stable")
-                         if total is not None else pd.DataFrame(columns=keys + ["value"]))
+                self._reduce(name)
+                if self.sums[name]:
+                    frame = self.sums[name][0].select([*keys, "value"]).to_pandas()
+                    frame["value"] = frame["value"].astype(np.int64)
+                    frame = frame.sort_values(keys, kind="stable").reset_index(drop=True)
+                else:
+                    frame = pd.DataFrame(columns=keys + ["value"])
                 frame.to_parquet(out / f".{name}.parquet.tmp", index=False)
                 os.replace(out / f".{name}.parquet.tmp", out / f"{name}.parquet")
         return self.n_matches, self.n_work
