@@ -280,7 +280,7 @@ def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
         for name in game.summed_tables:  # a part stores its counters summed
             tables[name] = _summed(tables[name])
     seconds = time.thread_time() - t0
-    done = int(pa_sum(tables["counts"], work))
+    done = _column_sum(tables["counts"], work)
     if out is not None:
         _write_part(out, chunks, tables, store_version)
         tables = None
@@ -310,7 +310,8 @@ def _worker_ready(play: Callable) -> float:
     return time.perf_counter()
 
 
-def pa_sum(table, column: str) -> int:
+def _column_sum(table, column: str) -> int:
+    """The sum of an Arrow table's integer column (0 when empty)."""
     import pyarrow.compute as pc
 
     return int(pc.sum(table.column(column)).as_py() or 0)
@@ -777,7 +778,7 @@ def _store(out: Path, game: Game, part: PartResult) -> None:
 def _work_done(out: Path, parts: dict[str, list[Chunk]], game: Game) -> int:
     import pyarrow.parquet as pq
 
-    return sum(pa_sum(pq.read_table(out / "chunks" / name / "counts.parquet",
+    return sum(_column_sum(pq.read_table(out / "chunks" / name / "counts.parquet",
                                     columns=[game.work]), game.work) for name in parts)
 
 
@@ -789,19 +790,6 @@ def _write_json(path: Path, data: dict) -> None:
 
 MERGE_ROWS = 1 << 16  # rows per row group of a merged table
 SUM_ROWS = 1 << 20    # summed-table rows held before they are added up by key
-
-
-def merge_chunks(out: Path, parts: list[list[Chunk]], game: Game) -> tuple[int, int]:
-    """Merge the parts' tables (in plan order) into the run's tables (:class:`Merger`).
-    Returns the matches and the work (``Game.work``) merged."""
-    merger = Merger(out, game)
-    try:
-        for part in parts:
-            merger.add(part)
-    except BaseException:
-        merger.abort()
-        raise
-    return merger.finish()
 
 
 class Merger:
@@ -860,7 +848,7 @@ class Merger:
                 if name == "matches":
                     self.n_matches += table.num_rows
                 if name == "counts":
-                    self.n_work += pa_sum(table, self.game.work)
+                    self.n_work += _column_sum(table, self.game.work)
             for name in self.game.summed_tables:
                 table = pq.read_table(folder / f"{name}.parquet")
                 self.columns.setdefault(name, [k for k in table.column_names if k != "value"])
@@ -871,17 +859,8 @@ class Merger:
 
     def _reduce(self, name: str) -> None:
         """Add up the summed table's rows held so far by key (Arrow's hash aggregate)."""
-        import pyarrow as pa
-
-        tables = self.sums[name]
-        if not tables:
-            return
-        schema = tables[0].schema
-        rows = pa.concat_tables([t.select(schema.names).cast(schema) for t in tables])
-        keys = self.columns[name]
-        total = rows.group_by(keys, use_threads=False).aggregate([("value", "sum")])
-        self.sums[name] = [total.rename_columns([*keys, "value"]).select(schema.names)
-                           .cast(schema)]
+        if self.sums[name]:
+            self.sums[name] = [_summed(_concat(self.sums[name]))]
 
     def abort(self) -> None:
         """Close and remove the temporary files (a run that failed keeps its parts)."""

@@ -80,11 +80,11 @@ def _text(values):
 
 
 def _pick(labels, idx: np.ndarray):
-    """``labels[idx]`` as a text column, taken in Arrow (no Python string per row)."""
+    """``labels[idx]`` (an Arrow text array) as a text column, taken in Arrow (no Python
+    string per row)."""
     import pyarrow as pa
 
-    table = labels if isinstance(labels, pa.Array) else _text(list(labels))
-    return table.take(pa.array(np.asarray(idx, dtype=np.int64)))
+    return labels.take(pa.array(np.asarray(idx, dtype=np.int64)))
 
 
 def _const(value, n: int):
