@@ -252,8 +252,6 @@ class _Progress:
         self.rate = ""  # the bar shows it from its first render, on entering
 
     def __call__(self, done: int, total: int, work: int):
-        import time
-
         if not self.enabled:
             return
         if self.bar is None:
@@ -297,11 +295,12 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
             from nop_sim.summary import write_summary  # after the run: the preload has it
 
             summary = write_summary(out)
-        with phase("report"):
-            report = None if no_report else _build_report(out)
+        report = None
         if not no_report:
             from nop_sim.renderer import stop_renderer
 
+            with phase("report"):
+                report = _build_report(out)
             stop_renderer()
     except RunError as exc:
         raise _Failure(str(exc)) from None
@@ -334,7 +333,7 @@ def _preload_report() -> None:
             import matplotlib.backends.backend_agg  # noqa: F401
             import scipy.stats  # noqa: F401
 
-            import nop_sim.reporting  # noqa: F401
+            import nop_sim.reporting.style  # noqa: F401
         except Exception:  # noqa: BLE001 - the report imports them again and says what failed
             pass
 
@@ -870,8 +869,6 @@ def compile_cmd(workers):
     Example:
       nop-sim compile
     """
-    import time
-
     from nop_sim.compiling import compile_all
 
     click.echo("compiling the simulation kernels into numba's cache, once (about a "

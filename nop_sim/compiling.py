@@ -20,11 +20,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+# the note and its listener live with the numba options (kernels._jit installs it)
+from nop_sim.kernels._jit import COMPILE_NOTE, announce_compiles
+
 __all__ = ["COMPILE_NOTE", "announce_compiles", "compile_all", "kernels_compiled",
            "mark_compiled"]
-
-# the note and its listener live with the numba options (kernels._jit installs it)
-from nop_sim.kernels._jit import COMPILE_NOTE, announce_compiles  # noqa: E402
 
 
 def _marker(kind: str):

@@ -14,10 +14,10 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from nop_sim.reporting.model import Figure, resolved  # noqa: F401  (re-exported)
+from nop_sim.reporting.model import Figure
 
 __all__ = ["CYCLE", "DIVERGING", "DPI", "PALETTE", "SEQUENTIAL", "STYLE", "WIDTH", "figure",
-           "png", "resolved", "styled"]
+           "png", "styled"]
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with every
 # common colour-vision deficiency. Yellow is last: it is faint on white.
@@ -70,7 +70,7 @@ def png(fig: MplFigure, name: str, caption: str) -> Figure:
 
     With a helper started (:func:`nop_sim.renderer.start_renderer`), every other figure is
     rendered there: the block then holds a future of the bytes until
-    :func:`resolved` (the writers call it).
+    :func:`nop_sim.reporting.model.resolved` (the writers call it).
     """
     from nop_sim import renderer
 
