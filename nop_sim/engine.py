@@ -80,8 +80,9 @@ from nop_sim.agents import AgentError, agent_row, agent_table
 from nop_sim.kernels.rng import seed_states
 from nop_sim.rules import Settings
 
-__all__ = ["FieldResults", "MatchResults", "compile_callees", "compile_engine", "match_states",
-           "play_field", "play_matches", "refresh_kernel_cache", "strength_tables"]
+__all__ = ["BatchResults", "FieldResults", "MatchResults", "compile_callees", "compile_engine",
+           "match_states", "play_batches", "play_field", "play_matches", "refresh_kernel_cache",
+           "strength_tables"]
 
 DEFAULT_CHUNK = 32
 DEFAULT_HORIZON = 1000
@@ -237,6 +238,60 @@ def play_matches(
         disruptors=b["out_dis"].sum(axis=0), events=ev,
         events_lost=int(ev_counts[:, 1].sum()),
     )
+
+
+@dataclass
+class BatchResults:
+    """What :func:`play_batches` returns. Per match, batch after batch: ``match``,
+    ``player``, ``drafted``, ``column`` as in :class:`MatchResults`. Per batch ``b``:
+    ``counts[b]`` (N_COUNTS,), ``categories[b]`` (N_CAT_STATS, 13), ``time[b]``
+    (horizon, N_TIME_STATS), ``disruptors[b]`` (N_DISRUPTOR_STATS, 25)."""
+
+    match: np.ndarray
+    player: np.ndarray
+    drafted: np.ndarray
+    column: np.ndarray
+    counts: np.ndarray
+    categories: np.ndarray
+    time: np.ndarray
+    disruptors: np.ndarray
+
+
+def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[int],
+                 sizes: Sequence[int], seeds: Sequence[int], *, horizon: int | None = None,
+                 threads: int | None = 1) -> BatchResults:
+    """Play several small batches of matches in one engine call.
+
+    Batch ``b`` is ``sizes[b]`` matches seated with ``tables[batch_table[b]]``
+    and played as one chunk seeded by ``seeds[b]``: exactly what
+    ``play_matches(settings, tables[batch_table[b]], sizes[b], seed=seeds[b],
+    chunk_size=sizes[b])`` plays, rows and counters alike. One call instead
+    of one per batch saves the work around the kernel (buffers, checks,
+    dispatch: about 0.8 ms a call), which outweighs the play of a runner's
+    rotated batches of a few dozen matches. No event log, no invariant check.
+
+    ``tables``: float64 (k, players, N_AGENT_PARAMS) rows of
+    :func:`nop_sim.agents.agent_table`.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    batch_table = np.asarray(batch_table, dtype=np.int64)
+    if sizes.ndim != 1 or sizes.size < 1 or sizes.min() < 1:
+        raise ValueError(f"sizes must be one positive match count per batch, got {sizes}")
+    if batch_table.shape != sizes.shape or len(seeds) != sizes.size:
+        raise ValueError("batch_table, sizes and seeds need one entry per batch")
+    horizon = min(settings.max_hands, DEFAULT_HORIZON) if horizon is None else int(horizon)
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    states = np.concatenate([seed_states(int(s), 1) for s in seeds])
+    n = int(bounds[-1])
+    b = _buffers(settings, tables, np.repeat(batch_table, sizes), bounds, states, horizon, 0,
+                 False, np.zeros(n, np.int8))
+    b["eval_fn"], b["draft_fn"] = _callee_addresses()
+    _drive(b, sizes.size, threads)
+    players = settings.players
+    return BatchResults(match=b["out_match"], player=b["out_player"][:, :players],
+                        drafted=b["out_drafted"][:, :players], column=b["out_column"],
+                        counts=b["out_counts"], categories=b["out_cat"], time=b["out_time"],
+                        disruptors=b["out_dis"])
 
 
 @dataclass

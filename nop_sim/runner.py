@@ -7,8 +7,9 @@ depend on the worker count, the order chunks finish in, or the backend
 (local processes or a Dask cluster).
 
 The runner knows no game: the scenario's :class:`~nop_sim.games.Game` plays
-each chunk (``play_chunk``) and declares the tables it writes. Consecutive
-chunks are played and stored together as a *part* of about a second of play
+each chunk (``play_chunk``, or several at once: ``play_chunks``) and declares
+the tables it writes. Consecutive chunks are played and stored together as a
+*part* of about a second of play
 (:class:`_PartPlan`): the unit a worker plays and writes, the merge reads and a
 resume redoes. Parts change how chunks are stored, never a chunk's rows. A
 small run plays in the main process; a larger one starts worker processes
@@ -48,6 +49,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -251,9 +253,23 @@ class PartResult:
     profile: dict[str, float]
 
 
+def _chunk_by_chunk(play_chunk: Callable, scn: Scenario, chunks: list[Chunk]) -> dict:
+    """Consecutive chunks' tables, each played by ``play_chunk`` and appended (the
+    ``Game.play_chunks`` of a game that has none)."""
+    game = get_game(scn.kind)
+    played = [_checked(game, c, play_chunk(scn, c)) for c in chunks]
+    return {name: _concat([p[name] for p in played]) for name in played[0]}
+
+
+def part_player(game: Game) -> Callable:
+    """What plays a part of ``game``: ``(scn, chunks) -> tables`` (``Game.play_chunks``,
+    else its ``play_chunk`` chunk by chunk). Picklable: executors ship it to workers."""
+    return game.play_chunks or partial(_chunk_by_chunk, game.play_chunk)
+
+
 def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
               out: Path | None = None, store_version: int = 0) -> PartResult:
-    """Play consecutive chunks (``play`` is ``Game.play_chunk``) and append their tables.
+    """Play consecutive chunks (``play`` is :func:`part_player`'s) into one set of tables.
 
     With ``out``, write them there as one part (:func:`_write_part`) and send back
     only the work done; without, send the tables (a Dask worker need not share
@@ -265,18 +281,15 @@ def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
     # the part's own CPU time sizes the next parts (the clock would count other
     # processes sharing the cores)
     t0 = time.thread_time()
-    played = []
     sim0 = current("simulation")
     t = time.perf_counter()
-    for c in chunks:
-        played.append(play(scn, c))
-    # what the game's chunk did beside the phase it marks "simulation": its tables
+    tables = play(scn, chunks)
+    # what the game did beside the phase it marks "simulation": its tables
     add("tables", time.perf_counter() - t - (current("simulation") - sim0))
     game = get_game(scn.kind)
-    for c, tables in zip(chunks, played, strict=True):
-        _checked(game, c, tables)
+    _checked(game, chunks[0], tables)
     with phase("tables"):
-        tables = {name: _concat([p[name] for p in played]) for name in played[0]}
+        tables = {name: _arrow(table) for name, table in tables.items()}
         for name in game.summed_tables:  # a part stores its counters summed
             tables[name] = _summed(tables[name])
     seconds = time.thread_time() - t0
@@ -308,6 +321,19 @@ def _worker_ready(play: Callable) -> float:
     import pyarrow.parquet  # noqa: F401
 
     return time.perf_counter()
+
+
+def _read_part(path: Path, columns: Sequence[str] | None = None):
+    """One stored part's table, read whole on this thread.
+
+    ``pq.read_table`` goes through the dataset layer and Arrow's thread pool:
+    about six times the CPU of a plain ``ParquetFile.read`` for the small
+    files a part holds, taken from the workers' cores during a run.
+    """
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(path) as f:
+        return f.read(columns=columns, use_threads=False)
 
 
 def _column_sum(table, column: str) -> int:
@@ -501,7 +527,7 @@ class _PartPlan:
 def _serial(game: Game, scn: Scenario, plan: _PartPlan, out: Path) -> Iterator[PartResult]:
     """Parts played here, one after another (``--workers 1``)."""
     while plan:
-        part = play_part(game.play_chunk, scn, plan.next(), game.work)
+        part = play_part(part_player(game), scn, plan.next(), game.work)
         plan.learn(part)
         yield part
 
@@ -522,7 +548,7 @@ def _local(workers: int):
             # With the kernels compiled, the first part is played here: its time says
             # whether workers would save more than their start-up costs. A small run
             # (make run) ends here without starting any.
-            first = play_part(game.play_chunk, scn, plan.next(), game.work)
+            first = play_part(part_player(game), scn, plan.next(), game.work)
             plan.learn(first)
             yield first
             left = plan.per_match * sum(c.n_matches for c in plan.todo[plan.pos:])
@@ -536,7 +562,7 @@ def _local(workers: int):
             t0 = time.perf_counter()
             # every worker starts now (one task each), importing while the main
             # process compiles or loads the kernels
-            ready = [pool.submit(_worker_ready, game.play_chunk) for _ in range(workers)]
+            ready = [pool.submit(_worker_ready, part_player(game)) for _ in range(workers)]
             if not compiled:  # compile once, into numba's cache, before the workers load it
                 with phase("compile"):
                     game.warm_up(pool)
@@ -545,7 +571,7 @@ def _local(workers: int):
 
             def submit():
                 chunks = plan.next()
-                fut = pool.submit(play_part, game.play_chunk, scn, chunks, game.work, out,
+                fut = pool.submit(play_part, part_player(game), scn, chunks, game.work, out,
                                   game.store_version)
                 pending[fut] = chunks
 
@@ -597,7 +623,7 @@ def _dask(address: str):
 
             def submit():
                 chunks = plan.next()
-                return client.submit(play_part, game.play_chunk, scn, chunks, game.work,
+                return client.submit(play_part, part_player(game), scn, chunks, game.work,
                                      key=f"nop-{chunks[0].name}-{len(chunks)}-{chunks[0].seed}",
                                      pure=False)
 
@@ -776,10 +802,8 @@ def _store(out: Path, game: Game, part: PartResult) -> None:
 
 
 def _work_done(out: Path, parts: dict[str, list[Chunk]], game: Game) -> int:
-    import pyarrow.parquet as pq
-
-    return sum(_column_sum(pq.read_table(out / "chunks" / name / "counts.parquet",
-                                    columns=[game.work]), game.work) for name in parts)
+    return sum(_column_sum(_read_part(out / "chunks" / name / "counts.parquet",
+                                      columns=[game.work]), game.work) for name in parts)
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -832,7 +856,7 @@ class Merger:
         with phase("merge"):
             folder = self.out / "chunks" / part[0].name
             for name in self.game.tables:
-                table = pq.read_table(folder / f"{name}.parquet")
+                table = _read_part(folder / f"{name}.parquet")
                 self.empty.setdefault(name, table.schema)
                 if table.num_rows == 0:
                     continue
@@ -850,7 +874,7 @@ class Merger:
                 if name == "counts":
                     self.n_work += _column_sum(table, self.game.work)
             for name in self.game.summed_tables:
-                table = pq.read_table(folder / f"{name}.parquet")
+                table = _read_part(folder / f"{name}.parquet")
                 self.columns.setdefault(name, [k for k in table.column_names if k != "value"])
                 if table.num_rows:
                     self.sums[name].append(table)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from nop_sim import types as T
-from nop_sim.agents import AgentError
-from nop_sim.engine import MatchResults, play_matches
+from nop_sim.agents import AgentError, agent_table
+from nop_sim.engine import MatchResults, play_batches, play_matches
 from nop_sim.rules import Settings, SettingsError
 
 
@@ -81,6 +81,28 @@ def test_same_seed_same_bytes_whatever_the_threads():
         assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
     c = play_matches(s, seats, n_matches=16, seed=12, chunk_size=3)
     assert a.match.tobytes() != c.match.tobytes()
+
+
+def test_play_batches_plays_what_play_matches_plays_batch_by_batch():
+    # the oracle: one play_matches call per batch, each batch its own seeded chunk
+    s = Settings(players=4, disruptors="chaos", max_hands=150)
+    specs = [["rock", "maniac", "manipulator", "hedger"], ["hedger", "balanced", "rock", "random"]]
+    tables = np.stack([agent_table(spec, 4) for spec in specs])
+    sizes, which, seeds = [7, 1, 12, 5], [0, 1, 1, 0], [3, 99, 3, 2**62]
+    got = play_batches(s, tables, which, sizes, seeds)
+    start = 0
+    for b, n in enumerate(sizes):
+        want = play_matches(s, specs[which[b]], n, seed=seeds[b], chunk_size=n, threads=1)
+        rows = slice(start, start + n)
+        start += n
+        for name in ("match", "player", "drafted", "column"):
+            assert np.array_equal(getattr(got, name)[rows], getattr(want, name)), (b, name)
+        for name in ("counts", "categories", "time", "disruptors"):
+            assert np.array_equal(getattr(got, name)[b], getattr(want, name)), (b, name)
+    with pytest.raises(ValueError, match="one entry per batch"):
+        play_batches(s, tables, [0], sizes, seeds)
+    with pytest.raises(ValueError, match="positive"):
+        play_batches(s, tables, [0, 0], [3, 0], [1, 2])
 
 
 def test_max_hands_cap_flags_unresolved():

@@ -597,3 +597,31 @@ def test_a_part_is_sized_by_the_time_its_chunks_take():
     # with two workers, no part takes more than a quarter of what is left
     plan.workers = 2
     assert len(plan.next()) == -(-29 // 4)
+
+
+def test_chunks_played_together_give_each_chunks_rows_and_the_same_sums(tmp_path):
+    # a part played in one engine call equals its chunks played one by one: rows
+    # appended in chunk order, counters added up; across two sweep points, with a
+    # logged match in some chunks only
+    import pyarrow as pa
+
+    from nop_sim.games import get_game
+    from nop_sim.runner import _concat, _summed
+
+    path = write(tmp_path, SMALL.replace("matches = 12", "matches = 9"))
+    scn = load_scenario(path, ["run.chunk=4", "run.log_sample=5"])
+    game = get_game(scn.kind)
+    chunks = plan_chunks(scn)
+    assert len({c.point for c in chunks}) == 2 and len(chunks) == 6
+    together = game.play_chunks(scn, chunks)
+    alone = [game.play_chunks(scn, [c]) for c in chunks]
+    for name in game.tables:
+        want = _concat([a[name] for a in alone])
+        assert together[name].equals(want), name
+    assert together["events"].num_rows > 0
+    want = _summed(_concat([a["arrays"] for a in alone]))
+    got = _summed(together["arrays"])
+    keys = ["point", "table", "stat", "index"]
+    assert got.sort_by([(k, "ascending") for k in keys]).equals(
+        want.sort_by([(k, "ascending") for k in keys]))
+    assert isinstance(together["matches"], pa.Table)

@@ -19,7 +19,8 @@ from nop_sim.games import registry
 from nop_sim.games.registry import Game, register_game
 from nop_sim.rules import Settings
 
-__all__ = ["EVENT_COLUMNS", "GAME", "TARGETS", "play_chunk", "seat_label", "target_metrics"]
+__all__ = ["EVENT_COLUMNS", "GAME", "TARGETS", "play_chunk", "play_chunks", "seat_label",
+           "target_metrics"]
 
 EVENT_COLUMNS = ("match", "hand", "kind", "seat", *(f"a{i}" for i in range(10)))
 TARGETS = {
@@ -109,21 +110,52 @@ def play_chunk(scn, chunk) -> dict:
     events : the logged matches (``[run] log_sample``), ``point, chunk`` +
         :data:`EVENT_COLUMNS`
     """
+    return play_chunks(scn, [chunk])
+
+
+def play_chunks(scn, chunks) -> dict:
+    """Play consecutive chunks at once: the tables :func:`play_chunk` gives for each,
+    appended in chunk order, with ``arrays`` added up per point.
+
+    Every chunk still plays its own seeded batches (one per seat rotation,
+    :meth:`nop_sim.runner.Chunk.rotation_batches`), so a chunk's rows never
+    depend on which others share its call; the chunks of one sweep point go
+    to the engine in one call (:func:`nop_sim.engine.play_batches`) and their
+    tables are built once.
+    """
+    import pyarrow as pa
+
+    groups: list[list] = []
+    for c in chunks:
+        if groups and groups[-1][-1].point == c.point:
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+    played = [_point_tables(scn, group) for group in groups]
+    if len(played) == 1:
+        return played[0]
+    return {name: pa.concat_tables([p[name] for p in played], promote_options="permissive")
+            for name in played[0]}
+
+
+def _point_tables(scn, chunks: list) -> dict:
+    """The tables of consecutive chunks of one sweep point (see :func:`play_chunk`)."""
     import pyarrow as pa
 
     from nop_sim import types as T
-    from nop_sim.profiling import phase
 
-    point = scn.points()[chunk.point]
+    p = chunks[0].point
+    point = scn.points()[p]
     settings = scn.settings_at(point)
-    with phase("simulation"):
-        res, rotation = _play_rotated(scn, point, settings, chunk)
-    n, players = res["n_matches"], settings.players
+    res, rotation = _play_rotated(scn, point, settings, chunks)
+    n, players, k = res["match"].shape[0], settings.players, len(chunks)
+    sizes = np.array([c.n_matches for c in chunks], np.int64)
     seat_labels = np.array([[seat_label(s) for s in scn.seat_specs(point, r)]
                             for r in range(scn.n_rotations)], dtype=object)
-    match_ids = chunk.first_match + np.arange(n, dtype=np.int64)
-    point_col = np.full(n, chunk.point, np.int64)
-    chunk_col = np.full(n, chunk.index, np.int64)
+    match_ids = np.concatenate([c.first_match + np.arange(c.n_matches, dtype=np.int64)
+                                for c in chunks])
+    point_col = np.full(n, p, np.int64)
+    chunk_col = np.repeat(np.array([c.index for c in chunks], np.int64), sizes)
     m = res["match"]
     winner = m[:, T.M_WINNER]
     valid = (winner >= 0) & (winner < players)
@@ -133,7 +165,7 @@ def play_chunk(scn, chunk) -> dict:
     matches = pa.table({
         "point": point_col, "chunk": chunk_col, "match": match_ids,
         "rotation": rotation.astype(np.int64),
-        **{k: _const(v, n) for k, v in point.items()},
+        **{key: _const(v, n) for key, v in point.items()},
         "players": np.full(n, players, np.int64),
         **{name: m[:, idx] for idx, name in sorted(_names("M_").items())},
         "winner_preset": _pick(flat, winner_idx),
@@ -143,59 +175,95 @@ def play_chunk(scn, chunk) -> dict:
         "point": np.repeat(point_col, players), "chunk": np.repeat(chunk_col, players),
         "match": np.repeat(match_ids, players), "seat": np.tile(np.arange(players), n),
         "preset": _pick(flat, (rotation[:, None] * players + np.arange(players)).reshape(-1)),
-        **{k: _const(v, n * players) for k, v in point.items()},
+        **{key: _const(v, n * players) for key, v in point.items()},
         **{name: pl[:, :, idx].reshape(-1) for idx, name in sorted(_names("PL_").items())},
     })
     drafted = res["drafted"]
     mi, si, ci = np.nonzero(drafted)
-    k = mi.size
-    drafts = pa.table({"point": np.full(k, chunk.point, np.int64),
-                       "chunk": np.full(k, chunk.index, np.int64), "match": match_ids[mi],
+    drafts = pa.table({"point": point_col[mi], "chunk": chunk_col[mi], "match": match_ids[mi],
                        "seat": si, "card": _pick(_card_ids(), ci),
                        "count": drafted[mi, si, ci]})
-    counts = pa.table({"point": [chunk.point], "chunk": [chunk.index],
-                       "n_matches": [n], **{k: _const(v, 1) for k, v in point.items()},
-                       **{name: [int(res["counts"][idx])]
+    counts = pa.table({"point": np.full(k, p, np.int64),
+                       "chunk": np.array([c.index for c in chunks], np.int64),
+                       "n_matches": sizes, **{key: _const(v, k) for key, v in point.items()},
+                       **{name: res["counts"][:, idx]
                           for idx, name in sorted(_names("C_").items())}})
+    events = [_events_frame(c, e) for c, e in zip(chunks, res["events"], strict=True)
+              if e.shape[0]] or [_events_frame(chunks[0], np.zeros((0, T.EV_WIDTH), np.int64))]
     return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
-            "arrays": _arrays_frame(chunk, res), "events": _events_frame(chunk, res["events"])}
+            "arrays": _arrays_frame(p, res),
+            "events": events[0] if len(events) == 1 else pa.concat_tables(events)}
 
 
 _ROWS = ("match", "player", "drafted", "column")          # one row per match
 _SUMS = ("counts", "categories", "time", "disruptors")     # counters, merged by addition
 
 
-def _play_rotated(scn, point: dict, settings, chunk) -> tuple[dict, np.ndarray]:
-    """Play a chunk's matches; with a rotation, match ``g`` seats rotation ``g % R``.
+def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.ndarray]:
+    """Play consecutive chunks of one point; with a rotation, match ``g`` seats rotation
+    ``g % R``.
 
-    Each rotation's matches of the chunk are played as one batch with its own
-    seed (:meth:`nop_sim.runner.Chunk.rotation_batches`), so results stay
-    independent of workers. Returns the chunk's arrays by name (per-match
-    rows put back in match order, counters summed) and each match's rotation.
+    Each rotation's matches of a chunk are one batch with its own seed
+    (:meth:`nop_sim.runner.Chunk.rotation_batches`), so results stay
+    independent of workers and of the chunks played beside it. Batches with
+    no logged match go to the engine in one call; a batch with one plays on
+    its own, with its event log. Returns the arrays by name: per-match rows
+    (chunk after chunk, in match order), counters per chunk (first axis), and
+    ``events``, each chunk's logged rows with the run's match ids; and each
+    match's rotation.
     """
-    from nop_sim.engine import play_matches
+    from nop_sim.engine import play_batches, play_matches
+    from nop_sim.profiling import phase
 
-    rotation, batches = chunk.rotation_batches(scn.n_rotations)
-    out: dict = {"n_matches": chunk.n_matches}
-    events = []
-    for r, idx, seed in batches:
-        # log the run's matches whose id is a multiple of log_sample, wherever they fall
-        logged = (np.flatnonzero((chunk.first_match + idx) % scn.log_sample == 0)
-                  if scn.log_sample else None)
-        res = play_matches(settings, scn.seat_specs(point, r), int(idx.size), seed=seed,
-                           chunk_size=int(idx.size), threads=1, log_matches=logged)
-        if res.events.shape[0]:  # the batch's match index -> the run's match id
-            res.events[:, 0] = chunk.first_match + idx[res.events[:, 0]]
-        events.append(res.events)
+    sizes = [c.n_matches for c in chunks]
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    rotation = np.empty(starts[-1], np.int64)
+    joint, logged = [], []  # (chunk position, rotation, rows in the output, seed, ...)
+    for i, c in enumerate(chunks):
+        rot, batches = c.rotation_batches(scn.n_rotations)
+        rotation[starts[i]:starts[i + 1]] = rot
+        for r, idx, seed in batches:
+            # log the run's matches whose id is a multiple of log_sample, wherever they fall
+            log = (np.flatnonzero((c.first_match + idx) % scn.log_sample == 0)
+                   if scn.log_sample else np.zeros(0, np.int64))
+            (logged if log.size else joint).append((i, r, idx, seed, log))
+    out: dict = {"events": [np.zeros((0, 0), np.int64)] * len(chunks)}
+
+    def put(i: int, rows: np.ndarray, arrays: dict) -> None:
         for name in _ROWS:
-            arr = getattr(res, name)
+            arr = arrays[name]
             if name not in out:
-                out[name] = np.zeros((chunk.n_matches,) + arr.shape[1:], arr.dtype)
-            out[name][idx] = arr
+                out[name] = np.zeros((starts[-1],) + arr.shape[1:], arr.dtype)
+            out[name][starts[i] + rows] = arr
+
+    def add(i, arrays: dict) -> None:
         for name in _SUMS:
-            value = getattr(res, name)
-            out[name] = value if name not in out else out[name] + value
-    out["events"] = events[0] if len(events) == 1 else np.concatenate(events)
+            value = arrays[name]
+            if name not in out:
+                out[name] = np.zeros((len(chunks),) + value.shape, value.dtype)
+            out[name][i] += value
+
+    with phase("simulation"):
+        if joint:
+            tables = np.stack([agent_table(scn.seat_specs(point, r), settings.players)
+                               for r in range(scn.n_rotations)])
+            res = play_batches(settings, tables, [b[1] for b in joint],
+                               [b[2].size for b in joint], [b[3] for b in joint])
+            bounds = np.concatenate([[0], np.cumsum([b[2].size for b in joint])])
+            for j, (i, _r, idx, _seed, _log) in enumerate(joint):
+                lo, hi = bounds[j], bounds[j + 1]
+                put(i, idx, {name: getattr(res, name)[lo:hi] for name in _ROWS})
+                add(i, {name: getattr(res, name)[j] for name in _SUMS})
+        for i, r, idx, seed, log in logged:
+            c = chunks[i]
+            res = play_matches(settings, scn.seat_specs(point, r), int(idx.size), seed=seed,
+                               chunk_size=int(idx.size), threads=1, log_matches=log)
+            if res.events.shape[0]:  # the batch's match index -> the run's match id
+                res.events[:, 0] = c.first_match + idx[res.events[:, 0]]
+            out["events"][i] = (res.events if not out["events"][i].size
+                                else np.concatenate([out["events"][i], res.events]))
+            put(i, idx, {name: getattr(res, name) for name in _ROWS})
+            add(i, {name: getattr(res, name) for name in _SUMS})
     return out, rotation
 
 
@@ -242,21 +310,28 @@ def _labels(table: str, size: int):
     return stats, labels
 
 
-def _arrays_frame(chunk, res: dict):
-    """The chunk's counters as long rows ``point, table, stat, index, label, value``."""
+def _arrays_frame(point: int, res: dict):
+    """Chunks' counters as long rows ``point, table, stat, index, label, value``, added up.
+
+    ``res`` holds each counter per chunk (first axis). A cell is a row when
+    some chunk's count there is not zero: the rows that summing each chunk's
+    own nonzero rows would give.
+    """
     import pyarrow as pa
 
     parts = []
-    for table, arr in (("category", res["categories"]), ("time", res["time"].T),
-                       ("disruptor", res["disruptors"])):
-        stats, labels = _labels(table, arr.shape[1])
-        stat_idx, pos = np.nonzero(arr)
+    for table, per_chunk in (("category", res["categories"]),
+                             ("time", res["time"].transpose(0, 2, 1)),
+                             ("disruptor", res["disruptors"])):
+        stats, labels = _labels(table, per_chunk.shape[2])
+        stat_idx, pos = np.nonzero((per_chunk != 0).any(axis=0))
         k = stat_idx.size
         parts.append(pa.table({
-            "point": np.full(k, chunk.point, np.int64),
+            "point": np.full(k, point, np.int64),
             "table": _pick(_text([table]), np.zeros(k, np.int64)),
             "stat": _pick(stats, stat_idx), "index": pos.astype(np.int64),
-            "label": _pick(labels, pos), "value": arr[stat_idx, pos].astype(np.int64)}))
+            "label": _pick(labels, pos),
+            "value": per_chunk.sum(axis=0)[stat_idx, pos].astype(np.int64)}))
     return pa.concat_tables(parts)
 
 
@@ -461,6 +536,7 @@ GAME = register_game(Game(
     point_metrics=point_metrics,
     target_metrics=target_metrics,
     play_chunk=play_chunk,
+    play_chunks=play_chunks,
     warm_up=warm_up,
     load_kernels=load_kernels,
     kernels={"match driver": compile_driver, "evaluator and draft": compile_engine_callees,

@@ -79,6 +79,11 @@ class Game:
         DataFrame or a pyarrow Table) with exactly ``tables + summed_tables``;
         it may time its engine call as the phase "simulation"
         (:func:`nop_sim.profiling.phase`), for ``--profile``
+    play_chunks(scn, chunks) : optional; consecutive chunks at once: the tables
+        ``play_chunk`` gives for each, row tables appended in chunk order and
+        summed tables added up or appended (the runner plays a stored part
+        with it; a game whose chunks are cheap to play together saves the
+        work around each call)
     warm_up(pool) : optional; run before a local process pool's first chunk
         (e.g. compile once into numba's cache)
     load_kernels() : optional; load the compiled kernels (from numba's cache
@@ -117,6 +122,7 @@ class Game:
     targets: Mapping[str, str] = field(default_factory=dict)
     fair_win_rate: Callable[[Any, int], float] = None  # type: ignore[assignment]
     target_metrics: Callable[[dict], Callable] | None = None
+    play_chunks: Callable[[Any, list], dict] | None = None
     warm_up: Callable[[Any], None] | None = None
     load_kernels: Callable[[], None] | None = None
     kernels: Mapping[str, Callable[[], None]] = field(default_factory=dict)
