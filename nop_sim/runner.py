@@ -308,19 +308,20 @@ def _load_kernels(kind: str) -> None:
     from nop_sim.profiling import phase
 
     if kind not in _loaded:
-        _loaded.add(kind)
         load = get_game(kind).load_kernels
         if load is not None:
             with phase("start"):
                 load()
+        _loaded.add(kind)
 
 
-def _worker_ready(play: Callable) -> float:
+def _worker_ready(play: Callable) -> tuple[float, tuple[str, ...]]:
     """A new worker's first task: import the game (unpickling ``play``, its
-    ``play_chunk``, registers it) and Parquet; return the clock."""
+    ``play_chunk``, registers it) and Parquet; return the clock, and the games
+    whose kernels it has loaded (a fork server's workers have them already)."""
     import pyarrow.parquet  # noqa: F401
 
-    return time.perf_counter()
+    return time.perf_counter(), tuple(sorted(_loaded))
 
 
 def _read_part(path: Path, columns: Sequence[str] | None = None):
@@ -507,12 +508,14 @@ class _PartPlan:
         rate = part.seconds / max(n, 1)
         self.per_match = rate if self.per_match is None else 0.5 * (self.per_match + rate)
 
-    def next(self) -> list[Chunk]:
+    def next(self, seconds: float | None = None) -> list[Chunk]:
+        """The next part: about ``seconds`` of play (default :data:`PART_SECONDS`)."""
+        seconds = PART_SECONDS if seconds is None else seconds
         left = len(self.todo) - self.pos
         if self.per_match is None:
             size = 1
         else:
-            size = int(PART_SECONDS / max(self.per_match * self.todo[self.pos].n_matches, 1e-9))
+            size = int(seconds / max(self.per_match * self.todo[self.pos].n_matches, 1e-9))
         if self.workers > 1:  # keep every worker busy until the last part
             size = min(size, -(-left // (2 * self.workers)))
         size = max(1, min(size, left))
@@ -533,22 +536,69 @@ def _serial(game: Game, scn: Scenario, plan: _PartPlan, out: Path) -> Iterator[P
 
 
 WORKERS_WORTH = 1.5  # seconds of simulation workers must save to be started (their start-up)
+STARTING_PART = 0.2  # seconds of play a part played here while the workers start aims at
+
+
+_server_env: tuple | None = None  # what the fork server was started with (None: not started)
+
+
+def _environment() -> tuple:
+    """The settings a worker inherits from its parent's environment (numba's, nop-sim's)."""
+    return tuple(sorted((k, v) for k, v in os.environ.items()
+                        if k.startswith(("NUMBA_", "NOP_SIM_", "PYTHON"))))
+
+
+def _worker_context(kind: str):
+    """How a local run starts its workers.
+
+    Forked from multiprocessing's fork server where the platform has one: a
+    clean process, started once, that imports nop-sim and loads the game's
+    compiled kernels (:mod:`nop_sim.forkserver`), so each worker starts in
+    milliseconds instead of importing and loading for a second. Spawned
+    elsewhere (Windows), and when this process's environment no longer is the
+    one the server was started with (another numba cache, say). Never a
+    plain fork: numba's thread pools and Arrow's do not survive it.
+    """
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    global _server_env
+    env = _environment()
+    if "forkserver" not in multiprocessing.get_all_start_methods() or (
+            _server_env is not None and _server_env != env):
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    if _server_env is None:
+        ctx.set_forkserver_preload(["nop_sim.forkserver"])
+        previous = os.environ.get("NOP_SIM_PRELOAD")
+        os.environ["NOP_SIM_PRELOAD"] = kind  # read by the server as it starts
+        try:
+            forkserver.ensure_running()
+        finally:
+            if previous is None:
+                os.environ.pop("NOP_SIM_PRELOAD", None)
+            else:
+                os.environ["NOP_SIM_PRELOAD"] = previous
+        _server_env = env
+    return ctx
 
 
 def _local(workers: int):
     def parts(game: Game, scn: Scenario, plan: _PartPlan, out: Path) -> Iterator[PartResult]:
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+        from concurrent.futures.thread import ThreadPoolExecutor
 
         from nop_sim.compiling import kernels_compiled, mark_compiled
         from nop_sim.profiling import add, phase
 
+        player = part_player(game)
         compiled = game.warm_up is None or kernels_compiled(scn.kind)
         if compiled:
             # With the kernels compiled, the first part is played here: its time says
             # whether workers would save more than their start-up costs. A small run
             # (make run) ends here without starting any.
-            first = play_part(part_player(game), scn, plan.next(), game.work)
+            first = play_part(player, scn, plan.next(), game.work)
             plan.learn(first)
             yield first
             left = plan.per_match * sum(c.n_matches for c in plan.todo[plan.pos:])
@@ -556,29 +606,38 @@ def _local(workers: int):
                 plan.workers = 1
                 yield from _serial(game, scn, plan, out)
                 return
-        ctx = multiprocessing.get_context("spawn")  # numba's thread pools do not survive fork
+        # cold: compile once, into numba's cache, before spawned workers load it
+        ctx = _worker_context(scn.kind) if compiled else multiprocessing.get_context("spawn")
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
         try:
             t0 = time.perf_counter()
-            # every worker starts now (one task each), importing while the main
-            # process compiles or loads the kernels
-            ready = [pool.submit(_worker_ready, part_player(game)) for _ in range(workers)]
-            if not compiled:  # compile once, into numba's cache, before the workers load it
-                with phase("compile"):
-                    game.warm_up(pool)
-                mark_compiled(scn.kind)
+            # every worker starts now (one task each); starting them waits for the
+            # fork server or the spawns, on a thread, while this process plays
+            with ThreadPoolExecutor(1) as starter:
+                ready = starter.submit(
+                    lambda: [pool.submit(_worker_ready, player) for _ in range(workers)])
+                if not compiled:
+                    with phase("compile"):
+                        game.warm_up(pool)
+                    mark_compiled(scn.kind)
+                while compiled and plan and not (ready.done() and all(
+                        f.done() for f in ready.result())):
+                    part = play_part(player, scn, plan.next(STARTING_PART), game.work)
+                    plan.learn(part)
+                    yield part
+                ready = ready.result()
             pending = {}
 
             def submit():
                 chunks = plan.next()
-                fut = pool.submit(play_part, part_player(game), scn, chunks, game.work, out,
+                fut = pool.submit(play_part, player, scn, chunks, game.work, out,
                                   game.store_version)
                 pending[fut] = chunks
 
             for _ in range(2 * workers):
                 if plan:
                     submit()
-            add("start", max(f.result() for f in ready) - t0 if ready else 0.0)
+            add("start", max(f.result()[0] for f in ready) - t0 if ready else 0.0)
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:

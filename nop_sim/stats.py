@@ -27,10 +27,11 @@ CONFIDENCE = 0.95
 
 
 def normal_quantile(confidence: float = CONFIDENCE) -> float:
-    """Two-sided normal quantile: 1.959963984540054 for 95%."""
-    from scipy import stats  # imported when first needed: scipy.stats takes 0.5 s
+    """Two-sided normal quantile: 1.96 for 95% (the standard library's, within an ulp of
+    scipy's, without the half second scipy.stats takes to import)."""
+    from statistics import NormalDist
 
-    return float(stats.norm.ppf(0.5 + confidence / 2))
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
 def wilson_interval(k, n, confidence: float = CONFIDENCE):

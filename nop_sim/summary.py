@@ -31,14 +31,13 @@ def point_summary(tables: dict[str, pd.DataFrame], game: Game) -> pd.DataFrame:
 
 def _seat_table(seats: pd.DataFrame, by: str, fair: float) -> pd.DataFrame:
     """Win rate (``place`` 1, a shared win included) by seat or preset, beside the fair rate."""
-    rows = []
-    for key, g in seats.groupby(by, sort=True, observed=True):
-        n = len(g)
-        wins = int((g["place"] == 1).sum())
-        lo, hi = (float(x) for x in wilson_interval(wins, n))
-        rows.append({by: key, "seats": n, "win_rate": wins / n, "ci_low": lo, "ci_high": hi,
-                     "fair": fair})
-    return pd.DataFrame(rows)
+    won = (seats["place"] == 1).groupby(seats[by], sort=True, observed=True)
+    table = pd.DataFrame({"seats": won.size(), "wins": won.sum()})
+    table = table[table["seats"] > 0]
+    low, high = wilson_interval(table["wins"].to_numpy(), table["seats"].to_numpy())
+    return pd.DataFrame({by: table.index.to_numpy(), "seats": table["seats"].to_numpy(),
+                         "win_rate": (table["wins"] / table["seats"]).to_numpy(),
+                         "ci_low": low, "ci_high": high, "fair": fair})
 
 
 def write_summary(out: str | Path) -> Path:

@@ -625,3 +625,23 @@ def test_chunks_played_together_give_each_chunks_rows_and_the_same_sums(tmp_path
     assert got.sort_by([(k, "ascending") for k in keys]).equals(
         want.sort_by([(k, "ascending") for k in keys]))
     assert isinstance(together["matches"], pa.Table)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fork server on Windows")
+def test_workers_fork_from_a_server_that_loaded_the_kernels(monkeypatch):
+    from concurrent.futures import ProcessPoolExecutor
+
+    from nop_sim import runner
+    from nop_sim.games import get_game
+
+    if runner._server_env not in (None, runner._environment()):
+        pytest.skip("an earlier test started the fork server in another environment")
+    ctx = runner._worker_context("new-order")
+    assert ctx.get_start_method() == "forkserver"
+    play = runner.part_player(get_game("new-order"))
+    with ProcessPoolExecutor(2, mp_context=ctx) as pool:
+        ready = [pool.submit(runner._worker_ready, play) for _ in range(2)]
+        assert [f.result()[1] for f in ready] == [("new-order",)] * 2
+    # a worker must see this process's numba settings: another cache, another start
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "/elsewhere")
+    assert runner._worker_context("new-order").get_start_method() == "spawn"

@@ -1,0 +1,25 @@
+"""What the runner's fork server loads before it forks a worker.
+
+A local run with compiled kernels starts its workers from multiprocessing's
+fork server (:func:`nop_sim.runner._worker_context`): a clean process,
+started once per run process, with no threads to break a fork. It imports
+this module first, so that every worker it forks has nop-sim, Parquet and the
+game's kernels (``NOP_SIM_PRELOAD``: game kinds, comma-separated) loaded
+already: a worker then starts in milliseconds instead of a second.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pyarrow.parquet  # noqa: F401 - every worker writes Parquet
+
+from nop_sim import profiling
+from nop_sim.runner import _load_kernels
+
+for _kind in filter(None, os.environ.get("NOP_SIM_PRELOAD", "").split(",")):
+    try:
+        _load_kernels(_kind)
+    except Exception:  # noqa: BLE001 - a worker loads them again, and says what failed
+        pass
+profiling.take()  # the server's time is no worker's
