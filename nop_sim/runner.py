@@ -12,8 +12,9 @@ the tables it writes. Consecutive chunks are played and stored together as a
 *part* of about a second of play
 (:class:`_PartPlan`): the unit a worker plays and writes, the merge reads and a
 resume redoes. Parts change how chunks are stored, never a chunk's rows. A
-small run plays in the main process; a larger one starts worker processes
-(or uses a Dask cluster). The store is one folder::
+small run plays in the main process; a larger one starts worker processes,
+forked from a fork server that loaded the kernels once (the main process
+plays meanwhile), or uses a Dask cluster. The store is one folder::
 
     manifest.json              scenario (and its game's kind), resolved settings,
                                seed, versions, git, times
