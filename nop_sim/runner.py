@@ -607,7 +607,8 @@ def _local(workers: int):
                 plan.workers = 1
                 yield from _serial(game, scn, plan, out)
                 return
-        # cold: compile once, into numba's cache, before spawned workers load it
+        # cold, the kernels compile once here, into numba's cache, while spawned
+        # workers import; they load them from there
         ctx = _worker_context(scn.kind) if compiled else multiprocessing.get_context("spawn")
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
         try:
@@ -638,7 +639,8 @@ def _local(workers: int):
             for _ in range(2 * workers):
                 if plan:
                     submit()
-            add("start", max(f.result()[0] for f in ready) - t0 if ready else 0.0)
+            if pending or all(f.done() for f in ready):  # (no wait when nothing is left)
+                add("start", max(f.result()[0] for f in ready) - t0 if ready else 0.0)
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
