@@ -131,6 +131,49 @@ def test_sections_are_counted_from_the_spec_list(small_run, monkeypatch):
     assert "nine" not in src and "1-9" not in src and "1–9" not in src
 
 
+def _written(folder: Path) -> dict[str, bytes]:
+    """Every file of a written report, its build time left out."""
+    files = {p.relative_to(folder).as_posix(): p.read_bytes()
+             for p in folder.rglob("*") if p.is_file()
+             and p.parts[len(folder.parts)] in ("figures", "tables", "report.html", "report.md")}
+    return {k: re.sub(rb"Report built in [0-9.]+ s", b"", v) for k, v in files.items()}
+
+
+def test_a_helper_process_builds_part_of_the_same_report(small_run, small_report, tmp_path):
+    from nop_sim import renderer
+
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    renderer.start_renderer()
+    try:
+        if renderer._helper is None:
+            pytest.skip("one core: no helper")
+        future = renderer.submit(len, "four")
+        assert future is not None and future.result() == 4
+        write_report(run, strict=True)
+    finally:
+        renderer.stop_renderer()
+    assert _written(run) == _written(small_run)
+
+
+def test_a_failing_helper_leaves_its_sections_to_this_process(small_run, small_report, tmp_path,
+                                                              monkeypatch):
+    from concurrent.futures import Future
+
+    from nop_sim import renderer
+
+    def broken(fn, *args):
+        future = Future()
+        future.set_exception(RuntimeError("the helper died"))
+        return future
+
+    monkeypatch.setattr(renderer, "submit", broken)
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    write_report(run, strict=True)
+    assert _written(run) == _written(small_run)
+
+
 def test_a_missing_table_degrades_to_a_note(small_run, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(small_run, run, ignore=shutil.ignore_patterns("figures", "tables",

@@ -47,7 +47,7 @@ _LAZY = {
                      "figure", "png", "styled"), "style"),
     **dict.fromkeys(("annotate_heat", "hbar_ci", "hide_unused", "interval_err",
                      "percent_axis"), "figures"),
-    **dict.fromkeys(("build_sections", "check_links"), "build"),
+    **dict.fromkeys(("build_blocks", "build_sections", "check_links"), "build"),
     **dict.fromkeys(("atomic_write", "write_report"), "write"),
 }
 
@@ -62,7 +62,7 @@ def __getattr__(name: str):
 
 __all__ = ["CYCLE", "DIVERGING", "DPI", "PALETTE", "SEQUENTIAL", "STYLE", "WIDTH", "Bullets",
            "Csv", "Figure", "Note", "Report", "Section", "SectionSpec", "Table",
-           "annotate_heat", "atomic_write", "build_sections", "cell", "check_links", "count",
-           "figure", "hbar_ci", "hide_unused", "interval_err", "isnum", "md_table", "num", "num_ci",
-           "pct", "pct_ci", "percent_axis", "png", "pval", "render_html", "render_md",
-           "styled", "write_report"]
+           "annotate_heat", "atomic_write", "build_blocks", "build_sections", "cell",
+           "check_links", "count", "figure", "hbar_ci", "hide_unused", "interval_err", "isnum",
+           "md_table", "num", "num_ci", "pct", "pct_ci", "percent_axis", "png", "pval",
+           "render_html", "render_md", "styled", "write_report"]

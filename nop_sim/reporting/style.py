@@ -69,15 +69,6 @@ def _render(fig: MplFigure) -> bytes:
 
 
 def png(fig: MplFigure, name: str, caption: str) -> Figure:
-    """Render ``fig`` to a :class:`~nop_sim.reporting.model.Figure` block.
-
-    With a helper started (:func:`nop_sim.renderer.start_renderer`), every other figure is
-    rendered there: the block then holds a future of the bytes until
-    :func:`nop_sim.reporting.model.resolved` (the writers call it).
-    """
-    from nop_sim import renderer
-
+    """Render ``fig`` to a :class:`~nop_sim.reporting.model.Figure` block."""
     w, h = fig.get_size_inches() * DPI
-    size = int(round(w)), int(round(h))
-    future = renderer.offload(fig)
-    return Figure(name, _render(fig) if future is None else future, caption, *size)
+    return Figure(name, _render(fig), caption, int(round(w)), int(round(h)))
