@@ -279,11 +279,7 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
     from nop_sim.runner import RunError, run_scenario
 
     out = out_dir or Path("reports") / scn.name
-    if not no_report:
-        from nop_sim.renderer import start_renderer
-
-        _preload_report()
-        start_renderer()
+    preload = None if no_report else _preload_report()
     progress = _Progress(quiet, scn.game_type.work)
     try:
         try:
@@ -296,12 +292,16 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
 
             summary = write_summary(out)
         report = None
-        if not no_report:
-            from nop_sim.renderer import stop_renderer
+        if preload is not None:
+            from nop_sim import renderer
 
-            with phase("report"):
-                report = _build_report(out)
-            stop_renderer()
+            preload.join()  # a fork copies this process: no import half done in it
+            renderer.enable()  # the report forks a copy that builds half of it
+            try:
+                with phase("report"):
+                    report = _build_report(out)
+            finally:
+                renderer.disable()
     except RunError as exc:
         raise _Failure(str(exc)) from None
     except OSError as exc:
@@ -323,9 +323,10 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
         click.echo(format_profile(times, time.perf_counter() - _STARTED))
 
 
-def _preload_report() -> None:
-    """Import the report's libraries (matplotlib, scipy.stats) on a thread while the run
-    plays: its kernels release the GIL, so a second core does the imports meanwhile."""
+def _preload_report():
+    """Import the report's libraries (matplotlib, scipy.stats, the report) on a thread
+    while the run plays: its kernels release the GIL, so a second core does the imports
+    meanwhile. Returns the thread (join it before the report forks)."""
     import threading
 
     def load():
@@ -333,11 +334,17 @@ def _preload_report() -> None:
             import matplotlib.backends.backend_agg  # noqa: F401
             import scipy.stats  # noqa: F401
 
+            import nop_sim.report  # noqa: F401
+            import nop_sim.reporting.build  # noqa: F401
+            import nop_sim.reporting.figures  # noqa: F401
             import nop_sim.reporting.style  # noqa: F401
+            import nop_sim.reporting.write  # noqa: F401
         except Exception:  # noqa: BLE001 - the report imports them again and says what failed
             pass
 
-    threading.Thread(target=load, name="nop-sim-preload", daemon=True).start()
+    thread = threading.Thread(target=load, name="nop-sim-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def _build_report(out: Path):

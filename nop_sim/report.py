@@ -1172,42 +1172,38 @@ SWEEP_SECTIONS = [
 # ---------------------------------------------------------------------------
 # Entry points
 # ---------------------------------------------------------------------------
-# Sections a helper process builds while this one builds the others (when one is
-# started: nop_sim.renderer), about half the work each. Measured on the baseline
-# (s, tables the headline shares computed here): headline 0.58, length 0.15, seats
-# 0.07, Disruptors 0.34 here; strategies 0.22, the column 0.40, the ledger 0.16,
-# hedging 0.23, chips 0.15 there, their tables computed again (the headline needs
-# the Disruptors' 0.2 s one: they stay here).
+# Sections a forked copy of this process builds while this one builds the others
+# (nop_sim.renderer), about half the work each. Measured on the baseline (s; the
+# tables the headline needs are computed here anyway): headline 0.60, length 0.15,
+# seats 0.07, Disruptors 0.40 here; strategies 0.26, the column 0.50, the ledger
+# 0.18, hedging 0.18, chips 0.15 there, their tables computed again (the headline's
+# 0.2 s Disruptor table stays here with its section).
 ELSEWHERE = ("strategies", "column", "ledger", "hedging", "chips")
 
 
-def _build_elsewhere(folder: Path, point: int, ids: tuple[str, ...],
-                     strict: bool) -> dict[str, list | None]:
-    """The blocks of the point sections ``ids``, built from the run folder (in the
-    helper process)."""
-    p = _Point(A.load_run(folder), point)
+def _build_elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, list | None]:
+    """The blocks of the point sections of :data:`ELSEWHERE` (in the forked copy)."""
+    p = _Point(run, point)
     return {spec.id: R.build_blocks(spec, p, strict=strict, unavailable=(A.MissingData,))
-            for spec in POINT_SECTIONS if spec.id in ids}
+            for spec in POINT_SECTIONS if spec.id in ELSEWHERE}
 
 
 def _elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, Callable]:
-    """Hand :data:`ELSEWHERE` to the helper process, if one is started: spec id -> a
-    callable waiting for its blocks (for :func:`~nop_sim.reporting.build_sections`)."""
+    """Fork a copy to build :data:`ELSEWHERE`, where forking is on: spec id -> a callable
+    waiting for its blocks (for :func:`~nop_sim.reporting.build_sections`)."""
     from nop_sim import renderer
 
-    if run.folder is None:
+    forked = renderer.fork(_build_elsewhere, run, point, strict)
+    if forked is None:
         return {}
-    future = renderer.submit(_build_elsewhere, run.folder, point, ELSEWHERE, strict)
-    if future is None:
-        return {}
-    return {i: (lambda i=i: future.result()[i]) for i in ELSEWHERE}
+    return {i: (lambda i=i: forked.result()[i]) for i in ELSEWHERE}
 
 
 def build_report(run: A.RunData, point: int | None = None, strict: bool = False) -> R.Report:
     """The report of a loaded run, built but not written (see :func:`write_report`).
 
-    With a helper process started (:func:`nop_sim.renderer.start_renderer`),
-    it builds the sections of :data:`ELSEWHERE` meanwhile.
+    Where forking is on (:func:`nop_sim.renderer.enable`), a forked copy of
+    this process builds the sections of :data:`ELSEWHERE` meanwhile.
     """
     sections: list[R.Section] = []
     sweep = _Sweep(run) if len(run.points) > 1 else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -139,35 +140,54 @@ def _written(folder: Path) -> dict[str, bytes]:
     return {k: re.sub(rb"Report built in [0-9.]+ s", b"", v) for k, v in files.items()}
 
 
-def test_a_helper_process_builds_part_of_the_same_report(small_run, small_report, tmp_path):
+def test_a_forked_copy_builds_part_of_the_same_report(small_run, small_report, tmp_path,
+                                                    monkeypatch):
     from nop_sim import renderer
 
+    forks, fork = [], renderer.fork
+    monkeypatch.setattr(renderer, "fork", lambda fn, *args: forks.append(fork(fn, *args))
+                        or forks[-1])
     run = tmp_path / "run"
     shutil.copytree(small_run, run)
-    renderer.start_renderer()
+    renderer.enable()
     try:
-        if renderer._helper is None:
-            pytest.skip("one core: no helper")
-        future = renderer.submit(len, "four")
-        assert future is not None and future.result() == 4
         write_report(run, strict=True)
     finally:
-        renderer.stop_renderer()
+        renderer.disable()
+    assert len(forks) == 1
+    if forks[0] is None:
+        pytest.skip("one core or no fork: no copy")
     assert _written(run) == _written(small_run)
 
 
-def test_a_failing_helper_leaves_its_sections_to_this_process(small_run, small_report, tmp_path,
-                                                              monkeypatch):
-    from concurrent.futures import Future
-
+def test_what_the_copy_raises_is_raised_here_and_one_that_dies_is_an_error():
     from nop_sim import renderer
 
-    def broken(fn, *args):
-        future = Future()
-        future.set_exception(RuntimeError("the helper died"))
-        return future
+    renderer.enable()
+    try:
+        ok, raises, dies = (renderer.fork(len, "four"), renderer.fork(int, "x"),
+                            renderer.fork(os._exit, 3))
+    finally:
+        renderer.disable()
+    if ok is None:
+        pytest.skip("one core or no fork: no copy")
+    assert ok.result() == 4 and ok.result() == 4
+    with pytest.raises(RuntimeError, match="ValueError: invalid literal"):
+        raises.result()
+    with pytest.raises(RuntimeError, match="died"):
+        dies.result()
+    assert renderer.fork(len, "off") is None
 
-    monkeypatch.setattr(renderer, "submit", broken)
+
+def test_a_failing_copy_leaves_its_sections_to_this_process(small_run, small_report, tmp_path,
+                                                           monkeypatch):
+    from nop_sim import renderer
+
+    class Dead:
+        def result(self):
+            raise RuntimeError("the report's helper process died")
+
+    monkeypatch.setattr(renderer, "fork", lambda fn, *args: Dead())
     run = tmp_path / "run"
     shutil.copytree(small_run, run)
     write_report(run, strict=True)
