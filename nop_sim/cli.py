@@ -15,6 +15,7 @@ import time
 _STARTED = time.perf_counter()  # --profile's wall clock starts with the command
 
 import contextlib  # noqa: E402
+import gc  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -296,12 +297,16 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
             from nop_sim import renderer
 
             preload.join()  # a fork copies this process: no import half done in it
+            # What exists now outlives the report: the collector need not walk it again
+            # (0.1-0.2 s of collections in the report), nor touch the fork's copy of it.
+            gc.freeze()
             renderer.enable()  # the report forks a copy that builds half of it
             try:
                 with phase("report"):
                     report = _build_report(out)
             finally:
                 renderer.disable()
+                gc.unfreeze()
     except RunError as exc:
         raise _Failure(str(exc)) from None
     except OSError as exc:
