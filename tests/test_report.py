@@ -179,6 +179,24 @@ def test_what_the_copy_raises_is_raised_here_and_one_that_dies_is_an_error():
     assert renderer.fork(len, "off") is None
 
 
+def test_a_copy_started_ahead_does_its_one_job_and_ends():
+    from nop_sim import renderer
+
+    copy = renderer.ahead(lambda: None)
+    if copy is None:
+        pytest.skip("one core or no fork: no copy")
+    assert copy.submit(len, "four").result() == 4 and copy.result() == 4
+    broken = renderer.ahead(lambda: 1 / 0)  # a failed warm-up leaves the job to import
+    with pytest.raises(RuntimeError, match="ValueError"):
+        broken.submit(int, "x").result()
+    dead = renderer.ahead(lambda: os._exit(3))
+    with pytest.raises(RuntimeError, match="died"):
+        dead.submit(len, "x").result()
+    idle = renderer.ahead(lambda: None)
+    idle.close()  # never given a job: ended, reaped
+    assert idle._proc.exitcode is not None
+
+
 def test_a_failing_copy_leaves_its_sections_to_this_process(small_run, small_report, tmp_path,
                                                            monkeypatch):
     from nop_sim import renderer
