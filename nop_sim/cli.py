@@ -780,12 +780,17 @@ def report_cmd(results_dir):
     Example:
       nop-sim report reports/baseline
     """
+    from nop_sim import renderer
     from nop_sim.runner import RunError
     from nop_sim.summary import write_summary
 
     try:
         summary = write_summary(results_dir)
-        report = _build_report(results_dir)
+        renderer.enable()  # a forked copy builds half of the report
+        try:
+            report = _build_report(results_dir)
+        finally:
+            renderer.disable()
     except RunError as exc:
         raise _Failure(str(exc)) from None
     except OSError as exc:

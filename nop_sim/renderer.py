@@ -7,7 +7,7 @@ turns at the GIL). So:
 
 - :func:`ahead` forks a copy when a command starts: it imports the report's
   libraries on the other core while the run plays here, then waits for its
-  one job (:meth:`Ahead.submit`), e.g. writing the report of the finished
+  one job (:meth:`Copy.submit`), e.g. writing the report of the finished
   run; this process never loads matplotlib.
 - :func:`fork` runs a function in a forked copy of the calling process: the
   copy has every library it imported and the run it loaded, for free, and
@@ -26,7 +26,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 
-__all__ = ["Ahead", "Forked", "ahead", "disable", "enable", "fork"]
+__all__ = ["Copy", "ahead", "disable", "enable", "fork"]
 
 _enabled = False
 
@@ -47,87 +47,31 @@ def disable() -> None:
     _enabled = False
 
 
-class Forked:
-    """``fn(*args)`` running in a forked copy of this process; :meth:`result` waits for
-    it. The copy is a daemon: it dies with this process, and :meth:`result` (or
-    :meth:`close`) reaps it."""
+class Copy:
+    """A forked copy of this process with one job, ``fn(*args)``: given at the start
+    (``job``, inherited, nothing pickled), or after ``warm()`` (imports) by
+    :meth:`submit` (pickled: a function of a module and small arguments).
+    :meth:`result` waits for what it returned, raising what it raised, or
+    :class:`RuntimeError` if it died. :meth:`close` ends it (:meth:`result` does once
+    answered); one whose parent is gone ends by itself.
 
-    def __init__(self, fn, args: tuple):
-        ctx = multiprocessing.get_context("fork")
-        self._recv, send = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_child, args=(send, fn, args), daemon=True,
-                                 name="nop-sim-report-helper")
-        self._proc.start()
-        send.close()
-        self._outcome = None
+    A ``daemon`` copy is ended when its parent exits, but may not fork in turn.
+    """
 
-    def result(self):
-        """What ``fn`` returned; what it raised is raised here, and a copy that died
-        without an answer raises :class:`RuntimeError`."""
-        if self._outcome is None:
-            try:
-                self._outcome = self._recv.recv()
-            except EOFError:
-                self._outcome = (False, RuntimeError(
-                    f"the report's helper process died (exit code {self._proc.exitcode})"))
-            finally:
-                self.close()
-        ok, value = self._outcome
-        if not ok:
-            raise value
-        return value
-
-    def close(self) -> None:
-        """Stop waiting: the copy is ended (if still running) and reaped."""
-        self._recv.close()
-        if self._proc.is_alive() and self._outcome is None:
-            self._proc.terminate()
-        self._proc.join()
-
-
-def _child(send, fn, args) -> None:
-    _quiet_copy()
-    try:
-        outcome = (True, fn(*args))
-    except BaseException as exc:  # noqa: BLE001 - sent back, raised by the parent
-        outcome = (False, RuntimeError(f"{type(exc).__name__}: {exc}"))
-    send.send(outcome)
-    send.close()
-
-
-def fork(fn, *args) -> Forked | None:
-    """``fn(*args)`` in a forked copy of this process, or None where forking is off (the
-    caller runs it itself)."""
-    if not _enabled:
-        return None
-    try:
-        return Forked(fn, args)
-    except OSError:  # out of processes or memory: the caller does the work
-        return None
-
-
-class Ahead:
-    """A forked copy of this process that runs ``warm()`` (imports) at once, then waits
-    for one job: :meth:`submit` hands it ``fn(*args)``, :meth:`result` waits for what
-    it returned (raising what it raised, or :class:`RuntimeError` if it died).
-    :meth:`close` ends it; a copy whose parent is gone ends by itself."""
-
-    def __init__(self, warm):
+    def __init__(self, warm=None, *, job: tuple | None = None, daemon: bool = False):
         ctx = multiprocessing.get_context("fork")
         self._conn, conn = ctx.Pipe()
-        # not a daemon: a daemon may not fork, and its job forks (fork() above)
-        self._proc = ctx.Process(target=_serve, args=(conn, warm), name="nop-sim-report")
+        self._proc = ctx.Process(target=_serve, args=(conn, warm, job), daemon=daemon,
+                                 name="nop-sim-report")
         self._proc.start()
         conn.close()
         self._outcome = None
-        self._submitted = False
 
-    def submit(self, fn, *args) -> Ahead:
+    def submit(self, fn, *args) -> Copy:
         try:
             self._conn.send((fn, args))
         except OSError:  # it died: result() says so
             pass
-        self._submitted = True
         return self
 
     def result(self):
@@ -136,7 +80,7 @@ class Ahead:
                 self._outcome = self._conn.recv()
             except (EOFError, OSError):
                 self._outcome = (False, RuntimeError(
-                    f"the report process died (exit code {self._proc.exitcode})"))
+                    f"the report's copy process died (exit code {self._proc.exitcode})"))
             finally:
                 self.close()
         ok, value = self._outcome
@@ -145,8 +89,8 @@ class Ahead:
         return value
 
     def close(self) -> None:
-        """End the copy (SIGTERM, unless it answered) and reap it; its own forked copy,
-        if any, ends with it."""
+        """End the copy (SIGTERM, unless it answered) and reap it; its own daemon copies
+        end with it."""
         if self._conn.closed:
             return
         if self._outcome is None and self._proc.is_alive():
@@ -155,41 +99,55 @@ class Ahead:
         self._proc.join()
 
 
-def _quiet_copy() -> None:
-    """In a copy: Ctrl-C is the parent's to handle (it ends the copy), and SIGTERM unwinds
-    (so that multiprocessing ends the copy's own daemon copies) instead of killing."""
+def _serve(conn, warm, job) -> None:
+    """The copy: warm up, take its job, send back ``(True, result)`` or ``(False, error)``."""
     import signal
     import sys
 
+    # Ctrl-C is the parent's to handle (it ends the copy); SIGTERM unwinds, so that
+    # multiprocessing ends this copy's own daemon copies, instead of killing it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-
-
-def _serve(conn, warm) -> None:
-    _quiet_copy()
+    if warm is not None:
+        try:
+            warm()
+        except Exception:  # noqa: BLE001 - the job imports again and says what failed
+            pass
+    if job is None:
+        try:
+            job = conn.recv()
+        except EOFError:  # the parent is gone
+            return
+    fn, args = job
     try:
-        warm()
-    except Exception:  # noqa: BLE001 - the job imports again and says what failed
-        pass
-    try:
-        job = conn.recv()
-    except EOFError:  # the parent is gone
-        return
-    if job is not None:
-        _child(conn, *job)
+        outcome = (True, fn(*args))
+    except BaseException as exc:  # noqa: BLE001 - sent back, raised by the parent
+        outcome = (False, RuntimeError(f"{type(exc).__name__}: {exc}"))
+    conn.send(outcome)
 
 
-def ahead(warm) -> Ahead | None:
-    """A copy started now that runs ``warm()`` and waits for its job; None on one core or
-    without ``fork`` (the caller then works itself). :meth:`Ahead.close` it in a
-    ``finally``."""
+def ahead(warm) -> Copy | None:
+    """A copy started now that runs ``warm()`` and waits for its job (it may fork in
+    turn); None on one core or without ``fork`` (the caller then works itself).
+    :meth:`Copy.close` it in a ``finally``."""
     if not _can_fork():
         return None
     try:
-        copy = Ahead(warm)
-    except OSError:
+        copy = Copy(warm)
+    except OSError:  # out of processes or memory: the caller does the work
         return None
     import atexit
 
-    atexit.register(copy.close)  # before multiprocessing's exit joins it
+    atexit.register(copy.close)  # before multiprocessing's exit would wait for it
     return copy
+
+
+def fork(fn, *args) -> Copy | None:
+    """``fn(*args)`` in a forked (daemon) copy of this process, with everything this
+    process holds; None where forking is off (:func:`enable`): the caller runs it."""
+    if not _enabled:
+        return None
+    try:
+        return Copy(job=(fn, args), daemon=True)
+    except OSError:
+        return None
