@@ -225,7 +225,7 @@ def _scorecard(p: _Point, metrics: pd.Series) -> R.Figure:
     value_w, _ = R.text_size(values, 9)
     _, tick_h = R.text_size(["0"], STYLE["xtick.labelsize"])  # one line of tick labels
     left = R.PAD + label_w + R.TICK
-    right = (0.01 * (R.WIDTH - left) + value_w + R.PAD) / 1.01
+    right = (0.01 * (fig.get_size_inches()[0] - left) + value_w + R.PAD) / 1.01
     below = R.TICK + tick_h + R.PAD
     R.margins(fig, left=left, right=right, bottom=below, top=R.PAD, hgap=below + R.PAD)
     return R.png(fig, "headline", "Key numbers with their 95% intervals; dashed line: the "
