@@ -1,69 +1,153 @@
-"""A second process that renders every other report figure (PNG), started ahead.
+"""Forked copies of this process that build a report, or part of one.
 
-Rendering (layout, Agg, PNG) is about half of a report's time, and it holds
-the GIL, so a thread cannot share it. :func:`start_renderer` starts one
-helper process early (the ``run`` command starts it while the matches play,
-so that it has imported matplotlib by the time the report draws);
-:func:`offload` then sends every other figure there, pickled, and returns a
-future of its PNG bytes. Without a helper (one core, or not started) every
-figure renders in the calling process. This module imports no matplotlib.
+A report's sections (tables, figure layout, Agg, PNG) hold the GIL, so a
+thread cannot share them, and importing the report's libraries on a thread
+while a run plays slowed the run by 0.8 s of 1.3 s (the two threads took
+turns at the GIL). So:
+
+- :func:`ahead` forks a copy when a command starts: it imports the report's
+  libraries on the other core while the run plays here, then waits for its
+  one job (:meth:`Copy.submit`), e.g. writing the report of the finished
+  run; this process never loads matplotlib.
+- :func:`fork` runs a function in a forked copy of the calling process: the
+  copy has every library it imported and the run it loaded, for free, and
+  sends back only the result, pickled through a pipe. The report forks one
+  to build half of its sections (:func:`nop_sim.report.build_report`).
+
+Copies leave with ``os._exit``, no interpreter teardown. Forking is opt-in
+and never done on a one-core machine or where the platform has no ``fork``:
+there :func:`ahead` and :func:`fork` return None and the caller does the
+work itself. Fork only when no other thread of the process is busy (its
+locks would stay taken in the copy). This module imports no matplotlib.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-import pickle
 
-__all__ = ["offload", "start_renderer", "stop_renderer"]
+__all__ = ["Copy", "ahead", "disable", "enable", "fork"]
 
-_helper = None
-_count = 0
+_enabled = False
 
 
-def _warm() -> None:
-    import matplotlib.backends.backend_agg  # noqa: F401
-
-    import nop_sim.reporting.style  # noqa: F401
+def _can_fork() -> bool:
+    return (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
-def _render_pickled(data: bytes) -> bytes:
-    from nop_sim.reporting.style import _render
-
-    return _render(pickle.loads(data))
-
-
-def start_renderer() -> None:
-    """Start the helper process (once; not on a one-core machine)."""
-    global _helper
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    if _helper is None and (os.cpu_count() or 1) > 1:
-        import atexit
-
-        _helper = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        _helper.submit(_warm)  # it starts now and imports matplotlib meanwhile
-        atexit.register(stop_renderer)  # before the interpreter tears the pool down
+def enable() -> None:
+    """Let :func:`fork` fork (on a machine of two cores or more with ``fork``)."""
+    global _enabled
+    _enabled = _can_fork()
 
 
-def stop_renderer() -> None:
-    """Stop the helper process (figures render here again)."""
-    global _helper
-    if _helper is not None:
-        _helper.shutdown(wait=True)
-        _helper = None
+def disable() -> None:
+    """Back to doing every part here."""
+    global _enabled
+    _enabled = False
 
 
-def offload(fig):
-    """A future of ``fig``'s PNG bytes rendered by the helper, for every other figure;
-    None when this process should render it."""
-    global _count
-    if _helper is None:
-        return None
-    _count += 1
-    if _count % 2 == 0:
+class Copy:
+    """A forked copy of this process with one job, ``fn(*args)``: given at the start
+    (``job``, inherited, nothing pickled), or after ``warm()`` (imports) by
+    :meth:`submit` (pickled: a function of a module and small arguments).
+    :meth:`result` waits for what it returned, raising what it raised, or
+    :class:`RuntimeError` if it died. :meth:`close` ends it (:meth:`result` does once
+    answered); one whose parent is gone ends by itself.
+
+    A ``daemon`` copy is ended when its parent exits, but may not fork in turn.
+    """
+
+    def __init__(self, warm=None, *, job: tuple | None = None, daemon: bool = False):
+        ctx = multiprocessing.get_context("fork")
+        self._conn, conn = ctx.Pipe()
+        self._proc = ctx.Process(target=_serve, args=(conn, warm, job), daemon=daemon,
+                                 name="nop-sim-report")
+        self._proc.start()
+        conn.close()
+        self._outcome = None
+
+    def submit(self, fn, *args) -> Copy:
+        try:
+            self._conn.send((fn, args))
+        except OSError:  # it died: result() says so
+            pass
+        return self
+
+    def result(self):
+        if self._outcome is None:
+            try:
+                self._outcome = self._conn.recv()
+            except (EOFError, OSError):
+                self._outcome = (False, RuntimeError(
+                    f"the report's copy process died (exit code {self._proc.exitcode})"))
+            finally:
+                self.close()
+        ok, value = self._outcome
+        if not ok:
+            raise value
+        return value
+
+    def close(self) -> None:
+        """End the copy (SIGTERM, unless it answered) and reap it; its own daemon copies
+        end with it."""
+        if self._conn.closed:
+            return
+        if self._outcome is None and self._proc.is_alive():
+            self._proc.terminate()
+        self._conn.close()
+        self._proc.join()
+
+
+def _serve(conn, warm, job) -> None:
+    """The copy: warm up, take its job, send back ``(True, result)`` or ``(False, error)``."""
+    import signal
+    import sys
+
+    # Ctrl-C is the parent's to handle (it ends the copy); SIGTERM unwinds, so that
+    # multiprocessing ends this copy's own daemon copies, instead of killing it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    if warm is not None:
+        try:
+            warm()
+        except Exception:  # noqa: BLE001 - the job imports again and says what failed
+            pass
+    if job is None:
+        try:
+            job = conn.recv()
+        except EOFError:  # the parent is gone
+            return
+    fn, args = job
+    try:
+        outcome = (True, fn(*args))
+    except BaseException as exc:  # noqa: BLE001 - sent back, raised by the parent
+        outcome = (False, RuntimeError(f"{type(exc).__name__}: {exc}"))
+    conn.send(outcome)
+
+
+def ahead(warm) -> Copy | None:
+    """A copy started now that runs ``warm()`` and waits for its job (it may fork in
+    turn); None on one core or without ``fork`` (the caller then works itself).
+    :meth:`Copy.close` it in a ``finally``."""
+    if not _can_fork():
         return None
     try:
-        return _helper.submit(_render_pickled, pickle.dumps(fig))
-    except Exception:  # noqa: BLE001 - a figure that does not pickle renders here
+        copy = Copy(warm)
+    except OSError:  # out of processes or memory: the caller does the work
+        return None
+    import atexit
+
+    atexit.register(copy.close)  # before multiprocessing's exit would wait for it
+    return copy
+
+
+def fork(fn, *args) -> Copy | None:
+    """``fn(*args)`` in a forked (daemon) copy of this process, with everything this
+    process holds; None where forking is off (:func:`enable`): the caller runs it."""
+    if not _enabled:
+        return None
+    try:
+        return Copy(job=(fn, args), daemon=True)
+    except OSError:
         return None

@@ -217,16 +217,25 @@ def _scorecard_rows(p: _Point, metrics: pd.Series) -> list[tuple]:
 
 def _scorecard(p: _Point, metrics: pd.Series) -> R.Figure:
     rows = _scorecard_rows(p, metrics)
-    fig, axes = R.figure(0.62 * len(rows) + 0.5, nrows=len(rows))
-    for ax, row in zip(axes[:, 0], rows, strict=True):
-        _score_row(ax, *row)
+    fig, axes = R.figure(0.62 * len(rows) + 0.5, nrows=len(rows), layout=None)
+    values = [_score_row(ax, *row) for ax, row in zip(axes[:, 0], rows, strict=True)]
+    # The margins constrained layout gave it (a third of its drawing time): the labels
+    # on the left, the values on the right (from 1% past the axes), a row of ticks below.
+    label_w, _ = R.text_size([row[1] for row in rows], STYLE["ytick.labelsize"])
+    value_w, _ = R.text_size(values, 9)
+    _, tick_h = R.text_size(["0"], STYLE["xtick.labelsize"])  # one line of tick labels
+    left = R.PAD + label_w + R.TICK
+    right = (0.01 * (fig.get_size_inches()[0] - left) + value_w + R.PAD) / 1.01
+    below = R.TICK + tick_h + R.PAD
+    R.margins(fig, left=left, right=right, bottom=below, top=R.PAD, hgap=below + R.PAD)
     return R.png(fig, "headline", "Key numbers with their 95% intervals; dashed line: the "
                  "scenario's target (unresolved: the 1% alarm line). Advantages are |win rate "
                  "− 1/players| of the worst seat or preset.")
 
 
-def _score_row(ax, key, label, v, lo, hi, target) -> None:
-    """One key number on its own axis: dot, interval, target line and the value."""
+def _score_row(ax, key, label, v, lo, hi, target) -> str:
+    """One key number on its own axis: dot, interval, target line and the value (the
+    text it writes right of the axis, returned)."""
     kind = _kind(key)
     scale = 1 if kind == "plain" else 100
     err = None
@@ -251,6 +260,7 @@ def _score_row(ax, key, label, v, lo, hi, target) -> None:
     if target is not None:
         txt += f"   target {target * scale:.3g}{unit}"
     ax.text(1.01, 0.5, txt, transform=ax.transAxes, ha="left", va="center", fontsize=9)
+    return txt
 
 
 # -- match length -----------------------------------------------------------
@@ -1172,19 +1182,52 @@ SWEEP_SECTIONS = [
 # ---------------------------------------------------------------------------
 # Entry points
 # ---------------------------------------------------------------------------
+# Sections a forked copy of this process builds while this one builds the others
+# (nop_sim.renderer), about half the work each. Measured on the baseline (s; the
+# tables the headline needs are computed here anyway): headline 0.60, length 0.15,
+# seats 0.07, Disruptors 0.40 here; strategies 0.26, the column 0.50, the ledger
+# 0.18, hedging 0.18, chips 0.15 there, their tables computed again (the headline's
+# 0.2 s Disruptor table stays here with its section).
+ELSEWHERE = ("strategies", "column", "ledger", "hedging", "chips")
+
+
+def _build_elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, list | None]:
+    """The blocks of the point sections of :data:`ELSEWHERE` (in the forked copy)."""
+    p = _Point(run, point)
+    return {spec.id: R.build_blocks(spec, p, strict=strict, unavailable=(A.MissingData,))
+            for spec in POINT_SECTIONS if spec.id in ELSEWHERE}
+
+
+def _elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, Callable]:
+    """Fork a copy to build :data:`ELSEWHERE`, where forking is on: spec id -> a callable
+    waiting for its blocks (for :func:`~nop_sim.reporting.build_sections`)."""
+    from nop_sim import renderer
+
+    forked = renderer.fork(_build_elsewhere, run, point, strict)
+    if forked is None:
+        return {}
+    return {i: (lambda i=i: forked.result()[i]) for i in ELSEWHERE}
+
+
 def build_report(run: A.RunData, point: int | None = None, strict: bool = False) -> R.Report:
-    """The report of a loaded run, built but not written (see :func:`write_report`)."""
+    """The report of a loaded run, built but not written (see :func:`write_report`).
+
+    Where forking is on (:func:`nop_sim.renderer.enable`), a forked copy of
+    this process builds the sections of :data:`ELSEWHERE` meanwhile.
+    """
     sections: list[R.Section] = []
-    if len(run.points) > 1:
-        sweep = _Sweep(run)
-        sections += R.build_sections(SWEEP_SECTIONS, sweep, strict=strict)
+    sweep = _Sweep(run) if len(run.points) > 1 else None
+    if sweep is not None:
         point = sweep.best if point is None else point
     point = run.points[0] if point is None else int(point)
-    sweeping = len(run.points) > 1
+    elsewhere = _elsewhere(run, point, strict)
+    if sweep is not None:
+        sections += R.build_sections(SWEEP_SECTIONS, sweep, strict=strict)
+    sweeping = sweep is not None
     sections += R.build_sections(POINT_SECTIONS, _Point(run, point), strict=strict,
                                  prefix=f"p{point}_" if sweeping else "", number_from=1,
                                  suffix=f" (point {point})" if sweeping else "",
-                                 unavailable=(A.MissingData,))
+                                 unavailable=(A.MissingData,), elsewhere=elsewhere)
     m = run.manifest
     meta = (f"{'sweep' if sweeping else 'run'} of {len(run.points)} point(s), "
             f"{m.get('matches_per_point', '?')} matches per point, seed {m.get('seed')}; "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -129,6 +130,86 @@ def test_sections_are_counted_from_the_spec_list(small_run, monkeypatch):
     assert [s.title for s in built.sections] == [f"{i + 1}. {s.title}" for i, s in enumerate(few)]
     src = Path(report.__file__).read_text(encoding="utf-8").lower()
     assert "nine" not in src and "1-9" not in src and "1–9" not in src
+
+
+def _written(folder: Path) -> dict[str, bytes]:
+    """Every file of a written report, its build time left out."""
+    files = {p.relative_to(folder).as_posix(): p.read_bytes()
+             for p in folder.rglob("*") if p.is_file()
+             and p.parts[len(folder.parts)] in ("figures", "tables", "report.html", "report.md")}
+    return {k: re.sub(rb"Report built in [0-9.]+ s", b"", v) for k, v in files.items()}
+
+
+def test_a_forked_copy_builds_part_of_the_same_report(small_run, small_report, tmp_path,
+                                                    monkeypatch):
+    from nop_sim import renderer
+
+    forks, fork = [], renderer.fork
+    monkeypatch.setattr(renderer, "fork", lambda fn, *args: forks.append(fork(fn, *args))
+                        or forks[-1])
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    renderer.enable()
+    try:
+        write_report(run, strict=True)
+    finally:
+        renderer.disable()
+    assert len(forks) == 1
+    if forks[0] is None:
+        pytest.skip("one core or no fork: no copy")
+    assert _written(run) == _written(small_run)
+
+
+def test_what_the_copy_raises_is_raised_here_and_one_that_dies_is_an_error():
+    from nop_sim import renderer
+
+    renderer.enable()
+    try:
+        ok, raises, dies = (renderer.fork(len, "four"), renderer.fork(int, "x"),
+                            renderer.fork(os._exit, 3))
+    finally:
+        renderer.disable()
+    if ok is None:
+        pytest.skip("one core or no fork: no copy")
+    assert ok.result() == 4 and ok.result() == 4
+    with pytest.raises(RuntimeError, match="ValueError: invalid literal"):
+        raises.result()
+    with pytest.raises(RuntimeError, match="died"):
+        dies.result()
+    assert renderer.fork(len, "off") is None
+
+
+def test_a_copy_started_ahead_does_its_one_job_and_ends():
+    from nop_sim import renderer
+
+    copy = renderer.ahead(lambda: None)
+    if copy is None:
+        pytest.skip("one core or no fork: no copy")
+    assert copy.submit(len, "four").result() == 4 and copy.result() == 4
+    broken = renderer.ahead(lambda: 1 / 0)  # a failed warm-up leaves the job to import
+    with pytest.raises(RuntimeError, match="ValueError"):
+        broken.submit(int, "x").result()
+    dead = renderer.ahead(lambda: os._exit(3))
+    with pytest.raises(RuntimeError, match="died"):
+        dead.submit(len, "x").result()
+    idle = renderer.ahead(lambda: None)
+    idle.close()  # never given a job: ended, reaped
+    assert idle._proc.exitcode is not None
+
+
+def test_a_failing_copy_leaves_its_sections_to_this_process(small_run, small_report, tmp_path,
+                                                           monkeypatch):
+    from nop_sim import renderer
+
+    class Dead:
+        def result(self):
+            raise RuntimeError("the report's helper process died")
+
+    monkeypatch.setattr(renderer, "fork", lambda fn, *args: Dead())
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    write_report(run, strict=True)
+    assert _written(run) == _written(small_run)
 
 
 def test_a_missing_table_degrades_to_a_note(small_run, tmp_path):

@@ -137,6 +137,26 @@ def test_a_broken_section_becomes_a_warning_and_missing_data_a_note():
         R.build_sections(specs, None, strict=True, unavailable=(Missing,))
 
 
+def test_sections_built_elsewhere_keep_their_place_and_a_failed_one_is_built_here():
+    order = []
+
+    def here(name):
+        def build(ctx):
+            order.append(name)
+            return [R.Note(name)]
+        return build
+
+    def failed():
+        raise RuntimeError("the helper died")
+
+    specs = [R.SectionSpec(i, i.upper(), "", here(i)) for i in ("a", "b", "c", "d")]
+    elsewhere = {"a": lambda: [R.Note("a from there")], "b": lambda: None, "c": failed}
+    sections = R.build_sections(specs, None, number_from=1, elsewhere=elsewhere)
+    assert order == ["d", "c"]  # its own first, then the failed one
+    assert [(s.title, s.blocks) for s in sections] == [
+        ("1. A", [R.Note("a from there")]), ("2. C", [R.Note("c")]), ("3. D", [R.Note("d")])]
+
+
 def test_atomic_write_replaces_whole_or_not_at_all(tmp_path, monkeypatch):
     path = tmp_path / "report.html"
     R.atomic_write(path, "old")

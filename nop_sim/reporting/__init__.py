@@ -43,11 +43,12 @@ from nop_sim.reporting.render import md_table, render_html, render_md
 # What draws needs matplotlib (about 0.3 s to import): those names load on first use
 # (PEP 562), so a summary's tables do not pay for it.
 _LAZY = {
-    **dict.fromkeys(("CYCLE", "DIVERGING", "DPI", "PALETTE", "SEQUENTIAL", "STYLE", "WIDTH",
-                     "figure", "png", "styled"), "style"),
+    **dict.fromkeys(("CYCLE", "DIVERGING", "DPI", "PAD", "PALETTE", "SEQUENTIAL", "STYLE",
+                     "TICK", "WIDTH", "figure", "margins", "png", "styled", "text_size"),
+                    "style"),
     **dict.fromkeys(("annotate_heat", "hbar_ci", "hide_unused", "interval_err",
                      "percent_axis"), "figures"),
-    **dict.fromkeys(("build_sections", "check_links"), "build"),
+    **dict.fromkeys(("build_blocks", "build_sections", "check_links"), "build"),
     **dict.fromkeys(("atomic_write", "write_report"), "write"),
 }
 
@@ -60,9 +61,9 @@ def __getattr__(name: str):
     return value
 
 
-__all__ = ["CYCLE", "DIVERGING", "DPI", "PALETTE", "SEQUENTIAL", "STYLE", "WIDTH", "Bullets",
-           "Csv", "Figure", "Note", "Report", "Section", "SectionSpec", "Table",
-           "annotate_heat", "atomic_write", "build_sections", "cell", "check_links", "count",
-           "figure", "hbar_ci", "hide_unused", "interval_err", "isnum", "md_table", "num", "num_ci",
-           "pct", "pct_ci", "percent_axis", "png", "pval", "render_html", "render_md",
-           "styled", "write_report"]
+__all__ = ["CYCLE", "DIVERGING", "DPI", "PAD", "PALETTE", "SEQUENTIAL", "STYLE", "TICK", "WIDTH",
+           "Bullets", "Csv", "Figure", "Note", "Report", "Section", "SectionSpec", "Table",
+           "annotate_heat", "atomic_write", "build_blocks", "build_sections", "cell",
+           "check_links", "count", "figure", "hbar_ci", "hide_unused", "interval_err", "isnum",
+           "margins", "md_table", "num", "num_ci", "pct", "pct_ci", "percent_axis", "png",
+           "pval", "render_html", "render_md", "styled", "text_size", "write_report"]

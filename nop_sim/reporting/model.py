@@ -14,28 +14,18 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Bullets", "Csv", "Figure", "Note", "Report", "Section", "SectionSpec", "Table",
-           "resolved"]
+__all__ = ["Bullets", "Csv", "Figure", "Note", "Report", "Section", "SectionSpec", "Table"]
 
 
 @dataclass
 class Figure:
-    """A drawn figure: PNG bytes, written to ``figures/<name>.png`` and embedded in HTML
-    (a future of them while a helper process renders it: :func:`resolved`)."""
+    """A drawn figure: PNG bytes, written to ``figures/<name>.png`` and embedded in HTML."""
 
     name: str
     png: bytes
     caption: str
     width: int
     height: int
-
-
-def resolved(block: Figure) -> Figure:
-    """``block`` with its PNG bytes, waiting for them when a helper process renders them
-    (:func:`nop_sim.renderer.start_renderer`)."""
-    if hasattr(block.png, "result"):
-        block.png = block.png.result()
-    return block
 
 
 @dataclass

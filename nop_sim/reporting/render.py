@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from nop_sim.reporting.format import cell
-from nop_sim.reporting.model import Bullets, Figure, Note, Report, Table, resolved
+from nop_sim.reporting.model import Bullets, Figure, Note, Report, Table
 
 __all__ = ["CSS", "md_table", "render_html", "render_md"]
 
@@ -94,7 +94,7 @@ def _html_table(t: Table) -> str:
 
 def _html_block(b) -> str:
     if isinstance(b, Figure):
-        data = base64.b64encode(resolved(b).png).decode("ascii")
+        data = base64.b64encode(b.png).decode("ascii")
         return (f'<figure><img src="data:image/png;base64,{data}" width="{b.width}" '
                 f'height="{b.height}" alt="{html.escape(b.caption)}"><figcaption>'
                 f"{html.escape(b.caption)}</figcaption></figure>")

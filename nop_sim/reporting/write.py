@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from nop_sim.reporting.build import check_links
-from nop_sim.reporting.model import Csv, Figure, Report, Table, resolved
+from nop_sim.reporting.model import Csv, Figure, Report, Table
 from nop_sim.reporting.render import render_html, render_md
 
 __all__ = ["atomic_write", "write_report"]
@@ -34,8 +34,6 @@ def write_report(report: Report, folder: str | Path) -> Path:
     into ``folder``; figures and CSVs of an earlier report there are removed
     first. Returns the HTML path."""
     check_links(report.sections)
-    for b in report.blocks(Figure):
-        resolved(b)  # bytes a helper process rendered
     folder = Path(folder)
     figures, tables = folder / "figures", folder / "tables"
     for sub, pattern in ((figures, "*.png"), (tables, "*.csv")):
