@@ -15,7 +15,8 @@ turns at the GIL). So:
   to build half of its sections (:func:`nop_sim.report.build_report`).
 
 Copies leave with ``os._exit``, no interpreter teardown. Forking is opt-in
-and never done on a one-core machine or where the platform has no ``fork``:
+and done on Linux only, never on a one-core machine (macOS has ``fork``, but
+its system libraries may not survive one without ``exec``):
 there :func:`ahead` and :func:`fork` return None and the caller does the
 work itself. Fork only when no other thread of the process is busy (its
 locks would stay taken in the copy). This module imports no matplotlib.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 
 __all__ = ["Copy", "ahead", "disable", "enable", "fork"]
 
@@ -32,7 +34,10 @@ _enabled = False
 
 
 def _can_fork() -> bool:
-    return (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
+    # Linux only: macOS has fork, but system libraries (Accelerate behind NumPy, the
+    # Objective-C runtime) may crash a forked copy that goes on without exec
+    return ((os.cpu_count() or 1) > 1 and sys.platform.startswith("linux")
+            and "fork" in multiprocessing.get_all_start_methods())
 
 
 def enable() -> None:
