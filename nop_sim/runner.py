@@ -538,6 +538,9 @@ def _serial(game: Game, scn: Scenario, plan: _PartPlan, out: Path) -> Iterator[P
 
 WORKERS_WORTH = 1.5  # seconds of simulation workers must save to be started (their start-up)
 STARTING_PART = 0.2  # seconds of play a part played here while the workers start aims at
+# A run of this many matches or more starts the workers' fork server at once, while
+# this process loads its kernels: even cheap matches (50 us) then save WORKERS_WORTH.
+EARLY_SERVER_MATCHES = 60_000
 
 
 _server_env: tuple | None = None  # what the fork server was started with (None: not started)
@@ -595,6 +598,8 @@ def _local(workers: int):
 
         player = part_player(game)
         compiled = game.warm_up is None or kernels_compiled(scn.kind)
+        if compiled and scn.matches * len(scn.points()) >= EARLY_SERVER_MATCHES:
+            _worker_context(scn.kind)  # surely worth workers: their server starts now
         if compiled:
             # With the kernels compiled, the first part is played here: its time says
             # whether workers would save more than their start-up costs. A small run
