@@ -119,22 +119,14 @@ def strength_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (np.array(start, np.int64), np.array(masks, np.int64), np.array(freqs, np.float64))
 
 
-@dataclass
-class MatchResults:
-    """What :func:`play_matches` returns (layouts in :mod:`nop_sim.types`).
+@dataclass(kw_only=True)
+class _Played:
+    """The engine's arrays: per match ``match`` int64 (n, N_MATCH_FIELDS), ``player``
+    int64 (n, players, N_PLAYER_FIELDS), ``drafted`` int64 (n, players, 25) cards
+    drafted per id, ``column`` int8 (n, 13) final column, top first; per-hand
+    counters ``counts`` (N_COUNTS,), ``categories`` (N_CAT_STATS, 13), ``time``
+    (horizon, N_TIME_STATS), ``disruptors`` (N_DISRUPTOR_STATS, 25)."""
 
-    Per match: ``match`` int64 (n, N_MATCH_FIELDS), ``player`` int64
-    (n, players, N_PLAYER_FIELDS), ``drafted`` int64 (n, players, 25) cards
-    drafted per id, ``column`` int8 (n, 13) final column, top first.
-    Merged per-hand counters: ``counts`` (N_COUNTS,), ``categories``
-    (N_CAT_STATS, 13), ``time`` (horizon, N_TIME_STATS), ``disruptors``
-    (N_DISRUPTOR_STATS, 25). ``events``: int64 (n_events, EV_WIDTH) rows of
-    the logged matches, in match order (empty when the log is off).
-    """
-
-    settings: Settings
-    agents: np.ndarray
-    seed: int
     match: np.ndarray
     player: np.ndarray
     drafted: np.ndarray
@@ -143,6 +135,19 @@ class MatchResults:
     categories: np.ndarray
     time: np.ndarray
     disruptors: np.ndarray
+
+
+@dataclass(kw_only=True)
+class MatchResults(_Played):
+    """What :func:`play_matches` returns (layouts in :mod:`nop_sim.types`): the
+    arrays of :class:`_Played`, counters merged over chunks, with the ``settings``,
+    ``agents`` and ``seed`` played. ``events``: int64 (n_events, EV_WIDTH) rows of
+    the logged matches, in match order (empty when the log is off).
+    """
+
+    settings: Settings
+    agents: np.ndarray
+    seed: int
     events: np.ndarray = field(default_factory=lambda: np.zeros((0, T.EV_WIDTH), np.int64))
     events_lost: int = 0
 
@@ -240,21 +245,10 @@ def play_matches(
     )
 
 
-@dataclass
-class BatchResults:
-    """What :func:`play_batches` returns. Per match, batch after batch: ``match``,
-    ``player``, ``drafted``, ``column`` as in :class:`MatchResults`. Per batch ``b``:
-    ``counts[b]`` (N_COUNTS,), ``categories[b]`` (N_CAT_STATS, 13), ``time[b]``
-    (horizon, N_TIME_STATS), ``disruptors[b]`` (N_DISRUPTOR_STATS, 25)."""
-
-    match: np.ndarray
-    player: np.ndarray
-    drafted: np.ndarray
-    column: np.ndarray
-    counts: np.ndarray
-    categories: np.ndarray
-    time: np.ndarray
-    disruptors: np.ndarray
+@dataclass(kw_only=True)
+class BatchResults(_Played):
+    """What :func:`play_batches` returns: the arrays of :class:`_Played`, rows batch
+    after batch, and each counter per batch (a first axis of one entry a batch)."""
 
 
 def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[int],
