@@ -300,6 +300,9 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
                                   resume=resume, progress=progress)
         finally:
             progress.close()
+        if copy is not None and not renderer.small_run(result.n_matches):
+            copy.close()  # a large run's report builds here, in one process (memory)
+            copy = None
         if copy is not None:
             copy.submit(_report_in_copy, out)  # it works while the summary is written here
         with phase("summary"):

@@ -1199,11 +1199,14 @@ def _build_elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, list
 
 
 def _elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, Callable]:
-    """Fork a copy to build :data:`ELSEWHERE`, where forking is on: spec id -> a callable
-    waiting for its blocks (for :func:`~nop_sim.reporting.build_sections`)."""
+    """Fork a copy to build :data:`ELSEWHERE`, where forking is on and the run is small
+    (:func:`nop_sim.renderer.small_run`): spec id -> a callable waiting for its blocks
+    (for :func:`~nop_sim.reporting.build_sections`)."""
     from nop_sim import renderer
 
-    forked = renderer.fork(_build_elsewhere, run, point, strict)
+    matches = int(run.manifest.get("totals", {}).get("matches", 0))
+    forked = (renderer.fork(_build_elsewhere, run, point, strict)
+              if renderer.small_run(matches) else None)
     if forked is None:
         return {}
     return {i: (lambda i=i: forked.result()[i]) for i in ELSEWHERE}

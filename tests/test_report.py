@@ -160,6 +160,24 @@ def test_a_forked_copy_builds_part_of_the_same_report(small_run, small_report, t
     assert _written(run) == _written(small_run)
 
 
+def test_a_large_run_builds_its_report_in_one_process(small_run, tmp_path, monkeypatch):
+    # a copy would double the memory a large run's tables take, for no time saved
+    from nop_sim import renderer
+
+    forks = []
+    monkeypatch.setattr(renderer, "fork", lambda fn, *args: forks.append(fn))
+    monkeypatch.setattr(renderer, "SMALL_RUN_MATCHES", 10)
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    renderer.enable()
+    try:
+        write_report(run, strict=True)
+    finally:
+        renderer.disable()
+    assert forks == []
+    assert not renderer.small_run(11) and renderer.small_run(10)
+
+
 def test_what_the_copy_raises_is_raised_here_and_one_that_dies_is_an_error():
     from nop_sim import renderer
 
