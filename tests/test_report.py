@@ -140,13 +140,10 @@ def _written(folder: Path) -> dict[str, bytes]:
     return {k: re.sub(rb"Report built in [0-9.]+ s", b"", v) for k, v in files.items()}
 
 
-def test_a_forked_copy_builds_part_of_the_same_report(small_run, small_report, tmp_path,
-                                                    monkeypatch):
+def _report_with_forks_on(small_run: Path, tmp_path: Path) -> Path:
+    """A copy of ``small_run`` whose report was written with forking on."""
     from nop_sim import renderer
 
-    forks, fork = [], renderer.fork
-    monkeypatch.setattr(renderer, "fork", lambda fn, *args: forks.append(fork(fn, *args))
-                        or forks[-1])
     run = tmp_path / "run"
     shutil.copytree(small_run, run)
     renderer.enable()
@@ -154,6 +151,17 @@ def test_a_forked_copy_builds_part_of_the_same_report(small_run, small_report, t
         write_report(run, strict=True)
     finally:
         renderer.disable()
+    return run
+
+
+def test_a_forked_copy_builds_part_of_the_same_report(small_run, small_report, tmp_path,
+                                                    monkeypatch):
+    from nop_sim import renderer
+
+    forks, fork = [], renderer.fork
+    monkeypatch.setattr(renderer, "fork", lambda fn, *args: forks.append(fork(fn, *args))
+                        or forks[-1])
+    run = _report_with_forks_on(small_run, tmp_path)
     assert len(forks) == 1
     if forks[0] is None:
         pytest.skip("one core or no fork: no copy")
@@ -167,13 +175,7 @@ def test_a_large_run_builds_its_report_in_one_process(small_run, tmp_path, monke
     forks = []
     monkeypatch.setattr(renderer, "fork", lambda fn, *args: forks.append(fn))
     monkeypatch.setattr(renderer, "SMALL_RUN_MATCHES", 10)
-    run = tmp_path / "run"
-    shutil.copytree(small_run, run)
-    renderer.enable()
-    try:
-        write_report(run, strict=True)
-    finally:
-        renderer.disable()
+    _report_with_forks_on(small_run, tmp_path)
     assert forks == []
     assert not renderer.small_run(11) and renderer.small_run(10)
 
