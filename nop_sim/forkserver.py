@@ -11,11 +11,16 @@ already: a worker then starts in milliseconds instead of a second.
 from __future__ import annotations
 
 import os
+import signal
 
-import pyarrow.parquet  # noqa: F401 - every worker writes Parquet
+# Ctrl-C is the run's to handle (it ends the pool, and the server leaves with it):
+# the server and the workers it forks ignore it, so none prints a traceback.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-from nop_sim import profiling
-from nop_sim.runner import _load_kernels
+import pyarrow.parquet  # noqa: E402,F401 - every worker writes Parquet
+
+from nop_sim import profiling  # noqa: E402
+from nop_sim.runner import _load_kernels  # noqa: E402
 
 for _kind in filter(None, os.environ.get("NOP_SIM_PRELOAD", "").split(",")):
     try:

@@ -316,6 +316,15 @@ def _load_kernels(kind: str) -> None:
         _loaded.add(kind)
 
 
+def _leave_ctrl_c_to_the_run() -> None:
+    """A local worker ends quietly on Ctrl-C, as soon as its kernel call returns: the
+    run reports the interruption once (a half-written part is a ``.tmp-*`` folder,
+    removed later), instead of a traceback from every worker."""
+    import signal
+
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+
+
 def _worker_ready(play: Callable) -> tuple[float, tuple[str, ...]]:
     """A new worker's first task: import the game (unpickling ``play``, its
     ``play_chunk``, registers it) and Parquet; return the clock, and the games
@@ -574,11 +583,20 @@ def _worker_context(kind: str):
     ctx = multiprocessing.get_context("forkserver")
     if _server_env is None:
         ctx.set_forkserver_preload(["nop_sim.forkserver"])
+        import signal
+        import threading
+
         previous = os.environ.get("NOP_SIM_PRELOAD")
         os.environ["NOP_SIM_PRELOAD"] = kind  # read by the server as it starts
+        # the server starts with Ctrl-C ignored (an ignored signal stays ignored
+        # through exec): the run handles it, never a traceback from the server
+        main = threading.current_thread() is threading.main_thread()
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
         try:
             forkserver.ensure_running()
         finally:
+            if main:
+                signal.signal(signal.SIGINT, handler)
             if previous is None:
                 os.environ.pop("NOP_SIM_PRELOAD", None)
             else:
@@ -615,7 +633,8 @@ def _local(workers: int):
         # cold, the kernels compile once here, into numba's cache, while spawned
         # workers import; they load them from there
         ctx = _worker_context(scn.kind) if compiled else multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                   initializer=_leave_ctrl_c_to_the_run)
         try:
             t0 = time.perf_counter()
             # every worker starts now (one task each); starting them waits for the
@@ -911,7 +930,10 @@ class Merger:
         rows = pa.concat_tables(self.pending[name])
         whole = rows.num_rows if final else rows.num_rows - rows.num_rows % MERGE_ROWS
         for start in range(0, whole, MERGE_ROWS):
-            self.writers[name].write_table(rows.slice(start, min(MERGE_ROWS, whole - start)))
+            # one contiguous chunk a row group: the writer's pages follow its input's
+            # chunks, and those are the parts, which differ from run to run
+            group = rows.slice(start, min(MERGE_ROWS, whole - start)).combine_chunks()
+            self.writers[name].write_table(group)
         self.pending[name] = [rows.slice(whole)] if whole < rows.num_rows else []
 
     def add(self, part: list[Chunk]) -> None:

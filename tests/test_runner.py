@@ -645,3 +645,34 @@ def test_workers_fork_from_a_server_that_loaded_the_kernels(monkeypatch):
     # a worker must see this process's numba settings: another cache, another start
     monkeypatch.setenv("NUMBA_CACHE_DIR", "/elsewhere")
     assert runner._worker_context("new-order").get_start_method() == "spawn"
+
+
+def test_merged_bytes_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path):
+    # parts are cut by the time chunks take (and a resumed run keeps the old ones):
+    # the same rows in other parts must merge to the same file, pages included
+    from types import SimpleNamespace
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from nop_sim.runner import MERGE_ROWS, Chunk, Merger
+
+    n = 2 * MERGE_ROWS + 777
+    rng = np.random.default_rng(3)
+    rows = pa.table({"match": np.arange(n), "value": rng.integers(0, 10**9, n),
+                     "text": pa.array([" ".join(map(str, rng.integers(0, 13, 13)))
+                                       for _ in range(n)], pa.large_string())})
+    game = SimpleNamespace(tables=("rows",), summed_tables=(), work="hands")
+    merged = []
+    for cuts in ([0, n // 3, 2 * n // 3, n], [0, 5, 1000, 70_001, 70_002, n - 9, n]):
+        out = tmp_path / f"cut{len(cuts)}"
+        merger = Merger(out, game)
+        for i, (lo, hi) in enumerate(zip(cuts, cuts[1:])):
+            chunk = Chunk(0, i, lo, hi - lo, 0, i)
+            (out / "chunks" / chunk.name).mkdir(parents=True)
+            pq.write_table(rows.slice(lo, hi - lo), out / "chunks" / chunk.name / "rows.parquet")
+            merger.add([chunk])
+        merger.finish()
+        merged.append((out / "rows.parquet").read_bytes())
+    assert merged[0] == merged[1]
+    assert pq.read_table(tmp_path / "cut4" / "rows.parquet").equals(rows)
