@@ -650,6 +650,7 @@ def test_workers_fork_from_a_server_that_loaded_the_kernels(monkeypatch):
 def test_merged_bytes_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path):
     # parts are cut by the time chunks take (and a resumed run keeps the old ones):
     # the same rows in other parts must merge to the same file, pages included
+    import itertools
     from types import SimpleNamespace
 
     import pyarrow as pa
@@ -667,7 +668,7 @@ def test_merged_bytes_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path):
     for cuts in ([0, n // 3, 2 * n // 3, n], [0, 5, 1000, 70_001, 70_002, n - 9, n]):
         out = tmp_path / f"cut{len(cuts)}"
         merger = Merger(out, game)
-        for i, (lo, hi) in enumerate(zip(cuts, cuts[1:])):
+        for i, (lo, hi) in enumerate(itertools.pairwise(cuts)):
             chunk = Chunk(0, i, lo, hi - lo, 0, i)
             (out / "chunks" / chunk.name).mkdir(parents=True)
             pq.write_table(rows.slice(lo, hi - lo), out / "chunks" / chunk.name / "rows.parquet")
