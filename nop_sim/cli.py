@@ -289,9 +289,11 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
         from nop_sim import renderer
 
         # A copy of this process imports the report's libraries on the other core while
-        # the run plays, then writes the report; without one (one core, no fork) a thread
-        # here imports them.
-        copy = renderer.ahead(_import_report)
+        # the run plays, then writes the report; without one (one core, no fork, or a
+        # large run, whose report builds here in one process for memory) a thread here
+        # imports them.
+        if renderer.small_run(scn.matches * len(scn.points())):
+            copy = renderer.ahead(_import_report)
         preload = _preload_report() if copy is None else None
     progress = _Progress(quiet, scn.game_type.work)
     try:
@@ -300,9 +302,6 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
                                   resume=resume, progress=progress)
         finally:
             progress.close()
-        if copy is not None and not renderer.small_run(result.n_matches):
-            copy.close()  # a large run's report builds here, in one process (memory)
-            copy = None
         if copy is not None:
             copy.submit(_report_in_copy, out)  # it works while the summary is written here
         with phase("summary"):

@@ -1019,6 +1019,14 @@ class Merger:
         return self.n_matches, self.n_work
 
 
+def _text_columns(schema) -> list[str]:
+    """The text columns of an Arrow schema (read as pandas categories)."""
+    import pyarrow as pa
+
+    return [f.name for f in schema if pa.types.is_string(f.type) or
+            pa.types.is_large_string(f.type)]
+
+
 def _read_table(path: Path, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """A Parquet table with text columns as pandas categories.
 
@@ -1034,8 +1042,7 @@ def _read_table(path: Path, columns: Sequence[str] | None = None) -> pd.DataFram
     schema = pq.read_schema(path)
     if columns is not None:
         schema = pa.schema([f for f in schema if f.name in set(columns)])
-    text = [f.name for f in schema if pa.types.is_string(f.type) or
-            pa.types.is_large_string(f.type)]
+    text = _text_columns(schema)
     plain = [f for f in schema if f.name not in text]
 
     def simple() -> pd.DataFrame:  # for tables nop-sim does not write (other types, nulls)
@@ -1083,12 +1090,10 @@ def _read_table(path: Path, columns: Sequence[str] | None = None) -> pd.DataFram
 
 def _read_point(path: Path, point: int) -> pd.DataFrame:
     """One sweep point's rows of a merged table, text columns as pandas categories."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = pq.read_schema(path)
-    text = [f.name for f in schema if pa.types.is_string(f.type) or
-            pa.types.is_large_string(f.type)]
+    text = _text_columns(schema)
     if "point" not in schema.names:
         return pq.read_table(path, read_dictionary=text).to_pandas()
     return pq.read_table(path, filters=[("point", "==", point)],

@@ -33,7 +33,6 @@ def _seat_table(seats: pd.DataFrame, by: str, fair: float) -> pd.DataFrame:
     """Win rate (``place`` 1, a shared win included) by seat or preset, beside the fair rate."""
     won = (seats["place"] == 1).groupby(seats[by], sort=True, observed=True)
     table = pd.DataFrame({"seats": won.size(), "wins": won.sum()})
-    table = table[table["seats"] > 0]
     low, high = wilson_interval(table["wins"].to_numpy(), table["seats"].to_numpy())
     return pd.DataFrame({by: table.index.to_numpy(), "seats": table["seats"].to_numpy(),
                          "win_rate": (table["wins"] / table["seats"]).to_numpy(),

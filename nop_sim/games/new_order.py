@@ -7,6 +7,7 @@ and ``arrays`` (per-point counters, summed).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from functools import cache, partial
 
@@ -125,13 +126,8 @@ def play_chunks(scn, chunks) -> dict:
     """
     import pyarrow as pa
 
-    groups: list[list] = []
-    for c in chunks:
-        if groups and groups[-1][-1].point == c.point:
-            groups[-1].append(c)
-        else:
-            groups.append([c])
-    played = [_point_tables(scn, group) for group in groups]
+    played = [_point_tables(scn, list(group))
+              for _, group in itertools.groupby(chunks, key=lambda c: c.point)]
     if len(played) == 1:
         return played[0]
     return {name: pa.concat_tables([p[name] for p in played], promote_options="permissive")
@@ -212,7 +208,7 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     ``events``, each chunk's logged rows with the run's match ids; and each
     match's rotation.
     """
-    from nop_sim.engine import play_batches, play_matches
+    from nop_sim.engine import BatchResults, play_batches, play_matches
     from nop_sim.profiling import phase
 
     sizes = [c.n_matches for c in chunks]
@@ -229,19 +225,20 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
             (logged if log.size else joint).append((i, r, idx, seed, log))
     out: dict = {"events": [np.zeros((0, 0), np.int64)] * len(chunks)}
 
-    def put(i: int, rows: np.ndarray, arrays: dict) -> None:
+    def put(rows: np.ndarray, of_chunk: np.ndarray, res) -> None:
+        """Batches' rows into place (``rows``: their positions in the output) and their
+        counters (first axis: one entry a batch) onto their chunks (``of_chunk``,
+        ascending, one a batch)."""
+        for names, size in ((_ROWS, starts[-1]), (_SUMS, len(chunks))):
+            for name in names:
+                arr = getattr(res, name)
+                if name not in out:
+                    out[name] = np.zeros((size,) + arr.shape[1:], arr.dtype)
         for name in _ROWS:
-            arr = arrays[name]
-            if name not in out:
-                out[name] = np.zeros((starts[-1],) + arr.shape[1:], arr.dtype)
-            out[name][starts[i] + rows] = arr
-
-    def add(i, arrays: dict) -> None:
+            out[name][rows] = getattr(res, name)
+        first = np.flatnonzero(np.diff(of_chunk, prepend=-1))  # a chunk's first batch
         for name in _SUMS:
-            value = arrays[name]
-            if name not in out:
-                out[name] = np.zeros((len(chunks),) + value.shape, value.dtype)
-            out[name][i] += value
+            out[name][of_chunk[first]] += np.add.reduceat(getattr(res, name), first, axis=0)
 
     with phase("simulation"):
         if joint:
@@ -249,18 +246,8 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
                                for r in range(scn.n_rotations)])
             res = play_batches(settings, tables, [b[1] for b in joint],
                                [b[2].size for b in joint], [b[3] for b in joint])
-            # every batch's rows into place, its counters onto its chunk's, at once
-            rows = np.concatenate([starts[i] + idx for i, _r, idx, _s, _l in joint])
-            of_chunk = np.array([b[0] for b in joint], np.int64)  # ascending
-            first = np.flatnonzero(np.diff(of_chunk, prepend=-1))  # a chunk's first batch
-            for name in _ROWS:
-                arr = getattr(res, name)
-                out[name] = np.zeros((starts[-1],) + arr.shape[1:], arr.dtype)
-                out[name][rows] = arr
-            for name in _SUMS:
-                arr = getattr(res, name)
-                out[name] = np.zeros((len(chunks),) + arr.shape[1:], arr.dtype)
-                out[name][of_chunk[first]] = np.add.reduceat(arr, first, axis=0)
+            put(np.concatenate([starts[i] + idx for i, _r, idx, _s, _l in joint]),
+                np.array([b[0] for b in joint], np.int64), res)
         for i, r, idx, seed, log in logged:
             c = chunks[i]
             res = play_matches(settings, scn.seat_specs(point, r), int(idx.size), seed=seed,
@@ -269,8 +256,10 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
                 res.events[:, 0] = c.first_match + idx[res.events[:, 0]]
             out["events"][i] = (res.events if not out["events"][i].size
                                 else np.concatenate([out["events"][i], res.events]))
-            put(i, idx, {name: getattr(res, name) for name in _ROWS})
-            add(i, {name: getattr(res, name) for name in _SUMS})
+            # one batch, its counters merged: a first axis of one
+            put(starts[i] + idx, np.array([i]),
+                BatchResults(**{name: getattr(res, name) for name in _ROWS},
+                             **{name: getattr(res, name)[None] for name in _SUMS}))
     return out, rotation
 
 
@@ -354,7 +343,7 @@ def _arrays_frame(point: int, res: dict):
         k = stat_idx.size
         parts.append(pa.table({
             "point": np.full(k, point, np.int64),
-            "table": _pick(_text([table]), np.zeros(k, np.int64)),
+            "table": _const(table, k),
             "stat": _pick(stats, stat_idx), "index": pos.astype(np.int64),
             "label": _pick(labels, pos),
             "value": per_chunk.sum(axis=0)[stat_idx, pos].astype(np.int64)}))
