@@ -47,6 +47,21 @@ leaves open (the referee, :mod:`nop_sim.referee`, checks the same):
   positions moved (insider_tip, short_sell, elevator), the wild rank
   (wild_deuces, deuces_wild), cards at Community Card I (third_card), chips,
   dart steps, multipliers.
+- R9 Side pots are cut at the commitments of all-in players only, antes
+  included; a seat neither folded nor all-in contests every pot whatever it
+  paid (a seat with ante_exempt wins the others' antes).
+- R10 When a betting round ends, the part of its highest bet that no other
+  seat matched (everyone else folded to it or was all-in for less) goes back
+  to its bettor (logged as ``uncalled``), before any hedge payout or award; a
+  bettor who was all-in is no longer. The comparison is within the round, so
+  an ante is never returned.
+- R11 k of "a showdown with k players" counts every seat that reached the
+  showdown, muckers included: k + 1 Disruptors are revealed.
+- R12 A seat neither folded nor all-in gets a turn only while another seat
+  can still act or while it faces a bet to call; a lone seat whose bet is
+  matched gets no turn (no hedge, no promotion).
+- R13 insider_tip and short_sell move a category by their ``amount`` (R8)
+  and stop at the top or the bottom of the column.
 - Pot-limit: the largest raise is the pot (fees and hedge costs included, as
   paid before the action) after calling.
 - Agents never fold when they could check (a dominated choice); the rules
@@ -55,8 +70,6 @@ leaves open (the referee, :mod:`nop_sim.referee`, checks the same):
   the best shown; the agents muck only when that hand also contests every pot
   theirs does.
 - purge must take a card when any is in play (its owner's own included).
-- Side pots layer every live seat's commitment, antes included: a seat with
-  ante_exempt contests the others' antes only up to its own commitment.
 - Players eliminated in one hand: more chips at that hand's start rank
   better, then seat order left of that hand's dealer. An unresolved match
   ranks the players still in by chips.

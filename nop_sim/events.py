@@ -36,11 +36,14 @@ hedge_pay          paid, from, category, due
 pot                index (0 = main), amount, eligible (seats), winners (seats)
 award              chips, pot
 fold_win           chips
+uncalled           chips (the part of the round's highest bet nobody matched, back to
+                   its bettor when the round ends, SPEC R10)
 reveal             cards (Disruptor ids revealed)
 pick               card, index (in the reveal), order (0 = first pick)
 effect             card, a, b, dart -- for instants: market_crash / bull_run a =
-                   dart after; insider_tip / short_sell a = category; windfall a =
-                   chips; levy a = chips collected; swap_any a, b = the two
+                   dart after; insider_tip / short_sell a = category, b = its
+                   column position after the move (R13); windfall a = chips;
+                   levy a = chips collected; swap_any a, b = the two
                    categories; purge a = card removed, b = its owner (-1
                    community). For Personal / Community cards: a = the named
                    category (Elevator) or -1, b = slot taken.
@@ -103,6 +106,7 @@ EVENT_SCHEMA: dict[int, tuple[str, tuple[str, ...]]] = {
     T.EV_MATCH_END: ("match_end", ("winner", "hands", "unresolved")),
     T.EV_RESHUFFLE: ("reshuffle", ("pile", "cards")),
     T.EV_HAND_END: ("hand_end", ("chips*",)),
+    T.EV_UNCALLED: ("uncalled", ("chips",)),
 }
 assert len(EVENT_SCHEMA) == T.N_EVENT_KINDS
 
@@ -256,6 +260,8 @@ def render_history(records: Iterable[dict[str, Any]], names: list[str] | None = 
             lines.append(f"{kind} {r['amount']}: {', '.join(who(s) for s in r['winners'])}")
         elif ev == "award":
             lines.append(f"{who(seat)} collects {r['chips']}")
+        elif ev == "uncalled":
+            lines.append(f"Uncalled bet ({r['chips']}) returned to {who(seat)}")
         elif ev == "fold_win":
             lines.append(f"{who(seat)} takes {r['chips']} uncontested")
         elif ev == "reveal":

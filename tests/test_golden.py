@@ -69,9 +69,9 @@ MATCH_CONFIGS = {
                             ["balanced", "manipulator", "hedger", "rock"]),
 }
 MATCH_HASHES = {
-    "default rules": "45fb8e688d68cb8469e7e1dd4b0c4d21",
-    "no-limit, fees to the bank": "7cbf36d552ca1ba41fd9b8ebd2d7f215",
-    "wilds and inversion": "c1901ba935f1f5726546271ed08b3683",
+    "default rules": "140813a2cd9c8d1e30d0bcb95c23ee3f",
+    "no-limit, fees to the bank": "f58cd812309209c3ae66cce6d47cb30c",
+    "wilds and inversion": "c970afae075b7ee546ef7b6dddfd1d37",
 }
 
 

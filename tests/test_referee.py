@@ -32,6 +32,10 @@ CASES = [
     ({"max_discard": 5, "disruptors": "none"}, "random"),
     ({"chips": 3, "ante": 2}, "random"),
     ({}, ["random", "station", "rock", "maniac"]),
+    # R9 and R10: seats that paid no ante, all-ins for less, uncalled bets
+    ({"disruptors": {"ante_exempt": 20, "windfall": 4}},
+     ["balanced", "manipulator", "hedger", "rock"]),
+    ({"hedge_from": "bank", "chips": 20}, ["balanced", "manipulator", "hedger", "maniac"]),
     ({"players": 7}, ["random", "station", "rock", "maniac", "manipulator", "hedger",
                       "balanced"]),
 ]

@@ -73,6 +73,9 @@ def test_r1_dead_money_after_an_all_in_never_reaches_the_all_in_player():
                 folded[p] = rec["action"] == "fold"
                 if rec["all_in"]:
                     allin[p] = any_allin = True
+            elif ev == "uncalled":  # R10: back to the bettor, who has chips again
+                committed[p] -= rec["chips"]
+                allin[p] = False
             elif ev == "show":
                 showdown = True
                 shown.add(p)
@@ -94,11 +97,13 @@ def test_r1_dead_money_after_an_all_in_never_reaches_the_all_in_player():
         live = [q for q in range(n) if not folded[q]]
         top = max(committed[q] for q in live)
         for q in live:
-            # a dead pot none of whose seats shows down joins the main pot
-            bound = sum(min(c, committed[q]) for c in committed) + sum(
+            # R9: only an all-in limits the bets a seat can win; a dead pot none of whose
+            # seats shows down joins the main pot
+            cap = committed[q] if allin[q] else max(committed)
+            bound = sum(min(c, cap) for c in committed) + sum(
                 paid for paid, seats in dead
                 if seats is None or q in seats or not seats & shown)
-            if committed[q] == top:  # folded bets above every live seat's
+            if cap == top:  # folded bets above every live seat's
                 bound += sum(max(committed[f] - top, 0) for f in range(n) if folded[f])
             assert awarded[q] <= bound, (_m, _h, q)
     assert situations >= 10 and dead_pots >= 5 and no_allin_showdowns >= 10
@@ -154,6 +159,8 @@ def _walk_stacks(r, on_event):
             elif ev == "action":
                 stack[p] -= rec["chips"]
                 assert stack[p] == rec["stack"], (m, h, rec)
+            elif ev == "uncalled":
+                stack[p] += rec["chips"]
             on_event(rec, before, stack)
             if ev == "hand_end":
                 end[m] = list(rec["chips"])
@@ -215,12 +222,14 @@ def test_r4_an_incomplete_all_in_raise_does_not_reopen_the_betting():
         level = 0
         for rec in recs:
             ev = rec["event"]
+            if ev == "hand_start":
+                limit = rec["betting"] == "limit"  # a no_limit card in play: R4's sizes differ
             if ev in ("hand_start", "board"):
                 rnd += 1
                 level = 0
                 full_raises = 0
                 acted_since_full: set[int] = set()
-            elif ev == "action":
+            elif ev == "action" and limit:
                 p = rec["seat"]
                 if rec["action"] == "raise" and p in acted_since_full:
                     pytest.fail(f"seat {p} re-raised after an incomplete raise: {rec}")
@@ -400,3 +409,249 @@ def test_referee_refuses_a_restock_that_takes_back_the_drawers_discards():
         records[i]["cards"] += records[i - 1]["n"]
 
     assert "is the discard pile of" in _violates(r, with_own_discards)
+
+
+# -- R9 ------------------------------------------------------------------------------------
+def _seat_states(recs, n):
+    """Per record: (committed, all-in, folded) of every seat just after it, from the log."""
+    committed, allin, folded = [0] * n, [False] * n, [False] * n
+    for rec in recs:
+        ev, p = rec["event"], rec["seat"]
+        if ev == "ante":
+            committed[p] += rec["amount"]
+            allin[p] = bool(rec["all_in"])
+        elif ev == "hedge":
+            allin[p] = allin[p] or bool(rec["all_in"])
+        elif ev == "action":
+            committed[p] += rec["chips"]
+            folded[p] = rec["action"] == "fold"
+            allin[p] = allin[p] or bool(rec["all_in"])
+        elif ev == "uncalled":
+            committed[p] -= rec["chips"]
+            allin[p] = False
+        yield rec, committed, allin, folded
+
+
+def test_r9_only_an_all_in_limits_what_a_seat_can_win():
+    """A seat neither folded nor all-in may win every pot whatever it paid: with
+    ante_exempt in play, a seat that paid no ante wins the others' antes too."""
+    r = _logged(n=40, players=4, disruptors={"ante_exempt": 30, "windfall": 5}, seed=3)
+    n = r.settings.players
+    short = short_wins = no_allin = 0
+    for (_m, _h), recs in _hands(r).items():
+        shown: set[int] = set()
+        pots = []
+        for rec, committed, allin, folded in _seat_states(recs, n):
+            if rec["event"] == "show":
+                shown.add(rec["seat"])
+            elif rec["event"] == "pot":
+                pots.append(rec)
+                live = [q for q in range(n) if not folded[q]]
+                top = max(committed[q] for q in live)
+                for q in shown:
+                    if not allin[q]:  # contests every pot
+                        assert q in rec["eligible"], rec
+                        if committed[q] < top:
+                            short += 1
+                            short_wins += q in rec["winners"]
+                if not any(allin[q] for q in live):
+                    no_allin += 1
+                    # nobody all-in: one pot of every bet, whatever each paid
+                    assert rec["index"] == 0 and len(pots) == 1, rec
+    assert short >= 50 and short_wins >= 10 and no_allin >= 100
+
+
+def test_referee_refuses_a_pot_closed_to_a_seat_that_is_not_all_in():
+    r = _logged(n=40, players=4, disruptors={"ante_exempt": 30, "windfall": 5}, seed=3)
+    recs = list(to_records(r.events))
+    n = r.settings.players
+    target = None
+    for (_m, _h), hand in _hands(r).items():
+        for rec, committed, allin, folded in _seat_states(hand, n):
+            live = [q for q in range(n) if not folded[q]]
+            if rec["event"] == "pot" and target is None:
+                top = max(committed[q] for q in live)
+                losers = [q for q in rec["eligible"] if q not in rec["winners"]
+                          and not allin[q] and committed[q] < top]
+                if losers:
+                    target = (recs.index(rec), losers[0])
+    assert target is not None
+    i, seat = target
+
+    def shut_out(records):  # the engine's old layering: a pot only up to what it paid
+        records[i]["eligible"] = [q for q in records[i]["eligible"] if q != seat]
+
+    assert "side pot eligibility" in _violates(r, shut_out)
+
+
+# -- R10 -----------------------------------------------------------------------------------
+def test_r10_uncalled_chips_go_back_before_hedges_and_awards():
+    """At every round's end the highest bet is matched by another seat's; the unmatched
+    part went back to its bettor first, so no hedge payout or pot ever holds it."""
+    r = _logged(n=40, players=4, seed=3)
+    n = r.settings.players
+    returned = at_showdown = 0
+    for (_m, _h), recs in _hands(r).items():
+        round_bet = [0] * n
+        dead = 0
+        paid_out = 0
+        in_round = False
+        for rec, committed, _allin, _folded in _seat_states(recs, n):
+            ev, p = rec["event"], rec["seat"]
+            if ev in ("hedge", "promote"):
+                dead += rec["cost"] if ev == "hedge" else (
+                    rec["fee"] if rec["fee_to"] == "pot" else 0)
+            if ev == "action":
+                round_bet[p] += rec["chips"]
+                in_round = True
+            elif ev == "uncalled":
+                ranked = sorted(round_bet, reverse=True)
+                assert round_bet[p] == ranked[0] > ranked[1], rec
+                assert rec["chips"] == ranked[0] - ranked[1], rec
+                round_bet[p] -= rec["chips"]
+                returned += 1
+                at_showdown += any(x["event"] == "show" for x in recs)
+            elif ev in ("discard", "board", "show", "fold_win") and in_round:
+                ranked = sorted(round_bet, reverse=True)
+                assert ranked[0] == ranked[1], ("unmatched chips left in the pot", rec)
+                round_bet = [0] * n
+                in_round = False
+            if ev in ("fold_win", "show") and not paid_out:  # the betting is over
+                pot = sum(committed) + dead
+            if ev in ("award", "fold_win") or (ev == "hedge_pay" and rec["from"] == "pot"):
+                paid_out += rec["paid"] if ev == "hedge_pay" else rec["chips"]
+            if ev == "hand_end" and paid_out:
+                assert paid_out == pot, recs  # hedges and awards share what was matched
+    assert returned >= 200 and at_showdown >= 20
+
+
+def test_referee_refuses_uncalled_chips_left_in_the_pot():
+    r = _logged(n=40, players=4, seed=3)
+    recs = list(to_records(r.events))
+    i = next(i for i, x in enumerate(recs) if x["event"] == "uncalled"
+             and recs[i + 1]["event"] in ("board", "show"))
+
+    def keep_them_in(records):
+        del records[i]
+
+    assert "R10" in _violates(r, keep_them_in)
+
+
+# -- R11 -----------------------------------------------------------------------------------
+def test_r11_muckers_count_in_k():
+    r = _logged(n=40, players=4, agents="balanced", seed=3)
+    counted = 0
+    for (_m, _h), recs in _hands(r).items():
+        k = sum(x["event"] in ("show", "muck") for x in recs)
+        mucks = sum(x["event"] == "muck" for x in recs)
+        reveal = [x for x in recs if x["event"] == "reveal"]
+        if mucks and reveal:
+            assert len(reveal[0]["cards"]) == k + 1  # the deck never runs dry here
+            assert not any(x["event"] == "pick" and x["seat"] in
+                           {y["seat"] for y in recs if y["event"] == "muck"} for x in recs)
+            counted += 1
+    assert counted >= 50
+
+
+def test_referee_refuses_a_draft_that_leaves_muckers_out_of_k():
+    r = _logged(n=40, players=4, agents="balanced", seed=3)
+    recs = list(to_records(r.events))
+    i = next(i for i, x in enumerate(recs) if x["event"] == "reveal"
+             and any(y["event"] == "muck" and y["hand"] == x["hand"] and y["match"] == x["match"]
+                     for y in recs[i - 30:i]))
+
+    def k_without_muckers(records):
+        records[i]["cards"] = records[i]["cards"][:-1]
+
+    assert "revealed, rules say" in _violates(r, k_without_muckers)
+
+
+# -- R12 -----------------------------------------------------------------------------------
+def _lone_rounds(r):
+    """(index in the log, seat): a round's start (a board) where exactly one seat is
+    neither folded nor all-in and another is still live (all-in)."""
+    n = r.settings.players
+    recs = list(to_records(r.events))
+    out = []
+    start = 0
+    for (_m, _h), hand in _hands(r).items():
+        for j, (rec, _c, allin, folded) in enumerate(_seat_states(hand, n)):
+            if rec["event"] == "board":
+                in_hand = {x["seat"] for x in hand if x["event"] == "ante"}
+                able = [q for q in in_hand if not folded[q] and not allin[q]]
+                live = [q for q in in_hand if not folded[q]]
+                if len(able) == 1 and len(live) > 1:
+                    out.append((start + j, able[0]))
+        start += len(hand)
+    assert [recs[i]["event"] for i, _ in out] == ["board"] * len(out)
+    return recs, out
+
+
+def test_r12_a_lone_seat_with_nothing_to_call_gets_no_turn():
+    r = _logged(n=60, players=4, betting="no-limit", agents="maniac", chips=20, seed=3)
+    recs, lone = _lone_rounds(r)
+    for i, _seat in lone:
+        j = i + 1
+        while recs[j]["event"] not in ("board", "show", "hand_end"):
+            assert recs[j]["event"] not in ("action", "hedge", "promote"), recs[j]
+            j += 1
+    assert len(lone) >= 20
+
+
+def test_referee_refuses_a_turn_for_a_lone_seat():
+    r = _logged(n=60, players=4, betting="no-limit", agents="maniac", chips=20, seed=3)
+    recs, lone = _lone_rounds(r)
+    i, seat = lone[0]
+    hand = [x for x in recs[:i] if x["match"] == recs[i]["match"] and x["hand"] == recs[i]["hand"]]
+    stack = next(x["stack"] for x in reversed(hand) if x["event"] == "action" and x["seat"] == seat)
+
+    def give_a_turn(records):
+        records.insert(i + 1, {**records[i], "event": "action", "seat": seat, "action": "check",
+                               "chips": 0, "round_bet": 0, "level": 0, "all_in": 0,
+                               "stack": stack})
+
+    assert "acted out of turn" in _violates(r, give_a_turn)
+
+
+# -- R13 -----------------------------------------------------------------------------------
+_FAR = {"insider_tip": {"copies": 20, "amount": 5}, "short_sell": {"copies": 20, "amount": 5}}
+
+
+def test_r13_moves_stop_at_the_ends_of_the_column():
+    """An independent replay of the column: promotions, swaps and restores as logged,
+    insider_tip and short_sell by 5 places clamped to the column's ends."""
+    from nop_sim.column import parse_category
+
+    r = _logged(n=30, players=4, disruptors=_FAR, seed=13)
+    column: dict[int, list[int]] = {}
+    clamped = moved = 0
+    for rec in to_records(r.events):
+        m, ev = rec["match"], rec["event"]
+        if ev == "match_start":
+            column[m] = list(range(13))
+        elif ev == "promote":
+            col, c = column[m], int(parse_category(rec["category"]))
+            i = col.index(c)
+            col[i - 1], col[i] = col[i], col[i - 1]
+        elif ev == "effect" and rec["card"] in _FAR:
+            col, c = column[m], rec["a"]
+            i = col.index(c)
+            want = i - 5 if rec["card"] == "insider_tip" else i + 5
+            j = min(max(want, 0), 12)
+            col.insert(j, col.pop(i))
+            assert rec["b"] == j, rec
+            moved += 1
+            clamped += want != j
+    assert moved >= 50 and clamped >= 10
+
+
+def test_referee_refuses_a_move_past_the_end_of_the_column():
+    r = _logged(n=30, players=4, disruptors=_FAR, seed=13)
+    recs = list(to_records(r.events))
+    i = next(i for i, x in enumerate(recs) if x["event"] == "effect"
+             and x["card"] == "insider_tip" and x["b"] == 0)
+
+    def past_the_top(records):
+        records[i]["b"] = 1
+
+    assert "R13" in _violates(r, past_the_top)

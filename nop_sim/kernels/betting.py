@@ -14,7 +14,7 @@ from nop_sim.kernels.common import (
     mark_allin,
     swap_positions,
 )
-from nop_sim.kernels.eventlog import log_action, log_hedge, log_promote
+from nop_sim.kernels.eventlog import log_action, log_hedge, log_promote, log_uncalled
 from nop_sim.kernels.policy import (
     choose_action,
     choose_hedge,
@@ -55,6 +55,7 @@ from nop_sim.kernels.state import (
     P_ACT_SEQ,
     P_ACTED,
     P_ALLIN,
+    P_ALLIN_TICK,
     P_CHIPS,
     P_COMMITTED,
     P_FEE_OFF,
@@ -331,6 +332,41 @@ def _take_turn(st, cfg, out, rng, p):
 
 
 @jit(_nrt=False)
+def return_uncalled(g, ps, ev):
+    """R10: the part of the round's highest bet that no other player matched goes back
+    to its bettor when the round ends (everyone else folded to it or was all-in for
+    less); it never forms a pot. Returns the chips given back.
+
+    Compared within the round (``P_ROUND_BET``), so an ante is never "uncalled". A
+    bettor who was all-in has chips again and is no longer all-in; nobody can act
+    after such a round, so no later payment can depend on it.
+    """
+    top = -1
+    top_bet = 0
+    second = 0
+    for p in range(g[G_N]):
+        if ps[p, P_INHAND] == 0:
+            continue
+        b = ps[p, P_ROUND_BET]
+        if b > top_bet:
+            second = top_bet
+            top_bet = b
+            top = p
+        elif b > second:
+            second = b
+    if top < 0 or top_bet <= second:
+        return 0
+    back = top_bet - second
+    ps[top, P_CHIPS] += back
+    ps[top, P_COMMITTED] -= back
+    ps[top, P_ROUND_BET] -= back
+    ps[top, P_ALLIN] = 0
+    ps[top, P_ALLIN_TICK] = -1
+    log_uncalled(ev, g, top, back)
+    return back
+
+
+@jit(_nrt=False)
 def betting_round(st, cfg, out, rng, rnd):
     """Play Bet I, II or III (``rnd`` 0, 1, 2) until every player still able has matched."""
     g, ps = st[ST_G], st[ST_PS]
@@ -360,7 +396,8 @@ def betting_round(st, cfg, out, rng, rnd):
                 _take_turn(st, cfg, out, rng, p)
                 idle = 0
                 if count_live(ps, n) <= 1:
-                    return
+                    break
         else:
             idle += 1
         p = (p + 1) % n
+    return_uncalled(g, ps, out[OUT_EVENTS])

@@ -152,6 +152,7 @@ def _apply_instant(st, cfg, out, rng, p, card):
             if pos > 0:
                 swap_positions(g, col, colpos, pos, pos - 1)
         a1 = c
+        a2 = colpos[c]  # where it stopped (R13)
     elif card == D_SHORT_SELL:  # down ``amount`` positions, no further than the bottom
         c = choose_demote_target(st, cfg, p, rng)
         for _ in range(amount):
@@ -159,6 +160,7 @@ def _apply_instant(st, cfg, out, rng, p, card):
             if pos < 12:
                 swap_positions(g, col, colpos, pos, pos + 1)
         a1 = c
+        a2 = colpos[c]  # where it stopped (R13)
     elif card == D_WINDFALL:
         ps[p, P_CHIPS] += amount
         g[G_BANK_IN] += amount

@@ -40,6 +40,7 @@ from nop_sim.types import (
     EV_REVEAL,
     EV_SAFETY,
     EV_SHOW,
+    EV_UNCALLED,
     EV_WIDTH,
 )
 
@@ -263,6 +264,14 @@ def log_award(ev, g, seat, chips, pot):
         if i >= 0:
             ev[i, A] = chips
             ev[i, A + 1] = pot
+
+
+@jit(_nrt=False)
+def log_uncalled(ev, g, seat, chips):
+    if g[G_LOG] != 0:
+        i = _row(ev, g, EV_UNCALLED, seat)
+        if i >= 0:
+            ev[i, A] = chips
 
 
 @jit(_nrt=False)

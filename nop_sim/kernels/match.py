@@ -478,6 +478,19 @@ def _pay_hedges(st, cfg, out, order, n_order, win_cats, pots, porder, n_pots):
         log_hedge_pay(ev, g, p, paid, settings[S_HEDGE_FROM], h, due)
 
 
+@jit(_nrt=False)
+def _contests_all(g, ps, tmp, q, p):
+    """Whether seat ``q`` may win every pot seat ``p`` may win: the layers of bets (R9:
+    only an all-in limits them) and the dead-money pots of R1."""
+    if ps[q, P_ALLIN] != 0 and (ps[p, P_ALLIN] == 0 or ps[p, P_COMMITTED] > ps[q, P_COMMITTED]):
+        return False
+    for k in range(g[G_SIDE_DEAD_N]):
+        mask = tmp[TMP_DPOT_MASK + k]
+        if (mask >> p) & 1 and not (mask >> q) & 1:
+            return False
+    return True
+
+
 @jit(_nrt=False, inline="always")  # one call site: no library level of its own
 def _show_hands(st, cfg, out, rng, order, n_order):
     """Each live hand in seat order shows or mucks; tallies the winning categories.
@@ -501,7 +514,7 @@ def _show_hands(st, cfg, out, rng, order, n_order):
         sc = player_score(g, ps, p, colpos, hole, board, buf)
         ps[p, P_SCORE] = sc
         # muck only a hand beaten by a shown hand that contests every pot this one does
-        if (best_p >= 0 and sc < best and ps[p, P_COMMITTED] <= ps[best_p, P_COMMITTED]
+        if (best_p >= 0 and sc < best and _contests_all(g, ps, st[ST_TMP], best_p, p)
                 and choose_muck(cfg, p, rng)):
             ps[p, P_MUCKED] = 1
             counts[C_MUCKS] += 1
@@ -545,11 +558,16 @@ def _form_pots(g, ps, tmp):
     shown seats that may win each), ``TMP_PTICK`` (when each formed) and
     ``TMP_PORDER`` (the pots in the order they formed: the main pot first).
     """
-    # pots: one layer per distinct commitment of a live player (SPEC 5, side pots)
+    # pots (SPEC 5, R9): a layer per distinct commitment of a live all-in player below the
+    # highest live commitment, and the top layer; only an all-in limits what a player wins
     levels = tmp[TMP_LEVELS:TMP_LEVELS + MAX_PLAYERS]
+    top = 0
+    for p in range(g[G_N]):
+        if is_live(ps, p) and ps[p, P_COMMITTED] > top:
+            top = ps[p, P_COMMITTED]
     n_lv = 0
     for p in range(g[G_N]):
-        if is_live(ps, p):
+        if is_live(ps, p) and ps[p, P_ALLIN] != 0 and ps[p, P_COMMITTED] < top:
             c = ps[p, P_COMMITTED]
             j = 0
             while j < n_lv and levels[j] < c:
@@ -560,6 +578,8 @@ def _form_pots(g, ps, tmp):
                 levels[k] = levels[k - 1]
             levels[j] = c
             n_lv += 1
+    levels[n_lv] = top
+    n_lv += 1
     pots = tmp[TMP_POTS:TMP_POTS + MAX_POTS]
     elig = tmp[TMP_ELIG:TMP_ELIG + MAX_POTS]
     ptick = tmp[TMP_PTICK:TMP_PTICK + MAX_POTS]
@@ -583,7 +603,7 @@ def _form_pots(g, ps, tmp):
                 amt += min(max(c - prev, 0), lv - prev)
                 if j == n_lv - 1 and c > lv:
                     amt += c - lv  # folded bets above every live player's
-                if ps[p, P_SHOWN] and c >= lv:
+                if ps[p, P_SHOWN] and (ps[p, P_ALLIN] == 0 or c >= lv):
                     elig[j] |= 1 << p
         if j == 0:
             amt += main_dead

@@ -95,8 +95,40 @@ class _Betting(_Checker):
         h.turn_seat = -1
 
     def round_over(self) -> None:
-        self.expect(self.h.phase != "bet" or self.h.turn_seat == -1,
-                    f"betting round closed while seat {self.h.turn_seat} still had to act")
+        h = self.h
+        self.expect(h.phase != "bet" or h.turn_seat == -1,
+                    f"betting round closed while seat {h.turn_seat} still had to act")
+        if h.phase == "bet":
+            p, back = self.uncalled_excess()
+            self.expect(back == 0, f"R10: {back} chips of seat {p}'s bet nobody matched stayed "
+                        f"in the pot")
+
+    def uncalled_excess(self) -> tuple[int, int]:
+        """R10: (seat, chips) of the part of this round's highest bet that no other seat
+        matched; (-1, 0) when the highest bet was matched."""
+        h = self.h
+        bets = sorted(((h.round_bet[p], p) for p in range(self.n) if h.in_hand[p]),
+                      reverse=True)
+        if not bets or (len(bets) > 1 and bets[0][0] == bets[1][0]):
+            return -1, 0
+        second = bets[1][0] if len(bets) > 1 else 0
+        return bets[0][1], bets[0][0] - second
+
+    def uncalled(self, r: dict) -> None:
+        """R10: when a betting round ends, the part of its highest bet nobody matched goes
+        back to its bettor, who is then no longer all-in."""
+        h = self.h
+        self.expect(h.phase == "bet" and h.turn_seat == -1,
+                    "uncalled chips go back when the betting round has ended")
+        p, back = self.uncalled_excess()
+        self.expect(back > 0 and r["seat"] == p and r["chips"] == back,
+                    f"{r['chips']} uncalled chips back to seat {r['seat']}, rules say "
+                    f"{back} to seat {p}")
+        self.chips[p] += back
+        h.committed[p] -= back
+        h.round_bet[p] -= back
+        h.allin[p] = False
+        h.allin_tick.pop(p, None)
 
     def hedge_ev(self, r: dict) -> None:
         h = self.h

@@ -147,11 +147,12 @@ class _Draft(_Checker):
             self.expect(a == self.dart, "bull_run")
         elif name in ("insider_tip", "short_sell"):
             step = -1 if name == "insider_tip" else 1
-            for _ in range(amt):  # amount positions (R8), no further than the end
-                pos = self.column.index(a)
-                if 0 <= pos + step < 13:
-                    j = pos + step
-                    self.column[pos], self.column[j] = self.column[j], self.column[pos]
+            # R8: amount positions; R13: a move past the end stops at the end
+            pos = self.column.index(a)
+            j = min(max(pos + step * amt, 0), 12)
+            self.column.insert(j, self.column.pop(pos))
+            self.expect(b == j, f"R13: {name} moves category {a} from position {pos} by {amt} "
+                        f"to {j}, logged {b}")
         elif name == "windfall":
             self.expect(a == amt, "windfall")
             self.chips[p] += amt

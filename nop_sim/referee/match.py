@@ -166,7 +166,7 @@ class _Referee(_Piles, _Betting, _Showdown, _Draft):
             "deal": self.deal, "hedge": self.hedge_ev, "promote": self.promote,
             "action": self.action, "discard": self.discard, "hole": self.hole,
             "board": self.board, "hedge_pay": self.hedge_pay, "pot": self.pot,
-            "award": self.award, "fold_win": self.fold_win, "reveal": self.reveal,
+            "award": self.award, "fold_win": self.fold_win, "uncalled": self.uncalled, "reveal": self.reveal,
             "pick": self.pick, "effect": self.effect, "disruptor_discard": self.d_discard_ev,
             "eliminated": self.eliminated, "safety_net": self.safety,
             "reshuffle": self.reshuffle, "hand_end": self.hand_end, "match_end": self.match_end,

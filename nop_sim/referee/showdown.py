@@ -70,7 +70,10 @@ class _Showdown(_Checker):
         they formed, the main pot first; dead-money pots (R1) included."""
         h = self.h
         live = self.live()
-        levels = sorted({h.committed[p] for p in live})
+        # R9: layers are cut at all-in commitments only; the rest contest every pot
+        top = max(h.committed[p] for p in live)
+        levels = sorted({h.committed[p] for p in live if h.allin[p] and h.committed[p] < top})
+        levels.append(top)
         pots = []  # [chips, seats that may win them, when the pot formed]
         prev = 0
         for j, lv in enumerate(levels):
@@ -79,7 +82,7 @@ class _Showdown(_Checker):
                 amt += sum(max(c - lv, 0) for c in h.committed)
             if j == 0:  # the main pot: the dead money paid before any all-in (R1)
                 amt += h.dead - sum(a for a, _, _ in h.dead_pots)
-            elig = {p for p in h.shown if h.committed[p] >= lv}
+            elig = {p for p in h.shown if not h.allin[p] or h.committed[p] >= lv}
             # a layer above an all-in formed when the first player went all-in at its floor
             formed = -1 if j == 0 else min((h.allin_tick[p] for p in live
                                             if h.allin[p] and h.committed[p] == prev),
