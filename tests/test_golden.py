@@ -96,9 +96,9 @@ ORDERED_CONFIGS = {
 }
 ORDERED_HASHES = {
     "plain rules, four presets": "e906bc93c47be1e72001835c22297e18",
-    "advanced rules, random": "1c21f6f4e9063fb3521ec8bfc450d100",
-    "advanced rules, bettor v raiser": "9823207e8da1b9941834819c08540272",
-    "advanced rules, raiser v bettor": "f6d1086635b95485bfcc95e1ac9ff3ac",
+    "advanced rules, random": "c10c7c270b772afca1776117b223c2fa",
+    "advanced rules, bettor v raiser": "e3b4f67c11105c1261a1ad4dc7485177",
+    "advanced rules, raiser v bettor": "4881d9307278eba0f8ea21b35b0720bf",
 }
 
 
