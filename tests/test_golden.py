@@ -1,4 +1,5 @@
-"""Golden hashes: any change to how hands rank or matches play shows up here.
+"""Golden hashes: any change to how hands rank, how matches play or how Ordered Hand
+games go shows up here.
 
 Like pokerkit's md5 over the order of all five-card hands. When a change of
 results is deliberate (a ruling, a fix), update the hash in the same commit
@@ -16,6 +17,7 @@ import pytest
 from nop_sim.column import DEFAULT_COLUMN, Column
 from nop_sim.engine import play_matches
 from nop_sim.evaluator import evaluate
+from nop_sim.ordered import OrderedSettings, play_ordered
 from nop_sim.rules import Settings
 
 
@@ -82,3 +84,27 @@ def test_play_matches_output_hash(name):
     digest = _md5(r.match, r.player, r.drafted, r.column, r.counts, r.categories, r.time,
                   r.disruptors)
     assert digest == MATCH_HASHES[name]
+
+
+# Ordered Hand: the records and the whole event log of logged games (the plain rules with
+# every preset, and the advanced rules with both seat line-ups of bettor and raiser).
+ORDERED_CONFIGS = {
+    "plain rules, four presets": ({}, ["random", "low", "high", "builder"]),
+    "advanced rules, random": ({"players": 2, "betting": True}, "random"),
+    "advanced rules, bettor v raiser": ({"players": 2, "betting": True}, ["bettor", "raiser"]),
+    "advanced rules, raiser v bettor": ({"players": 2, "betting": True}, ["raiser", "bettor"]),
+}
+ORDERED_HASHES = {
+    "plain rules, four presets": "e906bc93c47be1e72001835c22297e18",
+    "advanced rules, random": "c10c7c270b772afca1776117b223c2fa",
+    "advanced rules, bettor v raiser": "e3b4f67c11105c1261a1ad4dc7485177",
+    "advanced rules, raiser v bettor": "4881d9307278eba0f8ea21b35b0720bf",
+}
+
+
+@pytest.mark.parametrize("name", list(ORDERED_CONFIGS))
+def test_play_ordered_output_hash(name):
+    settings, agents = ORDERED_CONFIGS[name]
+    r = play_ordered(OrderedSettings(**settings), agents, 300, seed=0, log=True)
+    digest = _md5(r.games, r.log.decks, r.log.events, r.log.starts)
+    assert digest == ORDERED_HASHES[name]

@@ -5,8 +5,9 @@ Presets
 ``random``
     Uniform over the legal moves (every block that beats the middle, check,
     and Bet when allowed) and over the insert positions; answers a Bet
-    uniformly with Fold, Call or Raise (when a raise is possible) and a random
-    one-card move.
+    with a random real one-card move (a card to one of the other positions,
+    uniformly; none when it holds one card) and uniformly Fold, Call (making
+    that move) or Raise (when a block beats the middle after it).
 ``low``
     Plays the weakest block that beats the middle; inserts drawn cards at the
     end; never bets; raises a Bet when it can, else folds.
@@ -20,9 +21,11 @@ Presets
     Bets whenever it holds a block that beats a non-empty middle, then plays
     the weakest block that still beats it; builds like ``builder``.
 ``raiser``
-    The caller/raiser: answers a Bet by raising when a block (after at most
-    one card moved next to a card of its rank) beats the middle, else calls
-    with that move; plays like ``low`` and builds.
+    The caller/raiser: answers a Bet by raising when a block beats the middle
+    after a real one-card move (R14: when one already does, the first move
+    after which its strongest block is as strong as before; else a card moved
+    next to a card of its rank), else calls with the first such move tried,
+    or with none; plays like ``low`` and builds.
 
 Every preset except ``random`` plays a block that empties its sequence when it
 has one.

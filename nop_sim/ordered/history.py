@@ -89,7 +89,9 @@ def render_game(settings, deck, events, names: Sequence[str], number: int = 1) -
         elif kind == K.EV_MOVE:
             card = seq[player].pop(a)
             seq[player].insert(b, card)
-            line.append(f"moves {format_card(card)} to position {b + 1}")
+            # a Call may move nothing (R14): its MOVE then leaves the card in its place
+            line.append(f"moves {format_card(card)} to position {b + 1}" if a != b
+                        else "moves no card")
         elif kind == K.EV_DRAW:
             seq[player].insert(b, a)
             line.append(f"draws {format_card(a)} into position {b + 1}")

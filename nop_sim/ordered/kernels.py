@@ -10,7 +10,8 @@ logging on it also writes the shuffled deck and a flat event log (int16 rows
 ``player, kind, a, b``, kinds ``EV_*``) that :mod:`nop_sim.ordered.referee`
 replays.
 
-Rules as played here (the choices SPEC section 9 leaves open are marked *):
+Rules as played here; the choices that SPEC section 9 and its rulings R14 and R15
+(section 8b) leave open are marked *:
 
 - Deal one card at a time starting with the first player (a seeded random
   seat); each hand is a sequence in the order dealt.
@@ -26,25 +27,29 @@ Rules as played here (the choices SPEC section 9 leaves open are marked *):
   cards*), then a shared win. *A deal that leaves no stock means nobody draws.*
   *A game still running after ``max_turns`` turns ends as ``capped`` and is
   decided the same way.* One deck: no card code repeats.
-- Round of checks: every turn without a play (a check, and in the advanced
-  rules a Bet, Fold, Call or the bettor's Fold) extends a run of passes; a
-  play ends it. When the run reaches the number of players the middle is
-  cleared and the first passer of the last full round leads, which is always
-  the next player in turn. *Inside a bet exchange (from the Bet to the
-  bettor's answer) the middle is never cleared: the test waits until the
-  exchange is over.* *A round of checks on an empty middle clears nothing and
-  is not counted as a clear.*
-- Advanced rules (2 players). *A Bet needs a non-empty middle; the bettor
-  neither plays nor draws on that turn.* The opponent's response is a turn:
-  Fold (no play, draw), Call (no play, no draw, move one card: *moving it
-  back to its own place is allowed, i.e. the move is optional*) or Raise (move
-  one card, *the same optional move*, play a block that beats the middle,
-  draw; an empty sequence after the play wins at once). The bettor's answer is
-  a turn: after a Fold, check (draw) or play a block beating the middle
-  without drawing; after a Call or Raise, fold (draw) or play a block beating
-  the middle (after a Raise, the raise) without drawing, and after a Raise
-  the raiser then draws one extra card at once. *A bet is won when the bettor
-  plays on the answer turn.* A Bet cannot be answered by another Bet.
+- Round of checks (R15): every turn without a play (a check, and in the
+  advanced rules a Bet, the response Fold or Call, and the bettor's check or
+  Fold) extends a run of passes; a play (a Raise's, a bettor's answer) ends it.
+  When the run reaches the number of players the middle is cleared and the
+  first player who did not play in that round leads: *that round is the last
+  full round of passes*, so the leader is always the next player in turn.
+  Inside a bet exchange (from the Bet to the bettor's answer) the middle is
+  never cleared: the test waits until the exchange is over (R15). *A round of
+  checks on an empty middle clears nothing and is not counted as a clear.*
+- Advanced rules (2 players). *A Bet needs a non-empty middle.* The Bet
+  replaces the bettor's play and draw for that turn (R15). The opponent's
+  response is a turn: Fold (no play, draw), Call (no play, no draw, and one
+  card may move to another position, or none: R14; a Call logs its MOVE
+  either way, from a position to itself when nothing moves) or Raise (one card
+  moves to a different position, R14: putting it back where it was is not a
+  move, so a one-card sequence cannot raise; then a block that beats the
+  middle is played, and a card drawn; an empty sequence after the play wins at
+  once). The bettor's answer is a turn: after a Fold, check (draw) or play a
+  block beating the middle without drawing; after a Call or Raise, fold (draw)
+  or play a block beating the middle (after a Raise, the raise) without
+  drawing, and after a Raise the raiser then draws one extra card at once. *A
+  bet is won when the bettor plays on the answer turn.* A Bet cannot be
+  answered by another Bet.
 """
 
 from __future__ import annotations
@@ -130,9 +135,9 @@ INSERT_RANDOM = 0  # uniform over the positions 0..len
 INSERT_END = 1  # at the end of the sequence
 INSERT_BUILDER = 2  # next to cards of the same rank, a neighbouring rank, or suit
 
-RESPOND_RANDOM = 0  # uniform over Fold, Call, Raise (when a raise is possible)
+RESPOND_RANDOM = 0  # a uniform real move; Fold, Call, or Raise if a block then beats
 RESPOND_FOLD = 1
-RESPOND_RAISE_ELSE_CALL = 2  # raise when a block (after a one-card move) beats the middle
+RESPOND_RAISE_ELSE_CALL = 2  # raise when a block beats the middle after a real move (R14)
 RESPOND_RAISE_ELSE_FOLD = 3
 
 # ---- actions and responses -----------------------------------------------------
@@ -479,26 +484,74 @@ def _choose_insert(policy, seq, p, length, card, rng):
 
 
 @jit
+def _strongest(n, blocks, position_of):
+    """Strength (:func:`_strength`) of the strongest of ``n >= 1`` blocks."""
+    best = _strength(blocks[0, B_CAT], blocks[0, B_TB], position_of)
+    for i in range(1, n):
+        s = _strength(blocks[i, B_CAT], blocks[i, B_TB], position_of)
+        if s > best:
+            best = s
+    return best
+
+
+@jit
+def _keeping_move(seq, o, length, mid_cat, mid_tb, position_of, blocks):
+    """A Raise's move for seat ``o`` when a block already beats the middle (R14).
+
+    Returns the first real move ``(from, to)``, ``from != to``, in order of
+    ``from`` then ``to``, after which the strongest block beating the middle
+    is as strong as before the move; ``(-1, -1)`` when there is none. There
+    is one whenever the sequence holds 2+ cards and a block beats the middle:
+    a move inside that block keeps its cards together, and a single card
+    beats wherever it stands. The scratch row of ``seq`` is used.
+    """
+    n = _legal_blocks_call(seq, o, length, mid_cat, mid_tb, position_of, blocks)
+    if n == 0:
+        return np.int64(-1), np.int64(-1)
+    want = _strongest(n, blocks, position_of)
+    for src in range(length):
+        for dst in range(length):
+            if dst == src:
+                continue
+            _copy_row(seq, o, SCRATCH_ROW, length)
+            _move(seq, SCRATCH_ROW, length, src, dst)
+            m = _legal_blocks_call(seq, SCRATCH_ROW, length, mid_cat, mid_tb, position_of,
+                                   blocks)
+            if m > 0 and _strongest(m, blocks, position_of) >= want:
+                return np.int64(src), np.int64(dst)
+    return np.int64(-1), np.int64(-1)
+
+
+@jit
 def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, blocks):
     """Seat ``o``'s answer to a Bet: (RESP_*, move from, move to).
 
-    A Raise is only returned when, after the move, some block beats the
-    middle. The scratch row of ``seq`` is used to try moves.
+    A Raise is only returned with a real move (from != to, R14) after which
+    some block beats the middle; a sequence of one card cannot raise. A Call
+    moves the card or, with from == to, nothing. The scratch row of ``seq``
+    is used to try moves.
     """
     policy = np.int64(agents[o, A_RESPOND])
     if policy == RESPOND_FOLD:
         return RESP_FOLD, np.int64(0), np.int64(0)
     if policy == RESPOND_RANDOM:
+        if length < 2:  # no card can change place: Fold, or Call without a move
+            return below(rng, 2), np.int64(0), np.int64(0)
+        # A uniform real move: the card, then one of the other positions.
         src = below(rng, length)
-        dst = below(rng, length)
+        dst = below(rng, length - 1)
+        if dst >= src:
+            dst += 1
         _copy_row(seq, o, SCRATCH_ROW, length)
         _move(seq, SCRATCH_ROW, length, src, dst)
         n = _legal_blocks_call(seq, SCRATCH_ROW, length, mid_cat, mid_tb, position_of, blocks)
         r = below(rng, 3 if n > 0 else 2)
         return r, src, dst
-    if _legal_blocks_call(seq, o, length, mid_cat, mid_tb, position_of, blocks) > 0:
-        return RESP_RAISE, np.int64(0), np.int64(0)
+    src, dst = _keeping_move(seq, o, length, mid_cat, mid_tb, position_of, blocks)
+    if src >= 0:
+        return RESP_RAISE, src, dst
     # Look for a move that puts a card next to one of its rank and makes a raise.
+    # (Every such move is real: the card lands beside a card it was not next to.)
     call_src = np.int64(0)
     call_dst = np.int64(0)
     found = False
@@ -525,6 +578,7 @@ def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, 
                     call_src = np.int64(i)
                     call_dst = np.int64(dst)
     if policy == RESPOND_RAISE_ELSE_CALL:
+        # The first move tried, or none (from == to) when no card has a partner to join.
         return RESP_CALL, call_src, call_dst
     return RESP_FOLD, np.int64(0), np.int64(0)
 

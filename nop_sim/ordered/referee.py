@@ -4,15 +4,22 @@ The referee shares nothing with the kernels but the log format: it deals from
 the logged deck, keeps its own sequences, stock and middle, classifies blocks
 with its own obviously-written code (``collections.Counter``), and checks
 
-- turn order, including the three turns of a bet exchange;
+- turn order, including the three turns of a bet exchange: the Bet replaces
+  the bettor's play and draw, so the opponent's response comes next (R15);
 - every play: an adjacent block of the player's sequence, a valid block type
   for its size, beating the middle under the scenario's column;
 - every draw: the next stock card, inserted at a position 0..len, drawn
   exactly when the rules say (after a play or check, not after a winning play,
   not for a Call, not for the bettor's winning answer, the extra card of a
   beaten Raise);
-- the round of checks: the middle is cleared exactly when every player has
-  passed in turn since the last play;
+- every move of a Call or Raise: inside the sequence, and for a Raise to a
+  different position (R14: putting the card back is not a move; a Call may
+  move nothing);
+- the round of checks (R15): a Bet, a Fold and a Call count as not playing;
+  the middle is cleared exactly when every player has passed in turn since
+  the last play, never inside a bet exchange (from the Bet to the bettor's
+  answer) but once it has ended, and the first player who did not play in
+  the last full round leads, who is the next player in turn;
 - no card lost or duplicated (sequences + played cards + stock = the deck);
 - the end: an emptied sequence, the last stock card, or the turn cap, and the
   winners (fewest cards, then best hand under the default column, then a
@@ -111,7 +118,7 @@ class _Replay:
         self.seq: list[list[int]] = [[] for _ in range(self.n)]
         self.played: list[int] = []
         self.middle: tuple[int, tuple[int, ...]] | None = None
-        self.passes = 0
+        self.passers: list[int] = []  # who passed in turn since the last play or clear
         self.c = Counter()  # record counts
 
     # -- helpers -----------------------------------------------------------------
@@ -166,7 +173,7 @@ class _Replay:
         del row[start : start + length]
         self.played.extend(cards)
         self.middle = block
-        self.passes = 0
+        self.passers = []
         self.c["plays"] += 1
         self.c[f"size{length}"] += 1
         self.c[f"cat{block[0]}"] += 1
@@ -186,20 +193,48 @@ class _Replay:
         self.c["drawn"] += 1
         return self.stock_left() == 0
 
-    def move(self, player: int):
+    def move(self, player: int, what: str):
+        """The MOVE of a Call (``what="call"``, may move nothing) or a Raise."""
         _, _, src, dst = self.take(player, OT.EV_MOVE)
         row = self.seq[player]
         if not (0 <= src < len(row) and 0 <= dst < len(row)):
             self.fail(f"move {src}->{dst} outside a sequence of {len(row)} cards")
+        if what == "raise" and src == dst:
+            self.fail(f"the raise's move {src}->{dst} puts the card back in its own place: "
+                      f"a Raise moves a card to a different position (R14)")
         row.insert(dst, row.pop(src))
+        self.c[f"{what}_moves"] += src != dst
 
-    def round_of_checks(self, leader: int):
-        if self.passes >= self.n:
-            self.passes = 0
-            if self.middle is not None:
-                self.take(leader, OT.EV_CLEAR)
-                self.middle = None
-                self.c["clears"] += 1
+    def passed(self, player: int):
+        """A turn of ``player`` without a play: a check, a Bet, a Fold or a Call (R15)."""
+        self.passers.append(player)
+
+    def no_clear_inside_the_exchange(self, after: str):
+        ev = self.peek()
+        if ev[1] == OT.EV_CLEAR:
+            self.fail(f"the middle is cleared after the {after}, inside a bet exchange: it is "
+                      f"cleared only once the exchange has ended (R15)")
+
+    def round_of_checks(self, next_player: int):
+        """After a turn without a play (or a whole bet exchange): clear the middle when
+        every player has passed in turn since the last play or clear (R15)."""
+        if len(self.passers) < self.n:
+            return
+        # R15: the first player who did not play in the (last full) round leads.
+        leader = self.passers[-self.n]
+        if leader != next_player:
+            self.fail(f"after a full round of checks seat {leader} leads, but seat "
+                      f"{next_player} is next in turn")
+        self.passers = []
+        if self.middle is not None:
+            ev = self.peek()
+            if ev[1] != OT.EV_CLEAR:
+                self.fail(f"every player has passed in turn since the last play (R15: a Bet, "
+                          f"a Fold and a Call count as not playing), but the middle is not "
+                          f"cleared: got {OT.EV_NAMES.get(ev[1], ev[1])} by seat {ev[0]}")
+            self.take(leader, OT.EV_CLEAR)
+            self.middle = None
+            self.c["clears"] += 1
 
     # -- the game ----------------------------------------------------------------
     def run(self) -> tuple[int, int]:
@@ -231,7 +266,7 @@ class _Replay:
             elif ev[1] == OT.EV_CHECK:
                 self.take(p, OT.EV_CHECK)
                 self.c["checks"] += 1
-                self.passes += 1
+                self.passed(p)
                 if self.draw(p):
                     return OT.END_STOCK_OUT, self.stock_out_winners()
                 self.round_of_checks((p + 1) % self.n)
@@ -239,6 +274,9 @@ class _Replay:
                 end = self.bet_exchange(p)
                 if end is not None:
                     return end
+            elif ev[1] == OT.EV_CLEAR:
+                self.fail(f"the middle is cleared after {len(self.passers)} turn(s) without a "
+                          f"play: a round of checks needs {self.n} (R15)")
             else:
                 self.take(p, OT.EV_PLAY, OT.EV_CHECK, OT.EV_BET)
             p = (p + 1) % self.n
@@ -250,31 +288,36 @@ class _Replay:
             self.fail("a Bet on an empty middle")
         self.take(b, OT.EV_BET)
         self.c[f"bets{b}"] += 1
-        self.passes += 1
+        self.passed(b)
         o = 1 - b
         self.c["turns"] += 1
+        self.no_clear_inside_the_exchange("Bet")
         ev = self.peek()
+        if ev[0] == b and ev[1] in (OT.EV_PLAY, OT.EV_DRAW):
+            self.fail(f"seat {b} {OT.EV_NAMES[ev[1]]}s in the turn of its Bet: the Bet replaces "
+                      f"the bettor's play and draw (R15)")
         resp = ev[1]
         if resp == OT.EV_FOLD:
             self.take(o, OT.EV_FOLD)
             self.c["folds"] += 1
-            self.passes += 1
+            self.passed(o)
             if self.draw(o):
                 return OT.END_STOCK_OUT, self.stock_out_winners()
         elif resp == OT.EV_CALL:
             self.take(o, OT.EV_CALL)
             self.c["calls"] += 1
-            self.move(o)
-            self.passes += 1
+            self.move(o, "call")
+            self.passed(o)
         else:
-            self.take(o, OT.EV_RAISE)
+            self.take(o, OT.EV_FOLD, OT.EV_CALL, OT.EV_RAISE)
             self.c["raises"] += 1
-            self.move(o)
+            self.move(o, "raise")
             if self.play(o, "raise"):
                 return OT.END_EMPTIED, 1 << o
             if self.draw(o):
                 return OT.END_STOCK_OUT, self.stock_out_winners()
         self.c["turns"] += 1
+        self.no_clear_inside_the_exchange("response")
         ev = self.peek()
         if ev[1] == OT.EV_PLAY:
             self.c[f"bets_won{b}"] += 1
@@ -287,10 +330,10 @@ class _Replay:
             self.take(b, OT.EV_CHECK if resp == OT.EV_FOLD else OT.EV_FOLD)
             if resp == OT.EV_FOLD:
                 self.c["checks"] += 1
-            self.passes += 1
+            self.passed(b)
             if self.draw(b):
                 return OT.END_STOCK_OUT, self.stock_out_winners()
-        self.round_of_checks(o)
+        self.round_of_checks(o)  # only now that the exchange has ended (R15)
         return None
 
     def stock_out_winners(self) -> int:
