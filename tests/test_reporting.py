@@ -213,3 +213,28 @@ def test_interval_err_is_never_negative():
                                                                        1 - 1e-12])
     assert (err >= 0).all() and err.shape == (2, 4)
     assert err[:, 1] == pytest.approx([0.1, 0.1]) and err[0, 2] == 0 and err[1, 3] == 0
+
+
+@pytest.fixture
+def umask():
+    """``umask(mask)`` sets the process umask for one test; the old one comes back after."""
+    old = os.umask(0o022)
+    yield os.umask
+    os.umask(old)
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_report_files_honour_the_umask(tiny, tmp_path, umask, mask, mode):
+    # a report put on a shared server must be readable by whom the umask allows, as the
+    # run's Parquet files are (mkstemp alone makes every file 0600)
+    report, _ = tiny
+    umask(mask)
+    R.write_report(report, tmp_path)
+    R.atomic_write(tmp_path / "manifest.json", "{}")
+    files = {f.relative_to(tmp_path).as_posix(): oct(f.stat().st_mode & 0o777)
+             for f in tmp_path.rglob("*") if f.is_file()}
+    assert files == dict.fromkeys(["report.html", "report.md", "manifest.json",
+                                   "figures/bars.png", "tables/wins.csv", "tables/raw.csv"],
+                                  oct(mode))
+    R.atomic_write(tmp_path / "report.md", "again")  # replacing a file: the same mode
+    assert (tmp_path / "report.md").stat().st_mode & 0o777 == mode
