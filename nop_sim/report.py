@@ -850,10 +850,13 @@ def _stack_inequality(p: _Point) -> list:
     tg = pd.DataFrame({
         "matches": gi["matches"], "n": [count(x) for x in gi["n"]],
         "Gini of final stacks (95% CI)": _cis(gi, "gini", "ci_low", "ci_high", num_ci, 3),
-        "one player holds all": [num(x, 3) for x in gi["gini_one_holds_all"]],
     })
-    return [Table(tg, "Stack inequality at the end of a match", csv="stack_inequality.csv",
-                  full=gi),
+    # The reference is one number per player count, not a column: as a column it read
+    # 0.750 on every row, like a share of matches.
+    ref = " or ".join(num(x, 3) for x in gi["gini_one_holds_all"].unique())
+    return [Table(tg, f"Stack inequality at the end of a match (reference: Gini = {ref} if "
+                  "one player holds every chip, (players − 1) / players)",
+                  csv="stack_inequality.csv", full=gi),
             Note("What the Gini measures here: the engine records stacks only at the end of a "
                  "match, where a finished match has one player holding everything (Gini = "
                  "(players − 1)/players). It is informative for unresolved matches and when "

@@ -326,3 +326,14 @@ def test_the_browser_probe_catches_a_broken_image_and_a_console_error(small_repo
     assert probe["loaded"] == probe["images"] - 1
     assert any("boom" in e for e in probe["errors"])
     assert any(e.startswith("resource IMG") for e in probe["errors"])
+
+
+def test_the_gini_reference_is_named_in_the_caption_not_a_column(small_report):
+    # a column "one player holds all" reading 0.750 on every row looked like a share of
+    # matches; it is the Gini of one player holding every chip, (players - 1) / players
+    md = (small_report.parent / "report.md").read_text(encoding="utf-8")
+    caption, _, header = re.search(r"^\*(Stack inequality[^\n]*)\*\n\n(\| matches[^\n]*)",
+                                   md, re.M).group(1, 0, 2)
+    assert "holds all" not in header and "0.750" not in header
+    assert "Gini = 0.750 if one player holds every chip" in caption
+    assert "(players − 1) / players" in caption
