@@ -654,27 +654,39 @@ def _hedging(p: _Point) -> list:
                  "cost per placement; the overall and per-preset chips are exact.", "muted")]
 
 
+FEW_PLACEMENTS = 30
+"""A category with fewer hedging placements is drawn hollow and left out of the axis range:
+one placement (hit rate 0 or 100%, a Wilson interval half the axis wide) squeezed the rest."""
+
+
 def _hedging_figure(r: pd.Series, hc: pd.DataFrame) -> R.Figure:
     per_hit = r["paid"] / r["hits"] if r["hits"] else np.nan
     per_cost = r["cost"] / r["placements"]
     breakeven = per_cost / per_hit if isnum(per_hit) and per_hit else np.nan
     fig, axes = R.figure(max(3.0, 0.36 * len(hc) + 1.4), ncols=2)
     labels = list(hc["label"])
+    few = (hc["placements"] < FEW_PLACEMENTS).to_numpy()
+    few_text = f"fewer than {FEW_PLACEMENTS} placements"
     ax = axes[0, 0]
     R.hbar_ci(ax, labels, hc["hit_rate"], hc["hit_rate_low"], hc["hit_rate_high"],
-              color=PALETTE["purple"], ref=breakeven, ref_label="break-even")
+              color=PALETTE["purple"], ref=breakeven, ref_label="break-even", few=few,
+              few_label=few_text)
     ax.set_xlabel("hit rate (%)")
     ax.legend(loc="lower right")
     ax = axes[0, 1]
     R.hbar_ci(ax, labels, hc["net_per_placement"], hc["net_low"], hc["net_high"],
               color=PALETTE["purple"], ref=0.0, percent=False,
-              highlight=(hc["net_high"] < 0).to_numpy())
+              highlight=(hc["net_high"] < 0).to_numpy(), few=few)
     ax.set_yticklabels([])
     ax.set_xlabel("net chips per placement (chips)")
-    return R.png(fig, "hedging", "Per category the token lay on. Left: hit rate (payouts per "
-                 "placement, 95% interval); dashed: break-even = cost per placement / payout "
-                 "per hit. Right: net chips per placement (payout per hit × hit rate − cost; "
-                 "95% interval); right of zero the token earns chips.")
+    caption = ("Per category the token lay on. Left: hit rate (payouts per placement, 95% "
+               "interval); dashed: break-even = cost per placement / payout per hit. Right: "
+               "net chips per placement (payout per hit × hit rate − cost; 95% interval); "
+               "right of zero the token earns chips.")
+    if few.any():
+        caption += (f" Hollow grey: {few_text}, too few to read; they are left out of the "
+                    "axis range and cut at its edge (their numbers are in the table).")
+    return R.png(fig, "hedging", caption)
 
 
 def _hedging_by_preset(p: _Point) -> list:

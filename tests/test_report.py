@@ -337,3 +337,38 @@ def test_the_gini_reference_is_named_in_the_caption_not_a_column(small_report):
     assert "holds all" not in header and "0.750" not in header
     assert "Gini = 0.750 if one player holds every chip" in caption
     assert "(players − 1) / players" in caption
+
+
+def _drawn(monkeypatch) -> list:
+    """The matplotlib figures the report renders from now on (``R.png`` records them)."""
+    from nop_sim import reporting as R
+
+    figures, png = [], R.png
+    monkeypatch.setattr(R, "png", lambda fig, *a: figures.append(fig) or png(fig, *a))
+    return figures
+
+
+def test_a_category_placed_once_does_not_stretch_the_hedging_axes(monkeypatch):
+    import pandas as pd
+
+    from nop_sim import report
+
+    figures = _drawn(monkeypatch)
+    hc = pd.DataFrame({"label": ["Flush Five", "Full House", "Two Pair"],
+                       "placements": [1, 2023, 16982], "hit_rate": [1.0, 0.600, 0.491],
+                       "hit_rate_low": [0.207, 0.578, 0.483],
+                       "hit_rate_high": [1.0, 0.621, 0.498],
+                       "net_per_placement": [14.4, 6.6, 4.5], "net_low": [-1.0, 6.2, 4.36],
+                       "net_high": [14.4, 7.0, 4.65]})
+    r = pd.Series({"paid": 2_699_205.0, "hits": 139_400, "cost": 980_950.0,
+                   "placements": 196_190})
+    block = report._hedging_figure(r, hc)
+    hit_ax, net_ax = figures[0].axes
+    assert hit_ax.get_xlim()[1] < 0.7          # not up to the one placement's 100%
+    assert -0.9 < net_ax.get_xlim()[0] and net_ax.get_xlim()[1] < 8
+    assert f"fewer than {report.FEW_PLACEMENTS} placements" in block.caption
+    for ax in (hit_ax, net_ax):   # drawn (by R.png): Flush Five, on top, a hollow ">" at
+        edge = [(ln.get_marker(), list(ln.get_xdata()), list(ln.get_ydata()))  # the edge
+                for ln in ax.get_lines() if str(ln.get_markerfacecolor()) == "none"
+                and len(ln.get_xdata())]
+        assert edge == [(">", [ax.get_xlim()[1]], [2])]

@@ -200,6 +200,32 @@ def test_the_module_docstring_example_runs(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "tables" / "wins.csv").exists()
 
 
+def test_rows_with_few_observations_are_hollow_and_left_out_of_the_axis_range():
+    # one placement in a category (hit rate 100%, interval 21-100%) stretched a whole axis
+    import numpy as np
+
+    fig, axes = R.figure(2.0)
+    ax = axes[0, 0]
+    R.hbar_ci(ax, ["once", "a", "b"], [1.0, 0.4, 0.5], [0.2, 0.35, 0.45], [1.0, 0.45, 0.55],
+              ref=0.3, few=[True, False, False], few_label="fewer than 30")
+    R.hbar_ci(ax, ["once", "a", "b"], [0.9, 0.6, 0.62], [0.1, 0.55, 0.57], [1.0, 0.65, 0.67],
+              offset=0.2, few=[True, False, False])   # a second series counts, its few not
+    lo, hi = ax.get_xlim()
+    assert 0.2 < lo < 0.3 and 0.67 < hi < 0.8
+    hollow = [ln for ln in ax.get_lines() if ln.get_marker() == "o"
+              and str(ln.get_markerfacecolor()) == "none"]
+    assert [ln.get_xdata()[0] for ln in hollow] == [1.0, 0.9]
+    assert all(ln.get_markeredgecolor() == R.PALETTE["grey"] for ln in hollow)
+    assert "fewer than 30" in [t.get_text() for t in ax.legend().get_texts()]
+    R.png(fig, "few", "")   # drawn: a dot beyond the range is a hollow triangle at its edge
+    edge = [(ln.get_marker(), list(ln.get_xdata())) for ln in ax.get_lines()
+            if str(ln.get_markerfacecolor()) == "none" and len(ln.get_xdata())]
+    assert edge == [(">", [hi]), (">", [hi])]
+    fig, axes = R.figure(2.0)          # nothing else to scale by: the few rows set the range
+    R.hbar_ci(axes[0, 0], ["x"], [3.0], [1.0], [5.0], percent=False, few=[True])
+    assert np.less_equal(axes[0, 0].get_xlim(), (1.0, 5.0)).tolist() == [True, False]
+
+
 def test_interval_err_is_never_negative():
     # a Wilson interval at a rate of 1 can end a hair below 1: matplotlib refuses negative
     # error bars, so a report section once failed on a three-game run
