@@ -372,3 +372,38 @@ def test_a_category_placed_once_does_not_stretch_the_hedging_axes(monkeypatch):
                 for ln in ax.get_lines() if str(ln.get_markerfacecolor()) == "none"
                 and len(ln.get_xdata())]
         assert edge == [(">", [ax.get_xlim()[1]], [2])]
+
+
+def test_headline_rows_show_their_scale_one_axis_per_kind_from_zero(monkeypatch):
+    # each row had its own zoomed axis (0.320-0.340): a 0.016-wide interval looked as wide
+    # as a 2-point one. Rows of one kind now share an axis, and every axis starts at zero.
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from nop_sim import report
+
+    figures = _drawn(monkeypatch)
+    values = {"median_hands": (40, 38, 41), "unresolved_share": (0.0, 0.0, 0.0019),
+              "max_seat_advantage": (0.0045, 0.0, 0.024),
+              "max_preset_advantage": (0.311, 0.289, 0.333),
+              "manipulations_per_hand": (0.330, 0.322, 0.338),
+              "fee_share": (0.0363, 0.0347, 0.0379), "hedge_hit_rate": (0.7105, 0.7085, 0.7125),
+              "final_dart": (5.57, 5.37, 5.76)}
+    metrics = pd.Series({f"{k}{s}": v for k, vs in values.items()
+                         for s, v in zip(("", "_low", "_high"), vs, strict=True)})
+    p = SimpleNamespace(run=SimpleNamespace(targets={"median_hands": 60,
+                                                     "max_seat_advantage": 0.03}))
+    block = report._scorecard(p, metrics)
+    label = {k: v[0] for k, v in report.A.METRICS.items()}
+    rows = {ax.get_yticklabels()[0].get_text(): ax.get_xlim() for ax in figures[0].axes}
+    assert all(lo == 0 for lo, _ in rows.values()), rows
+    shares = [label[k] for k in ("unresolved_share", "fee_share", "hedge_hit_rate")]
+    points = [label[k] for k in ("max_seat_advantage", "max_preset_advantage")]
+    assert len({rows[r] for r in shares}) == 1 and len({rows[r] for r in points}) == 1
+    assert 71.25 < rows[shares[0]][1] < 80 and 33.3 < rows[points[0]][1] < 37
+    assert rows[label["manipulations_per_hand"]][1] > 10 * (0.338 - 0.322)
+    order = list(rows)   # the rows of one axis sit together
+    for group in (shares, points):
+        assert order[order.index(group[0]):][:len(group)] == group
+    assert "starts at zero" in block.caption
