@@ -68,6 +68,22 @@ def test_html_of_a_tiny_report(tiny):
             in html)
 
 
+def test_tables_scroll_in_their_wrapper_and_headers_wrap():
+    # a wide table must not be cut by the page's column: it sits in a scrolling wrapper,
+    # and its headers wrap (but not inside "(95% CI)"), so that most tables fit
+    frame = pd.DataFrame({"category": ["a"], "win share (95% CI)": ["1.0% (0.5–2.0)"],
+                          "hedge hit rate (payouts per placement, %)": ["71.1%"]})
+    section = R.Section("s", "S", "", [R.Table(frame, "wide")])
+    page = R.render_html(R.Report("t", "m", [section]))
+    assert ('<div class="tablewrap"><table><caption>wide</caption><thead><tr><th>category</th>'
+            '<th>win share (95%\u00a0CI)</th><th>hedge hit rate (payouts per placement, %)</th>'
+            in page)
+    css = {rule.split("{")[0].strip(): rule.split("{")[1] for rule in
+           re.sub(r"\s+", " ", re.search(r"<style>(.*)</style>", page, re.S).group(1)).split("}")
+           if "{" in rule}
+    assert "overflow-x:auto" in css[".tablewrap"] and "white-space:normal" in css["th"]
+
+
 def test_markdown_of_a_tiny_report(tiny):
     _, path = tiny
     md = (path.parent / "report.md").read_text(encoding="utf-8")
