@@ -894,8 +894,7 @@ def _stack_inequality(p: _Point) -> list:
     # 0.750 on every row, like a share of matches.
     ref = " or ".join(num(x, 3) for x in gi["gini_one_holds_all"].unique())
     return [Table(tg, f"Stack inequality at the end of a match (reference: Gini = {ref} if "
-                  "one player holds every chip, (players − 1) / players)",
-                  csv="stack_inequality.csv", full=gi),
+                  "one player holds every chip)", csv="stack_inequality.csv", full=gi),
             Note("What the Gini measures here: the engine records stacks only at the end of a "
                  "match, where a finished match has one player holding everything (Gini = "
                  "(players − 1)/players). It is informative for unresolved matches and when "
