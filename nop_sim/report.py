@@ -202,7 +202,8 @@ def _run_facts(p: _Point) -> pd.DataFrame:
 
 
 def _scorecard_rows(p: _Point, metrics: pd.Series) -> list[tuple]:
-    """``(key, label, value, low, high, target)`` per key metric present."""
+    """``(key, label, value, low, high, target)`` per key metric present, the rows that
+    share an axis (:func:`_score_axis`) together, in the order each axis first comes."""
     rows = []
     for key, (label, target_name) in A.METRICS.items():
         if key not in metrics or not isnum(metrics[key]):
@@ -212,13 +213,43 @@ def _scorecard_rows(p: _Point, metrics: pd.Series) -> list[tuple]:
             target = 0.01
         rows.append((key, label, metrics[key], metrics.get(f"{key}_low"),
                      metrics.get(f"{key}_high"), target))
-    return rows
+    order = list(dict.fromkeys(_score_axis(row[0]) for row in rows))
+    return sorted(rows, key=lambda row: order.index(_score_axis(row[0])))
+
+
+def _score_axis(key: str) -> str:
+    """Which axis a key number is drawn on: one per kind of quantity (all percentages,
+    all win-rate points), its own for a plain number (hands, chips: units differ)."""
+    kind = _kind(key)
+    return key if kind == "plain" else kind
+
+
+def _score_scale(key: str) -> int:
+    return 1 if _kind(key) == "plain" else 100
+
+
+def _score_limits(rows: list[tuple]) -> dict[str, tuple[float, float]]:
+    """The x range of each axis: from zero (or the lowest value, if below) to past the
+    highest value, interval end or target of its rows. From zero, because a range
+    zoomed to 0.320-0.340 drew a 0.016-wide interval as wide as the axis."""
+    xs: dict[str, list[float]] = {}
+    for key, _, v, lo, hi, target in rows:
+        xs.setdefault(_score_axis(key), []).extend(
+            x * _score_scale(key) for x in (v, lo, hi, target) if isnum(x))
+    limits = {}
+    for axis, values in xs.items():
+        low, high = min(0.0, *values), max(0.0, *values)
+        span = high - low or 1.0
+        limits[axis] = (low - 0.08 * span if low < 0 else 0.0, high + 0.08 * span)
+    return limits
 
 
 def _scorecard(p: _Point, metrics: pd.Series) -> R.Figure:
     rows = _scorecard_rows(p, metrics)
+    limits = _score_limits(rows)
     fig, axes = R.figure(0.62 * len(rows) + 0.5, nrows=len(rows), layout=None)
-    values = [_score_row(ax, *row) for ax, row in zip(axes[:, 0], rows, strict=True)]
+    values = [_score_row(ax, *row, limits[_score_axis(row[0])])
+              for ax, row in zip(axes[:, 0], rows, strict=True)]
     # The margins constrained layout gave it (a third of its drawing time): the labels
     # on the left, the values on the right (from 1% past the axes), a row of ticks below.
     label_w, _ = R.text_size([row[1] for row in rows], STYLE["ytick.labelsize"])
@@ -229,29 +260,25 @@ def _scorecard(p: _Point, metrics: pd.Series) -> R.Figure:
     below = R.TICK + tick_h + R.PAD
     R.margins(fig, left=left, right=right, bottom=below, top=R.PAD, hgap=below + R.PAD)
     return R.png(fig, "headline", "Key numbers with their 95% intervals; dashed line: the "
-                 "scenario's target (unresolved: the 1% alarm line). Advantages are |win rate "
-                 "− 1/players| of the worst seat or preset.")
+                 "scenario's target (unresolved: the 1% alarm line). Every axis starts at "
+                 "zero, and all percentages share one axis, as do all advantages (win-rate "
+                 "points), so that an interval is drawn as wide as it is. Advantages are "
+                 "|win rate − 1/players| of the worst seat or preset.")
 
 
-def _score_row(ax, key, label, v, lo, hi, target) -> str:
-    """One key number on its own axis: dot, interval, target line and the value (the
-    text it writes right of the axis, returned)."""
+def _score_row(ax, key, label, v, lo, hi, target, xlim) -> str:
+    """One key number on its axis (x range ``xlim``): dot, interval, target line and the
+    value (the text it writes right of the axis, returned)."""
     kind = _kind(key)
-    scale = 1 if kind == "plain" else 100
+    scale = _score_scale(key)
     err = None
     if isnum(lo) and isnum(hi):
         err = [[max(v - lo, 0) * scale], [max(hi - v, 0) * scale]]
-    ax.errorbar([v * scale], [0], xerr=err, fmt="o", color=PALETTE["blue"], ms=6)
-    xs = [v * scale] + ([lo * scale, hi * scale] if err else [])
+    ax.errorbar([v * scale], [0], xerr=err, fmt="o", color=PALETTE["blue"], ms=6,
+                clip_on=False)   # a dot at zero shows whole, on the axis start
     if target is not None:
         ax.axvline(target * scale, color=PALETTE["vermillion"], ls="--", lw=1.3)
-        xs.append(target * scale)
-    lo_x, hi_x = min(xs), max(xs)
-    pad = (hi_x - lo_x) * 0.25 or max(abs(hi_x) * 0.2, 0.5 if kind != "plain" else 1e-3)
-    left = lo_x - pad
-    if kind != "plain" or min(xs) >= 0:
-        left = max(left, 0.0)
-    ax.set_xlim(left, hi_x + pad)
+    ax.set_xlim(*xlim)
     ax.set_yticks([0], [label])
     ax.set_ylim(-0.6, 0.6)
     ax.grid(axis="y", visible=False)
@@ -654,27 +681,39 @@ def _hedging(p: _Point) -> list:
                  "cost per placement; the overall and per-preset chips are exact.", "muted")]
 
 
+FEW_PLACEMENTS = 30
+"""A category with fewer hedging placements is drawn hollow and left out of the axis range:
+one placement (hit rate 0 or 100%, a Wilson interval half the axis wide) squeezed the rest."""
+
+
 def _hedging_figure(r: pd.Series, hc: pd.DataFrame) -> R.Figure:
     per_hit = r["paid"] / r["hits"] if r["hits"] else np.nan
     per_cost = r["cost"] / r["placements"]
     breakeven = per_cost / per_hit if isnum(per_hit) and per_hit else np.nan
     fig, axes = R.figure(max(3.0, 0.36 * len(hc) + 1.4), ncols=2)
     labels = list(hc["label"])
+    few = (hc["placements"] < FEW_PLACEMENTS).to_numpy()
+    few_text = f"fewer than {FEW_PLACEMENTS} placements"
     ax = axes[0, 0]
     R.hbar_ci(ax, labels, hc["hit_rate"], hc["hit_rate_low"], hc["hit_rate_high"],
-              color=PALETTE["purple"], ref=breakeven, ref_label="break-even")
+              color=PALETTE["purple"], ref=breakeven, ref_label="break-even", few=few,
+              few_label=few_text)
     ax.set_xlabel("hit rate (%)")
     ax.legend(loc="lower right")
     ax = axes[0, 1]
     R.hbar_ci(ax, labels, hc["net_per_placement"], hc["net_low"], hc["net_high"],
               color=PALETTE["purple"], ref=0.0, percent=False,
-              highlight=(hc["net_high"] < 0).to_numpy())
+              highlight=(hc["net_high"] < 0).to_numpy(), few=few)
     ax.set_yticklabels([])
     ax.set_xlabel("net chips per placement (chips)")
-    return R.png(fig, "hedging", "Per category the token lay on. Left: hit rate (payouts per "
-                 "placement, 95% interval); dashed: break-even = cost per placement / payout "
-                 "per hit. Right: net chips per placement (payout per hit × hit rate − cost; "
-                 "95% interval); right of zero the token earns chips.")
+    caption = ("Per category the token lay on. Left: hit rate (payouts per placement, 95% "
+               "interval); dashed: break-even = cost per placement / payout per hit. Right: "
+               "net chips per placement (payout per hit × hit rate − cost; 95% interval); "
+               "right of zero the token earns chips.")
+    if few.any():
+        caption += (f" Hollow grey: {few_text}, too few to read; they are left out of the "
+                    "axis range and cut at its edge (their numbers are in the table).")
+    return R.png(fig, "hedging", caption)
 
 
 def _hedging_by_preset(p: _Point) -> list:
@@ -850,10 +889,12 @@ def _stack_inequality(p: _Point) -> list:
     tg = pd.DataFrame({
         "matches": gi["matches"], "n": [count(x) for x in gi["n"]],
         "Gini of final stacks (95% CI)": _cis(gi, "gini", "ci_low", "ci_high", num_ci, 3),
-        "one player holds all": [num(x, 3) for x in gi["gini_one_holds_all"]],
     })
-    return [Table(tg, "Stack inequality at the end of a match", csv="stack_inequality.csv",
-                  full=gi),
+    # The reference is one number per player count, not a column: as a column it read
+    # 0.750 on every row, like a share of matches.
+    ref = " or ".join(num(x, 3) for x in gi["gini_one_holds_all"].unique())
+    return [Table(tg, f"Stack inequality at the end of a match (reference: Gini = {ref} if "
+                  "one player holds every chip)", csv="stack_inequality.csv", full=gi),
             Note("What the Gini measures here: the engine records stacks only at the end of a "
                  "match, where a finished match has one player holding everything (Gini = "
                  "(players − 1)/players). It is informative for unresolved matches and when "

@@ -284,16 +284,18 @@ window.addEventListener('load', function () {
 </script>"""
 
 
-def render_in_chromium(html_path: Path, tmp_path: Path, extra: str = "") -> tuple[dict, str]:
-    """Open the page in headless Chromium; return the probe's JSON and Chromium's log."""
+def render_in_chromium(html_path: Path, tmp_path: Path, extra: str = "", *,
+                       probe: str = PROBE, width: int = 1280) -> tuple[dict, str]:
+    """Open the page in headless Chromium, ``width`` CSS pixels wide; return the JSON the
+    probe writes into ``<pre id="__probe">`` on load, and Chromium's log."""
     page = tmp_path / "probe.html"
-    html = html_path.read_text(encoding="utf-8").replace("<head>", "<head>" + PROBE, 1)
+    html = html_path.read_text(encoding="utf-8").replace("<head>", "<head>" + probe, 1)
     page.write_text(html.replace("</body>", extra + "</body>", 1), encoding="utf-8")
     proc = subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
          "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=15000", "--dump-dom",
-         page.as_uri()],
+         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=15000",
+         f"--window-size={width},900", "--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=120)
     found = re.search(r'<pre id="__probe">(.*?)</pre>', proc.stdout, re.S)
     assert found, f"the page did not finish loading:\n{proc.stderr[-2000:]}"
@@ -326,3 +328,124 @@ def test_the_browser_probe_catches_a_broken_image_and_a_console_error(small_repo
     assert probe["loaded"] == probe["images"] - 1
     assert any("boom" in e for e in probe["errors"])
     assert any(e.startswith("resource IMG") for e in probe["errors"])
+
+
+def test_the_gini_reference_is_named_in_the_caption_not_a_column(small_report):
+    # a column "one player holds all" reading 0.750 on every row looked like a share of
+    # matches; it is the Gini of one player holding every chip, (players - 1) / players
+    md = (small_report.parent / "report.md").read_text(encoding="utf-8")
+    caption, _, header = re.search(r"^\*(Stack inequality[^\n]*)\*\n\n(\| matches[^\n]*)",
+                                   md, re.M).group(1, 0, 2)
+    assert "holds all" not in header and "0.750" not in header
+    assert "reference: Gini = 0.750 if one player holds every chip" in caption
+    assert "Gini = (players − 1)/players" in md.split(caption, 1)[1].split("##", 1)[0]
+
+
+def _drawn(monkeypatch) -> list:
+    """The matplotlib figures the report renders from now on (``R.png`` records them)."""
+    from nop_sim import reporting as R
+
+    figures, png = [], R.png
+    monkeypatch.setattr(R, "png", lambda fig, *a: figures.append(fig) or png(fig, *a))
+    return figures
+
+
+def test_a_category_placed_once_does_not_stretch_the_hedging_axes(monkeypatch):
+    import pandas as pd
+
+    from nop_sim import report
+
+    figures = _drawn(monkeypatch)
+    hc = pd.DataFrame({"label": ["Flush Five", "Full House", "Two Pair"],
+                       "placements": [1, 2023, 16982], "hit_rate": [1.0, 0.600, 0.491],
+                       "hit_rate_low": [0.207, 0.578, 0.483],
+                       "hit_rate_high": [1.0, 0.621, 0.498],
+                       "net_per_placement": [14.4, 6.6, 4.5], "net_low": [-1.0, 6.2, 4.36],
+                       "net_high": [14.4, 7.0, 4.65]})
+    r = pd.Series({"paid": 2_699_205.0, "hits": 139_400, "cost": 980_950.0,
+                   "placements": 196_190})
+    block = report._hedging_figure(r, hc)
+    hit_ax, net_ax = figures[0].axes
+    assert hit_ax.get_xlim()[1] < 0.7          # not up to the one placement's 100%
+    assert -0.9 < net_ax.get_xlim()[0] and net_ax.get_xlim()[1] < 8
+    assert f"fewer than {report.FEW_PLACEMENTS} placements" in block.caption
+    for ax in (hit_ax, net_ax):   # drawn (by R.png): Flush Five, on top, a hollow ">" at
+        edge = [(ln.get_marker(), list(ln.get_xdata()), list(ln.get_ydata()))  # the edge
+                for ln in ax.get_lines() if str(ln.get_markerfacecolor()) == "none"
+                and len(ln.get_xdata())]
+        assert edge == [(">", [ax.get_xlim()[1]], [2])]
+
+
+def test_headline_rows_show_their_scale_one_axis_per_kind_from_zero(monkeypatch):
+    # each row had its own zoomed axis (0.320-0.340): a 0.016-wide interval looked as wide
+    # as a 2-point one. Rows of one kind now share an axis, and every axis starts at zero.
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from nop_sim import report
+
+    figures = _drawn(monkeypatch)
+    values = {"median_hands": (40, 38, 41), "unresolved_share": (0.0, 0.0, 0.0019),
+              "max_seat_advantage": (0.0045, 0.0, 0.024),
+              "max_preset_advantage": (0.311, 0.289, 0.333),
+              "manipulations_per_hand": (0.330, 0.322, 0.338),
+              "fee_share": (0.0363, 0.0347, 0.0379), "hedge_hit_rate": (0.7105, 0.7085, 0.7125),
+              "final_dart": (5.57, 5.37, 5.76)}
+    metrics = pd.Series({f"{k}{s}": v for k, vs in values.items()
+                         for s, v in zip(("", "_low", "_high"), vs, strict=True)})
+    p = SimpleNamespace(run=SimpleNamespace(targets={"median_hands": 60,
+                                                     "max_seat_advantage": 0.03}))
+    block = report._scorecard(p, metrics)
+    label = {k: v[0] for k, v in report.A.METRICS.items()}
+    rows = {ax.get_yticklabels()[0].get_text(): ax.get_xlim() for ax in figures[0].axes}
+    assert all(lo == 0 for lo, _ in rows.values()), rows
+    shares = [label[k] for k in ("unresolved_share", "fee_share", "hedge_hit_rate")]
+    points = [label[k] for k in ("max_seat_advantage", "max_preset_advantage")]
+    assert len({rows[r] for r in shares}) == 1 and len({rows[r] for r in points}) == 1
+    assert 71.25 < rows[shares[0]][1] < 80 and 33.3 < rows[points[0]][1] < 37
+    assert rows[label["manipulations_per_hand"]][1] > 10 * (0.338 - 0.322)
+    order = list(rows)   # the rows of one axis sit together
+    for group in (shares, points):
+        assert order[order.index(group[0]):][:len(group)] == group
+    assert "starts at zero" in block.caption
+
+
+# On load: per table, whether its last column is in view, whether its box stays inside the
+# window, and whether scrolling its wrapper to the end brings the last column into view.
+TABLES_PROBE = """<script>
+window.addEventListener('load', function () {
+  var out = [], page = document.documentElement.clientWidth;
+  document.querySelectorAll('table').forEach(function (t) {
+    var wrap = t.parentElement, heads = t.querySelectorAll('th'), last = heads[heads.length - 1];
+    var box = wrap.getBoundingClientRect();
+    var row = {caption: (t.caption ? t.caption.textContent : '').slice(0, 40),
+               wrapped: wrap.className === 'tablewrap',
+               fits: last.getBoundingClientRect().right <= box.right + 0.5,
+               inside: box.left >= 0 && box.right <= page};
+    wrap.scrollLeft = wrap.scrollWidth;
+    row.reachable = last.getBoundingClientRect().right <= box.right + 0.5;
+    out.push(row);
+  });
+  var pre = document.createElement('pre');
+  pre.id = '__probe';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get "
+                    "install chromium); the browser check of the report needs it")
+def test_every_column_of_every_table_can_be_seen(small_report, sweep_report, tmp_path):
+    # the report's 980-px text column cut wide tables ("difference", "worth it?", "mean
+    # final dart", the sweep's "distance") with no sign that they scroll. Headers now
+    # wrap, a table that still does not fit may use the window's margin, and one wider
+    # than the window scrolls, its last column reachable.
+    for report in (small_report, sweep_report):
+        tables, _ = render_in_chromium(report, tmp_path, probe=TABLES_PROBE, width=1600)
+        assert len(tables) > 10 and all(t["wrapped"] for t in tables)
+        assert [t["caption"] for t in tables if not (t["fits"] and t["inside"])] == []
+    tables, _ = render_in_chromium(small_report, tmp_path, probe=TABLES_PROBE, width=900)
+    assert any(not t["fits"] for t in tables)      # too narrow for some: they scroll
+    assert [t["caption"] for t in tables if not (t["reachable"] and t["inside"])] == []

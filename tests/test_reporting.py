@@ -68,6 +68,22 @@ def test_html_of_a_tiny_report(tiny):
             in html)
 
 
+def test_tables_scroll_in_their_wrapper_and_headers_wrap():
+    # a wide table must not be cut by the page's column: it sits in a scrolling wrapper,
+    # and its headers wrap (but not inside "(95% CI)"), so that most tables fit
+    frame = pd.DataFrame({"category": ["a"], "win share (95% CI)": ["1.0% (0.5–2.0)"],
+                          "hedge hit rate (payouts per placement, %)": ["71.1%"]})
+    section = R.Section("s", "S", "", [R.Table(frame, "wide")])
+    page = R.render_html(R.Report("t", "m", [section]))
+    assert ('<div class="tablewrap"><table><caption>wide</caption><thead><tr><th>category</th>'
+            '<th>win share (95%\u00a0CI)</th><th>hedge hit rate (payouts per placement, %)</th>'
+            in page)
+    css = {rule.split("{")[0].strip(): rule.split("{")[1] for rule in
+           re.sub(r"\s+", " ", re.search(r"<style>(.*)</style>", page, re.S).group(1)).split("}")
+           if "{" in rule}
+    assert "overflow-x:auto" in css[".tablewrap"] and "white-space:normal" in css["th"]
+
+
 def test_markdown_of_a_tiny_report(tiny):
     _, path = tiny
     md = (path.parent / "report.md").read_text(encoding="utf-8")
@@ -200,6 +216,32 @@ def test_the_module_docstring_example_runs(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "tables" / "wins.csv").exists()
 
 
+def test_rows_with_few_observations_are_hollow_and_left_out_of_the_axis_range():
+    # one placement in a category (hit rate 100%, interval 21-100%) stretched a whole axis
+    import numpy as np
+
+    fig, axes = R.figure(2.0)
+    ax = axes[0, 0]
+    R.hbar_ci(ax, ["once", "a", "b"], [1.0, 0.4, 0.5], [0.2, 0.35, 0.45], [1.0, 0.45, 0.55],
+              ref=0.3, few=[True, False, False], few_label="fewer than 30")
+    R.hbar_ci(ax, ["once", "a", "b"], [0.9, 0.6, 0.62], [0.1, 0.55, 0.57], [1.0, 0.65, 0.67],
+              offset=0.2, few=[True, False, False])   # a second series counts, its few not
+    lo, hi = ax.get_xlim()
+    assert 0.2 < lo < 0.3 and 0.67 < hi < 0.8
+    hollow = [ln for ln in ax.get_lines() if ln.get_marker() == "o"
+              and str(ln.get_markerfacecolor()) == "none"]
+    assert [ln.get_xdata()[0] for ln in hollow] == [1.0, 0.9]
+    assert all(ln.get_markeredgecolor() == R.PALETTE["grey"] for ln in hollow)
+    assert "fewer than 30" in [t.get_text() for t in ax.legend().get_texts()]
+    R.png(fig, "few", "")   # drawn: a dot beyond the range is a hollow triangle at its edge
+    edge = [(ln.get_marker(), list(ln.get_xdata())) for ln in ax.get_lines()
+            if str(ln.get_markerfacecolor()) == "none" and len(ln.get_xdata())]
+    assert edge == [(">", [hi]), (">", [hi])]
+    fig, axes = R.figure(2.0)          # nothing else to scale by: the few rows set the range
+    R.hbar_ci(axes[0, 0], ["x"], [3.0], [1.0], [5.0], percent=False, few=[True])
+    assert np.less_equal(axes[0, 0].get_xlim(), (1.0, 5.0)).tolist() == [True, False]
+
+
 def test_interval_err_is_never_negative():
     # a Wilson interval at a rate of 1 can end a hair below 1: matplotlib refuses negative
     # error bars, so a report section once failed on a three-game run
@@ -213,3 +255,28 @@ def test_interval_err_is_never_negative():
                                                                        1 - 1e-12])
     assert (err >= 0).all() and err.shape == (2, 4)
     assert err[:, 1] == pytest.approx([0.1, 0.1]) and err[0, 2] == 0 and err[1, 3] == 0
+
+
+@pytest.fixture
+def umask():
+    """``umask(mask)`` sets the process umask for one test; the old one comes back after."""
+    old = os.umask(0o022)
+    yield os.umask
+    os.umask(old)
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_report_files_honour_the_umask(tiny, tmp_path, umask, mask, mode):
+    # a report put on a shared server must be readable by whom the umask allows, as the
+    # run's Parquet files are (mkstemp alone makes every file 0600)
+    report, _ = tiny
+    umask(mask)
+    R.write_report(report, tmp_path)
+    R.atomic_write(tmp_path / "manifest.json", "{}")
+    files = {f.relative_to(tmp_path).as_posix(): oct(f.stat().st_mode & 0o777)
+             for f in tmp_path.rglob("*") if f.is_file()}
+    assert files == dict.fromkeys(["report.html", "report.md", "manifest.json",
+                                   "figures/bars.png", "tables/wins.csv", "tables/raw.csv"],
+                                  oct(mode))
+    R.atomic_write(tmp_path / "report.md", "again")  # replacing a file: the same mode
+    assert (tmp_path / "report.md").stat().st_mode & 0o777 == mode

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib
 import numpy as np
+from matplotlib.lines import Line2D
 
 from nop_sim.reporting.style import PALETTE
 
@@ -26,12 +27,18 @@ def interval_err(values, lows, highs) -> np.ndarray:
 
 def hbar_ci(ax, labels, values, lows, highs, *, color=PALETTE["blue"], ref=None,
             ref_label=None, highlight=None, percent=True, marker="o", offset=0.0,
-            label=None, max_ticks: int | None = None) -> None:
+            label=None, max_ticks: int | None = None, few=None, few_label=None) -> None:
     """Horizontal dot-and-interval rows, first label on top.
 
     ``ref`` is a reference: a number (one dashed line across) or one value
     per row (a dashed tick on each row, e.g. each point's fair share).
     ``highlight`` (booleans per row) draws those rows in vermillion.
+    ``few`` (booleans per row) marks rows with too few observations to read:
+    drawn hollow in grey with a dotted interval and left out of the axis range
+    (cut at its edge; a dot beyond it becomes a triangle there), so that one
+    placement's 21-100% interval does not squeeze the others; ``few_label``
+    names them in a legend. Say so in the caption. When every row of the axes
+    is few, they set the range after all.
     ``offset`` shifts the rows, so that two series can sit side by side.
     ``max_ticks`` caps the ticks of the value axis (long percent labels crowd).
     """
@@ -40,10 +47,14 @@ def hbar_ci(ax, labels, values, lows, highs, *, color=PALETTE["blue"], ref=None,
     values = np.asarray(values, float)
     err = interval_err(values, lows, highs)
     flagged = np.zeros(n, bool) if highlight is None else np.asarray(highlight, bool)
-    for sel, c, lab in ((~flagged, color, label), (flagged, PALETTE["vermillion"], None)):
+    few = np.zeros(n, bool) if few is None else np.asarray(few, bool)
+    for sel, c, lab in ((~flagged & ~few, color, label),
+                        (flagged & ~few, PALETTE["vermillion"], None)):
         if sel.any():
             ax.errorbar(values[sel], y[sel], xerr=err[:, sel], fmt=marker, color=c, ms=5,
                         lw=1.4, label=lab)
+    if few.any():
+        _few_rows(ax, values[few], err[:, few], y[few], marker, few_label)
     if ref is not None:
         ref_arr = np.asarray(ref, float)
         if ref_arr.ndim and n and not np.allclose(ref_arr, ref_arr[0], equal_nan=True):
@@ -60,6 +71,47 @@ def hbar_ci(ax, labels, values, lows, highs, *, color=PALETTE["blue"], ref=None,
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(max_ticks))
     if percent:
         percent_axis(ax.xaxis)
+
+
+def _few_rows(ax, values, err, y, marker, label) -> None:
+    """:func:`hbar_ci`'s rows with few observations: hollow grey dots, dotted intervals,
+    added as plain artists, which leave the data limits (the axis range) alone. A dot
+    beyond the range is drawn at its edge as a triangle pointing out."""
+    grey = PALETTE["grey"]
+    seg_x = np.column_stack([values - err[0], values + err[1], np.full(values.size, np.nan)])
+    seg_y = np.column_stack([y, y, np.full(y.size, np.nan)])
+    hollow = {"ls": "none", "ms": 5, "mfc": "none", "mec": grey, "mew": 1.2,
+              "clip_on": False}    # a triangle at the edge shows whole; the dots lie inside
+    lines = [Line2D(seg_x.ravel(), seg_y.ravel(), color=grey, lw=1.0, ls=(0, (2, 2))),
+             _AtEdge(values, y, 0, marker=marker, label=label, **hollow),
+             _AtEdge(values, y, -1, marker="<", **hollow),
+             _AtEdge(values, y, 1, marker=">", **hollow)]
+    counted = not ax.ignore_existing_data_limits      # other rows on these axes
+    for line in lines:
+        if counted:
+            ax.add_artist(line)    # clipped to the axes, not counted in its range
+        else:
+            ax.add_line(line)      # nothing else on these axes: they set the range
+    if not counted:
+        ax.autoscale_view()
+
+
+class _AtEdge(Line2D):
+    """The markers of ``x`` inside the x range (``side`` 0), or of those beyond its left
+    (-1) or right (1) edge, drawn at that edge: the range is final only when drawn."""
+
+    def __init__(self, x, y, side: int, **kwargs):
+        super().__init__(x, y, **kwargs)
+        self.set_in_layout(False)   # where it lies is known when drawn, after the layout
+        self._all = np.asarray(x, float), np.asarray(y, float)
+        self._side = side
+
+    def draw(self, renderer):
+        x, y = self._all
+        lo, hi = sorted(self.axes.get_xlim())
+        keep = {0: (x >= lo) & (x <= hi), -1: x < lo, 1: x > hi}[self._side]
+        self.set_data(np.clip(x[keep], lo, hi), y[keep])
+        super().draw(renderer)
 
 
 def annotate_heat(ax, data, fmt, *, norm, cmap, threshold=None) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Sequence
 
 import pandas as pd
@@ -20,6 +21,10 @@ from nop_sim.reporting.model import Bullets, Figure, Note, Report, Table
 __all__ = ["CSS", "md_table", "render_html", "render_md"]
 
 WRAP = 60   # characters: a longer cell wraps
+# Tables: headers wrap, so that most tables fit the text column; one that still does not
+# may take the window's right margin (.tablewrap's max-width), and one wider than that
+# scrolls, with a shadow on each edge that hides columns (the background-attachment
+# local/scroll trick: the cells' backgrounds are translucent so that it shows through).
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
  color:#1d1d1f;max-width:980px;margin:0 auto;padding:1.2rem 1.4rem 4rem;line-height:1.45}
@@ -29,16 +34,22 @@ h1{font-size:1.7rem;margin:.2rem 0 .3rem}h2{font-size:1.3rem;margin-top:2.4rem;
 nav ul{columns:2;font-size:.92rem;list-style:none;padding-left:1rem}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;display:block}
 figcaption{font-size:.88rem;color:#444;margin-top:.3rem}
-.tablewrap{overflow-x:auto;margin:.6rem 0 1rem}
+.tablewrap{overflow-x:auto;margin:.6rem 0 1rem;min-width:100%;width:min-content;
+ max-width:max(100%,calc(50% + 50vw - 1.5rem));
+ background:linear-gradient(to right,#fff 30%,#fff0) left/2.5rem 100% no-repeat local,
+ linear-gradient(to left,#fff 30%,#fff0) right/2.5rem 100% no-repeat local,
+ radial-gradient(farthest-side at 0 50%,#0004,#0000) left/1rem 100% no-repeat scroll,
+ radial-gradient(farthest-side at 100% 50%,#0004,#0000) right/1rem 100% no-repeat scroll}
 table{border-collapse:collapse;font-size:.84rem;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-size:.88rem;color:#444;padding:.2rem 0}
 th,td{padding:.22rem .55rem;border-bottom:1px solid #e3e3e3;text-align:right;
  white-space:nowrap}
-th{background:#f2f6fa;border-bottom:2px solid #c9d6e3}
+th{background:rgba(38,105,172,.06);border-bottom:2px solid #c9d6e3;white-space:normal;
+ vertical-align:bottom}
 th:first-child,td:first-child{text-align:left}
-tr:nth-child(even) td{background:#fafafa}
+tr:nth-child(even) td{background:rgba(0,0,0,.02)}
 td.wrap{white-space:normal;min-width:18rem;text-align:left}
-tr.best td{background:#fde9c9;font-weight:600}
+tr.best td{background:rgba(247,167,39,.25);font-weight:600}
 .warning{color:#a33c00}.muted{color:#666;font-size:.9rem}
 ul.warning li{margin:.15rem 0}
 a{color:#0072B2}
@@ -78,8 +89,14 @@ def _html_cell(text: str) -> str:
     return f"<td{cls}>{html.escape(text)}</td>"
 
 
+def _html_head(text: str) -> str:
+    """A column header: it may wrap, but not inside a short parenthesis ("(95% CI)")."""
+    text = re.sub(r"\([^()]{1,10}\)", lambda m: m.group(0).replace(" ", "\u00a0"), text)
+    return f"<th>{html.escape(text)}</th>"
+
+
 def _html_table(t: Table) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in t.frame.columns)
+    head = "".join(_html_head(str(c)) for c in t.frame.columns)
     hi = set(t.highlight)
     rows = [("<tr class=\"best\">" if i in hi else "<tr>")
             + "".join(_html_cell(cell(v)) for v in row) + "</tr>"
