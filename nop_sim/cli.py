@@ -102,9 +102,11 @@ def _os_failure(exc: OSError) -> _Failure:
 
 
 class _Commands(click.Group):
-    """Lists ``run`` and ``sweep`` first in ``--help``, then the rest alphabetically."""
+    """Lists the designer's path first in ``--help`` (run, compare, sweep, ...), then the
+    tools (eval, frequencies, compile, bench) alphabetically."""
 
-    FIRST = ("run", "sweep", "train", "value")
+    FIRST = ("run", "compare", "sweep", "report", "hands", "tune", "sensitivity", "train",
+             "value")
 
     def list_commands(self, ctx):
         names = super().list_commands(ctx)
@@ -118,9 +120,18 @@ def main():
 
     \b
     Start with:
+      nop-sim run scenarios/baseline.toml             # -> reports/baseline/report.html
+      nop-sim compare reports/baseline reports/cap30  # B - A, after running a copy cap30.toml
+      nop-sim sweep scenarios/ledger_sweep.toml       # every point of a [sweep] table
+      nop-sim report reports/baseline                 # rebuild a run's summary and report
+      nop-sim hands scenarios/baseline.toml --count 3  # readable hand histories
+
+    \b
+    The evaluator on its own:
       nop-sim eval "As Ks 7d 7h 2c Qs Qd" --column "Two Pair > Flush"
       nop-sim frequencies --moved "Two Pair > Full House"
-      nop-sim bench evaluator
+
+    Scenario files: docs/scenarios.md; comparing runs: docs/compare.md.
     """
 
 

@@ -115,3 +115,17 @@ def test_the_progress_bar_renders_on_a_terminal(monkeypatch, capsys):
     progress.close()
     err = capsys.readouterr().err
     assert "chunks" in err and "hands/s" in err
+
+
+def test_top_level_help_teaches_the_main_path_first():
+    # a new user reads "Start with:" first: it must begin with running a scenario,
+    # then comparing, sweeping and reports, before the evaluator's tools
+    res = run("--help")
+    assert res.exit_code == 0
+    lines = res.output.splitlines()
+    start = lines.index("  Start with:")
+    examples = [line.split()[1] for line in lines[start + 1:] if line.startswith("    nop-sim ")]
+    assert examples[:4] == ["run", "compare", "sweep", "report"], examples
+    commands = [line.split()[0] for line in lines[lines.index("Commands:") + 1:] if line.strip()]
+    assert commands[:3] == ["run", "compare", "sweep"], commands
+    assert commands.index("eval") > commands.index("tune")

@@ -307,12 +307,12 @@ def test_a_bad_set_value_names_the_flag_not_the_file(tmp_path):
     assert str(bad) in output
 
 
-def test_help_lists_run_and_sweep_first():
+def test_help_lists_the_designers_path_first():
     code, output = invoke("--help")
     assert code == 0
     names = [line.split()[0] for line in output.split("Commands:")[1].splitlines()
              if line.startswith("  ") and not line.startswith("    ")]
-    assert names[:4] == ["run", "sweep", "train", "value"], output
+    assert names[:4] == ["run", "compare", "sweep", "report"], output
     assert sorted(names) == ["bench", "compare", "compile", "eval", "frequencies", "hands", "report",
                              "run", "sensitivity", "sweep", "train", "tune", "value"]
 
