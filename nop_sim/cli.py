@@ -131,7 +131,8 @@ def main():
       nop-sim eval "As Ks 7d 7h 2c Qs Qd" --column "Two Pair > Flush"
       nop-sim frequencies --moved "Two Pair > Full House"
 
-    Scenario files: docs/scenarios.md; comparing runs: docs/compare.md.
+    Scenario files: docs/scenarios.md; comparing runs: docs/compare.md. A run is
+    named after its scenario file: a copy, cap30.toml, runs into reports/cap30/.
     """
 
 
@@ -222,7 +223,7 @@ def _run_options(f):
         click.option("--scheduler", metavar="ADDRESS", default=None,
                      help="Run on a Dask cluster, e.g. tcp://10.0.0.5:8786."),
         click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
-                     help="Results folder [default: reports/<scenario name>]."),
+                     help="Results folder [default: reports/<scenario file name>]."),
         click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
                      help="Override a setting, e.g. --set dart_cap=30 --set run.chunk=100."),
         click.option("--resume", is_flag=True,
@@ -413,8 +414,9 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
             no_report, profile):
     """Run SCENARIO (a .toml file) and write results and a summary.
 
-    Results go to reports/<scenario name>/ unless --out says otherwise;
-    running the same scenario again into the same folder reuses what is done.
+    Results go to reports/<file name>/ (scenarios/cap30.toml: reports/cap30/)
+    unless --out says otherwise; running the same scenario again into the same
+    folder reuses what is done.
 
     \b
     Examples:
@@ -510,7 +512,7 @@ def _trainable(scn, command: str):
 @main.command("train", context_settings=CONTEXT)
 @click.argument("scenario", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
-              help="Training folder [default: reports/<scenario name>-train].")
+              help="Training folder [default: reports/<scenario file name>-train].")
 @click.option("--epsilon", type=click.FloatRange(0, 100), default=1.0, show_default=True,
               help="Stop when the best deviation found gains less than this many win-rate "
                    "points, with 95% confidence.")
@@ -637,7 +639,7 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
               help="Trials re-run with fresh seeds and twice the matches before the best is "
                    "named.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
-              help="Tune folder [default: reports/<scenario name>-tune].")
+              help="Tune folder [default: reports/<scenario file name>-tune].")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
               help="Root seed (default: the scenario's [run] seed).")
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
@@ -665,7 +667,7 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
     Examples:
       nop-sim tune scenarios/chips_tune.toml
       nop-sim tune scenarios/chips_tune.toml --trials 60 --matches 800 --resume
-      nop-sim run reports/chips_tune-tune/best.toml
+      nop-sim run reports/chips_tune-tune/best.toml --out reports/chips_tune-best
     """
     import os
 

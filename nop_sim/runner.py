@@ -466,10 +466,12 @@ def _prepare_folder(out: Path, scn: Scenario, resume: bool) -> dict | None:
                        f"--out (nothing was changed)") from None
     if old_fp != scn.fingerprint():
         raise RunError(
-            f"{out}: holds results of a different scenario or settings ({old['scenario'].get('name')}, "
-            f"fingerprint {old_fp}; this one is {scn.fingerprint()}); "
+            f"{out}: holds results of a different scenario or settings "
+            f"({old['scenario'].get('name')}, fingerprint {old_fp}; this one is "
+            f"{scn.fingerprint()}); "
             f"{'resuming with a changed scenario is refused' if resume else 'refusing to mix them'}"
-            f": choose another --out (nothing was changed)")
+            f": run into another folder with --out DIR, or move or delete {out} to start it "
+            f"again (nothing was changed)")
     return old
 
 

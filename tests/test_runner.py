@@ -254,6 +254,43 @@ def assert_runtime_error(code, output, needle):
     assert len(output.strip().splitlines()) == 1, output
 
 
+def test_a_copied_scenario_runs_into_its_own_folder(tmp_path, monkeypatch):
+    # cp baseline.toml cap30.toml, edit dart_cap: the copy still says name = "baseline",
+    # and must neither collide with the original's folder nor be titled after it
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "scenarios").mkdir()
+    base = write(tmp_path / "scenarios", GOOD.replace('"good"', '"base"'), "base.toml")
+    copy = write(tmp_path / "scenarios", base.read_text().replace("players = 4",
+                                                                  "players = 4\ndart_cap = 30"),
+                 "cap30.toml")
+    for path in (base, copy):
+        code, output = invoke("run", path.relative_to(tmp_path), "--workers", 1, "--quiet",
+                              "--no-report")
+        assert code == 0, output
+        stem = path.stem
+        assert f"results: {Path('reports') / stem}/" in output, output
+        assert output.startswith(f"{stem}: "), output
+        manifest = json.loads((tmp_path / "reports" / stem / "manifest.json").read_text())
+        assert manifest["scenario"]["name"] == stem
+        assert (tmp_path / "reports" / stem / "summary.md").read_text().startswith(f"# {stem}:")
+    # train and tune name their folders (reports/<name>-train, -tune) after the same name
+    assert load_scenario(copy).name == "cap30"
+    # the shipped scenarios keep their folders: their file names are their names
+    for path in SCENARIOS:
+        assert load_scenario(path).name == path.stem
+
+
+def test_a_folder_of_another_scenario_says_what_to_change(tmp_path):
+    good = write(tmp_path, GOOD, "good.toml")
+    other = write(tmp_path, GOOD.replace("players = 4", "players = 3"), "other.toml")
+    out = tmp_path / "out"
+    assert invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--no-report")[0] == 0
+    code, output = invoke("run", other, "--out", out)
+    assert_runtime_error(code, output, "different scenario")
+    assert "--out" in output and "another folder" in output, output
+    assert f"delete {out}" in output or f"move {out}" in output, output
+
+
 def test_unreachable_scheduler_is_one_line_exit_1(tmp_path, monkeypatch):
     pytest.importorskip("distributed")
     monkeypatch.setenv("NOP_SIM_DASK_TIMEOUT", "1s")  # nothing listens there: no need to wait
