@@ -1156,7 +1156,7 @@ class MatchLog:
     point: int
     match: int
     events: pd.DataFrame
-    names: list[str]  # "Seat 1 (preset)", one per seat
+    names: list[str]  # "Seat 0 (preset)", one per seat
     settings: Any     # the game's settings at the sweep point
 
     def records(self) -> list[dict[str, Any]]:

@@ -76,7 +76,7 @@ def test_hands_prints_a_history_a_designer_can_follow(tmp_path):
     out = res.output
     assert out.count("--- Hand #") == 2
     assert "Column: Flush Five > Flush House" in out and "dart" in out
-    assert "Dealt to Seat 1 (balanced)" in out
+    assert "Dealt to Seat 0 (balanced)" in out  # seats count from 0, as in the tables
     events = [json.loads(line) for line in log.read_text().splitlines()]
     assert {e["event"] for e in events} >= {"hand_start", "deal", "action"}
     again = CliRunner().invoke(main, ["hands", "scenarios/baseline.toml", "--count", "2",

@@ -509,7 +509,7 @@ def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path, rea
     assert res.output.count("--- Hand #") == hands
     seats = load_tables(out)["seats"]
     first = seats[(seats["point"] == point) & (seats["match"] == match) & (seats["seat"] == 0)]
-    assert f"Seat 1 ({first['preset'].iloc[0]})" in res.output
+    assert f"Seat 0 ({first['preset'].iloc[0]})" in res.output  # the table's seat 0
     records = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
     assert records[0]["event"] == "match_start" and {r["match"] for r in records} == {match}
 
@@ -524,6 +524,54 @@ def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path, rea
     # a folder needs --match; --match needs a folder
     assert invoke("hands", out)[0] == 2
     assert invoke("hands", path, "--match", 0)[0] == 2
+
+
+SEATED = """
+[game]
+players = 3
+[seats]
+seat = ["rock", "maniac", "hedger"]
+[run]
+matches = 4
+chunk = 4
+seed = 5
+log_sample = 1
+"""
+
+
+def test_hands_and_the_reports_number_seats_alike(tmp_path):
+    # one numbering everywhere, from 0: the tables' seat column, the event logs, the
+    # summary, the report and the hand histories name the same seat the same way
+    out = tmp_path / "out"
+    code, output = invoke("run", write(tmp_path, SEATED), "--out", out, "--workers", 1, "-q")
+    assert code == 0, output
+    seats = load_tables(out)["seats"]
+    won = seats[(seats["match"] == 0) & (seats["place"] == 1)].iloc[0]
+    seat, preset = int(won["seat"]), str(won["preset"])
+    res = CliRunner().invoke(main, ["hands", str(out), "--match", "0",
+                                    "--json", str(tmp_path / "m.jsonl")])
+    assert res.exit_code == 0, res.output
+    assert f"winner Seat {seat} ({preset}) ===" in res.output, res.output[-300:]
+    for s, p in enumerate(["rock", "maniac", "hedger"]):
+        assert f"Dealt to Seat {s} ({p})" in res.output
+    assert "Seat 3" not in res.output  # three players: seats 0, 1 and 2
+    end = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()][-1]
+    assert end["event"] == "match_end" and end["winner"] == seat
+    summary = (out / "summary.md").read_text()
+    assert "| seat |" in summary and "| 0 |" in summary and "| 3 |" not in summary
+    report = (out / "report.md").read_text().split("| seat | wins |", 1)[1]
+    table = report.split("\n\n", 1)[0].splitlines()[2:]  # the report's wins per seat
+    assert [row.split("|")[1].strip() for row in table] == ["0", "1", "2"], table
+    # fresh hands of the same scenario too
+    fresh = CliRunner().invoke(main, ["hands", str(tmp_path / "s.toml"), "--count", "1"])
+    assert "Dealt to Seat 0 (rock)" in fresh.output and "Seat 3" not in fresh.output
+
+
+def test_ordered_hand_histories_number_seats_from_0(tmp_path):
+    res = CliRunner().invoke(main, ["hands", str(ROOT / "scenarios" / "ordered_hand.toml"),
+                                    "--count", "1"])
+    assert res.exit_code == 0, res.output
+    assert "Seat 0 (" in res.output and "Seat 4" not in res.output
 
 
 def test_ordered_hand_logs_are_stored_too(tmp_path):
