@@ -59,6 +59,9 @@ import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
+# the note's text lives outside kernels/: a new figure in it recompiles nothing
+from nop_sim.compile_time import COMPILE_NOTE
+
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
 # NUMBA_DISABLE_JIT=1 runs every kernel as plain Python (slowly: for a debugger).
@@ -74,9 +77,6 @@ class TypeDispatcher(CPUDispatcher):
         kws = {k: types.unliteral(v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
 
-
-COMPILE_NOTE = ("compiling the simulation kernels into numba's cache: about half a minute on "
-                "2 cores, once after an install or an update (nop-sim compile does it ahead)...")
 
 def announce_compiles(echo: Callable[[str], None] | None = None):
     """Print :data:`COMPILE_NOTE` (once) when a nop-sim kernel starts compiling; returns
