@@ -112,6 +112,15 @@ class _Commands(click.Group):
         names = super().list_commands(ctx)
         return [n for n in self.FIRST if n in names] + [n for n in names if n not in self.FIRST]
 
+    def invoke(self, ctx):
+        """A folder another nop-sim writes into refuses every command alike: one line, exit 1."""
+        from nop_sim.errors import FolderBusy  # here, not at the top: --help stays quick
+
+        try:
+            return super().invoke(ctx)
+        except FolderBusy as exc:
+            raise _Failure(str(exc)) from None
+
 
 @click.group(cls=_Commands, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="nop-sim")
@@ -287,12 +296,21 @@ class _Progress:
 
 
 def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, profile=False):
+    """Run ``scn`` into its folder, held from the start (a second run into it is refused
+    at once, before anything is forked or read) to the report."""
+    out = out_dir or Path("reports") / scn.name
+    try:
+        with _holding(out):
+            _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile)
+    except OSError as exc:  # the folder cannot be made
+        raise _os_failure(exc) from None
 
+
+def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile):
     from nop_sim.agents import training_text
     from nop_sim.profiling import format_profile, phase, take
     from nop_sim.runner import RunError, run_scenario
 
-    out = out_dir or Path("reports") / scn.name
     # The interpreter's last collection walks every object the run's libraries made
     # (0.4 s with the report's loaded too): there is nothing left to collect by then.
     atexit.register(gc.freeze)
@@ -346,6 +364,14 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
         for k, v in take().items():
             times[k] = times.get(k, 0.0) + v
         click.echo(format_profile(times, time.perf_counter() - _STARTED))
+
+
+def _holding(folder: Path, hint: str | None = None):
+    """Hold ``folder`` for this command (:func:`nop_sim.folder_lock.hold_folder`); another
+    nop-sim writing there refuses it at once (exit 1, naming that one)."""
+    from nop_sim.folder_lock import hold_folder  # here: filelock takes 0.1 s to import
+
+    return hold_folder(folder, hint=hint) if hint else hold_folder(folder)
 
 
 def _import_report() -> None:
@@ -554,10 +580,10 @@ def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, see
         raise click.UsageError(str(exc)) from None
     out = out_dir or Path("reports") / f"{scn.name}-train"
     progress = _Progress(quiet, "matches", label="matches")
-    with _one_line(TrainError, progress=progress):
-        result = train_folder(scn, out, cfg, threads=workers, scheduler=scheduler,
-                              resume=resume, progress=lambda d, t: progress(d, t, d))
-    with _one_line(TrainError):
+    with _one_line(TrainError), _holding(out):
+        with _one_line(TrainError, progress=progress):
+            result = train_folder(scn, out, cfg, threads=workers, scheduler=scheduler,
+                                  resume=resume, progress=lambda d, t: progress(d, t, d))
         report = None if no_report else write_train_report(out)
     state = "converged" if result.converged else "budget spent"
     rate = result.matches / result.seconds if result.seconds > 0 else 0.0
@@ -615,11 +641,12 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "value")
     progress = _Progress(quiet, "matches", label="matches")
-    with _one_line(TrainError, progress=progress):  # an AgentError is a ValueError: exit 2
-        table, _ = value_folder(scn, strong_dir, list(mechanics) or list(MECHANICS),
-                                budget=budget or 400_000, threads=workers, scheduler=scheduler,
-                                progress=lambda d, t: progress(d, t, d))
-    with _one_line(TrainError):
+    with _one_line(TrainError), _holding(strong_dir, "wait for it to finish"):
+        # an AgentError is a ValueError: exit 2
+        with _one_line(TrainError, progress=progress):
+            table, _ = value_folder(scn, strong_dir, list(mechanics) or list(MECHANICS),
+                                    budget=budget or 400_000, threads=workers,
+                                    scheduler=scheduler, progress=lambda d, t: progress(d, t, d))
         report = write_train_report(strong_dir)
     for row in table.itertuples():
         click.echo(f"without {row.mechanic:<12} the best agent loses {row.loss:+5.1f} points "
@@ -681,10 +708,10 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
         raise click.UsageError(str(exc)) from None
     out = out_dir or Path("reports") / f"{scn.name}-tune"
     progress = _Progress(quiet, "matches", label="trials")
-    with _one_line(TuneError, progress=progress):
-        result = tune_folder(scn, out, cfg, workers=workers or os.cpu_count() or 1,
-                             scheduler=scheduler, resume=resume, progress=progress)
-    with _one_line(TuneError):
+    with _one_line(TuneError), _holding(out):
+        with _one_line(TuneError, progress=progress):
+            result = tune_folder(scn, out, cfg, workers=workers or os.cpu_count() or 1,
+                                 scheduler=scheduler, resume=resume, progress=progress)
         report = None if no_report else write_tune_report(out)
     fresh = result.trials - result.reused
     click.echo(f"{scn.name}: {result.trials} trials ({fresh} this run, {result.pruned} pruned, "
@@ -800,12 +827,13 @@ def report_cmd(results_dir):
     from nop_sim.summary import write_summary
 
     try:
-        summary = write_summary(results_dir)
-        renderer.enable()  # a forked copy builds half of the report
-        try:
-            report = _build_report(results_dir)
-        finally:
-            renderer.disable()
+        with _holding(results_dir, "wait for it to finish"):
+            summary = write_summary(results_dir)
+            renderer.enable()  # a forked copy builds half of the report
+            try:
+                report = _build_report(results_dir)
+            finally:
+                renderer.disable()
     except RunError as exc:
         raise _Failure(str(exc)) from None
     except OSError as exc:
@@ -859,12 +887,14 @@ def compare_cmd(a, b, out_dir, point_a, point_b, min_effect, matches, seed, work
     out = out_dir or Path("reports") / f"compare-{a.stem}-vs-{b.stem}"
     progress = _Progress(quiet)
     try:
-        try:
-            result = compare_sources(a, b, out, point_a=point_a, point_b=point_b,
-                                     min_effect=parse_min_effect(min_effect), matches=matches,
-                                     seed=seed, workers=workers, progress=progress)
-        finally:
-            progress.close()
+        with _holding(out):
+            try:
+                result = compare_sources(a, b, out, point_a=point_a, point_b=point_b,
+                                         min_effect=parse_min_effect(min_effect),
+                                         matches=matches, seed=seed, workers=workers,
+                                         progress=progress)
+            finally:
+                progress.close()
     except CompareError as exc:
         raise _Refusal(str(exc)) from None
     except RunError as exc:
@@ -908,8 +938,10 @@ def sensitivity_cmd(run_dir, out_dir, resamples):
     """
     from nop_sim.sensitivity import SensitivityError, write_sensitivity
 
+    out = out_dir if out_dir is not None else run_dir / "sensitivity"
     try:
-        written = write_sensitivity(run_dir, out_dir, resamples=resamples)
+        with _holding(out):
+            written = write_sensitivity(run_dir, out, resamples=resamples)
     except SensitivityError as exc:
         raise click.UsageError(str(exc)) from None
     except OSError as exc:
