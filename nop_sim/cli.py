@@ -907,11 +907,13 @@ def compare_cmd(a, b, out_dir, point_a, point_b, min_effect, matches, seed, work
                if cmp.pairable else "pairing not used")
     click.echo(f"{len(cmp.table)} metrics compared (B - A), {len(findings)} finding(s); "
                f"{pairing}: {cmp.pairing_reason}")
+    if len(findings):
+        click.echo("  metric: A -> B, B - A (Holm-adjusted 95% interval), Holm p")
     for r in findings.head(8).itertuples():
         scale, unit = (100, " pts") if r.kind == "share" else (1, "")
         click.echo(f"  {r.metric}: {r.a * scale:.3g} -> {r.b * scale:.3g}, "
-                   f"{r.difference * scale:+.3g}{unit} ({r.ci_low * scale:+.3g} to "
-                   f"{r.ci_high * scale:+.3g}), Holm p = {r.p_holm:.2g}")
+                   f"{r.difference * scale:+.3g}{unit} ({r.holm_low * scale:+.3g} to "
+                   f"{r.holm_high * scale:+.3g}), Holm p = {r.p_holm:.2g}")
     for path in result.ran:
         click.echo(f"run:     {path}/")
     click.echo(f"table:   {result.csv}")
