@@ -22,7 +22,7 @@ average damps the swing as fictitious play does.
 After the rounds, a fresh search with a new seed measures the final field's
 exploitability; that is the number ``strong.toml`` states.
 
-The folder (default ``reports/<name>-train/``): ``strong.toml``,
+The folder (default ``reports/<scenario file name>-train/``): ``strong.toml``,
 ``history.parquet`` (every candidate of every generation, selection and
 check), ``manifest.json``, ``state.json`` (the checkpoint after each round)
 and the report. Every seed derives from ``(seed, round, ...)``, so a resumed
