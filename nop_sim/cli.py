@@ -962,9 +962,9 @@ def compile_cmd(workers):
 
     Numba otherwise compiles each kernel on first use, so the first run after
     an install or an update waits for it. A cold compile of the five kernel
-    groups takes 2 to 4 minutes on 2 cores (measured: 135 to 245 s, with other
-    work running); make install runs this once, and afterwards a run loads
-    the kernels in about a second. A line says when each group
+    groups takes 1 to 4 minutes on 2 cores (measured: 64 to 67 s with both
+    cores free, 135 to 245 s with other work running); make install runs this once,
+    and afterwards a run loads the kernels in about a second. A line says when each group
     starts and ends (with its time and how many are done), and every 15 s
     what is still compiling. Running it again only loads them (seconds).
 
@@ -972,8 +972,7 @@ def compile_cmd(workers):
     Example:
       nop-sim compile
     """
-    from nop_sim.compile_time import COMPILE_TIME
-    from nop_sim.compiling import compile_all
+    from nop_sim.compiling import COMPILE_TIME, compile_all
 
     click.echo(f"compiling the simulation kernels into numba's cache, once ({COMPILE_TIME}; "
                f"runs then load them in about a second)...", err=True)

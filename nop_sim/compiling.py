@@ -27,9 +27,9 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 
 # the note and its listener live with the numba options (kernels._jit installs it)
-from nop_sim.kernels._jit import COMPILE_NOTE, announce_compiles
+from nop_sim.kernels._jit import COMPILE_NOTE, COMPILE_TIME, announce_compiles
 
-__all__ = ["COMPILE_NOTE", "CompileEvent", "announce_compiles", "compile_all",
+__all__ = ["COMPILE_NOTE", "COMPILE_TIME", "CompileEvent", "announce_compiles", "compile_all",
            "kernels_compiled", "mark_compiled"]
 
 HEARTBEAT = 15.0  # seconds without a group starting or ending before a "still compiling" event

@@ -660,7 +660,7 @@ def test_compile_says_which_groups_run_and_which_are_left(monkeypatch):
 def test_the_compile_time_is_stated_alike_everywhere():
     # README, nop-sim compile --help, its first line and a run's note once disagreed
     # (a minute, half a minute); all now state the one measured figure
-    from nop_sim.compile_time import COMPILE_NOTE, COMPILE_TIME
+    from nop_sim.compiling import COMPILE_NOTE, COMPILE_TIME
 
     assert "on 2 cores" in COMPILE_TIME
     readme = " ".join((ROOT / "README.md").read_text().split())

@@ -59,9 +59,6 @@ import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
-# the note's text lives outside kernels/: a new figure in it recompiles nothing
-from nop_sim.compile_time import COMPILE_NOTE
-
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
 # NUMBA_DISABLE_JIT=1 runs every kernel as plain Python (slowly: for a debugger).
@@ -76,6 +73,16 @@ class TypeDispatcher(CPUDispatcher):
         args = tuple(types.unliteral(a) for a in args)
         kws = {k: types.unliteral(v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
+
+
+# What a cold compile costs, said once: README.md, nop-sim compile (its help and first
+# line) and a run's first compile all state COMPILE_TIME (tests/test_runner.py checks).
+# Measured with an empty cache (NUMBA_CACHE_DIR an empty folder, nop-sim compile) on a
+# 2-core machine: 64 s, 66 s and 67 s with both cores free (about 115 s of CPU), 135 s, 164 s,
+# 220 s and 245 s with other work running on them.
+COMPILE_TIME = "1 to 4 minutes on 2 cores"
+COMPILE_NOTE = (f"compiling the simulation kernels into numba's cache: {COMPILE_TIME}, once "
+                f"after an install or an update (nop-sim compile does it ahead)...")
 
 
 def announce_compiles(echo: Callable[[str], None] | None = None):
