@@ -55,7 +55,7 @@ from nop_sim.stats import (  # noqa: F401  (re-exported: A.wilson_interval, ...)
 __all__ = [
     "ALPHA", "MissingData", "RunData", "load_run",
     "wilson_interval", "poisson_interval", "rate_columns", "mean_interval",
-    "bootstrap_median", "ratio_interval", "holm", "benjamini_hochberg", "gini",
+    "bootstrap_median", "ratio_interval", "holm", "holm_levels", "benjamini_hochberg", "gini",
     "settings_changed", "match_length", "survival", "seat_fairness", "seat_chi_square",
     "preset_results", "skill_matrix", "column_positions", "column_over_hands",
     "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset",
@@ -226,6 +226,37 @@ def holm(pvalues) -> np.ndarray:
     adj = np.maximum.accumulate((m - np.arange(m)) * q[order])
     res = np.empty(m)
     res[order] = np.minimum(adj, 1.0)
+    out[ok] = res
+    return out
+
+
+def holm_levels(pvalues, alpha: float = ALPHA) -> np.ndarray:
+    """The level Holm's step-down procedure holds each p-value to (NaN stays NaN).
+
+    The i-th smallest of m (from 0) is tested at ``alpha / (m - i)`` while the
+    steps reject; the first that does not stops the procedure, and it and every
+    larger one are held to its level. A p-value is below its level exactly when
+    its :func:`holm` p-value is below ``alpha``, so an interval at that level
+    agrees with the Holm p beside it. For p = (0.01, 0.04, 0.03, 0.005) and
+    alpha 0.05: 0.005 < 0.05/4 and 0.01 < 0.05/3 reject, 0.03 >= 0.05/2 stops:
+    levels (0.0167, 0.025, 0.025, 0.0125).
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    steps = m - np.arange(m)
+    # rejected as holm() decides: the running maximum of (m - i) p_(i) below alpha
+    rejected = np.maximum.accumulate(steps * q[order]) < alpha
+    levels = alpha / steps
+    stop = int(np.argmin(rejected)) if not rejected.all() else m
+    levels[stop:] = levels[stop] if stop < m else levels[stop:]
+    res = np.empty(m)
+    res[order] = levels
     out[ok] = res
     return out
 

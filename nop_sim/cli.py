@@ -102,13 +102,24 @@ def _os_failure(exc: OSError) -> _Failure:
 
 
 class _Commands(click.Group):
-    """Lists ``run`` and ``sweep`` first in ``--help``, then the rest alphabetically."""
+    """Lists the designer's path first in ``--help`` (run, compare, sweep, ...), then the
+    tools (eval, frequencies, compile, bench) alphabetically."""
 
-    FIRST = ("run", "sweep", "train", "value")
+    FIRST = ("run", "compare", "sweep", "report", "hands", "tune", "sensitivity", "train",
+             "value")
 
     def list_commands(self, ctx):
         names = super().list_commands(ctx)
         return [n for n in self.FIRST if n in names] + [n for n in names if n not in self.FIRST]
+
+    def invoke(self, ctx):
+        """A folder another nop-sim writes into refuses every command alike: one line, exit 1."""
+        from nop_sim.errors import FolderBusy  # here, not at the top: --help stays quick
+
+        try:
+            return super().invoke(ctx)
+        except FolderBusy as exc:
+            raise _Failure(str(exc)) from None
 
 
 @click.group(cls=_Commands, context_settings=CONTEXT)
@@ -118,9 +129,19 @@ def main():
 
     \b
     Start with:
+      nop-sim run scenarios/baseline.toml             # -> reports/baseline/report.html
+      nop-sim compare reports/baseline reports/cap30  # B - A, after running a copy cap30.toml
+      nop-sim sweep scenarios/ledger_sweep.toml       # every point of a [sweep] table
+      nop-sim report reports/baseline                 # rebuild a run's summary and report
+      nop-sim hands scenarios/baseline.toml --count 3  # readable hand histories
+
+    \b
+    The evaluator on its own:
       nop-sim eval "As Ks 7d 7h 2c Qs Qd" --column "Two Pair > Flush"
       nop-sim frequencies --moved "Two Pair > Full House"
-      nop-sim bench evaluator
+
+    Scenario files: docs/scenarios.md; comparing runs: docs/compare.md. A run is
+    named after its scenario file: a copy, cap30.toml, runs into reports/cap30/.
     """
 
 
@@ -211,7 +232,7 @@ def _run_options(f):
         click.option("--scheduler", metavar="ADDRESS", default=None,
                      help="Run on a Dask cluster, e.g. tcp://10.0.0.5:8786."),
         click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
-                     help="Results folder [default: reports/<scenario name>]."),
+                     help="Results folder [default: reports/<scenario file name>]."),
         click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
                      help="Override a setting, e.g. --set dart_cap=30 --set run.chunk=100."),
         click.option("--resume", is_flag=True,
@@ -275,12 +296,21 @@ class _Progress:
 
 
 def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, profile=False):
+    """Run ``scn`` into its folder, held from the start (a second run into it is refused
+    at once, before anything is forked or read) to the report."""
+    out = out_dir or Path("reports") / scn.name
+    try:
+        with _holding(out):
+            _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile)
+    except OSError as exc:  # the folder cannot be made
+        raise _os_failure(exc) from None
 
+
+def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile):
     from nop_sim.agents import training_text
     from nop_sim.profiling import format_profile, phase, take
     from nop_sim.runner import RunError, run_scenario
 
-    out = out_dir or Path("reports") / scn.name
     # The interpreter's last collection walks every object the run's libraries made
     # (0.4 s with the report's loaded too): there is nothing left to collect by then.
     atexit.register(gc.freeze)
@@ -334,6 +364,14 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
         for k, v in take().items():
             times[k] = times.get(k, 0.0) + v
         click.echo(format_profile(times, time.perf_counter() - _STARTED))
+
+
+def _holding(folder: Path, hint: str | None = None):
+    """Hold ``folder`` for this command (:func:`nop_sim.folder_lock.hold_folder`); another
+    nop-sim writing there refuses it at once (exit 1, naming that one)."""
+    from nop_sim.folder_lock import hold_folder  # here: filelock takes 0.1 s to import
+
+    return hold_folder(folder, hint=hint) if hint else hold_folder(folder)
 
 
 def _import_report() -> None:
@@ -402,8 +440,9 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
             no_report, profile):
     """Run SCENARIO (a .toml file) and write results and a summary.
 
-    Results go to reports/<scenario name>/ unless --out says otherwise;
-    running the same scenario again into the same folder reuses what is done.
+    Results go to reports/<file name>/ (scenarios/cap30.toml: reports/cap30/)
+    unless --out says otherwise; running the same scenario again into the same
+    folder reuses what is done.
 
     \b
     Examples:
@@ -499,7 +538,7 @@ def _trainable(scn, command: str):
 @main.command("train", context_settings=CONTEXT)
 @click.argument("scenario", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
-              help="Training folder [default: reports/<scenario name>-train].")
+              help="Training folder [default: reports/<scenario file name>-train].")
 @click.option("--epsilon", type=click.FloatRange(0, 100), default=1.0, show_default=True,
               help="Stop when the best deviation found gains less than this many win-rate "
                    "points, with 95% confidence.")
@@ -541,10 +580,10 @@ def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, see
         raise click.UsageError(str(exc)) from None
     out = out_dir or Path("reports") / f"{scn.name}-train"
     progress = _Progress(quiet, "matches", label="matches")
-    with _one_line(TrainError, progress=progress):
-        result = train_folder(scn, out, cfg, threads=workers, scheduler=scheduler,
-                              resume=resume, progress=lambda d, t: progress(d, t, d))
-    with _one_line(TrainError):
+    with _one_line(TrainError), _holding(out):
+        with _one_line(TrainError, progress=progress):
+            result = train_folder(scn, out, cfg, threads=workers, scheduler=scheduler,
+                                  resume=resume, progress=lambda d, t: progress(d, t, d))
         report = None if no_report else write_train_report(out)
     state = "converged" if result.converged else "budget spent"
     rate = result.matches / result.seconds if result.seconds > 0 else 0.0
@@ -602,11 +641,12 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "value")
     progress = _Progress(quiet, "matches", label="matches")
-    with _one_line(TrainError, progress=progress):  # an AgentError is a ValueError: exit 2
-        table, _ = value_folder(scn, strong_dir, list(mechanics) or list(MECHANICS),
-                                budget=budget or 400_000, threads=workers, scheduler=scheduler,
-                                progress=lambda d, t: progress(d, t, d))
-    with _one_line(TrainError):
+    with _one_line(TrainError), _holding(strong_dir, "wait for it to finish"):
+        # an AgentError is a ValueError: exit 2
+        with _one_line(TrainError, progress=progress):
+            table, _ = value_folder(scn, strong_dir, list(mechanics) or list(MECHANICS),
+                                    budget=budget or 400_000, threads=workers,
+                                    scheduler=scheduler, progress=lambda d, t: progress(d, t, d))
         report = write_train_report(strong_dir)
     for row in table.itertuples():
         click.echo(f"without {row.mechanic:<12} the best agent loses {row.loss:+5.1f} points "
@@ -626,7 +666,7 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
               help="Trials re-run with fresh seeds and twice the matches before the best is "
                    "named.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
-              help="Tune folder [default: reports/<scenario name>-tune].")
+              help="Tune folder [default: reports/<scenario file name>-tune].")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
               help="Root seed (default: the scenario's [run] seed).")
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
@@ -654,7 +694,7 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
     Examples:
       nop-sim tune scenarios/chips_tune.toml
       nop-sim tune scenarios/chips_tune.toml --trials 60 --matches 800 --resume
-      nop-sim run reports/chips_tune-tune/best.toml
+      nop-sim run reports/chips_tune-tune/best.toml --out reports/chips_tune-best
     """
     import os
 
@@ -668,10 +708,10 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
         raise click.UsageError(str(exc)) from None
     out = out_dir or Path("reports") / f"{scn.name}-tune"
     progress = _Progress(quiet, "matches", label="trials")
-    with _one_line(TuneError, progress=progress):
-        result = tune_folder(scn, out, cfg, workers=workers or os.cpu_count() or 1,
-                             scheduler=scheduler, resume=resume, progress=progress)
-    with _one_line(TuneError):
+    with _one_line(TuneError), _holding(out):
+        with _one_line(TuneError, progress=progress):
+            result = tune_folder(scn, out, cfg, workers=workers or os.cpu_count() or 1,
+                                 scheduler=scheduler, resume=resume, progress=progress)
         report = None if no_report else write_tune_report(out)
     fresh = result.trials - result.reused
     click.echo(f"{scn.name}: {result.trials} trials ({fresh} this run, {result.pruned} pruned, "
@@ -787,12 +827,13 @@ def report_cmd(results_dir):
     from nop_sim.summary import write_summary
 
     try:
-        summary = write_summary(results_dir)
-        renderer.enable()  # a forked copy builds half of the report
-        try:
-            report = _build_report(results_dir)
-        finally:
-            renderer.disable()
+        with _holding(results_dir, "wait for it to finish"):
+            summary = write_summary(results_dir)
+            renderer.enable()  # a forked copy builds half of the report
+            try:
+                report = _build_report(results_dir)
+            finally:
+                renderer.disable()
     except RunError as exc:
         raise _Failure(str(exc)) from None
     except OSError as exc:
@@ -846,12 +887,14 @@ def compare_cmd(a, b, out_dir, point_a, point_b, min_effect, matches, seed, work
     out = out_dir or Path("reports") / f"compare-{a.stem}-vs-{b.stem}"
     progress = _Progress(quiet)
     try:
-        try:
-            result = compare_sources(a, b, out, point_a=point_a, point_b=point_b,
-                                     min_effect=parse_min_effect(min_effect), matches=matches,
-                                     seed=seed, workers=workers, progress=progress)
-        finally:
-            progress.close()
+        with _holding(out):
+            try:
+                result = compare_sources(a, b, out, point_a=point_a, point_b=point_b,
+                                         min_effect=parse_min_effect(min_effect),
+                                         matches=matches, seed=seed, workers=workers,
+                                         progress=progress)
+            finally:
+                progress.close()
     except CompareError as exc:
         raise _Refusal(str(exc)) from None
     except RunError as exc:
@@ -864,11 +907,13 @@ def compare_cmd(a, b, out_dir, point_a, point_b, min_effect, matches, seed, work
                if cmp.pairable else "pairing not used")
     click.echo(f"{len(cmp.table)} metrics compared (B - A), {len(findings)} finding(s); "
                f"{pairing}: {cmp.pairing_reason}")
+    if len(findings):
+        click.echo("  metric: A -> B, B - A (Holm-adjusted 95% interval), Holm p")
     for r in findings.head(8).itertuples():
         scale, unit = (100, " pts") if r.kind == "share" else (1, "")
         click.echo(f"  {r.metric}: {r.a * scale:.3g} -> {r.b * scale:.3g}, "
-                   f"{r.difference * scale:+.3g}{unit} ({r.ci_low * scale:+.3g} to "
-                   f"{r.ci_high * scale:+.3g}), Holm p = {r.p_holm:.2g}")
+                   f"{r.difference * scale:+.3g}{unit} ({r.holm_low * scale:+.3g} to "
+                   f"{r.holm_high * scale:+.3g}), Holm p = {r.p_holm:.2g}")
     for path in result.ran:
         click.echo(f"run:     {path}/")
     click.echo(f"table:   {result.csv}")
@@ -895,8 +940,10 @@ def sensitivity_cmd(run_dir, out_dir, resamples):
     """
     from nop_sim.sensitivity import SensitivityError, write_sensitivity
 
+    out = out_dir if out_dir is not None else run_dir / "sensitivity"
     try:
-        written = write_sensitivity(run_dir, out_dir, resamples=resamples)
+        with _holding(out):
+            written = write_sensitivity(run_dir, out, resamples=resamples)
     except SensitivityError as exc:
         raise click.UsageError(str(exc)) from None
     except OSError as exc:
@@ -914,24 +961,38 @@ def compile_cmd(workers):
     """Compile every simulation kernel into numba's cache now, in parallel.
 
     Numba otherwise compiles each kernel on first use, so the first run after
-    an install or an update waits about half a minute. make install runs
-    this once; afterwards a run loads the kernels in about a second.
-    Running it again only loads them (a second or two).
+    an install or an update waits for it. A cold compile of the five kernel
+    groups takes 1 to 4 minutes on 2 cores (measured: 64 to 67 s with both
+    cores free, 135 to 245 s with other work running); make install runs this once,
+    and afterwards a run loads the kernels in about a second. A line says when each group
+    starts and ends (with its time and how many are done), and every 15 s
+    what is still compiling. Running it again only loads them (seconds).
 
     \b
     Example:
       nop-sim compile
     """
-    from nop_sim.compiling import compile_all
+    from nop_sim.compiling import COMPILE_TIME, compile_all
 
-    click.echo("compiling the simulation kernels into numba's cache, once (about a "
-               "minute on 2 cores)...", err=True)
+    click.echo(f"compiling the simulation kernels into numba's cache, once ({COMPILE_TIME}; "
+               f"runs then load them in about a second)...", err=True)
     t0 = time.perf_counter()
     with _one_line():
-        times = compile_all(workers, progress=lambda label, sec: click.echo(
-            f"  {label}: {sec:.1f} s", err=True))
+        times = compile_all(workers, progress=lambda e: click.echo(_compile_line(e), err=True))
     click.echo(f"kernels ready in {time.perf_counter() - t0:.1f} s ({len(times)} groups); "
                f"runs now load them from the cache")
+
+
+def _compile_line(e) -> str:
+    """One line of ``nop-sim compile``'s progress (a :class:`nop_sim.compiling.CompileEvent`)."""
+    clock = f"[{int(e.elapsed) // 60:2d}:{int(e.elapsed) % 60:02d}]"
+    if e.kind == "start":
+        return f"{clock} start  {e.group}   ({e.done}/{e.total} done, {len(e.running)} compiling)"
+    if e.kind == "done":
+        return f"{clock} done   {e.group} in {e.seconds:.1f} s   ({e.done}/{e.total} done)"
+    queued = f"; {e.queued} more to start" if e.queued else ""
+    return (f"{clock} still compiling {', '.join(e.running)}{queued}   "
+            f"({e.done}/{e.total} done)")
 
 
 @main.group(context_settings=CONTEXT)

@@ -14,7 +14,15 @@ One row per metric (:data:`COLUMNS`; :func:`compare_runs` adds ``family``,
   intervals) for differences of rates, a bootstrap for the difference of
   medians, Welch or paired t for means, the delta method for ratios of sums
   (fees / chips moved, manipulations per hand, net chips per hedge);
-- p-values are corrected with Holm's method across every metric of the table;
+- each p-value is its interval's test inverted (the smallest level whose
+  interval leaves 0 out), so ``ci_low``/``ci_high`` excludes 0 exactly when
+  ``p_value < 0.05``: both about the metric alone;
+- p-values are corrected with Holm's method across every metric of the
+  table (``p_holm``), and ``holm_low``/``holm_high`` is the same test's
+  interval at the level Holm's procedure holds the metric to: it excludes 0
+  exactly when ``p_holm < 0.05`` (:func:`adjust_for_the_table`). The report
+  and the terminal show this pair, so an interval never contradicts the
+  p-value beside it;
 - a *finding* needs ``p_holm < 0.05`` **and** ``|difference| >= min_effect``,
   a threshold per metric family (:data:`MIN_EFFECT`, overridable: a number in
   the metric's unit, or ``"5%"`` of A's value);
@@ -32,7 +40,6 @@ match lengths do not mean the same thing.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,11 +58,11 @@ from nop_sim.stats import (
     ratio_interval,
 )
 
-__all__ = ["COLUMNS", "FAMILIES", "MIN_EFFECT", "CompareError", "Comparison", "compare",
-           "compare_runs", "parse_min_effect"]
+__all__ = ["COLUMNS", "FAMILIES", "MIN_EFFECT", "CompareError", "Comparison",
+           "adjust_for_the_table", "compare", "compare_runs", "parse_min_effect"]
 
-COLUMNS = ("metric", "a", "b", "difference", "ci_low", "ci_high", "p_value", "p_holm",
-           "finding")
+COLUMNS = ("metric", "a", "b", "difference", "ci_low", "ci_high", "p_value", "holm_low",
+           "holm_high", "p_holm", "finding")
 
 #: family -> (what it is, kind: share/points/plain)
 FAMILIES = {
@@ -226,15 +233,24 @@ def pairing(run_a: A.RunData, run_b: A.RunData, point_a: int,
 # ---------------------------------------------------------------------------
 # Differences with intervals: one helper per kind of statistic
 # ---------------------------------------------------------------------------
+# Each row carries ``interval``, alpha -> (low, high): its test's two-sided
+# (1 - alpha) interval, and ``p_value``: the smallest alpha whose interval
+# leaves 0 out (the same test, inverted). So at any level an interval
+# excludes 0 exactly when p < alpha: the 95% interval with p, and the
+# interval at the level Holm's procedure holds the row to with Holm p
+# (:func:`adjust_for_the_table`). Two tests side by side (a Newcombe
+# interval beside Fisher's exact p) could disagree near the boundary.
 _Z = normal_quantile(CONFIDENCE)
 
 
-def _normal_p(diff: float, se: float) -> float:
-    if not np.isfinite(diff) or not np.isfinite(se):
-        return np.nan
-    if se <= 0:
-        return 1.0 if diff == 0 else 0.0
-    return float(2 * sps.norm.sf(abs(diff) / se))
+def _nan_bounds(alpha: float) -> tuple[float, float]:
+    return np.nan, np.nan
+
+
+def _row(a, b, diff, interval, p: float, method: str, paired: bool) -> dict:
+    lo, hi = interval(A.ALPHA)
+    return {"a": a, "b": b, "difference": diff, "ci_low": float(lo), "ci_high": float(hi),
+            "p_value": float(p), "method": method, "paired": paired, "interval": interval}
 
 
 def _width(lo, hi) -> float:
@@ -242,19 +258,85 @@ def _width(lo, hi) -> float:
     return w if np.isfinite(w) else np.inf
 
 
+def _symmetric(diff: float, se: float, df: float | None = None):
+    """``diff +- q(alpha) se`` with ``q`` the normal quantile (``df`` None) or Student t's,
+    and its p-value."""
+    if not (np.isfinite(diff) and np.isfinite(se)) or (df is not None and not df > 0):
+        return _nan_bounds, np.nan
+    if se <= 0:  # every pair, or every unit, differs by the same amount: no noise
+        return (lambda alpha: (diff, diff)), (1.0 if diff == 0 else 0.0)
+    dist = sps.norm if df is None else sps.t(df)
+
+    def interval(alpha: float) -> tuple[float, float]:
+        half = float(dist.isf(alpha / 2)) * se
+        return diff - half, diff + half
+
+    return interval, float(2 * dist.sf(abs(diff) / se))
+
+
+def _covers_0(lo: float, hi: float) -> bool:
+    return lo <= 0 <= hi
+
+
+def _newcombe(k1, n1, k2, n2, phi: float = 0.0):
+    """Newcombe's interval of ``k1/n1 - k2/n2`` at any level, and its p-value: the level
+    of the widest interval that still leaves 0 out (found by bisection on z)."""
+    def at_z(z: float) -> tuple[float, float]:
+        lo, hi = newcombe_interval(k1, n1, k2, n2, phi, z=z)
+        return float(lo), float(hi)
+
+    def interval(alpha: float) -> tuple[float, float]:
+        return at_z(float(sps.norm.isf(alpha / 2)))
+
+    lo, hi = at_z(0.0)  # z = 0: the difference itself
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return _nan_bounds, np.nan
+    if _covers_0(lo, hi):
+        return interval, 1.0
+    inside, outside = 40.0, 0.0
+    if not _covers_0(*at_z(inside)):
+        return interval, 0.0  # beyond any level a float holds
+    while (mid := (inside + outside) / 2) not in (inside, outside):
+        if _covers_0(*at_z(mid)):
+            inside = mid
+        else:
+            outside = mid
+    return interval, float(2 * sps.norm.sf(inside))
+
+
+def _bootstrap(draws: np.ndarray):
+    """The percentile interval of bootstrap ``draws`` at any level, and its p-value.
+
+    The ``(1 - alpha)`` interval runs from the r-th smallest draw to the r-th
+    largest, r the largest integer below ``(n + 1) alpha / 2``; with r < 1 the
+    resamples cannot bound it (infinite). Its p-value, ``2 (k + 1) / (n + 1)``
+    with k the draws on the far side of 0, never claims more than the
+    resamples show; the interval excludes 0 exactly when p < alpha.
+    """
+    d = np.sort(np.asarray(draws, float)[np.isfinite(draws)])
+    n = d.size
+    if n == 0:
+        return _nan_bounds, np.nan
+
+    def interval(alpha: float) -> tuple[float, float]:
+        r = int(np.ceil((n + 1) * alpha / 2)) - 1
+        if r < 1:
+            return -np.inf, np.inf
+        return float(d[r - 1]), float(d[n - r])
+
+    k = min(int(np.sum(d <= 0)), int(np.sum(d >= 0)))
+    return interval, min(1.0, 2 * (k + 1) / (n + 1))
+
+
 def _rate_unpaired(ka, na, kb, nb) -> dict:
-    lo, hi = newcombe_interval(kb, nb, ka, na)
     a = ka / na if na else np.nan
     b = kb / nb if nb else np.nan
-    p = A._fisher_p(kb, nb - kb, ka, na - ka)
-    if a == b and not np.isfinite(p):  # e.g. a category that never won in either run
-        p = 1.0
-    return {"a": a, "b": b, "difference": b - a, "ci_low": float(lo), "ci_high": float(hi),
-            "p_value": p, "method": "Newcombe hybrid score, Fisher exact", "paired": False}
+    interval, p = _newcombe(kb, nb, ka, na)
+    return _row(a, b, b - a, interval, p, "Newcombe hybrid score", False)
 
 
 def _rate_paired(xa: np.ndarray, xb: np.ndarray) -> dict:
-    """Paired binary outcomes (one per unit): Newcombe's paired interval, exact McNemar."""
+    """Paired binary outcomes (one per unit): Newcombe's paired interval."""
     xa, xb = np.asarray(xa, bool), np.asarray(xb, bool)
     n = xa.size
     both, only_b = int((xa & xb).sum()), int((xb & ~xa).sum())
@@ -264,13 +346,9 @@ def _rate_paired(xa: np.ndarray, xb: np.ndarray) -> dict:
     if cross > 0:  # Newcombe's correction, so the interval does not get too narrow
         cross = max(cross - n / 2, 0.0)
     phi = cross / np.sqrt(denom) if denom > 0 else 0.0
-    lo, hi = newcombe_interval(both + only_b, n, both + only_a, n, phi)
-    discordant = only_a + only_b
-    p = 1.0 if discordant == 0 else float(A._binom_p(only_b, discordant, 0.5))
+    interval, p = _newcombe(both + only_b, n, both + only_a, n, phi)
     a, b = (both + only_a) / n, (both + only_b) / n
-    return {"a": a, "b": b, "difference": b - a, "ci_low": float(lo), "ci_high": float(hi),
-            "p_value": p, "method": f"Newcombe paired (phi = {phi:.2f}), exact McNemar",
-            "paired": True}
+    return _row(a, b, b - a, interval, p, f"Newcombe paired (phi = {phi:.2f})", True)
 
 
 def _rate(ka, na, kb, nb, xa=None, xb=None) -> dict:
@@ -287,36 +365,24 @@ def _mean(va, vb, pairs: bool) -> dict:
     va, vb = np.asarray(va, float), np.asarray(vb, float)
     ma, mb = mean_interval(va), mean_interval(vb)
     diff = mb["mean"] - ma["mean"]
+    interval, p = _nan_bounds, np.nan
     if ma["n"] > 1 and mb["n"] > 1:
-        se = np.sqrt(ma["sd"] ** 2 / ma["n"] + mb["sd"] ** 2 / mb["n"])
-        with warnings.catch_warnings():  # nearly constant samples: scipy warns
-            warnings.simplefilter("ignore", RuntimeWarning)
-            res = sps.ttest_ind(vb[np.isfinite(vb)], va[np.isfinite(va)],
-                                equal_var=False) if se > 0 else None
-        if res is not None:
-            ci = res.confidence_interval(CONFIDENCE)
-            lo, hi, p = float(ci.low), float(ci.high), float(res.pvalue)
-        else:
-            lo = hi = diff
-            p = 1.0 if diff == 0 else 0.0
-    else:
-        lo = hi = p = np.nan
-    row = {"a": ma["mean"], "b": mb["mean"], "difference": diff, "ci_low": lo, "ci_high": hi,
-           "p_value": p, "method": "Welch t", "paired": False}
+        va_n, vb_n = ma["sd"] ** 2 / ma["n"], mb["sd"] ** 2 / mb["n"]
+        se = np.sqrt(va_n + vb_n)
+        # Welch-Satterthwaite degrees of freedom (scipy's ttest_ind(equal_var=False))
+        df = (va_n + vb_n) ** 2 / (va_n ** 2 / (ma["n"] - 1) + vb_n ** 2 / (mb["n"] - 1)) \
+            if se > 0 else np.inf
+        interval, p = _symmetric(diff, se, df)
+    row = _row(ma["mean"], mb["mean"], diff, interval, p, "Welch t", False)
     if pairs and va.size == vb.size and va.size > 1:
         both = np.isfinite(va) & np.isfinite(vb)
-        va, vb = va[both], vb[both]
-        d = mean_interval(vb - va)
-        if d["sd"] == 0:  # every pair differs by the same amount (a run against itself)
-            plo = phigh = d["mean"]
-            pp = 1.0 if d["mean"] == 0 else 0.0
-        else:
-            plo, phigh = d["ci_low"], d["ci_high"]
-            with warnings.catch_warnings():  # nearly constant differences: scipy warns
-                warnings.simplefilter("ignore", RuntimeWarning)
-                pp = float(sps.ttest_rel(vb, va).pvalue)
-        if _width(plo, phigh) < _width(lo, hi):
-            row.update(ci_low=plo, ci_high=phigh, p_value=pp, method="paired t", paired=True)
+        d = mean_interval(vb[both] - va[both])
+        if d["n"] > 1:
+            pinterval, pp = _symmetric(d["mean"], d["sd"] / np.sqrt(d["n"]), d["n"] - 1)
+            paired = _row(row["a"], row["b"], diff, pinterval, pp, "paired t", True)
+            if _width(paired["ci_low"], paired["ci_high"]) < _width(row["ci_low"],
+                                                                   row["ci_high"]):
+                row = paired
     return row
 
 
@@ -331,9 +397,7 @@ def _ratio(ya, xa, yb, xb, pairs: bool) -> dict:
     rb, sb = _ratio_se(yb, xb)
     diff = rb - ra
     se = np.sqrt(sa ** 2 + sb ** 2)
-    row = {"a": ra, "b": rb, "difference": diff, "ci_low": diff - _Z * se,
-           "ci_high": diff + _Z * se, "p_value": _normal_p(diff, se),
-           "method": "ratio of sums, delta method", "paired": False}
+    row = _row(ra, rb, diff, *_symmetric(diff, se), "ratio of sums, delta method", False)
     ya, xa, yb, xb = (np.asarray(v, float) for v in (ya, xa, yb, xb))
     n = ya.size
     if pairs and n == yb.size and n > 1 and xa.sum() > 0 and xb.sum() > 0:
@@ -341,9 +405,8 @@ def _ratio(ya, xa, yb, xb, pairs: bool) -> dict:
         d = (yb - rb * xb) / xb.sum() - (ya - ra * xa) / xa.sum()
         pse = float(np.sqrt(n / (n - 1) * np.sum(d * d)))
         if pse < se or not np.isfinite(se):
-            row.update(ci_low=diff - _Z * pse, ci_high=diff + _Z * pse,
-                       p_value=_normal_p(diff, pse), method="ratio of sums, paired delta method",
-                       paired=True)
+            row = _row(ra, rb, diff, *_symmetric(diff, pse),
+                       "ratio of sums, paired delta method", True)
     return row
 
 
@@ -351,10 +414,8 @@ def _estimates(ea, la, ha, eb, lb, hb) -> dict:
     """Difference of two independent estimates given with symmetric-ish 95% intervals."""
     sa, sb = (ha - la) / (2 * _Z), (hb - lb) / (2 * _Z)
     diff = eb - ea
-    se = np.sqrt(sa ** 2 + sb ** 2)
-    return {"a": ea, "b": eb, "difference": diff, "ci_low": diff - _Z * se,
-            "ci_high": diff + _Z * se, "p_value": _normal_p(diff, se),
-            "method": "difference of independent estimates (normal)", "paired": False}
+    return _row(ea, eb, diff, *_symmetric(diff, np.sqrt(sa ** 2 + sb ** 2)),
+                "difference of independent estimates (normal)", False)
 
 
 def _median(ha, hb, pairs: bool, n_boot: int, seed: int) -> dict:
@@ -363,29 +424,39 @@ def _median(ha, hb, pairs: bool, n_boot: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     diff = float(np.median(hb) - np.median(ha))
     draws = median_draws(hb, n_boot, rng) - median_draws(ha, n_boot, rng)
-    row = {"a": float(np.median(ha)), "b": float(np.median(hb)), "difference": diff,
-           **_boot(draws, diff), "method": f"bootstrap ({n_boot} resamples)", "paired": False}
+    row = _row(float(np.median(ha)), float(np.median(hb)), diff, *_bootstrap(draws),
+               f"bootstrap ({n_boot} resamples)", False)
     if pairs and ha.size == hb.size:
         n = ha.size
         parts = []
         for start in range(0, n_boot, 100):  # blocks keep memory at 100 x matches
             idx = rng.integers(0, n, size=(min(100, n_boot - start), n))
             parts.append(np.median(hb[idx], axis=1) - np.median(ha[idx], axis=1))
-        paired = _boot(np.concatenate(parts), diff)
+        paired = _row(row["a"], row["b"], diff, *_bootstrap(np.concatenate(parts)),
+                      f"paired bootstrap ({n_boot} resamples of match pairs)", True)
         if _width(paired["ci_low"], paired["ci_high"]) < _width(row["ci_low"], row["ci_high"]):
-            row.update(paired, method=f"paired bootstrap ({n_boot} resamples of match pairs)",
-                       paired=True)
+            row = paired
     return row
 
 
-def _boot(draws: np.ndarray, diff: float) -> dict:
-    a = (1 - CONFIDENCE) / 2
-    lo, hi = np.quantile(draws, [a, 1 - a])
-    # two-sided bootstrap p: how often the resampled difference falls on the other side of
-    # 0, counted as (k + 1) / (n + 1) so that it never claims more than the resamples show
-    k = min(int(np.sum(draws <= 0)), int(np.sum(draws >= 0)))
-    p = min(1.0, 2 * (k + 1) / (draws.size + 1))
-    return {"ci_low": float(lo), "ci_high": float(hi), "p_value": float(p)}
+def adjust_for_the_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Holm's correction across every row of ``table``, and intervals that agree with it.
+
+    ``table`` holds rows of the helpers above (``p_value`` and ``interval``).
+    Adds ``p_holm`` (:func:`nop_sim.analysis.holm`) and ``holm_low``,
+    ``holm_high``: each row's interval at the level Holm's procedure holds it
+    to (:func:`nop_sim.analysis.holm_levels`), which excludes 0 exactly when
+    ``p_holm < 0.05``. Returns a copy without ``interval``.
+    """
+    t = table.copy()
+    p = t["p_value"].to_numpy(float)
+    t["p_holm"] = A.holm(p)
+    levels = A.holm_levels(p)
+    bounds = [interval(level) if np.isfinite(level) else (np.nan, np.nan)
+              for interval, level in zip(t["interval"], levels, strict=True)]
+    t["holm_low"] = [float(lo) for lo, _ in bounds]
+    t["holm_high"] = [float(hi) for _, hi in bounds]
+    return t.drop(columns="interval")
 
 
 # ---------------------------------------------------------------------------
@@ -569,8 +640,7 @@ def compare_runs(run_a: A.RunData, run_b: A.RunData, *, point_a: int = 0, point_
                 raise CompareError(f"cannot compare {_name(run_a)} with {_name(run_b)}: "
                                    f"{exc}") from None
             notes.append(f"{group}: not compared ({exc})")
-    table = pd.DataFrame(rows)
-    table["p_holm"] = A.holm(table["p_value"].to_numpy(float))
+    table = adjust_for_the_table(pd.DataFrame(rows))
     table["min_effect"] = [_threshold(m, f, a, overrides) for m, f, a in
                            zip(table["metric"], table["family"], table["a"], strict=True)]
     table["finding"] = ((table["p_holm"] < A.ALPHA)

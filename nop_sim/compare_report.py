@@ -152,11 +152,18 @@ def _fmt(kind: str, x) -> str:
 
 
 def _diff(kind: str, d, lo, hi) -> str:
+    """The difference with an interval; one the bootstrap's resamples cannot bound at its
+    level reads "no bound"."""
+    if not (R.isnum(d) and not np.isnan(lo) and not np.isnan(hi)):
+        return "–"
+    if np.isinf(lo) or np.isinf(hi):
+        return f"{100 * d:+.2f} pts (no bound)" if kind == "share" else f"{d:+.3f} (no bound)"
     if kind == "share":
-        return (f"{100 * d:+.2f} pts ({100 * lo:+.2f} to {100 * hi:+.2f})"
-                if R.isnum(d) and R.isnum(lo) and R.isnum(hi) else "–")
-    return (f"{d:+.3f} ({lo:+.3f} to {hi:+.3f})" if R.isnum(d) and R.isnum(lo) and R.isnum(hi)
-            else "–")
+        return f"{100 * d:+.2f} pts ({100 * lo:+.2f} to {100 * hi:+.2f})"
+    return f"{d:+.3f} ({lo:+.3f} to {hi:+.3f})"
+
+
+HOLM_INTERVAL = "B - A (Holm-adjusted 95% interval)"
 
 
 def _shown(t: pd.DataFrame) -> pd.DataFrame:
@@ -164,9 +171,11 @@ def _shown(t: pd.DataFrame) -> pd.DataFrame:
         "metric": t["label"],
         "A": [_fmt(k, v) for k, v in zip(t["kind"], t["a"], strict=True)],
         "B": [_fmt(k, v) for k, v in zip(t["kind"], t["b"], strict=True)],
-        "B - A (95% CI)": [_diff(k, d, lo, hi) for k, d, lo, hi in
-                           zip(t["kind"], t["difference"], t["ci_low"], t["ci_high"],
-                               strict=True)],
+        # the interval and the p-value beside it are the same test's, at the level Holm
+        # holds the metric to: the interval excludes 0 exactly when Holm p < 0.05
+        HOLM_INTERVAL: [_diff(k, d, lo, hi) for k, d, lo, hi in
+                        zip(t["kind"], t["difference"], t["holm_low"], t["holm_high"],
+                            strict=True)],
         "Holm p": [R.pval(p) for p in t["p_holm"]],
         "threshold": [(f"{100 * v:.3g} pts" if R.isnum(v) else "–") if k == "share"
                       else _fmt(k, v) for k, v in zip(t["kind"], t["min_effect"], strict=True)],
@@ -180,11 +189,12 @@ def _diff_figure(t: pd.DataFrame, name: str, title: str) -> R.Figure:
     fig, axes = R.figure(0.9 + 0.32 * len(t), ncols=len(kinds))
     for ax, kind in zip(axes[0], kinds, strict=True):
         s = t[t["kind"] == kind]
-        R.hbar_ci(ax, list(s["label"]), s["difference"], s["ci_low"], s["ci_high"], ref=0.0,
+        R.hbar_ci(ax, list(s["label"]), s["difference"], s["holm_low"], s["holm_high"], ref=0.0,
                   ref_label="no difference", highlight=s["finding"].to_numpy(bool),
                   percent=kind == "share", max_ticks=6 if len(kinds) == 1 else 4)
         ax.set_xlabel("B - A" + (" (win-rate or share points)" if kind == "share" else ""))
-    return R.png(fig, name, f"{title}: B minus A with its 95% interval; findings (significant "
+    return R.png(fig, name, f"{title}: B minus A with its Holm-adjusted 95% interval (it "
+                            f"excludes 0 exactly when Holm p < 0.05); findings (significant "
                             f"after Holm and at least the threshold) in vermillion.")
 
 
@@ -218,8 +228,8 @@ def _findings(cmp: Comparison):
                           f"{len(cmp.table)} metrics and at least the metric's threshold.",
                           "warning"),
                    R.Bullets([f"{r.label}: {_fmt(r.kind, r.a)} -> {_fmt(r.kind, r.b)}, "
-                              f"{_diff(r.kind, r.difference, r.ci_low, r.ci_high)}, "
-                              f"Holm p = {R.pval(r.p_holm)}"
+                              f"{_diff(r.kind, r.difference, r.holm_low, r.holm_high)} "
+                              f"(Holm-adjusted 95%), Holm p = {R.pval(r.p_holm)}"
                               for r in f.head(15).itertuples()],
                              links=[r.group for r in f.head(15).itertuples()])]
         if len(f) > 15:
@@ -267,13 +277,22 @@ def _method(cmp: Comparison):
                                                (f"{100 * v:g} points" if FAMILIES[f][1] == "share"
                                                 else f"{v:g}"))}
                         for f, (v, rel) in MIN_EFFECT.items()])
-    return [R.Note("Every difference is B minus A with a 95% interval: Newcombe's hybrid score "
-                   "(from the two Wilson intervals) for rates, a percentile bootstrap for the "
-                   "median, Welch or paired t for means, the delta method for ratios of sums "
-                   "(over matches, or over chunks for the counters kept per chunk), a normal "
-                   "combination of the two intervals for Disruptor effects. p-values are "
-                   "Holm-corrected across all metrics of the table. A finding needs Holm p < "
-                   "0.05 and |difference| at least the threshold (override with --min-effect "
+    return [R.Note("Every difference is B minus A, with an interval from one test: Newcombe's "
+                   "hybrid score (from the two Wilson intervals) for rates, a percentile "
+                   "bootstrap for the median, Welch or paired t for means, the delta method "
+                   "for ratios of sums (over matches, or over chunks for the counters kept per "
+                   "chunk), a normal combination of the two intervals for Disruptor effects. "
+                   "Each p-value is that test's, inverted: the smallest level whose interval "
+                   "leaves 0 out. p-values are Holm-corrected across all "
+                   f"{len(cmp.table)} metrics of the table, and the interval shown beside "
+                   "Holm p is the test's interval at the level Holm's procedure held the "
+                   "metric to (the Holm-adjusted 95% interval): it excludes 0 exactly when "
+                   "Holm p < 0.05, so the two never tell different stories. compare.csv also "
+                   "holds each metric's plain 95% interval and p-value (ci_low, ci_high, "
+                   "p_value: the metric alone, which may exclude 0 where, among this many "
+                   "metrics, the difference is not shown). A bootstrap interval at a level "
+                   "its resamples cannot reach has no bound. A finding needs Holm p < 0.05 "
+                   "and |difference| at least the threshold (override with --min-effect "
                    "FAMILY=VALUE or FAMILY=5%)."),
             R.Table(thr, "Thresholds (defaults)"),
             R.Csv("thresholds_used.csv", cmp.table[["metric", "min_effect"]])]

@@ -11,25 +11,32 @@ waits for a compile. Two things keep that wait from being a silent pause:
   compile, never on a cache load).
 * :func:`compile_all` compiles every registered game's kernel groups
   (``Game.kernels``) into the cache at once, one process per group, as many
-  at a time as there are cores. ``make install`` runs it (``nop-sim compile``),
-  so that the first ``make run`` finds the kernels compiled.
+  at a time as there are cores, and reports each group's start and end (and,
+  while none starts or ends, what is still compiling): a cold compile takes
+  minutes on two cores. ``make install`` runs it (``nop-sim compile``), so
+  that the first ``make run`` finds the kernels compiled.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
 
 # the note and its listener live with the numba options (kernels._jit installs it)
-from nop_sim.kernels._jit import COMPILE_NOTE, announce_compiles
+from nop_sim.kernels._jit import COMPILE_NOTE, COMPILE_TIME, announce_compiles
 
-__all__ = ["COMPILE_NOTE", "announce_compiles", "compile_all", "kernels_compiled",
-           "mark_compiled"]
+__all__ = ["COMPILE_NOTE", "COMPILE_TIME", "CompileEvent", "announce_compiles", "compile_all",
+           "kernels_compiled", "mark_compiled"]
+
+HEARTBEAT = 15.0  # seconds without a group starting or ending before a "still compiling" event
 
 
 def _marker(kind: str):
     """The file that says game ``kind``'s kernels are in numba's cache (None: no cache)."""
-    import os
     from pathlib import Path
 
     import numba
@@ -81,32 +88,72 @@ def _compile_group(kind: str, name: str) -> float:
     return time.perf_counter() - t
 
 
+@dataclass(frozen=True)
+class CompileEvent:
+    """What :func:`compile_all` reports as it goes.
+
+    kind : ``"start"`` (``group`` handed to a worker), ``"done"`` (``group``
+        compiled, in ``seconds``) or ``"wait"`` (no group started or ended for
+        :data:`HEARTBEAT` seconds; ``running`` are still compiling)
+    elapsed : seconds since the compile started
+    done, total : groups finished so far, and all groups
+    running : the groups compiling now; ``queued``: how many wait for a worker
+    """
+
+    kind: str
+    group: str | None
+    seconds: float
+    elapsed: float
+    done: int
+    total: int
+    running: tuple[str, ...]
+    queued: int
+
+
 def compile_all(workers: int | None = None,
-                progress: Callable[[str, float], None] | None = None) -> dict[str, float]:
+                progress: Callable[[CompileEvent], None] | None = None) -> dict[str, float]:
     """Compile (or load) every registered game's kernel groups, ``workers`` processes at once.
 
-    Returns ``"<game>: <group>" -> seconds``. ``progress(label, seconds)`` is
-    called as each group finishes.
+    Returns ``"<game>: <group>" -> seconds``. ``progress(event)`` hears each
+    group start and finish, and every :data:`HEARTBEAT` seconds without either
+    (:class:`CompileEvent`). A group starts when a worker is free for it, so
+    the events say which groups run and how many are left.
     """
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
     from nop_sim.engine import refresh_kernel_cache
     from nop_sim.games import registered_games
 
+    t0 = time.perf_counter()
     refresh_kernel_cache()  # drop stale kernels once, before the workers look at the cache
-    groups = [(g.kind, name) for g in registered_games() for name in g.kernels]
-    workers = max(1, min(workers or os.cpu_count() or 1, len(groups)))
+    queue = [(g.kind, name) for g in registered_games() for name in g.kernels]
+    total = len(queue)
+    workers = max(1, min(workers or os.cpu_count() or 1, total))
     times: dict[str, float] = {}
+    running: dict = {}  # future -> "<game>: <group>"
+
+    def say(kind: str, group: str | None = None, seconds: float = 0.0) -> None:
+        if progress:
+            progress(CompileEvent(kind, group, seconds, time.perf_counter() - t0, len(times),
+                                  total, tuple(running.values()), len(queue)))
+
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = {pool.submit(_compile_group, kind, name): f"{kind}: {name}"
-                   for kind, name in groups}
-        for fut in as_completed(futures):
-            times[futures[fut]] = fut.result()
-            if progress:
-                progress(futures[fut], times[futures[fut]])
+        def start_next() -> None:
+            kind, name = queue.pop(0)
+            running[pool.submit(_compile_group, kind, name)] = label = f"{kind}: {name}"
+            say("start", label)
+
+        while queue and len(running) < workers:
+            start_next()
+        while running:
+            finished, _ = wait(running, timeout=HEARTBEAT, return_when=FIRST_COMPLETED)
+            if not finished:
+                say("wait")
+            for fut in finished:
+                label = running.pop(fut)
+                times[label] = fut.result()
+                say("done", label, times[label])
+                if queue:
+                    start_next()
     for g in registered_games():
         mark_compiled(g.kind)
     return times

@@ -16,12 +16,17 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-__all__ = ["RuleViolation", "SettingsError", "did_you_mean"]
+__all__ = ["FolderBusy", "RuleViolation", "SettingsError", "did_you_mean"]
 
 
 class SettingsError(ValueError):
     """A game setting is unknown or its value is not allowed; the message names the
     source (file and table, when there is one), the field, the value and what is allowed."""
+
+
+class FolderBusy(RuntimeError):
+    """Another process is writing into the folder a command would write into; the
+    message names it (:mod:`nop_sim.folder_lock`). The command line exits 1."""
 
 
 class RuleViolation(AssertionError):

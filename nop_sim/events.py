@@ -70,6 +70,7 @@ import numpy as np
 from nop_sim import types as T
 from nop_sim.cards import format_card
 from nop_sim.column import Category
+from nop_sim.games.registry import seat_name
 
 __all__ = ["EVENT_SCHEMA", "render_history", "to_records", "write_json_lines"]
 
@@ -190,7 +191,7 @@ def render_history(records: Iterable[dict[str, Any]], names: list[str] | None = 
     dart = 0
 
     def who(seat: int) -> str:
-        return names[seat] if names and 0 <= seat < len(names) else f"Seat {seat + 1}"
+        return names[seat] if names and 0 <= seat < len(names) else seat_name(seat)
 
     def col_text() -> str:
         return " > ".join(c.label for c in column)

@@ -107,13 +107,17 @@ class Copy:
 
     def close(self) -> None:
         """End the copy (SIGTERM, unless it answered) and reap it; its own daemon copies
-        end with it."""
+        end with it. A copy still alive seconds later (one that did not act on the
+        SIGTERM: a refused run once waited for ever on a copy still importing) is killed."""
         if self._conn.closed:
             return
         if self._outcome is None and self._proc.is_alive():
             self._proc.terminate()
         self._conn.close()
-        self._proc.join()
+        self._proc.join(5.0)
+        if self._proc.is_alive():
+            self._proc.kill()
+            self._proc.join()
 
 
 def _serve(conn, warm, job) -> None:

@@ -34,6 +34,7 @@ import pandas as pd
 from nop_sim import analysis as A
 from nop_sim import reporting as R
 from nop_sim.agents import training_text
+from nop_sim.games.registry import seat_name
 from nop_sim.reporting import (
     PALETTE,
     STYLE,
@@ -422,11 +423,11 @@ def _trained_agents(p: _Point) -> list:
         if m.get("rotation"):
             who = "In rotation, every seat in turn plays"
         else:
-            seats = [i + 1 for i, label in enumerate(labels) if label == f["label"]]
+            seats = [i for i, label in enumerate(labels) if label == f["label"]]
             if not seats:  # another sweep point's agent (nop-sim sweep --train)
                 continue
             who = ("Every seat plays" if len(seats) == len(labels) else
-                   f"Seat {seats[0]} plays" if len(seats) == 1 else
+                   f"{seat_name(seats[0])} plays" if len(seats) == 1 else
                    f"Seats {', '.join(map(str, seats))} play")
         notes.append(Note(f"{who} a trained agent, **{f['label']}** (file {f['file']}), "
                           f"{training_text(f.get('training') or {})}."))

@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from nop_sim.folder_lock import LOCK_FILES, hold_folder
 from nop_sim.games import Game, game_of_folder, get_game
 from nop_sim.games.registry import seat_names
 from nop_sim.scenario import Scenario
@@ -454,7 +455,7 @@ def _prepare_folder(out: Path, scn: Scenario, resume: bool) -> dict | None:
     if not manifest_path.exists():
         if resume:
             raise RunError(f"{out}: nothing to resume (no manifest.json); run without --resume")
-        if out.exists() and any(p.name != ".gitkeep" for p in out.iterdir()):
+        if out.exists() and any(p.name not in (".gitkeep", *LOCK_FILES) for p in out.iterdir()):
             raise RunError(f"{out}: the folder is not empty and holds no nop-sim run; choose "
                            f"another --out (nothing was changed)")
         return None
@@ -466,10 +467,12 @@ def _prepare_folder(out: Path, scn: Scenario, resume: bool) -> dict | None:
                        f"--out (nothing was changed)") from None
     if old_fp != scn.fingerprint():
         raise RunError(
-            f"{out}: holds results of a different scenario or settings ({old['scenario'].get('name')}, "
-            f"fingerprint {old_fp}; this one is {scn.fingerprint()}); "
+            f"{out}: holds results of a different scenario or settings "
+            f"({old['scenario'].get('name')}, fingerprint {old_fp}; this one is "
+            f"{scn.fingerprint()}); "
             f"{'resuming with a changed scenario is refused' if resume else 'refusing to mix them'}"
-            f": choose another --out (nothing was changed)")
+            f": run into another folder with --out DIR, or move or delete {out} to start it "
+            f"again (nothing was changed)")
     return old
 
 
@@ -783,11 +786,21 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
     ``progress(done_chunks, total_chunks, work_so_far)`` is called after each chunk
     (work in the game's unit, ``Game.work``: hands, turns).
     A run that fails before its first chunk is written leaves ``out`` as it
-    was; after that, every finished chunk is kept for ``resume``.
+    was; after that, every finished chunk is kept for ``resume``. The run
+    holds ``out`` (:func:`nop_sim.folder_lock.hold_folder`): a second run into
+    it meanwhile is refused at once (:class:`nop_sim.errors.FolderBusy`).
     """
+    out = Path(out)
+    start = _FolderStart(out)  # before the lock makes the folder: a failed start removes it
+    with hold_folder(out):
+        return _run_held(scn, out, start, workers, scheduler, resume, progress)
+
+
+def _run_held(scn: Scenario, out: Path, start: _FolderStart, workers: int | None,
+              scheduler: str | None, resume: bool, progress) -> RunResult:
+    """:func:`run_scenario` with its folder held."""
     from nop_sim.profiling import take
 
-    out = Path(out)
     t0 = time.perf_counter()
     take()  # this process's phase times start here
     game = get_game(scn.kind)
@@ -806,7 +819,6 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
     workers = max(1, min(workers, len(todo)))
     plan = _PartPlan(todo, order, workers)
     profile: dict[str, float] = {}
-    start = _FolderStart(out)
     finished = iter(())
     moved: list[Path] = []
     try:
@@ -1154,7 +1166,7 @@ class MatchLog:
     point: int
     match: int
     events: pd.DataFrame
-    names: list[str]  # "Seat 1 (preset)", one per seat
+    names: list[str]  # "Seat 0 (preset)", one per seat
     settings: Any     # the game's settings at the sweep point
 
     def records(self) -> list[dict[str, Any]]:

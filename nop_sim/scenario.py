@@ -131,8 +131,13 @@ class Scenario:
                      name: str | None = None, folder: str | Path | None = None) -> Scenario:
         """Validate a parsed TOML document.
 
-        ``folder`` is the scenario file's folder: an ``"@path"`` seat is looked
-        for relative to the current folder first, then relative to it.
+        ``name`` names the run (its default folders, titles and manifest): a
+        scenario file's stem, given by :func:`load_scenario`, wins over a
+        ``name`` key, so that a copy of a file (``cap30.toml`` still saying
+        ``name = "baseline"``) is a run of its own. Without it, the ``name``
+        key, else ``"scenario"``. ``folder`` is the scenario file's folder: an
+        ``"@path"`` seat is looked for relative to the current folder first,
+        then relative to it.
         """
         _check_keys(data, TOP_KEYS, source, "the top level")
         game = dict(_table(data, "game", source))
@@ -160,7 +165,7 @@ class Scenario:
         tune = _tune(_table(data, "tune", source), source, played)
         text = tomli_w.dumps(data)  # any text, emoji included; comments are not kept
         scn = cls(
-            name=str(data.get("name") or name or "scenario"), source=source, text=text,
+            name=str(name or data.get("name") or "scenario"), source=source, text=text,
             kind=kind, game=game, settings=settings, seats=seats, rotate=rotate,
             matches=run_values["matches"], seed=run_values["seed"], chunk=run_values["chunk"],
             log_sample=run_values["log_sample"], sweep=axes, sweep_mode=mode, samples=samples,

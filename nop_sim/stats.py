@@ -34,15 +34,17 @@ def normal_quantile(confidence: float = CONFIDENCE) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
-def wilson_interval(k, n, confidence: float = CONFIDENCE):
+def wilson_interval(k, n, confidence: float = CONFIDENCE, *, z: float | None = None):
     """Wilson score interval of a binomial proportion ``k / n`` (vectorised).
 
     Returns ``(low, high)`` arrays (NaN where ``n == 0``). For k = 81, n = 263
-    it gives 0.2553..0.3662 (Newcombe 1998, table I).
+    it gives 0.2553..0.3662 (Newcombe 1998, table I). ``z``, when given, is the
+    normal quantile itself instead of ``confidence``'s (levels too close to 1
+    for ``1 - confidence`` to be held in a float: a test inverted to its p-value).
     """
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
-    z = normal_quantile(confidence)
+    z = normal_quantile(confidence) if z is None else float(z)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = k / n
         denom = 1 + z * z / n
@@ -139,7 +141,8 @@ def median_draws(values, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     return (uniq[lo_idx] + uniq[hi_idx]) / 2
 
 
-def newcombe_interval(k1, n1, k2, n2, phi=0.0, confidence: float = CONFIDENCE):
+def newcombe_interval(k1, n1, k2, n2, phi=0.0, confidence: float = CONFIDENCE, *,
+                      z: float | None = None):
     """Interval of the difference of two rates ``k1/n1 - k2/n2`` (vectorised).
 
     Newcombe's hybrid score method (Newcombe 1998, method 10): the Wilson
@@ -150,11 +153,12 @@ def newcombe_interval(k1, n1, k2, n2, phi=0.0, confidence: float = CONFIDENCE):
     over the same ``n`` units) ``phi`` is the correlation of the pairs
     (Newcombe 1998b), which narrows the interval when positive. For
     k1/n1 = 56/70, k2/n2 = 48/80 (independent) it gives 0.0524..0.3339.
-    Returns ``(low, high)``; NaN where a sample is empty.
+    Returns ``(low, high)``; NaN where a sample is empty. ``z``: as
+    :func:`wilson_interval`'s.
     """
     k1, n1, k2, n2, phi = (np.asarray(a, dtype=float) for a in (k1, n1, k2, n2, phi))
-    l1, u1 = wilson_interval(k1, n1, confidence)
-    l2, u2 = wilson_interval(k2, n2, confidence)
+    l1, u1 = wilson_interval(k1, n1, confidence, z=z)
+    l2, u2 = wilson_interval(k2, n2, confidence, z=z)
     with np.errstate(invalid="ignore", divide="ignore"):
         p1, p2 = k1 / n1, k2 / n2
         d = p1 - p2

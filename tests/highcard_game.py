@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim.games import Game, register_game
+from nop_sim.games.registry import seat_name
 
 RANKS = "23456789TJQKA"
 
@@ -108,7 +109,7 @@ def _show(cards, names) -> tuple[str, list[dict]]:
 
 def fresh_hands(scn, count: int):
     players = scn.settings.players
-    names = [f"Seat {i + 1}" for i in range(players)]
+    names = [seat_name(i) for i in range(players)]
     shown = [_show(row, names) for row in _deal(count, players, scn.seed)]
     return "\n".join(t for t, _ in shown), [r for _, recs in shown for r in recs]
 

@@ -76,7 +76,7 @@ def test_hands_prints_a_history_a_designer_can_follow(tmp_path):
     out = res.output
     assert out.count("--- Hand #") == 2
     assert "Column: Flush Five > Flush House" in out and "dart" in out
-    assert "Dealt to Seat 1 (balanced)" in out
+    assert "Dealt to Seat 0 (balanced)" in out  # seats count from 0, as in the tables
     events = [json.loads(line) for line in log.read_text().splitlines()]
     assert {e["event"] for e in events} >= {"hand_start", "deal", "action"}
     again = CliRunner().invoke(main, ["hands", "scenarios/baseline.toml", "--count", "2",
@@ -115,3 +115,17 @@ def test_the_progress_bar_renders_on_a_terminal(monkeypatch, capsys):
     progress.close()
     err = capsys.readouterr().err
     assert "chunks" in err and "hands/s" in err
+
+
+def test_top_level_help_teaches_the_main_path_first():
+    # a new user reads "Start with:" first: it must begin with running a scenario,
+    # then comparing, sweeping and reports, before the evaluator's tools
+    res = run("--help")
+    assert res.exit_code == 0
+    lines = res.output.splitlines()
+    start = lines.index("  Start with:")
+    examples = [line.split()[1] for line in lines[start + 1:] if line.startswith("    nop-sim ")]
+    assert examples[:4] == ["run", "compare", "sweep", "report"], examples
+    commands = [line.split()[0] for line in lines[lines.index("Commands:") + 1:] if line.strip()]
+    assert commands[:3] == ["run", "compare", "sweep"], commands
+    assert commands.index("eval") > commands.index("tune")

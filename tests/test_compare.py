@@ -163,3 +163,46 @@ def test_scenario_files_run_on_the_fly_with_the_same_seed(tmp_path):
     mb = json.loads((out / "b" / "manifest.json").read_text())
     assert ma["seed"] == mb["seed"] == 13 and ma["matches_per_point"] == 60
     assert "pairing used" in res.output
+
+
+def _excludes_0(lo, hi) -> np.ndarray:
+    return (np.asarray(lo) > 0) | (np.asarray(hi) < 0)
+
+
+def test_an_interval_and_the_p_value_beside_it_never_contradict():
+    # A designer read "-0.05 pts (-0.10 to -0.01), Holm p 1.000": a 95% interval of the
+    # metric alone beside a p-value corrected for the whole table. Constructed: 30 metrics
+    # with no difference and one of 4.5 points out of 1000, which alone is significant
+    # (its 95% interval excludes 0) and, one of 31 tests, is not after Holm.
+    from nop_sim.compare import _rate, adjust_for_the_table
+
+    rows = [_rate(500, 1000, 500, 1000) for _ in range(30)] + [_rate(500, 1000, 545, 1000)]
+    t = adjust_for_the_table(pd.DataFrame(rows))
+    last = t.iloc[-1]
+    assert last["ci_low"] > 0 and last["p_value"] < 0.05        # alone: a difference
+    assert last["p_holm"] >= 0.05                               # among 31: not shown to be
+    assert last["holm_low"] < 0 < last["holm_high"]             # and its interval says so
+    # the same test gives each pair: 95% interval and p alone, Holm interval and Holm p
+    assert (_excludes_0(t["ci_low"], t["ci_high"]) == (t["p_value"] < 0.05)).all()
+    assert (_excludes_0(t["holm_low"], t["holm_high"]) == (t["p_holm"] < 0.05)).all()
+    # a large effect stays a finding, with an interval that excludes 0
+    big = adjust_for_the_table(pd.DataFrame(rows[:30] + [_rate(500, 1000, 600, 1000)]))
+    assert big.iloc[-1]["p_holm"] < 0.05 and big.iloc[-1]["holm_low"] > 0
+
+
+def test_every_row_of_a_real_comparison_agrees_with_itself(hedge_runs, tmp_path):
+    a, b = (A.load_run(f) for f in hedge_runs)
+    t = compare_runs(a, b, n_boot=200).table
+    ok = np.isfinite(t["p_value"]).to_numpy()
+    assert ok.sum() > 20
+    for lo, hi, p in (("ci_low", "ci_high", "p_value"), ("holm_low", "holm_high", "p_holm")):
+        agree = _excludes_0(t[lo], t[hi]) == (t[p] < 0.05).to_numpy()
+        assert agree[ok].all(), t.loc[~agree & ok, ["metric", lo, hi, p, "method"]]
+    # the report and the terminal show the Holm pair, labelled as such
+    out = tmp_path / "cmp"
+    res = CliRunner().invoke(main, ["compare", str(hedge_runs[0]), str(hedge_runs[1]),
+                                    "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    md = (out / "report.md").read_text()
+    assert "B - A (Holm-adjusted 95% interval)" in md and "| Holm p |" in md
+    assert "Holm-adjusted" in res.output

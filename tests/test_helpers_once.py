@@ -25,6 +25,9 @@ ONCE = {
     r"^\s*def\s+_?\w*_reference\b": "",  # oracles live in tests/, not in the package
     r"\.generate_state\(4\b": "kernels/rng.py",  # xoshiro chunk states: seed_states
     r"^\s*def\s+seat_label\b|\.get\(\"preset\", \"": "games/registry.py",
+    # seats are named one way, counting from 0 as the tables do
+    r"^\s*def\s+seat_names?\b|Seat \{": "games/registry.py",
+    r"^\s*class\s+FolderBusy\b": "errors.py",
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -254,6 +255,43 @@ def assert_runtime_error(code, output, needle):
     assert len(output.strip().splitlines()) == 1, output
 
 
+def test_a_copied_scenario_runs_into_its_own_folder(tmp_path, monkeypatch):
+    # cp baseline.toml cap30.toml, edit dart_cap: the copy still says name = "baseline",
+    # and must neither collide with the original's folder nor be titled after it
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "scenarios").mkdir()
+    base = write(tmp_path / "scenarios", GOOD.replace('"good"', '"base"'), "base.toml")
+    copy = write(tmp_path / "scenarios", base.read_text().replace("players = 4",
+                                                                  "players = 4\ndart_cap = 30"),
+                 "cap30.toml")
+    for path in (base, copy):
+        code, output = invoke("run", path.relative_to(tmp_path), "--workers", 1, "--quiet",
+                              "--no-report")
+        assert code == 0, output
+        stem = path.stem
+        assert f"results: {Path('reports') / stem}/" in output, output
+        assert output.startswith(f"{stem}: "), output
+        manifest = json.loads((tmp_path / "reports" / stem / "manifest.json").read_text())
+        assert manifest["scenario"]["name"] == stem
+        assert (tmp_path / "reports" / stem / "summary.md").read_text().startswith(f"# {stem}:")
+    # train and tune name their folders (reports/<name>-train, -tune) after the same name
+    assert load_scenario(copy).name == "cap30"
+    # the shipped scenarios keep their folders: their file names are their names
+    for path in SCENARIOS:
+        assert load_scenario(path).name == path.stem
+
+
+def test_a_folder_of_another_scenario_says_what_to_change(tmp_path):
+    good = write(tmp_path, GOOD, "good.toml")
+    other = write(tmp_path, GOOD.replace("players = 4", "players = 3"), "other.toml")
+    out = tmp_path / "out"
+    assert invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--no-report")[0] == 0
+    code, output = invoke("run", other, "--out", out)
+    assert_runtime_error(code, output, "different scenario")
+    assert "--out" in output and "another folder" in output, output
+    assert f"delete {out}" in output or f"move {out}" in output, output
+
+
 def test_unreachable_scheduler_is_one_line_exit_1(tmp_path, monkeypatch):
     pytest.importorskip("distributed")
     monkeypatch.setenv("NOP_SIM_DASK_TIMEOUT", "1s")  # nothing listens there: no need to wait
@@ -307,12 +345,12 @@ def test_a_bad_set_value_names_the_flag_not_the_file(tmp_path):
     assert str(bad) in output
 
 
-def test_help_lists_run_and_sweep_first():
+def test_help_lists_the_designers_path_first():
     code, output = invoke("--help")
     assert code == 0
     names = [line.split()[0] for line in output.split("Commands:")[1].splitlines()
              if line.startswith("  ") and not line.startswith("    ")]
-    assert names[:4] == ["run", "sweep", "train", "value"], output
+    assert names[:4] == ["run", "compare", "sweep", "report"], output
     assert sorted(names) == ["bench", "compare", "compile", "eval", "frequencies", "hands", "report",
                              "run", "sensitivity", "sweep", "train", "tune", "value"]
 
@@ -472,7 +510,7 @@ def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path, rea
     assert res.output.count("--- Hand #") == hands
     seats = load_tables(out)["seats"]
     first = seats[(seats["point"] == point) & (seats["match"] == match) & (seats["seat"] == 0)]
-    assert f"Seat 1 ({first['preset'].iloc[0]})" in res.output
+    assert f"Seat 0 ({first['preset'].iloc[0]})" in res.output  # the table's seat 0
     records = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
     assert records[0]["event"] == "match_start" and {r["match"] for r in records} == {match}
 
@@ -487,6 +525,54 @@ def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path, rea
     # a folder needs --match; --match needs a folder
     assert invoke("hands", out)[0] == 2
     assert invoke("hands", path, "--match", 0)[0] == 2
+
+
+SEATED = """
+[game]
+players = 3
+[seats]
+seat = ["rock", "maniac", "hedger"]
+[run]
+matches = 4
+chunk = 4
+seed = 5
+log_sample = 1
+"""
+
+
+def test_hands_and_the_reports_number_seats_alike(tmp_path):
+    # one numbering everywhere, from 0: the tables' seat column, the event logs, the
+    # summary, the report and the hand histories name the same seat the same way
+    out = tmp_path / "out"
+    code, output = invoke("run", write(tmp_path, SEATED), "--out", out, "--workers", 1, "-q")
+    assert code == 0, output
+    seats = load_tables(out)["seats"]
+    won = seats[(seats["match"] == 0) & (seats["place"] == 1)].iloc[0]
+    seat, preset = int(won["seat"]), str(won["preset"])
+    res = CliRunner().invoke(main, ["hands", str(out), "--match", "0",
+                                    "--json", str(tmp_path / "m.jsonl")])
+    assert res.exit_code == 0, res.output
+    assert f"winner Seat {seat} ({preset}) ===" in res.output, res.output[-300:]
+    for s, p in enumerate(["rock", "maniac", "hedger"]):
+        assert f"Dealt to Seat {s} ({p})" in res.output
+    assert "Seat 3" not in res.output  # three players: seats 0, 1 and 2
+    end = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()][-1]
+    assert end["event"] == "match_end" and end["winner"] == seat
+    summary = (out / "summary.md").read_text()
+    assert "| seat |" in summary and "| 0 |" in summary and "| 3 |" not in summary
+    report = (out / "report.md").read_text().split("| seat | wins |", 1)[1]
+    table = report.split("\n\n", 1)[0].splitlines()[2:]  # the report's wins per seat
+    assert [row.split("|")[1].strip() for row in table] == ["0", "1", "2"], table
+    # fresh hands of the same scenario too
+    fresh = CliRunner().invoke(main, ["hands", str(tmp_path / "s.toml"), "--count", "1"])
+    assert "Dealt to Seat 0 (rock)" in fresh.output and "Seat 3" not in fresh.output
+
+
+def test_ordered_hand_histories_number_seats_from_0(tmp_path):
+    res = CliRunner().invoke(main, ["hands", str(ROOT / "scenarios" / "ordered_hand.toml"),
+                                    "--count", "1"])
+    assert res.exit_code == 0, res.output
+    assert "Seat 0 (" in res.output and "Seat 4" not in res.output
 
 
 def test_ordered_hand_logs_are_stored_too(tmp_path):
@@ -531,6 +617,57 @@ def test_compile_fills_the_cache_so_that_a_second_compile_only_loads(tmp_path):
     assert sum(again.values()) < max(5.0, 0.5 * sum(times.values()))
     code, output = invoke("compile", "--workers", 1)
     assert code == 0 and "kernels ready" in output, output
+
+
+def test_compile_says_which_groups_run_and_which_are_left(monkeypatch):
+    # a cold compile takes minutes on 2 cores: while it runs, the user sees each group
+    # start and finish with its time, how many of how many are done, and the clock
+    from concurrent.futures import ThreadPoolExecutor
+
+    import nop_sim.compiling as compiling
+    from nop_sim.games import registered_games
+
+    groups = [f"{g.kind}: {name}" for g in registered_games() for name in g.kernels]
+    slow = {groups[0]: 0.6}  # the others take 0.05 s
+
+    def fake_group(kind, name):
+        time.sleep(slow.get(f"{kind}: {name}", 0.05))
+        return slow.get(f"{kind}: {name}", 0.05)
+
+    # threads instead of spawned processes, so the fake groups apply (and take no time)
+    monkeypatch.setattr(compiling, "ProcessPoolExecutor",
+                        lambda max_workers, mp_context=None: ThreadPoolExecutor(max_workers))
+    monkeypatch.setattr(compiling, "_compile_group", fake_group)
+    monkeypatch.setattr(compiling, "mark_compiled", lambda kind: None)  # the cache is untouched
+    monkeypatch.setattr(compiling, "HEARTBEAT", 0.2)
+    code, output = invoke("compile", "--workers", 2)
+    assert code == 0, output
+    lines = output.splitlines()
+    n = len(groups)
+    for g in groups:  # a line when each group starts, and one when it is done, with its time
+        start = next(i for i, line in enumerate(lines) if re.search(rf"\] start +{g} ", line))
+        done = next(i for i, line in enumerate(lines) if re.search(rf"\] done +{g} in", line))
+        assert start < done, output
+        assert re.search(r"\d+\.\d s", lines[done]), lines[done]
+    assert any(f"{n}/{n}" in line for line in lines), output       # the count, to the end
+    assert any(f"1/{n}" in line for line in lines), output
+    # while the slow group runs alone, a line says what is still compiling and the clock
+    waiting = [line for line in lines if "still compiling" in line]
+    assert waiting and groups[0] in waiting[0], output
+    assert all(re.match(r"\s*\[\s*\d+:\d\d\]", line) for line in lines[1:-1]), output
+
+
+def test_the_compile_time_is_stated_alike_everywhere():
+    # README, nop-sim compile --help, its first line and a run's note once disagreed
+    # (a minute, half a minute); all now state the one measured figure
+    from nop_sim.compiling import COMPILE_NOTE, COMPILE_TIME
+
+    assert "on 2 cores" in COMPILE_TIME
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"nop-sim compile`, {COMPILE_TIME}" in readme
+    code, output = invoke("compile", "--help")
+    assert COMPILE_TIME in " ".join(output.split()), output
+    assert COMPILE_TIME in COMPILE_NOTE
 
 
 def test_a_compile_is_announced_once():

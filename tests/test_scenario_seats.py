@@ -161,7 +161,7 @@ def test_a_run_with_a_trained_seat_records_and_reports_its_exploitability(tmp_pa
     assert record["training"]["exploitability_high"] == 1.4
     assert manifest["points"][0]["seats"] == ["trained(baseline)", "balanced", "rock"]
     report = (out / "report.md").read_text()
-    assert ("Seat 1 plays a trained agent, **trained(baseline)**" in report
+    assert ("Seat 0 plays a trained agent, **trained(baseline)**" in report
             and "exploitability at training: 0.8 points (95% interval 0.2 to 1.4)" in report)
 
 

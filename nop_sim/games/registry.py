@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["DEFAULT_KIND", "Game", "SeatFile", "game_kinds", "game_of_folder", "get_game",
-           "register_game", "registered_games", "seat_label", "seat_names"]
+           "register_game", "registered_games", "seat_label", "seat_name", "seat_names"]
 
 DEFAULT_KIND = "new-order"  # a scenario's [game] without ``kind``, a manifest without one
 
@@ -183,9 +183,15 @@ def seat_label(spec, default_preset: str) -> str:
     return f"{base}({extra})" if extra else base
 
 
+def seat_name(seat: int) -> str:
+    """A seat as prose: ``Seat 0``, ``Seat 1``, ... Seats count from 0 everywhere: the
+    stores' ``seat`` column, the event logs, the summary, the reports and the histories."""
+    return f"Seat {int(seat)}"
+
+
 def seat_names(labels) -> list[str]:
-    """The players of a hand history: ``Seat 1 (label)``, ``Seat 2 (label)``, ... in seat order."""
-    return [f"Seat {i + 1} ({label})" for i, label in enumerate(labels)]
+    """The players of a hand history: ``Seat 0 (label)``, ``Seat 1 (label)``, ... in seat order."""
+    return [f"{seat_name(i)} ({label})" for i, label in enumerate(labels)]
 
 
 def one_winner(matches, players: int) -> float:

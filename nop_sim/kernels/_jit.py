@@ -75,8 +75,15 @@ class TypeDispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
-COMPILE_NOTE = ("compiling the simulation kernels into numba's cache: about half a minute on "
-                "2 cores, once after an install or an update (nop-sim compile does it ahead)...")
+# What a cold compile costs, said once: README.md, nop-sim compile (its help and first
+# line) and a run's first compile all state COMPILE_TIME (tests/test_runner.py checks).
+# Measured with an empty cache (NUMBA_CACHE_DIR an empty folder, nop-sim compile) on a
+# 2-core machine: 64 s, 66 s and 67 s with both cores free (about 115 s of CPU), 135 s, 164 s,
+# 220 s and 245 s with other work running on them.
+COMPILE_TIME = "1 to 4 minutes on 2 cores"
+COMPILE_NOTE = (f"compiling the simulation kernels into numba's cache: {COMPILE_TIME}, once "
+                f"after an install or an update (nop-sim compile does it ahead)...")
+
 
 def announce_compiles(echo: Callable[[str], None] | None = None):
     """Print :data:`COMPILE_NOTE` (once) when a nop-sim kernel starts compiling; returns

@@ -33,7 +33,7 @@ def render_game(settings, deck, events, names: Sequence[str], number: int = 1) -
     settings : OrderedSettings of the game
     deck : (52,) int8, the shuffled deck (dealt from index 0)
     events : (n, 4) int16 rows ``player, kind, a, b`` of this game
-    names : a label per seat, e.g. ``"Seat 1 (low)"``
+    names : a label per seat, e.g. ``"Seat 0 (low)"``
     number : the game's number in the header
     """
     n = settings.players

@@ -22,7 +22,7 @@ average damps the swing as fictitious play does.
 After the rounds, a fresh search with a new seed measures the final field's
 exploitability; that is the number ``strong.toml`` states.
 
-The folder (default ``reports/<name>-train/``): ``strong.toml``,
+The folder (default ``reports/<scenario file name>-train/``): ``strong.toml``,
 ``history.parquet`` (every candidate of every generation, selection and
 check), ``manifest.json``, ``state.json`` (the checkpoint after each round)
 and the report. Every seed derives from ``(seed, round, ...)``, so a resumed
@@ -44,6 +44,7 @@ import pandas as pd
 
 from nop_sim import types as T
 from nop_sim.agents import agent_table
+from nop_sim.folder_lock import LOCK_FILES
 from nop_sim.reporting import atomic_write
 from nop_sim.train.errors import TrainError
 from nop_sim.train.play import Engine
@@ -283,7 +284,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         elif state.get("round", 0) > 0:
             raise TrainError(f"{hist_path} is missing: the checkpoint cannot be resumed; "
                              f"remove the folder and train again")
-    elif any(out.glob("*")) and not (out / "manifest.json").exists():
+    elif (out.is_dir() and any(p.name not in LOCK_FILES for p in out.iterdir())
+          and not (out / "manifest.json").exists()):
         raise TrainError(f"{out} is not empty and holds no training; give another --out")
     out.mkdir(parents=True, exist_ok=True)
     started = state.get("started") if state else None

@@ -475,10 +475,10 @@ def target_table(specs: Sequence[Target], found: Mapping[str, Any]) -> pd.DataFr
 def best_toml(scn: Scenario, params: Mapping[str, Any], note: str) -> str:
     """A complete scenario file with ``params`` in ``[game]`` (no [tune], no [sweep])."""
     data = point_data(scn, params)
-    data["name"] = f"{scn.name}-best"
+    data.pop("name", None)  # a file's run is named after the file (Scenario.from_mapping)
     data["description"] = note
     header = (f"# Written by nop-sim tune from {scn.source}: {note}\n"
-              f"# Run it as is: nop-sim run <this file>\n")
+              f"# Run it as is: nop-sim run <this file> --out reports/{scn.name}-best\n")
     return header + tomli_w.dumps(data)
 
 
