@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-slow test-numba-range bench lint clean-cache clean install ordered ordered-sweep
+.PHONY: run test test-slow test-readme test-numba-range bench lint clean-cache clean install ordered ordered-sweep
 
 # One install step for everything: the dev extra is a superset of the runtime.
 $(STAMP): pyproject.toml
@@ -25,6 +25,10 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
+
+# The README's "A designer's day", line by line on a fresh copy (a few minutes).
+test-readme: $(STAMP)
+	$(BIN)/python -m pytest -q -s tests/test_readme_day.py
 
 # The lowest and the highest numba of pyproject.toml's range: kernels/_jit.py and
 # kernels/firewall.py lean on numba internals, so both ends must pass the JIT tests and
