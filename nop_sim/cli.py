@@ -106,7 +106,7 @@ class _Commands(click.Group):
     tools (eval, frequencies, compile, bench) alphabetically."""
 
     FIRST = ("run", "compare", "sweep", "report", "hands", "tune", "sensitivity", "train",
-             "value")
+             "value", "exploit")
 
     def list_commands(self, ctx):
         names = super().list_commands(ctx)
@@ -506,11 +506,11 @@ def _train_points(scn, budget, cache, workers, scheduler, quiet):
 
 
 def _train_options(f):
-    """Options of train and value (defined once)."""
+    """Options of train, value and exploit (defined once)."""
     for deco in reversed([
         click.option("--budget-matches", "budget", type=click.IntRange(1, 10**10),
                      default=None, help="Most matches to play, every phase counted "
-                     "[train: 1,000,000; value: 400,000]."),
+                     "[train: 1,000,000; value: 400,000; exploit: 200,000]."),
         click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
                      help="Root seed (default: the scenario's [run] seed)."),
         click.option("--workers", type=click.IntRange(1, 1024), default=None,
@@ -542,30 +542,33 @@ def _trainable(scn, command: str):
 @click.option("--epsilon", type=click.FloatRange(0, 100), default=1.0, show_default=True,
               help="Stop when the best deviation found gains less than this many win-rate "
                    "points, with 95% confidence.")
-@click.option("--update", type=click.Choice(["average", "response"]), default="average",
-              show_default=True, help="The next field: the average of every best response so "
-                                      "far (fictitious play), or the last best response itself.")
-@click.option("--resume", is_flag=True, help="Finish a stopped training, keeping its rounds.")
+@click.option("--resume", is_flag=True, help="Finish a stopped training, keeping its rounds, "
+                                            "or go on with a finished one given a larger "
+                                            "--budget-matches or a smaller --epsilon.")
 @click.option("--no-report", is_flag=True, help="Write strong.toml and the tables only.")
 @_train_options
-def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, seed, workers,
+def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, workers,
               scheduler, overrides, quiet):
-    """Train a strong agent for SCENARIO's rules by iterated best response.
+    """Train a strong field for SCENARIO's rules: a mixture over a population of policies.
 
-    Each round, CMA-ES searches the best single-seat deviation against the
-    current field (candidates race on common seeds), a fresh check measures
-    its gain, and the field becomes the average of the best responses so far
-    (--update response: the last one itself). Training stops when
-    the gain is below --epsilon points with 95% confidence, or when the
-    budget is spent; a fresh search with a new seed then measures the final
-    field's exploitability. The agent goes to strong.toml, usable as a seat:
-    [seats] all = "@reports/baseline-train/strong.toml".
+    PSRO: the population starts with the scenario's seats; each round a
+    best-response search (many starts over the whole policy box, CMA-ES
+    restarts with a growing population, racing on common seeds) looks for
+    the single-seat deviation that gains most against the field, a fresh
+    check measures its gain, and the deviation joins the population; the
+    field is the mixture that solves the population's meta-game. Training
+    stops when the gain is below --epsilon points with 95% confidence, or
+    when the budget is spent; a final search with a new seed then measures
+    the field: a deviation gains at least that much (a lower bound, stated
+    with the search's size). The mixture goes to strong.toml, usable as a
+    seat: [seats] all = "@reports/baseline-train/strong.toml".
 
     \b
     Examples:
       nop-sim train scenarios/baseline.toml
-      nop-sim train scenarios/baseline.toml --budget-matches 200000 --epsilon 2
+      nop-sim train scenarios/baseline.toml --budget-matches 2000000 --epsilon 2
       nop-sim train scenarios/baseline.toml --resume          # after a crash or Ctrl-C
+      nop-sim train scenarios/baseline.toml --budget-matches 4000000 --resume   # go on
       nop-sim run scenarios/baseline.toml --set seats.all=@reports/baseline-train/strong.toml
     """
     from nop_sim.train import TrainConfig, TrainError, train_folder
@@ -574,8 +577,7 @@ def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, see
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "train")
     try:
-        cfg = TrainConfig(budget=budget or 1_000_000, epsilon=epsilon, seed=scn.seed,
-                          update=update)
+        cfg = TrainConfig(budget=budget or 1_000_000, epsilon=epsilon, seed=scn.seed)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     out = out_dir or Path("reports") / f"{scn.name}-train"
@@ -589,19 +591,60 @@ def train_cmd(scenario, out_dir, epsilon, update, resume, no_report, budget, see
     rate = result.matches / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{scn.name}: {result.rounds} rounds ({state}), {result.matches:,} matches in "
                f"{result.seconds:.1f} s ({rate:,.0f} matches/s)")
-    click.echo(f"strong agent: the field of round {result.strong_round}, the least exploitable "
-               f"one checked")
-    click.echo(f"exploitability: {result.exploitability:+.1f} win-rate points "
-               f"(95% interval {result.exploitability_low:+.1f} to "
-               f"{result.exploitability_high:+.1f}) for the best deviation a fresh search found")
-    if result.exploitability_high < 0:
-        click.echo("  (below 0: the fresh search found no deviation that beats the strong agent)")
+    click.echo(f"strong field: a mixture of {len(result.weights)} of {result.population} "
+               f"policies (weights " + ", ".join(f"{w:.2f}" for w in result.weights) + ")")
+    click.echo(f"exploitability: {result.statement}")
     bounds = result.space.at_bounds(result.row)
     if bounds:
-        click.echo("at a search bound: " + ", ".join(f"{k} ({v})" for k, v in bounds.items()))
+        click.echo("at the edge of the legal range: "
+                   + ", ".join(f"{k} ({v})" for k, v in bounds.items()))
     click.echo(f"strong.toml:  {out / 'strong.toml'}")
     if report:
         click.echo(f"report:       {report}")
+
+
+@main.command("exploit", context_settings=CONTEXT)
+@click.argument("scenario", type=click.Path(path_type=Path))
+@click.option("--strong", "strong_dir", type=click.Path(path_type=Path), required=True,
+              help="A training folder (nop-sim train's --out) holding strong.toml.")
+@_train_options
+def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, overrides, quiet):
+    """Check a strong field: a fresh best-response search against it.
+
+    The search is the trainer's (many starts over the whole policy box, CMA-ES
+    restarts, racing, a check on fresh matches), with its own seed and the
+    budget given: run it with another --seed and a larger --budget-matches
+    than the training's to test the exploitability strong.toml states. What
+    it prints is a lower bound: the gain of the best deviation it found.
+
+    \b
+    Example:
+      nop-sim train scenarios/baseline.toml --budget-matches 2000000
+      nop-sim exploit scenarios/baseline.toml --strong reports/baseline-train \\
+          --seed 7 --budget-matches 4000000
+    """
+    from nop_sim.agents import training_text
+    from nop_sim.train import TrainError
+    from nop_sim.train.search import statement
+    from nop_sim.train.value import exploit
+
+    scn = _load(scenario, overrides, None, seed)
+    _trainable(scn, "exploit")
+    budget = budget or 200_000
+    progress = _Progress(quiet, "matches", label="matches")
+    with _one_line(TrainError, progress=progress):
+        res = exploit(scn, strong_dir, budget=budget, threads=workers, scheduler=scheduler,
+                      progress=lambda d, t: progress(d, t, d))
+        _, training = _strong_training(strong_dir)
+    found = statement(res.gain, res.low, res.high, res.matches, res.starts)
+    click.echo(f"{scn.name}, seed {scn.seed}: {found}")
+    click.echo(f"strong.toml says: {training_text(training)}")
+
+
+def _strong_training(folder: Path):
+    from nop_sim.train.value import load_strong
+
+    return load_strong(folder)
 
 
 @main.command("value", context_settings=CONTEXT)
@@ -616,12 +659,14 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
               quiet):
     """What each mechanic is worth under strong play (restricted play).
 
-    For each mechanic, search the best agent that may not use it against a
-    field of the strong agent, and report how many win-rate points it loses
-    to the strong agent itself (Jaffe et al. 2012). A loss near 0 marks a
-    mechanic that is dead weight; a large one, a mechanic that dominates.
-    Also: the strong agent's win rate when it drafted each Disruptor, against
-    when it did not. Results go into the training folder and its report.
+    Against the strong field, two equal searches (the same starts, seeds and
+    budget): the best deviation, and the best one that may not use the
+    mechanic; its value is the difference of their gains, checked on the
+    same matches (Jaffe et al. 2012). About 0 marks a mechanic that is dead
+    weight; a large value, one that dominates. Also: a strong seat's win
+    rate when it drafted each Disruptor, against when it did not. Results go
+    into the training folder (a run for some mechanics keeps the others'
+    rows) and its report.
 
     \b
     Example:
@@ -644,13 +689,21 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
     with _one_line(TrainError), _holding(strong_dir, "wait for it to finish"):
         # an AgentError is a ValueError: exit 2
         with _one_line(TrainError, progress=progress):
-            table, _ = value_folder(scn, strong_dir, list(mechanics) or list(MECHANICS),
-                                    budget=budget or 400_000, threads=workers,
-                                    scheduler=scheduler, progress=lambda d, t: progress(d, t, d))
+            table, _, replaced = value_folder(
+                scn, strong_dir, list(mechanics) or list(MECHANICS), budget=budget or 400_000,
+                threads=workers, scheduler=scheduler, progress=lambda d, t: progress(d, t, d))
         report = write_train_report(strong_dir)
     for row in table.itertuples():
-        click.echo(f"without {row.mechanic:<12} the best agent loses {row.loss:+5.1f} points "
-                   f"(95% {row.loss_low:+.1f} to {row.loss_high:+.1f}) to the strong agent")
+        click.echo(f"{row.mechanic:<12} is worth {row.loss:+5.1f} points (95% "
+                   f"{row.loss_low:+.1f} to {row.loss_high:+.1f}): the best deviation gains "
+                   f"{row.gain_full:+.1f}, without it {row.gain_restricted:+.1f}"
+                   + ("  (cannot tell from 0)" if row.loss_low <= 0 <= row.loss_high else ""))
+    click.echo(f"(against the strong field, {int(table['check_matches'].iloc[0]):,} paired "
+               f"check matches each; values are estimates, a larger budget narrows them)"
+               if len(table) else "")
+    if replaced:
+        click.echo(f"replaced the saved values of {', '.join(replaced)}: measured with another "
+                   f"seed, budget or strong field")
     click.echo(f"tables: {strong_dir / 'value.parquet'}, {strong_dir / 'drafts.parquet'}")
     click.echo(f"report: {report}")
 

@@ -1,10 +1,14 @@
-"""nop-sim train and value: the search's pieces, a known best response, determinism,
-resuming after SIGKILL, and bad input.
+"""nop-sim train and value: the search's pieces, known best responses, PSRO's meta-game,
+determinism, resuming after SIGKILL, extending a training, restricted play, bad input.
 
-Oracles: common random numbers make a candidate equal to the field gain exactly
-0 on every match; a rule set where hedging is free and pays 50 has a known best
-response (hedge every hand), checked from the event log, not from a parameter;
-the same seed must give the same bytes with 1 or 2 threads and after a kill.
+Oracles: common random numbers make a candidate equal to the field's occupant gain
+exactly 0 on those matches; a rule set where hedging is free and pays 50 has a known
+best response (hedge every hand), checked from the event log, not from a parameter;
+a field that never bets and folds to any bet is beaten by a far deviation (bet
+everything) that a search from the field must find; meta-games with a known
+equilibrium (a dominant member, a cycle); where no promotion is allowed,
+manipulation's value must hold 0; the same seed must give the same bytes with 1 or 2
+threads and after a kill.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from nop_sim.scenario import load_scenario
 from nop_sim.train import (
     MECHANICS,
     Engine,
+    Field,
     SearchConfig,
     TrainConfig,
     best_response,
@@ -58,7 +63,8 @@ all = {preset = "balanced", hedge = 0.0}
 seed = 11
 """
 
-SMALL = SearchConfig(generations=4, race=(16, 32), select=64, check_batch=256, check_max=512)
+SMALL = SearchConfig(runs=2, generations=4, random_starts=4, screen=(16, 32), race=(16, 32),
+                     select=64, check_batch=256, check_max=512)
 
 
 def _scenario(tmp_path: Path, text: str = FREE_HEDGE, name: str = "s.toml") -> Path:
@@ -91,36 +97,105 @@ def test_match_states_are_keyed():
 
 
 def test_a_copy_of_the_field_gains_exactly_nothing():
-    """Common random numbers: the same row on the same states plays the same matches."""
+    """Common random numbers: where the seat's own draw is the candidate's row, the
+    candidate plays the reference's match, card for card."""
     s = Settings(players=3, disruptors="none")
-    field = agent_table(["balanced", "rock", "hedger"], 3)[None]
-    d = duel(Engine(threads=1), s, field, agent_table("balanced", 3)[:1], 30, (5,))
-    seat0 = d.seat == 0
-    assert (d.won[0][seat0] == d.ref_won[seat0]).all()  # the occupant of seat 0 is balanced
-    assert np.bincount(d.seat).tolist() == [10, 10, 10]
-    assert d.matches == 60
+    rows = agent_table(["balanced", "rock", "hedger"], 3)
+    fld = Field.of(rows, [0.5, 0.3, 0.2])
+    d = duel(Engine(threads=1), s, fld, rows[:1], 60, (5,))
+    same = d.draws[np.arange(60), d.seat] == 0  # the occupant drew balanced
+    assert 10 < same.sum() < 50
+    assert (d.won[0][same] == d.ref_won[same]).all()
+    assert np.bincount(d.seat).tolist() == [20, 20, 20]
+    assert d.matches == 120
+    assert np.array_equal(d.draws, fld.draw((5,), 60, 3))  # keyed: the same draws again
 
 
-def test_duel_matches_play_matches():
-    """A duel's reference matches are play_matches' matches on the same states."""
+def test_duel_matches_play_field_with_the_drawn_seats():
+    """A duel's reference matches are play_field's matches of the drawn tables."""
     s = Settings(players=2, disruptors="none")
-    field = agent_table(["rock", "maniac"], 2)[None]
-    d = duel(Engine(threads=1), s, field, agent_row("hedger")[None], 8, (9,))
+    rows = agent_table(["rock", "maniac"], 2)
+    fld = Field.of(rows, [0.5, 0.5])
+    d = duel(Engine(threads=1), s, fld, agent_row("hedger")[None], 8, (9,))
     from nop_sim.engine import play_field
 
-    r = play_field(s, field, np.zeros(8, np.int64), match_states((9,), 8))
+    r = play_field(s, rows[d.draws], np.arange(8), match_states((9,), 8))
     won = r.player[np.arange(8), d.seat, T.PL_PLACE] == 1
     assert (won == d.ref_won).all()
+    assert (d.ref_winner == np.argmax(r.player[:, :, T.PL_PLACE] == 1, axis=1)).all()
+
+
+def test_a_mixture_field_draws_its_rows_by_weight():
+    fld = Field.of(np.zeros((3, T.N_AGENT_PARAMS)), [0.6, 0.3, 0.1])
+    draws = fld.draw((1, 2), 20_000, 4)
+    share = np.bincount(draws.reshape(-1), minlength=3) / draws.size
+    assert np.allclose(share, [0.6, 0.3, 0.1], atol=0.01)
+    assert not np.array_equal(draws[:, 0], draws[:, 1])  # seats draw independently
 
 
 def test_search_finds_the_free_hedge(tmp_path):
     scn = load_scenario(_scenario(tmp_path))
     s = scn.settings_at(scn.points()[0])
-    field = agent_table(NEVER_HEDGE, 4)[None]
-    res = best_response(Engine(), s, space_for(s), field, field[0, 0], (3,), SMALL, 0.01)
+    field = Field.pure(agent_row(NEVER_HEDGE))
+    res = best_response(Engine(), s, space_for(s), field, field.rows, (3,), SMALL, 0.01)
     assert res.gain > 0.3 and res.low > 0.1
     assert res.row[T.A_HEDGE] > 0
-    assert {h["phase"] for h in res.history} == {"search", "select", "check"}
+    assert {h["phase"] for h in res.history} == {"screen", "search", "select", "check"}
+    assert res.starts == 1 + SMALL.random_starts
+
+
+# A field that never bets or raises and folds to any bet: whoever bets takes every pot.
+# The deviation that beats it (bet everything) lies far from it in the box.
+PASSIVE = {"preset": "balanced", "bet_threshold": 2.0, "bluff": 0.0, "call_margin": 1.0,
+           "hedge": 0.0, "manipulate": 0.0}
+
+
+def test_a_search_from_the_field_finds_a_far_deviation():
+    s = Settings(players=4, chips=40, max_hands=60, disruptors="none")
+    field = Field.pure(agent_row(PASSIVE))
+    res = best_response(Engine(), s, space_for(s), field, field.rows, (4,), SMALL, 0.01)
+    assert res.gain >= 0.15 and res.low > 0.10, res.gain
+    bets = res.row[T.A_BLUFF] > 0.3 or res.row[T.A_BET_THRESHOLD] < 1.0
+    assert bets, res.row
+
+
+# -- PSRO's meta-game -----------------------------------------------------------------------
+def _synthetic_table(players, k, strength, n, seed=0):
+    from nop_sim.train.meta import ProfileTable
+
+    rng = np.random.default_rng(seed)
+    table = ProfileTable(players)
+    for _ in range(n):
+        m = rng.integers(0, k, players)
+        sc = np.array([strength(a, m) for a in m], float)
+        table.add(m[None], np.array([rng.choice(players, p=sc / sc.sum())]))
+    return table
+
+
+def test_meta_game_a_dominant_member_takes_all():
+    from nop_sim.train.meta import regret, solve
+
+    table = _synthetic_table(4, 3, lambda a, m: 3.0 if a == 1 else 1.0, 6000)
+    u = table.tensor([0, 1, 2])
+    sigma = solve(u)
+    assert sigma[1] > 0.97 and regret(u, sigma) < 0.01
+
+
+def test_meta_game_a_cycle_is_mixed():
+    """Rock-paper-scissors at a table of four: each beats the next; the symmetric
+    equilibrium mixes all three equally, and its regret is about 0."""
+    from nop_sim.train.meta import ProfileTable, regret, solve
+
+    beats = {(0, 1), (1, 2), (2, 0)}
+    table = _synthetic_table(4, 3, lambda a, m: 0.1 + sum((a, b) in beats for b in m), 20_000)
+    u = table.tensor([0, 1, 2])
+    sigma = solve(u)
+    assert np.allclose(sigma, 1 / 3, atol=0.05) and regret(u, sigma) < 0.01
+    again = ProfileTable.from_json(4, table.to_json()).tensor([0, 1, 2])
+    assert np.array_equal(again, u)
+    # a profile never played reads the fair share
+    empty = ProfileTable(4).tensor([0, 1])
+    assert np.allclose(empty, 0.25)
 
 
 # -- the known best response ------------------------------------------------------------------
@@ -180,9 +255,13 @@ def test_same_seed_same_strong_toml_on_1_and_2_threads(tmp_path):
         assert "exploitability:" in r.output and "strong.toml" in r.output
         outs.append((out / "strong.toml").read_bytes())
     assert outs[0] == outs[1]
-    agent = tomllib.loads(outs[0].decode())["agent"]
-    assert np.array_equal(agent_row(agent), agent_row(agent))  # agent_row accepts it
-    assert set(agent) == set(T.AGENT_PARAM_NAMES)
+    data = tomllib.loads(outs[0].decode())
+    rows = data["agent"] if isinstance(data["agent"], list) else [data["agent"]]
+    for agent in rows:
+        params = {k: v for k, v in agent.items() if k != "weight"}
+        agent_row(params)  # agent_row accepts it
+        assert set(params) == set(T.AGENT_PARAM_NAMES)
+    assert "found by a" in data["training"]["exploitability_is"] or data["training"]
 
 
 @pytest.mark.slow  # the runner's fast Dask test covers the cluster path; this one the trainer's
@@ -240,13 +319,15 @@ def test_value_and_report(tmp_path):
     r = _cli(["value", str(path), "--strong", str(out), "--budget-matches", "10000",
               "--mechanic", "hedging", "--mechanic", "bluffing", "--quiet"])
     assert r.exit_code == 0, r.output
-    assert "without hedging" in r.output
+    assert "hedging" in r.output and "is worth" in r.output
     import pandas as pd
 
     v = pd.read_parquet(out / "value.parquet")
     assert list(v["mechanic"]) == ["hedging", "bluffing"]
     assert (v["loss_low"] <= v["loss"]).all() and (v["loss"] <= v["loss_high"]).all()
-    # free hedging is worth a lot: the agent without it loses clearly
+    # the value is the paired difference of the two gains
+    assert np.allclose(v["loss"], v["gain_full"] - v["gain_restricted"])
+    # free hedging is worth a lot: the best deviation without it gains clearly less
     assert v.set_index("mechanic").loc["hedging", "loss_low"] > 5
     d = pd.read_parquet(out / "drafts.parquet")
     assert len(d) == 25 and ((d["matches_drafted"] + d["matches_not"]) == d["matches_not"].iloc[0]
@@ -257,8 +338,13 @@ def test_value_and_report(tmp_path):
     assert r.exit_code == 0
     pd.testing.assert_frame_equal(pd.read_parquet(out / "value.parquet"), v)
     html = (out / "report.html").read_text()
-    for sid in ("findings", "exploitability", "parameters", "value", "throughput"):
+    for sid in ("findings", "exploitability", "field", "value", "throughput"):
         assert f'id="{sid}"' in html
+    # an independent check: a fresh search with another seed
+    r = _cli(["exploit", str(path), "--strong", str(out), "--budget-matches", "4000",
+              "--seed", "5", "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert "search from" in r.output and "strong.toml says" in r.output
 
 
 @pytest.mark.parametrize("args, words", [
@@ -331,3 +417,54 @@ def test_sweep_train_trains_each_point_once(tmp_path):
     r = _cli([*args[:-5], "--out", str(tmp_path / "again"), "--workers", "1", "--quiet"])
     assert r.exit_code == 0, r.output
     assert [(f / "state.json").stat().st_mtime_ns for f in folders] == stamps  # reused
+
+
+# -- extending a training, values run in parts ----------------------------------------------
+def test_a_finished_training_goes_on_with_a_larger_budget(tmp_path):
+    path = _scenario(tmp_path)
+    out = tmp_path / "t"
+    base = ["train", str(path), "--out", str(out), "--quiet", "--no-report", "--workers", "1"]
+    assert _cli([*base, "--budget-matches", "8000"]).exit_code == 0
+    first = json.loads((out / "state.json").read_text())
+    r = _cli([*base, "--budget-matches", "30000"])
+    assert r.exit_code == 1 and "--resume" in r.output and "8,000" in r.output
+    r = _cli([*base, "--budget-matches", "30000", "--resume"])
+    assert r.exit_code == 0, r.output
+    after = json.loads((out / "state.json").read_text())
+    assert after["round"] > first["round"] and after["spent"] > first["spent"]
+    assert after["rounds"][:first["round"]] == first["rounds"]  # its rounds are kept
+    assert after["sessions"][-1]["budget"] == 30000
+    # asked again for no more, a finished training is read back as it is
+    r = _cli([*base, "--budget-matches", "30000", "--resume"])
+    assert r.exit_code == 0 and json.loads((out / "state.json").read_text()) == after
+
+
+NO_PROMOTION = FREE_HEDGE.replace("hedge_payout = 50", "hedge_payout = 50\npromotions_per_action = 0")
+
+
+def test_values_merge_across_runs_and_need_only_the_same_rules(tmp_path):
+    import pandas as pd
+
+    path = _scenario(tmp_path, NO_PROMOTION, "np.toml")
+    out = tmp_path / "t"
+    assert _cli(["train", str(path), "--budget-matches", "6000", "--out", str(out), "--quiet",
+                 "--no-report"]).exit_code == 0
+    value = ["value", str(path), "--strong", str(out), "--budget-matches", "12000", "--quiet"]
+    r = _cli([*value, "--mechanic", "manipulation"])
+    assert r.exit_code == 0, r.output
+    manip = pd.read_parquet(out / "value.parquet")
+    r = _cli([*value, "--mechanic", "hedging"])
+    assert r.exit_code == 0, r.output
+    both = pd.read_parquet(out / "value.parquet").set_index("mechanic")
+    assert list(both.index) == ["manipulation", "hedging"]  # the first run's row is kept
+    pd.testing.assert_series_equal(both.loc["manipulation"],
+                                   manip.set_index("mechanic").loc["manipulation"])
+    # where no promotion is allowed, manipulation cannot matter: its value holds 0
+    m = both.loc["manipulation"]
+    assert m["loss_low"] <= 0 <= m["loss_high"]
+    # another seed is the same rules: measured, not refused; other rules are refused
+    r = _cli([*value, "--mechanic", "bluffing", "--seed", "99"])
+    assert r.exit_code == 0, r.output
+    assert "replaced the saved values of manipulation, hedging" in r.output
+    r = _cli([*value, "--mechanic", "bluffing", "--set", "hedge_cost=3"])
+    assert r.exit_code != 0 and "other rules" in r.output

@@ -3,8 +3,9 @@
 * :mod:`.space` -- which policy parameters a search moves, in which bounds;
   the mechanics restricted play takes away (:data:`MECHANICS`).
 * :mod:`.play` -- candidates against a field on common seeds, one engine batch.
-* :mod:`.search` -- the best single-seat deviation: CMA-ES with racing.
-* :mod:`.trainer` -- iterated best response, its folder, resuming.
+* :mod:`.search` -- the best single-seat deviation: many starts, CMA-ES restarts, racing.
+* :mod:`.meta` -- the population's meta-game: a payoff table by play, its mixture.
+* :mod:`.trainer` -- PSRO: best responses to the mixture, its folder, resuming.
 * :mod:`.value` -- restricted play and the Disruptor draft table.
 * :mod:`.report` -- the training report (the shared reporting toolkit).
 
@@ -19,20 +20,26 @@ Example::
 """
 
 from nop_sim.train.errors import TrainError
-from nop_sim.train.play import Duel, Engine, duel, match_states
-from nop_sim.train.search import SearchConfig, SearchResult, best_response, check_gain
-from nop_sim.train.space import MECHANICS, SEARCH_BOUNDS, Space, space_for
+from nop_sim.train.play import Duel, Engine, Field, draw_rows, duel, match_states
+from nop_sim.train.search import (
+    SearchConfig,
+    SearchResult,
+    best_response,
+    check_gain,
+    statement,
+)
+from nop_sim.train.space import MECHANICS, SEARCH_POWER, Space, space_for
 from nop_sim.train.trainer import (
-    UPDATES,
     TrainConfig,
     TrainResult,
+    rules_key,
     start_field,
     train_folder,
     train_settings,
     write_agent_file,
 )
 
-__all__ = ["MECHANICS", "SEARCH_BOUNDS", "UPDATES", "Duel", "Engine", "SearchConfig",
+__all__ = ["MECHANICS", "SEARCH_POWER", "Duel", "Engine", "Field", "SearchConfig",
            "SearchResult", "Space", "TrainConfig", "TrainError", "TrainResult", "best_response",
-           "check_gain", "duel", "match_states", "space_for", "start_field", "train_folder",
-           "train_settings", "write_agent_file"]
+           "check_gain", "draw_rows", "duel", "match_states", "rules_key", "space_for",
+           "start_field", "statement", "train_folder", "train_settings", "write_agent_file"]

@@ -1,21 +1,22 @@
 """Candidates against a field, on common seeds, through the compiled engine in one batch.
 
-A *field* is one agent table per rotation, ``(R, players, N_AGENT_PARAMS)``.
-A *duel* plays ``n`` matches per candidate: match ``i`` puts the candidate
-in seat ``i % players`` of rotation ``(i // players) % R`` of the field, so
-every seat and every rotation gets the same share and seat advantage
-cancels. Match ``i`` of every candidate starts from the same RNG state
-(common random numbers): candidates are compared on the same deals until
-their choices part. The *reference* is the field itself (the seat's own
-occupant plays it), so a candidate's gain is its win rate minus the
-occupant's on the same matches, a paired difference.
+A *field* (:class:`Field`) is a symmetric mixture over policy rows: in every
+match each seat draws its row from the mixture's weights, independently (a
+single row is a mixture of one). A *duel* plays ``n`` matches per candidate:
+match ``i`` puts the candidate in seat ``i % players`` and draws the other
+seats' rows; every candidate meets the same draws and starts from the same
+RNG state (common random numbers), so candidates are compared on the same
+deals and the same opponents until their choices part. The *reference* is
+the field itself: the row drawn for the candidate's seat plays it, so a
+candidate's gain is its win rate minus that occupant's on the same matches,
+a paired difference whose expectation is the candidate's win rate minus
+1/players (the field's seats are exchangeable).
 
 All candidates of a duel and the reference go to the engine as one call of
-:func:`nop_sim.engine.play_field` (one table per candidate, seat and
-rotation, one RNG state per match): no Python runs per match. A
-:class:`Engine` plays that call in this process (numba threads), or split
-into slices over a Dask cluster; each match depends only on its table and
-its state, so the split never changes a number.
+:func:`nop_sim.engine.play_field` (one table per match, one RNG state per
+match): no Python runs per match. A :class:`Engine` plays that call in this
+process (numba threads), or split into slices over a Dask cluster; each match
+depends only on its table and its state, so the split never changes a number.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 from nop_sim import types as T
 from nop_sim.kernels.rng import keyed_states
 
-__all__ = ["Duel", "Engine", "duel", "match_states"]
+__all__ = ["Duel", "Engine", "Field", "duel", "match_states"]
 
 
 def match_states(key: tuple[int, ...], n: int) -> np.ndarray:
@@ -36,6 +37,58 @@ def match_states(key: tuple[int, ...], n: int) -> np.ndarray:
     ``(seed, round, generation, stage)``): the same key gives the same states, so
     every candidate of a batch meets the same deals (common random numbers)."""
     return keyed_states(key, n)
+
+
+_DRAW_TAG = 0x6D6978  # "mix": a field's draws have keys of their own
+
+
+def _splitmix(x: np.ndarray) -> np.ndarray:
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def draw_rows(weights, key: tuple[int, ...], match_ids: np.ndarray, seat: int) -> np.ndarray:
+    """int64 row of a mixture for each match of ``match_ids`` in ``seat``: it depends only
+    on ``(key, match id, seat)`` (a splitmix64 hash of them to a uniform in [0, 1), then the
+    cumulative weights), so chunks, workers and order never change a draw."""
+    cum = np.cumsum(np.asarray(weights, float))
+    cum /= cum[-1]
+    h = np.random.SeedSequence([int(k) for k in key]).generate_state(1, np.uint64)[0]
+    with np.errstate(over="ignore"):
+        x = _splitmix(np.asarray(match_ids, np.uint64) * np.uint64(0xD1B54A32D192ED03)
+                      ^ np.uint64(h) ^ (np.uint64(seat) * np.uint64(0x8CB92BA72F3D8DD7)))
+        u = (_splitmix(x) >> np.uint64(11)).astype(float) * 2.0**-53
+    return np.minimum(np.searchsorted(cum, u, side="right"), len(cum) - 1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Field:
+    """A symmetric mixture: ``rows`` float64 ``(K, N_AGENT_PARAMS)``, ``weights`` ``(K,)``
+    summing to 1, and ``ids``, each row's index in a training's population (or -1)."""
+
+    rows: np.ndarray
+    weights: np.ndarray
+    ids: np.ndarray | None = None
+
+    @classmethod
+    def pure(cls, row) -> Field:
+        return cls(np.asarray(row, float)[None, :], np.ones(1))
+
+    @classmethod
+    def of(cls, rows, weights, ids=None) -> Field:
+        w = np.asarray(weights, float)
+        keep = w > 0
+        rows = np.asarray(rows, float)[keep]
+        ids = None if ids is None else np.asarray(ids, np.int64)[keep]
+        return cls(rows, w[keep] / w[keep].sum(), ids)
+
+    def draw(self, key: tuple[int, ...], n: int, players: int) -> np.ndarray:
+        """int64 ``(n, players)``: the row each seat of match ``i`` plays."""
+        ids = np.arange(n)
+        return np.stack([draw_rows(self.weights, (*key, _DRAW_TAG), ids, s)
+                         for s in range(players)], axis=1)
 
 
 @dataclass
@@ -46,6 +99,9 @@ class Duel:
     hands : hands the candidate played (to its elimination or the match's end)
     hedges : Hedging Tokens it placed; drafted : ``(k, n, 25)`` cards it drafted per id
     seat : ``(n,)`` the candidate's seat in match ``i``; matches : matches played in all
+    draws : ``(n, players)`` the field's row of each seat (the candidate replaces one)
+    winner : ``(k, n)`` the winning seat of each candidate match; ref_winner ``(n,)``
+    ref_drafted : ``(n, 25)`` what the reference occupant of the seat drafted
     hand_total : hands played in all matches of the duel (throughput)
     """
 
@@ -57,6 +113,10 @@ class Duel:
     seat: np.ndarray
     matches: int
     hand_total: int
+    draws: np.ndarray | None = None
+    winner: np.ndarray | None = None
+    ref_winner: np.ndarray | None = None
+    ref_drafted: np.ndarray | None = None
 
     def gain(self) -> np.ndarray:
         """``(k, n)`` paired differences won - ref_won (needs the reference)."""
@@ -122,45 +182,37 @@ def _play_slice(settings, tables, table_of, states):
     return r.match, r.player, r.drafted
 
 
-def duel(engine: Engine, settings, field: np.ndarray, cands: np.ndarray, n: int,
+def duel(engine: Engine, settings, field: Field, cands: np.ndarray, n: int,
          key: tuple[int, ...], reference: bool = True) -> Duel:
-    """Play ``n`` matches per candidate row (``cands`` ``(k, N_AGENT_PARAMS)``) against
-    ``field`` ``(R, players, N_AGENT_PARAMS)``, and the reference on the same matches.
+    """Play ``n`` matches per candidate row (``cands`` ``(k, N_AGENT_PARAMS)``) in one seat
+    of ``field``, and the reference (the field as drawn) on the same matches.
 
-    ``n`` should be a multiple of ``players * R`` for an even rotation.
+    ``n`` should be a multiple of ``players`` for an even share of seats.
     """
-    field = np.asarray(field, T.PARAM_DTYPE)
+    players = settings.players
     cands = np.atleast_2d(np.asarray(cands, T.PARAM_DTYPE))
-    n_rot, players = field.shape[0], field.shape[1]
     k = cands.shape[0]
     ids = np.arange(n)
     seat = ids % players
-    rot = (ids // players) % n_rot
-    # tables: candidate c at seat j of rotation r -> (c * n_rot + r) * players + j;
-    # the reference (the field as it is) comes last, one table per rotation
-    table_of = ((np.arange(k)[:, None] * n_rot + rot[None, :]) * players + seat[None, :])
-    table_of = table_of.reshape(-1)
-    full = np.repeat(np.repeat(field[None], k, axis=0)[:, :, None], players, axis=2)
-    for j in range(players):
-        full[:, :, j, j, :] = cands[:, None, :]
-    tables = full.reshape(k * n_rot * players, players, -1)
-    n_tab = tables.shape[0]
-    if reference:
-        tables = np.concatenate([tables, field])
-        table_of = np.concatenate([table_of, n_tab + rot])
-    states = match_states(key, n)
+    draws = field.draw(key, n, players)
     reps = k + (1 if reference else 0)
-    # match-major order: (match i, candidate c) at i * reps + c, so the engine's threads,
-    # which take contiguous ranges, each get every candidate's share of long and short matches
-    table_of = table_of.reshape(reps, n).T.reshape(-1)
+    # match-major tables: (match i, candidate c) at i * reps + c, so the engine's threads,
+    # which take contiguous ranges, each get every candidate's share of long and short
+    # matches; the reference (the field as drawn) is the last of each match
+    tables = np.repeat(np.asarray(field.rows, T.PARAM_DTYPE)[draws][:, None], reps, axis=1)
+    tables[ids, :k, seat, :] = cands[None, :, :]
+    tables = tables.reshape(n * reps, players, -1)
+    states = match_states(key, n)
     match, player, drafted = engine.play(settings, np.ascontiguousarray(tables),
-                                         table_of.astype(np.int64), np.repeat(states, reps, axis=0))
+                                         np.arange(n * reps, dtype=np.int64),
+                                         np.repeat(states, reps, axis=0))
 
     def by_candidate(a):  # (n * reps, ...) in match-major order -> (reps, n, ...)
         return np.swapaxes(a.reshape(n, reps, *a.shape[1:]), 0, 1)
 
     player, drafted = by_candidate(player), by_candidate(drafted)
     won = player[:, ids, seat, T.PL_PLACE] == 1
+    winner = np.argmax(player[:, :, :, T.PL_PLACE] == 1, axis=2)
     elim = player[:, ids, seat, T.PL_ELIMINATED_HAND]
     total = by_candidate(match[:, T.M_HANDS])
     hands = np.where(elim > 0, elim, total)
@@ -168,4 +220,6 @@ def duel(engine: Engine, settings, field: np.ndarray, cands: np.ndarray, n: int,
     drafted = drafted[:, ids, seat]
     return Duel(won=won[:k], ref_won=won[k] if reference else None, hands=hands[:k],
                 hedges=hedges[:k], drafted=drafted[:k], seat=seat, matches=reps * n,
-                hand_total=int(total.sum()))
+                hand_total=int(total.sum()), draws=draws, winner=winner[:k],
+                ref_winner=winner[k] if reference else None,
+                ref_drafted=drafted[k] if reference else None)

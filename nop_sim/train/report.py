@@ -31,16 +31,21 @@ class _Training:
 
     @property
     def rounds(self) -> pd.DataFrame:
-        return pd.DataFrame([{k: v for k, v in r.items() if k != "theta"}
+        return pd.DataFrame([{k: v for k, v in r.items() if k not in ("members", "sigma")}
                              for r in self.state["rounds"]])
-
-    @property
-    def strong(self) -> list:
-        return self.state.get("strong", self.state["theta"])
 
     @property
     def epsilon(self) -> float:
         return float(self.manifest["training"]["epsilon"])
+
+    def strong(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The strong field: each row's label, its weight, and the rows."""
+        fin = self.state["final"]
+        pop = np.asarray(self.state["population"], float)
+        labels = self.state.get("labels", [])
+        members = fin["members"]
+        names = [labels[m] if m < len(labels) else f"member {m}" for m in members]
+        return names, np.asarray(fin["weights"]), pop[members]
 
 
 def _load(folder: Path) -> _Training:
@@ -57,27 +62,36 @@ def _load(folder: Path) -> _Training:
 
 
 # -- sections ------------------------------------------------------------------------------
+def _statement(tr: dict) -> str:
+    from nop_sim.train.search import statement
+
+    return statement(tr["exploitability"] / 100, tr["exploitability_low"] / 100,
+                     tr["exploitability_high"] / 100, tr.get("search_matches", 0),
+                     tr.get("search_starts", 0))
+
+
 def _findings(t: _Training):
     tr = t.manifest["training"]
     state = "reached" if tr["converged"] else "not reached (the budget ended first)"
     items = [
-        f"**Exploitability {tr['exploitability']:+.1f} win-rate points** (95% interval "
-        f"{tr['exploitability_low']:+.1f} to {tr['exploitability_high']:+.1f}): what the best "
-        f"single-seat deviation a fresh search found gains over the strong agent in its seat.",
-        f"{tr['rounds']} rounds of best response, {tr['matches']:,} matches; the target of "
-        f"{t.epsilon:g} points was {state}. The strong agent is the field of round "
-        f"{tr.get('round', '?')}, the least exploitable one checked.",
+        f"**Exploitability: {_statement(tr)}.** It is what one seat can gain by deviating "
+        f"from the strong field, as far as that search could find: a lower bound.",
+        f"{tr['rounds']} rounds of PSRO, {tr['matches']:,} matches; the target of "
+        f"{t.epsilon:g} points was {state}. The strong field is a mixture of "
+        f"{tr.get('mixture', 1)} of the population's {tr.get('population', 1)} policies.",
     ]
     links = ["exploitability", "exploitability"]
-    bounds = t.manifest.get("at_bounds") or {}
-    if bounds:
-        items.append("Parameters at a search bound (the policy may want more room there): "
-                     + ", ".join(f"{k} ({v})" for k, v in bounds.items()) + ".")
-        links.append("parameters")
     if t.value is not None and len(t.value):
-        top = t.value.sort_values("loss", ascending=False).iloc[0]
-        items.append(f"The mechanic worth most under strong play is **{top['mechanic']}**: "
-                     f"without it the best agent loses {top['loss']:+.1f} points.")
+        v = t.value
+        clear = v[v["loss_low"] > 0].sort_values("loss", ascending=False)
+        if len(clear):
+            top = clear.iloc[0]
+            items.append(f"The mechanic worth most under strong play is **{top['mechanic']}**: "
+                         f"{top['loss']:+.1f} points (95% {top['loss_low']:+.1f} to "
+                         f"{top['loss_high']:+.1f}).")
+        else:
+            items.append("No mechanic is clearly worth anything under strong play: every "
+                         "value's interval holds 0 (a larger value budget narrows them).")
         links.append("value")
     return [R.Bullets(items, links=links)]
 
@@ -87,14 +101,16 @@ def _exploitability(t: _Training):
     fin = t.state["final"]
     fig, axes = R.figure(3.2)
     ax = axes[0, 0]
-    x = r["round"].to_numpy()
-    y = r["exploitability"].to_numpy()
-    ax.errorbar(x, y, yerr=R.interval_err(y, r["low"], r["high"]), fmt="o-",
-                color=R.PALETTE["blue"], capsize=3, label="best deviation, checked")
+    x = r["round"].to_numpy() if len(r) else np.zeros(0, int)
+    y = r["exploitability"].to_numpy() if len(r) else np.zeros(0)
+    if len(r):
+        ax.errorbar(x, y, yerr=R.interval_err(y, r["low"], r["high"]), fmt="o-",
+                    color=R.PALETTE["blue"], capsize=3, label="best deviation, checked")
     xf = (x.max() + 1) if len(x) else 0
     ax.errorbar([xf], [fin["exploitability"]],
                 yerr=R.interval_err([fin["exploitability"]], [fin["low"]], [fin["high"]]),
-                fmt="s", color=R.PALETTE["vermillion"], capsize=3, label="final, fresh search")
+                fmt="s", color=R.PALETTE["vermillion"], capsize=3,
+                label="the strong field, final search")
     ax.axhline(t.epsilon, color=R.PALETTE["grey"], ls="--", lw=1, label=f"epsilon {t.epsilon:g}")
     ax.axhline(0, color="black", lw=0.6)
     if len(x) <= 20:
@@ -105,67 +121,70 @@ def _exploitability(t: _Training):
         ax.xaxis.set_major_locator(MaxNLocator(10, integer=True))
         ax.annotate("final", (xf, fin["high"]), textcoords="offset points", xytext=(0, 6),
                     ha="center", fontsize=8)
-    ax.set_xlabel("round (the field of that round)")
+    ax.set_xlabel("round (the mixture of that round's population)")
     ax.set_ylabel("gain of one deviating seat\n(win-rate points)")
     ax.legend(loc="upper right", fontsize=8)
     table = pd.DataFrame({
-        "round": r["round"],
+        "round": r["round"] if len(r) else [],
         "exploitability (points)": [R.num_ci(a, b, c, 1) for a, b, c in
-                                    zip(r["exploitability"], r["low"], r["high"], strict=True)],
-        "check matches": [R.count(v) for v in r["check_matches"]],
-        "matches": [R.count(v) for v in r["matches"]],
+                                    zip(r.get("exploitability", []), r.get("low", []),
+                                        r.get("high", []), strict=True)],
+        "mixture size": [R.count(v) for v in r.get("mixture_size", [])],
+        "meta-game regret (points)": [R.num(v, 1) for v in r.get("meta_regret", [])],
+        "starts": [R.count(v) for v in r.get("starts", [])],
+        "check matches": [R.count(v) for v in r.get("check_matches", [])],
+        "matches": [R.count(v) for v in r.get("matches", [])],
     })
-    chosen = t.state.get("strong_round")
-    if chosen is not None and chosen in set(r["round"]):
-        k = int(np.flatnonzero(r["round"].to_numpy() == chosen)[0])
-        ax.plot([x[k]], [y[k]], "o", ms=12, mfc="none", mec=R.PALETTE["vermillion"],
-                label="the strong agent's field")
-        ax.legend(loc="upper right", fontsize=8)
-    final = (f"The strong agent is the field of round {chosen} (the lowest upper bound). "
-             f"Against a fresh search (a new seed): "
-             f"**{fin['exploitability']:+.1f} points** (95% interval {fin['low']:+.1f} to "
-             f"{fin['high']:+.1f}, {fin['check_matches']:,} check matches).")
+    tr = t.manifest["training"]
+    final = (f"The strong field is the mixture after round {fin.get('round', '?')}. Against "
+             f"a final search with a new seed: {_statement(tr)} "
+             f"({fin['check_matches']:,} check matches).")
     shown = table
-    if len(table) > 25:  # the first and last rounds and the chosen one; every round in the CSV
+    if len(table) > 25:  # the first and last rounds; every round in the CSV
         keep = set(range(10)) | set(range(len(table) - 10, len(table)))
-        if chosen is not None:
-            keep |= set(np.flatnonzero(r["round"].to_numpy() == chosen).tolist())
         shown = table.iloc[sorted(keep)]
-    caption = "Rounds" if len(shown) == len(table) else (
-        f"Rounds: the first 10, the last 10 and round {chosen}")
+    caption = "Rounds" if len(shown) == len(table) else "Rounds: the first 10 and the last 10"
     return [R.png(fig, "exploitability", "Each round's field: the checked gain of the best "
-                  "deviation found against it, 95% interval; the square is the final check."),
+                  "deviation the round's search found against it, 95% interval (a lower "
+                  "bound on what a deviation can gain); the square is the final search."),
             R.Note(final), R.Table(shown, caption, csv="rounds.csv", full=table)]
 
 
-def _parameters(t: _Training):
+def _field(t: _Training):
     space = t.manifest["space"]
     names = space["names"]
     lo, hi = np.array(space["low"]), np.array(space["high"])
     idx = [T.AGENT_PARAM_NAMES.index(n) for n in names]
-    thetas = [np.asarray(r["theta"])[idx] for r in t.state["rounds"]]
-    thetas.append(np.asarray(t.strong)[idx])
-    units = (np.array(thetas) - lo) / (hi - lo)
+    labels, weights, rows = t.strong()
+    power = np.asarray(space.get("power") or np.ones(len(names)))
+    units = np.clip((rows[:, idx] - lo) / (hi - lo), 0, 1) ** (1 / power)  # the search's cube
     fig, axes = R.figure(1.2 + 0.22 * len(names))
     ax = axes[0, 0]
     im = ax.imshow(units.T, aspect="auto", cmap=R.SEQUENTIAL, vmin=0, vmax=1,
                    interpolation="nearest")
     ax.set_yticks(range(len(names)), names, fontsize=7)
-    labels = [str(r) for r in range(units.shape[0] - 1)] + ["strong"]
-    ax.set_xticks(range(units.shape[0]), labels)
-    ax.set_xlabel("the field of each round (last: the strong agent)")
+    ax.set_xticks(range(len(labels)), [f"{n}\n{w:.2f}" for n, w in zip(labels, weights,
+                                                                       strict=True)],
+                  fontsize=7)
+    ax.set_xlabel("the strong field's rows and their weights")
     ax.grid(False)
     cb = fig.colorbar(im, ax=ax, shrink=0.6)
-    cb.set_label("0 = search low bound, 1 = high")
-    final = np.asarray(t.strong)[idx]
+    cb.set_label("0 = lowest legal value, 1 = highest\n(the search's scale)")
+    mix = pd.DataFrame({"row": labels, "weight": [R.num(w, 3) for w in weights]})
+    table = pd.DataFrame({"parameter": names,
+                          **{f"{n} ({w:.2f})": [R.num(v, 3) for v in rows[i, idx]]
+                             for i, (n, w) in enumerate(zip(labels, weights, strict=True))},
+                          "lowest": [R.num(v, 2) for v in lo],
+                          "highest": [R.num(v, 2) for v in hi]})
     bounds = t.manifest.get("at_bounds") or {}
-    table = pd.DataFrame({"parameter": names, "strong agent": [R.num(v, 3) for v in final],
-                          "search low": [R.num(v, 2) for v in lo],
-                          "search high": [R.num(v, 2) for v in hi],
-                          "at bound": [bounds.get(n, "") for n in names]})
-    return [R.png(fig, "parameters", "The field's parameters round by round, scaled to the "
-                  "search bounds (0 = low, 1 = high)."),
-            R.Table(table, "The strong agent's parameters", csv="strong_agent.csv")]
+    edge = ("" if not bounds else " Parameters of the heaviest row at the edge of their legal "
+            "range: " + ", ".join(f"{k} ({v})" for k, v in bounds.items()) + ".")
+    return [R.Note("A seat given strong.toml draws one of these rows for each match, by "
+                   "weight; the report of a run names the row each seat played." + edge),
+            R.Table(mix, "The strong field's mixture", csv="mixture.csv"),
+            R.png(fig, "field", "Each row's parameters on the search's scale of their legal "
+                  "range (weights such as hedge and manipulate on a cube-root scale)."),
+            R.Table(table, "The strong field's parameters", csv="strong_field.csv")]
 
 
 def _value(t: _Training):
@@ -175,21 +194,32 @@ def _value(t: _Training):
     v = t.value
     fig, axes = R.figure(0.5 + 0.45 * len(v))
     R.hbar_ci(axes[0, 0], list(v["mechanic"]), v["loss"] / 100, v["loss_low"] / 100,
-              v["loss_high"] / 100, ref=0.0, ref_label="no loss")
-    axes[0, 0].set_xlabel("win-rate loss of the best agent without the mechanic")
+              v["loss_high"] / 100, ref=0.0, ref_label="worth nothing")
+    axes[0, 0].set_xlabel("value: gain of the best deviation minus that of the best one "
+                          "without the mechanic")
+    has_gains = "gain_full" in v
     table = pd.DataFrame({
         "mechanic": v["mechanic"], "taken away by": v["pinned"],
-        "loss (points)": [R.num_ci(a, b, c, 1) for a, b, c in
-                          zip(v["loss"], v["loss_low"], v["loss_high"], strict=True)],
+        "value (points)": [R.num_ci(a, b, c, 1) for a, b, c in
+                           zip(v["loss"], v["loss_low"], v["loss_high"], strict=True)],
+        "can tell from 0?": ["yes" if lo > 0 or hi < 0 else "no"
+                             for lo, hi in zip(v["loss_low"], v["loss_high"], strict=True)],
+        **({"best deviation gains": [R.num_ci(a, b, c, 1) for a, b, c in
+                                     zip(v["gain_full"], v["gain_full_low"],
+                                         v["gain_full_high"], strict=True)],
+            "without it": [R.num_ci(a, b, c, 1) for a, b, c in
+                           zip(v["gain_restricted"], v["gain_restricted_low"],
+                               v["gain_restricted_high"], strict=True)]} if has_gains else {}),
         "check matches": [R.count(x) for x in v["check_matches"]]})
-    tr = t.manifest["training"]
-    blocks = [R.png(fig, "value", "Loss of the best restricted agent to the strong agent, "
-                    "95% interval (about 0: the mechanic is dead weight)."),
-              R.Note(f"Read a loss against the field's exploitability "
-                     f"({tr['exploitability']:+.1f} points): an unrestricted best response gains "
-                     f"about that much, so a mechanic is worth about the exploitability plus its "
-                     f"loss, and a negative loss means the strong field is exploitable without "
-                     f"that mechanic; train longer before reading it."),
+    blocks = [R.png(fig, "value", "Each mechanic's value under strong play, 95% interval "
+                    "(about 0: the mechanic is dead weight)."),
+              R.Note("Two equal searches against the strong field -- the same starts, seeds "
+                     "and budget -- find the best deviation and the best one that may not use "
+                     "the mechanic; the value is the difference of their gains, measured on "
+                     "the same fresh matches (Jaffe et al. 2012). Each gain is a lower bound "
+                     "(a larger search may find more), so a value is an estimate for a player "
+                     "who searches this hard; one whose interval holds 0 cannot be told from "
+                     "nothing."),
               R.Table(table, "Restricted play", csv="value.csv", full=v)]
     d = t.drafts
     if d is not None and len(d):
@@ -203,7 +233,7 @@ def _value(t: _Training):
                                       zip(d["win_not"], d["win_not_low"], d["win_not_high"],
                                           strict=True)],
             "matches drafted": [R.count(x) for x in d["matches_drafted"]]})
-        blocks += [R.Note("Per Disruptor: the strong agent's win rate in the matches where it "
+        blocks += [R.Note("Per Disruptor: a strong seat's win rate in the matches where it "
                           "drafted the card and where it did not (all seats strong). A seat that "
                           "lives longer drafts more, so read a gap as a lead, not an effect."),
                    R.Table(dt, "Disruptors under strong play", csv="drafts.csv", full=d)]
@@ -224,10 +254,11 @@ SECTIONS = [
     R.SectionSpec("exploitability", "Exploitability", "How much one seat gains by deviating "
                   "from the field, round by round: 0 is an equilibrium of the policy space.",
                   _exploitability),
-    R.SectionSpec("parameters", "Parameters", "Where the search moved the policy.", _parameters),
+    R.SectionSpec("field", "The strong field", "The mixture of policies the training ends "
+                  "with.", _field),
     R.SectionSpec("value", "What each mechanic is worth", "Restricted play (Jaffe et al., "
-                  "2012): the best agent that may not use a mechanic, against strong seats.",
-                  _value),
+                  "2012): the best deviation with and without a mechanic, against the strong "
+                  "field.", _value),
     R.SectionSpec("throughput", "Throughput", "", _throughput),
 ]
 

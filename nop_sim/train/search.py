@@ -1,4 +1,4 @@
-"""The best single-seat deviation against a field: CMA-ES with racing, then a fresh check.
+"""The best single-seat deviation against a field: many starts, CMA-ES restarts, racing.
 
 Why CMA-ES (the ``cma`` package, Hansen's reference implementation): the
 policy is a few dozen continuous parameters whose win rate is noisy, not
@@ -7,49 +7,60 @@ the call margin lets it be). CMA-ES learns those couplings in its
 covariance, needs only a ranking of each generation, and is robust to
 noise; ``cma`` is a small pure-numpy package with an ask/tell interface
 that lets one generation's candidates play as one engine batch and takes
-our own random generator, so a seed fixes the search. Optuna's CMA sampler
-wraps the same algorithm behind a study and storage layer we do not need.
+our own random generator, so a seed fixes the search.
 
-One search:
+One search must be able to find a deviation anywhere in the policy box
+(issue 20: a deviation far from the field, in a corner a search from the
+field with a small step never reached, won 18 points). So:
 
-1. Each generation, CMA-ES proposes ``popsize`` candidates. They race
-   (successive halving): all of them and the reference play the first
-   stage's matches on common seeds, the better half plays the next stage's
-   new matches, and so on. A candidate's fitness is its mean paired gain
-   over the matches it played, so the leaders are judged on the most.
-2. The best generation leaders, CMA-ES's final mean and the rows the caller
-   knows beat similar fields (the trainer's last best responses) go to a
-   selection race on fresh seeds; its winner is the deviation found. (Not deviating
-   is the reference every race measures against, so a gain below 0 means
-   the search found nothing better than the field.)
-3. The deviation is checked on fresh seeds again, in batches, until its
-   gain's 95% interval lies above or below ``epsilon`` or the check's
-   budget ends: the unbiased estimate the stopping rule reads.
+1. **Screen the starts.** The caller's starts (the field's rows, every
+   preset, every earlier best response) and ``random_starts`` points drawn
+   uniformly over the whole box race together (successive halving on common
+   seeds: all play the first stage, the better half the next, ...).
+2. **CMA-ES with restarts of a growing population** (IPOP, Auger and Hansen
+   2005): run ``j`` starts from the ``j``-th best screened start with
+   ``popsize * 2**j`` candidates a generation for ``generations / 2**j``
+   generations, so each run costs about the same; the first step
+   ``sigma0`` is a good part of the unit cube's width. Each generation's
+   candidates race as in 1; a candidate's fitness is its mean paired gain.
+3. **Select.** Each run's leaders and final mean, the best screened starts
+   and the rows the caller knows (``known``) race on fresh seeds; the winner
+   is the deviation found.
+4. **Check** it on fresh seeds again, in batches, until its gain's 95%
+   interval lies above or below ``epsilon`` or the check's budget ends: the
+   unbiased estimate a caller reads. It is a *lower bound* on what the best
+   deviation gains: a larger search may find more (:func:`statement`).
+
+Every stage's key derives from the search's ``key``, so a seed fixes the
+search; the field's draws come from the same keys (:class:`~.play.Field`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from nop_sim.stats import mean_interval, wilson_interval
-from nop_sim.train.play import Duel, Engine, duel
+from nop_sim.train.play import Duel, Engine, Field, duel
 from nop_sim.train.space import Space
 
-__all__ = ["SearchConfig", "SearchResult", "best_response", "check_gain"]
+__all__ = ["SearchConfig", "SearchResult", "best_response", "check_gain", "statement"]
 
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """How much one search plays (match counts are rounded up to whole rotations)."""
+    """How much one search plays (match counts are rounded up to whole seat rotations)."""
 
-    generations: int = 10
-    popsize: int = 0            # 0: CMA-ES's default, 4 + 3 ln(dimension)
-    sigma0: float = 0.25        # first step size, in the unit cube of the space
-    race: tuple[int, ...] = (48, 96, 192)   # new matches of each racing stage
-    pool: int = 3               # generation leaders that go to the selection race
+    runs: int = 3               # CMA-ES runs; run j has popsize * 2**j candidates
+    generations: int = 8        # generations of run 0 (run j: generations / 2**j, at least 1)
+    popsize: int = 0            # run 0's; 0: CMA-ES's default, 4 + 3 ln(dimension)
+    sigma0: float = 0.3         # first step, in the unit cube (its width is 1)
+    random_starts: int = 8      # starts drawn uniformly over the whole box
+    screen: tuple[int, ...] = (48, 96, 192)  # racing stages of the starts' screen
+    race: tuple[int, ...] = (48, 96, 192)    # new matches of each racing stage
+    pool: int = 2               # leaders of each run that go to the selection race
     select: int = 768           # matches of the selection race
     check_batch: int = 1536     # matches per batch of the final check
     check_max: int = 12288      # most matches of the final check
@@ -57,32 +68,51 @@ class SearchConfig:
     def popsize_for(self, dim: int) -> int:
         return self.popsize or 4 + int(3 * math.log(max(dim, 1)))
 
-    def cost(self, dim: int, unit: int) -> int:
-        """The most matches one search plays (for budgeting)."""
+    def plan(self, dim: int) -> list[tuple[int, int]]:
+        """``(popsize, generations)`` of each CMA-ES run."""
         lam = self.popsize_for(dim)
-        per_gen, alive = 0, lam
-        for m in self.race:
-            per_gen += (alive + 1) * _round_up(m, unit)
-            alive = max(1, math.ceil(alive / 2))
-        # the selection race: the leaders, CMA-ES's mean and up to 3 known rows
-        select = (min(self.pool, self.generations) + 5) * _round_up(self.select, unit)
-        check = 2 * _round_up(self.check_max, unit)
-        return self.generations * per_gen + select + check
+        return [(lam * 2**j, max(1, self.generations // 2**j)) for j in range(self.runs)]
+
+    def cost(self, dim: int, unit: int, n_starts: int = 20) -> int:
+        """The most matches one search plays (for budgeting), with ``n_starts`` starts
+        from the caller."""
+        total = _race_cost(n_starts + self.random_starts, self.screen, unit)
+        for lam, gens in self.plan(dim):
+            total += gens * _race_cost(lam, self.race, unit)
+        n_pool = self.runs * (self.pool + 1) + 3 + 3
+        total += (n_pool + 1) * _round_up(self.select, unit)
+        return total + 2 * _round_up(self.check_max, unit)
 
     def scaled(self, factor: float) -> SearchConfig:
         """The same search with every match count times ``factor`` (at least one rotation)."""
-        from dataclasses import replace
-
         def f(x: int) -> int:
             return max(1, int(round(x * factor)))
 
-        return replace(self, race=tuple(f(m) for m in self.race), select=f(self.select),
+        return replace(self, screen=tuple(f(m) for m in self.screen),
+                       race=tuple(f(m) for m in self.race), select=f(self.select),
                        check_batch=f(self.check_batch), check_max=f(self.check_max))
+
+
+def _round_up(n: int, unit: int) -> int:
+    return max(unit, -(-int(n) // unit) * unit)
+
+
+def _race_cost(k: int, stages: tuple[int, ...], unit: int) -> int:
+    total, alive = 0, k
+    for m in stages:
+        total += (alive + 1) * _round_up(m, unit)
+        alive = max(1, math.ceil(alive / 2))
+    return total
 
 
 @dataclass
 class SearchResult:
-    """The deviation found and its checked gain (win-rate fraction, 95% interval)."""
+    """The deviation found and its checked gain (win-rate fraction, 95% interval).
+
+    samples : ``(draws, winner seat)`` of every reference match played (the field
+        as drawn), for a meta-game's table; check : the check's :class:`Duel`
+    starts : how many starts were screened; matches : matches played in all
+    """
 
     row: np.ndarray
     gain: float
@@ -92,23 +122,33 @@ class SearchResult:
     matches: int
     history: list[dict] = field(default_factory=list)
     decided: bool = False
+    starts: int = 0
+    samples: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    check: Duel | None = None
 
 
-def _round_up(n: int, unit: int) -> int:
-    return max(unit, -(-int(n) // unit) * unit)
+def statement(gain: float, low: float, high: float, matches: int, starts: int) -> str:
+    """A checked gain in words, as what it is: a lower bound found by a search of a size."""
+    size = f"a {matches:,}-match search from {starts} starts"
+    if low > 0:
+        return (f"a deviation gains at least {100 * gain:.1f} points (95% {100 * low:.1f} to "
+                f"{100 * high:.1f}), found by {size}")
+    return (f"the best deviation found by {size} gains {100 * gain:+.1f} points (95% "
+            f"{100 * low:+.1f} to {100 * high:+.1f}): none found that clearly gains; a larger "
+            f"search may still find one")
 
 
-def _cma(x0: np.ndarray, cfg: SearchConfig, key: tuple[int, ...]):
+def _cma(x0: np.ndarray, sigma0: float, popsize: int, key: tuple[int, ...]):
     import cma
 
     rng = np.random.default_rng(np.random.SeedSequence([*key, 7]))
-    opts = {"bounds": [0.0, 1.0], "popsize": cfg.popsize_for(x0.size), "seed": np.nan,
+    opts = {"bounds": [0.0, 1.0], "popsize": popsize, "seed": np.nan,
             "randn": lambda *shape: rng.standard_normal(shape), "verbose": -9,
             "verb_log": 0, "verb_disp": 0, "tolflatfitness": 10**9, "tolfun": 0,
             "tolx": 0, "tolstagnation": 10**9, "maxiter": 10**9}
     # a start on a bound (e.g. hedge = 0) is moved just inside: the bound transform needs it
     x0 = np.clip(x0, 1e-3, 1 - 1e-3)
-    return cma.CMAEvolutionStrategy(x0.tolist(), cfg.sigma0, opts)
+    return cma.CMAEvolutionStrategy(x0.tolist(), sigma0, opts)
 
 
 def _row_record(space: Space, row: np.ndarray, prefix: str = "p_") -> dict:
@@ -121,76 +161,118 @@ def _gain_stats(gains: np.ndarray) -> dict:
     return {"gain": s["mean"], "gain_low": s["ci_low"], "gain_high": s["ci_high"]}
 
 
-def best_response(engine: Engine, settings, space: Space, field_tables: np.ndarray,
-                  start: np.ndarray, key: tuple[int, ...], cfg: SearchConfig,
-                  epsilon: float, tag: dict | None = None,
-                  known: np.ndarray | None = None) -> SearchResult:
-    """Search the best row to put in one seat of ``field_tables`` (see :mod:`.play`).
+class _Racer:
+    """Races rows against one field; keeps the count of matches and the reference samples."""
 
-    start : the row the search starts from (its pinned parameters kept)
-    known : rows that beat similar fields before (e.g. the last best responses); they
-        join the selection race, so a search that finds nothing better cannot hide them
+    def __init__(self, engine: Engine, settings, fld: Field, key: tuple[int, ...]):
+        self.engine, self.settings, self.field, self.key = engine, settings, fld, key
+        self.unit = settings.players
+        self.matches = 0
+        self.samples: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def duel(self, rows: np.ndarray, n: int, key: tuple[int, ...]) -> Duel:
+        d = duel(self.engine, self.settings, self.field, rows, _round_up(n, self.unit),
+                 (*self.key, *key))
+        self.matches += d.matches
+        self.samples.append((d.draws, d.ref_winner))
+        return d
+
+    def race(self, rows: np.ndarray, stages: tuple[int, ...], key: tuple[int, ...]):
+        """Successive halving: ``(fitness, wins, matches)`` of every row (fitness: the mean
+        paired gain over the matches it played)."""
+        k = len(rows)
+        alive = np.arange(k)
+        sums, counts, wins = np.zeros(k), np.zeros(k), np.zeros(k)
+        for stage, m in enumerate(stages):
+            d = self.duel(rows[alive], m, (*key, stage))
+            n = d.won.shape[1]
+            sums[alive] += d.gain().sum(axis=1)
+            wins[alive] += d.won.sum(axis=1)
+            counts[alive] += n
+            if stage + 1 < len(stages):
+                means = sums[alive] / counts[alive]
+                alive = alive[np.argsort(-means, kind="stable")[:max(1, math.ceil(len(alive) / 2))]]
+        return sums / counts, wins, counts
+
+
+def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np.ndarray,
+                  key: tuple[int, ...], cfg: SearchConfig, epsilon: float,
+                  tag: dict | None = None, known: np.ndarray | None = None,
+                  switches: bool = True) -> SearchResult:
+    """Search the best row to put in one seat of the field ``fld`` (see the module docstring).
+
+    starts : rows ``(k, N_AGENT_PARAMS)`` the search starts from (the field's rows, presets,
+        earlier best responses); pinned to ``space`` -- rows whose switches (``random``,
+        ``station``) the space pins also race as they are when the space restricts nothing
+    known : rows that beat similar fields before; they join the screen and the selection
+    switches : whether starts whose switches the space pins also race as they are (when
+        the space restricts nothing else); off for searches that must be equal efforts
     key : names every seed of this search (``(seed, round, ...)``)
     epsilon : the gain (win-rate fraction) the final check decides against
     tag : columns added to every history record (e.g. ``{"round": 3}``)
     """
     tag = dict(tag or {})
-    base = space.pin(start)
-    players, n_rot = field_tables.shape[1], field_tables.shape[0]
-    unit = players * n_rot
-    es = _cma(space.to_unit(base), cfg, key)
+    starts = np.atleast_2d(np.asarray(starts, float))
+    if known is not None and len(known):
+        starts = np.concatenate([starts, np.atleast_2d(known)])
+    pinned = np.stack([space.pin(r) for r in starts])
+    free = switches and set(space.fixed) <= {"random", "station"}  # nothing restricted
+    as_given = [r for r, p in zip(starts, pinned, strict=True) if free and not np.allclose(r, p)]
+    rng = np.random.default_rng(np.random.SeedSequence([*key, 11]))
+    randoms = space.random_rows(rng, cfg.random_starts, pinned[0])
+    cands = np.concatenate([pinned, *([np.stack(as_given)] if as_given else []), randoms])
+    racer = _Racer(engine, settings, fld, key)
     history: list[dict] = []
-    matches = 0
-    leaders: list[tuple[float, np.ndarray]] = []
-    for gen in range(cfg.generations):
-        units = np.asarray(es.ask())
-        rows = space.to_rows(units, base)
-        alive = np.arange(len(rows))
-        sums = np.zeros(len(rows))
-        counts = np.zeros(len(rows))
-        wins = np.zeros(len(rows))
-        for stage, m in enumerate(cfg.race):
-            n = _round_up(m, unit)
-            d = duel(engine, settings, field_tables, rows[alive], n, (*key, gen, stage))
-            matches += d.matches
-            g = d.gain()
-            sums[alive] += g.sum(axis=1)
-            wins[alive] += d.won.sum(axis=1)
-            counts[alive] += n
-            if stage + 1 < len(cfg.race):
-                means = sums[alive] / counts[alive]
-                keep = max(1, math.ceil(len(alive) / 2))
-                alive = alive[np.argsort(-means, kind="stable")[:keep]]
-        fitness = sums / counts
-        es.tell(units.tolist(), (-fitness).tolist())
-        best = int(np.argmax(fitness))
-        leaders.append((float(fitness[best]), rows[best]))
+
+    def note(phase, gen, rows, fitness, wins, counts, leader, **extra):
         for c in range(len(rows)):
-            history.append({**tag, "phase": "search", "generation": gen, "candidate": c,
+            history.append({**tag, "phase": phase, "generation": gen, "candidate": c,
                             "matches": int(counts[c]), "wins": int(wins[c]),
-                            "win_rate": wins[c] / counts[c], "gain": fitness[c],
-                            "leader": c == best, **_row_record(space, rows[c])})
-    # selection race: generation leaders and CMA-ES's mean, on fresh seeds
-    leaders.sort(key=lambda t: -t[0])
-    pool = [r for _, r in leaders[:cfg.pool]]
-    pool.append(space.to_rows(np.asarray(es.result.xfavorite)[None, :], base)[0])
+                            "win_rate": wins[c] / max(counts[c], 1), "gain": fitness[c],
+                            "leader": c == leader, **extra, **_row_record(space, rows[c])})
+
+    # 1. the screen of every start
+    fit, wins, counts = racer.race(cands, cfg.screen, (5 * 10**5,))
+    order = np.argsort(-fit, kind="stable")
+    note("screen", -1, cands, fit, wins, counts, int(order[0]))
+    pool = [cands[i] for i in order[:3]]
+    # 2. CMA-ES runs from the best starts (pinned), each with a larger population
+    dim = space.dim
+    run_starts = [space.pin(cands[i]) for i in order]
+    for j, (lam, gens) in enumerate(cfg.plan(dim) if dim else []):
+        base = run_starts[j % len(run_starts)]
+        es = _cma(space.to_unit(base), cfg.sigma0, lam, (*key, j))
+        leaders: list[tuple[float, np.ndarray]] = []
+        for gen in range(gens):
+            units = np.asarray(es.ask())
+            rows = space.to_rows(units, base)
+            fit, wins, counts = racer.race(rows, cfg.race, (j, gen))
+            es.tell(units.tolist(), (-fit).tolist())
+            best = int(np.argmax(fit))
+            leaders.append((float(fit[best]), rows[best]))
+            note("search", gen, rows, fit, wins, counts, best, run=j, popsize=lam)
+        leaders.sort(key=lambda t: -t[0])
+        pool.extend(r for _, r in leaders[:cfg.pool])
+        pool.append(space.to_rows(np.asarray(es.result.xfavorite)[None, :], base)[0])
     if known is not None and len(known):
         pool.extend(space.pin(row) for row in np.atleast_2d(known))
+    # 3. the selection race on fresh seeds
     pool = np.stack(pool)
-    n = _round_up(cfg.select, unit)
-    d = duel(engine, settings, field_tables, pool, n, (*key, 10**6))
-    matches += d.matches
+    d = racer.duel(pool, cfg.select, (10**6,))
     g = d.gain()
     pick = int(np.argmax(g.mean(axis=1)))
     for c in range(len(pool)):
-        history.append({**tag, "phase": "select", "generation": cfg.generations, "candidate": c,
-                        "matches": n, "wins": int(d.won[c].sum()),
+        history.append({**tag, "phase": "select", "generation": cfg.runs, "candidate": c,
+                        "matches": g.shape[1], "wins": int(d.won[c].sum()),
                         "win_rate": float(d.won[c].mean()), **_gain_stats(g[c]),
                         "leader": c == pick, **_row_record(space, pool[c])})
     row = pool[pick]
-    res = check_gain(engine, settings, field_tables, row, (*key, 10**6 + 1), cfg, epsilon)
-    res.matches += matches
-    history.append({**tag, "phase": "check", "generation": cfg.generations + 1, "candidate": 0,
+    # 4. the check
+    res = check_gain(engine, settings, fld, row, (*key, 10**6 + 1), cfg, epsilon)
+    res.matches += racer.matches
+    res.samples = racer.samples + res.samples
+    res.starts = len(cands)
+    history.append({**tag, "phase": "check", "generation": cfg.runs + 1, "candidate": 0,
                     "matches": res.n_check, "wins": res.history[0]["wins"],
                     "win_rate": res.history[0]["win_rate"], "gain": res.gain,
                     "gain_low": res.low, "gain_high": res.high, "leader": True,
@@ -202,29 +284,48 @@ def best_response(engine: Engine, settings, space: Space, field_tables: np.ndarr
     return res
 
 
-def check_gain(engine: Engine, settings, field_tables: np.ndarray, row: np.ndarray,
-               key: tuple[int, ...], cfg: SearchConfig, epsilon: float) -> SearchResult:
+def check_gain(engine: Engine, settings, fld: Field, row: np.ndarray, key: tuple[int, ...],
+               cfg: SearchConfig, epsilon: float, rows: np.ndarray | None = None
+               ) -> SearchResult:
     """The gain of ``row`` in one seat of the field over the seat's occupant, on fresh
     seeds, in batches until its 95% interval is above or below ``epsilon`` (or
-    ``cfg.check_max`` matches)."""
-    unit = field_tables.shape[1] * field_tables.shape[0]
+    ``cfg.check_max`` matches; ``epsilon`` NaN plays them all).
+
+    ``rows`` (optional, ``(k, N_AGENT_PARAMS)``): more rows checked on the same matches,
+    whose duel is returned in ``check`` (e.g. a restricted deviation beside a free one).
+    """
+    unit = settings.players
     batch = _round_up(cfg.check_batch, unit)
     most = _round_up(cfg.check_max, unit)
+    played = np.atleast_2d(row) if rows is None else np.concatenate([np.atleast_2d(row), rows])
     parts: list[Duel] = []
     n = 0
     decided = False
     while n < most:
-        d = duel(engine, settings, field_tables, row[None, :], batch, (*key, len(parts)))
-        parts.append(d)
+        parts.append(duel(engine, settings, fld, played, batch, (*key, len(parts))))
         n += batch
         s = mean_interval(np.concatenate([p.gain()[0] for p in parts]))
         if s["ci_high"] < epsilon or s["ci_low"] > epsilon:
             decided = True
             break
-    gains = np.concatenate([p.gain()[0] for p in parts])
-    won = np.concatenate([p.won[0] for p in parts])
-    s = mean_interval(gains)
-    return SearchResult(row=row, gain=s["mean"], low=s["ci_low"], high=s["ci_high"],
-                        n_check=n, matches=sum(p.matches for p in parts),
-                        history=[{"wins": int(won.sum()), "win_rate": float(won.mean())}],
-                        decided=decided)
+    whole = _joined(parts)
+    s = mean_interval(whole.gain()[0])
+    return SearchResult(row=np.asarray(row, float), gain=s["mean"], low=s["ci_low"],
+                        high=s["ci_high"], n_check=n, matches=whole.matches,
+                        history=[{"wins": int(whole.won[0].sum()),
+                                  "win_rate": float(whole.won[0].mean())}],
+                        decided=decided, samples=[(whole.draws, whole.ref_winner)],
+                        check=whole)
+
+
+def _joined(parts: list[Duel]) -> Duel:
+    """Batches of one check as one duel (match after match)."""
+    def cat(name, axis):
+        return np.concatenate([getattr(p, name) for p in parts], axis=axis)
+
+    return Duel(won=cat("won", 1), ref_won=cat("ref_won", 0), hands=cat("hands", 1),
+                hedges=cat("hedges", 1), drafted=cat("drafted", 1), seat=cat("seat", 0),
+                matches=sum(p.matches for p in parts),
+                hand_total=sum(p.hand_total for p in parts), draws=cat("draws", 0),
+                winner=cat("winner", 1), ref_winner=cat("ref_winner", 0),
+                ref_drafted=cat("ref_drafted", 0))

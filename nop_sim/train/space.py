@@ -1,18 +1,24 @@
-"""The policy space a search walks: which parameters move, within which bounds.
+"""The policy space a search walks: which parameters move, over the whole legal box.
 
 A :class:`Space` maps a full agent row (``nop_sim.agents``, every parameter)
 to a point of the unit cube over the parameters that matter for a rule set,
 and back. What matters depends on the rules: bet sizes only where the
 betting is pot-limit or no-limit, ``nl_scale`` only under no-limit, a draft
-value only for a Disruptor the mix holds. ``random`` and ``station`` stay
-at 0: they are the random and calling-station styles, not skills. A
-*restriction* (restricted play) pins parameters at a value and takes them
-out of the search.
+value only for a Disruptor the mix holds. ``random`` and ``station`` are
+switches (the random and calling-station styles), not skills: a search
+keeps them at 0, and the presets that set them join every search as starts
+(:mod:`.search`). A *restriction* (restricted play) pins parameters at a
+value and takes them out of the search.
 
-Search bounds are tighter than what :func:`~nop_sim.agents.agent_row`
-accepts where the wide range is only room (a weight of 100 acts like one of
-10); a parameter that ends a search at one of these bounds is reported as
-such (:meth:`Space.at_bounds`).
+The cube spans every value :func:`~nop_sim.agents.agent_row` accepts: a
+field is strong only against every legal policy, so no search may be kept
+from a deviation by a box narrower than the policy's (issue 20: a deviation
+that bluffed and played noisily beyond a box that stopped at 0.5 won 18
+points a search could not see). Where a wide range matters mostly at its
+low end (a weight of 100 acts much like one of 20), the unit coordinate
+is raised to a power (:data:`SEARCH_POWER`): ``value = low + (high - low) *
+x ** power``, so half the cube's width covers the values below an eighth of
+the range for a cube (power 3), a quarter for a square (power 2).
 """
 
 from __future__ import annotations
@@ -25,13 +31,12 @@ import numpy as np
 from nop_sim import types as T
 from nop_sim.agents import AgentError, agent_bounds, agent_row
 
-__all__ = ["MECHANICS", "SEARCH_BOUNDS", "Space", "space_for"]
+__all__ = ["MECHANICS", "SEARCH_POWER", "Space", "space_for"]
 
-# (lowest, highest) a search tries; parameters not listed use the agent's own bounds
-SEARCH_BOUNDS: dict[str, tuple[float, float]] = {
-    "call_margin": (-0.5, 0.5), "bet_threshold": (0.0, 1.2), "bluff": (0.0, 0.5),
-    "bet_fraction": (0.1, 3.0), "manipulate": (0.0, 10.0), "hedge": (0.0, 10.0),
-    "noise": (0.0, 0.5), "manipulate_hurt": (0.0, 10.0), "nl_scale": (0.2, 3.0),
+# the unit coordinate's power per parameter (1 where not listed): see the module docstring
+SEARCH_POWER: dict[str, float] = {
+    "manipulate": 3.0, "hedge": 3.0, "bet_fraction": 2.0, "manipulate_hurt": 2.0,
+    "nl_scale": 2.0, "hedge_own": 2.0,
 }
 
 # restricted play (Jaffe et al. 2012): a mechanic, and the parameters that take it away
@@ -55,6 +60,10 @@ class Space:
     lo: np.ndarray
     hi: np.ndarray
     fixed: Mapping[str, float] = field(default_factory=dict)
+    power: np.ndarray | None = None  # per searched parameter (None: all 1)
+
+    def _power(self) -> np.ndarray:
+        return np.ones(self.dim) if self.power is None else np.asarray(self.power, float)
 
     @property
     def dim(self) -> int:
@@ -67,17 +76,21 @@ class Space:
     def to_unit(self, row: np.ndarray) -> np.ndarray:
         """The searched parameters of ``row`` scaled to [0, 1] (clipped to the search bounds)."""
         x = (np.asarray(row, float)[self.index()] - self.lo) / (self.hi - self.lo)
-        return np.clip(x, 0.0, 1.0)
+        return np.clip(x, 0.0, 1.0) ** (1.0 / self._power())
 
     def to_rows(self, units: np.ndarray, base: np.ndarray) -> np.ndarray:
         """Agent rows ``(k, N_AGENT_PARAMS)``: ``base`` with the searched parameters set from
         ``units`` ``(k, dim)`` and the pinned ones applied."""
         units = np.clip(np.atleast_2d(np.asarray(units, float)), 0.0, 1.0)
         rows = np.repeat(np.asarray(base, float)[None, :], units.shape[0], axis=0)
-        rows[:, self.index()] = self.lo + units * (self.hi - self.lo)
+        rows[:, self.index()] = self.lo + units ** self._power() * (self.hi - self.lo)
         for name, value in self.fixed.items():
             rows[:, T.AGENT_PARAM_NAMES.index(name)] = value
         return rows
+
+    def random_rows(self, rng: np.random.Generator, k: int, base: np.ndarray) -> np.ndarray:
+        """``k`` rows drawn uniformly over the unit cube (the whole legal box)."""
+        return self.to_rows(rng.random((k, self.dim)), base)
 
     def pin(self, row: np.ndarray) -> np.ndarray:
         """``row`` with the pinned parameters applied (a copy)."""
@@ -120,9 +133,9 @@ def space_for(settings, restrict: Mapping[str, float] | None = None) -> Space:
             continue
         names.append(name)
     lows, highs = agent_bounds()
-    bounds = {n: (lows[i], highs[i]) for i, n in enumerate(T.AGENT_PARAM_NAMES)}
-    lo = np.array([SEARCH_BOUNDS.get(n, bounds[n])[0] for n in names])
-    hi = np.array([SEARCH_BOUNDS.get(n, bounds[n])[1] for n in names])
+    idx = [T.AGENT_PARAM_NAMES.index(n) for n in names]
+    power = np.array([SEARCH_POWER.get(n, 1.0) for n in names])
     fixed = {**_ALWAYS_FIXED, **restrict}
     agent_row({**fixed, "preset": "balanced"})  # every pinned value must be a legal one
-    return Space(tuple(names), lo, hi, fixed)
+    return Space(tuple(names), np.asarray(lows)[idx], np.asarray(highs)[idx], fixed, power)
+

@@ -1,7 +1,7 @@
 """``nop-sim sweep --train``: a strong agent for every sweep point, cached by its settings.
 
 Each point becomes a scenario of its own (:func:`~nop_sim.scenario.point_scenario`)
-and trains into ``<cache>/<fingerprint>-<budget>-e<epsilon>-<update>/``, where the fingerprint is the
+and trains into ``<cache>/<fingerprint>-<budget>-e<epsilon>-psro/``, where the fingerprint is the
 point's: its settings, starting seats and seed. A point trained before with the
 same budget is read back, not trained again, whichever sweep it was part of.
 The sweep then seats that point's agent in every seat of the point
@@ -35,7 +35,7 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
     seats = {}
     for i, point in enumerate(points):
         sub = point_scenario(scn, i)
-        folder = Path(cache) / f"{sub.fingerprint()}-{cfg.budget}-e{cfg.epsilon:g}-{cfg.update}"
+        folder = Path(cache) / f"{sub.fingerprint()}-{cfg.budget}-e{cfg.epsilon:g}-psro"
         reused = (folder / "state.json").exists()
 
         def tick(done, total, i=i):

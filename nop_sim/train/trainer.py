@@ -1,37 +1,47 @@
-"""Iterated best response: ``nop-sim train``'s loop, its folder, and resuming it.
+"""PSRO: a population of policies, a mixture over it, and best responses to the mixture.
 
-Round ``r`` searches the best single-seat deviation against field ``r``
-(:func:`~nop_sim.train.search.best_response`) and checks its gain on fresh
-seeds: that gain is field ``r``'s exploitability. When its 95% interval lies
-below ``epsilon`` the field is strong enough and training stops; otherwise
-the field is updated and the next round starts. Round 0's field is the
-scenario's ``[seats]``; from round 1 every seat plays one row:
+``nop-sim train``'s loop (Lanctot et al. 2017, "A Unified Game-Theoretic
+Approach to Multiagent Reinforcement Learning"):
 
-* ``update = "average"`` (the default): the mean of every best response so
-  far, in parameter space -- fictitious play's average strategy, kept as one
-  row (a mixture of rows could not be written as one ``[agent]`` table);
-* ``update = "response"``: the last best response itself.
+1. The population starts with the scenario's seats (its presets or
+   parameter tables, each once). Matches with every seat drawn from the
+   population fill the meta-game's table (:mod:`.meta`), which is solved for
+   a symmetric mixture: the field.
+2. Round ``r`` searches the best single-seat deviation against that field
+   (:func:`~nop_sim.train.search.best_response`: many starts, CMA-ES
+   restarts, racing, a fresh check). Its checked gain is the field's
+   exploitability, as found by that search. When its 95% interval lies
+   below ``epsilon`` the field is strong enough and training stops.
+3. Otherwise the deviation joins the population, more matches of the
+   population go into the table (drawn from the field and uniformly over
+   the members), and the meta-game is solved again: the next field.
 
-Why the average: on the baseline (300,000 matches each, seed 20261129) the
-plain best response cycles -- its checked exploitability went 14.0, 7.4,
-9.6, 15.8, 18.8, 12.6 points and the final field's was 18.6 -- while the
-average settled: 14.0, 7.4, 9.6, 7.0, 2.9, 2.9, final 4.6. Best responses
-overshoot (a field that under-hedges meets one that over-hedges); their
-average damps the swing as fictitious play does.
+The strong field is the mixture of the round whose checked exploitability
+had the lowest upper bound (the last one, when training converged). A final
+search with a new seed measures it: its gain, a lower bound on what a
+deviation can win against the field, goes into ``strong.toml`` with the
+search's size (:func:`~nop_sim.train.search.statement`).
 
-After the rounds, a fresh search with a new seed measures the final field's
-exploitability; that is the number ``strong.toml`` states.
+Averaging parameters is not mixing strategies: the average of two best
+responses in parameter space plays like neither (the last closing note saw
+an averaged field's exploitability climb back to 10-25 points after round
+30); a mixture plays each of them in its share of matches.
 
-The folder (default ``reports/<scenario file name>-train/``): ``strong.toml``,
-``history.parquet`` (every candidate of every generation, selection and
-check), ``manifest.json``, ``state.json`` (the checkpoint after each round)
+The folder (default ``reports/<scenario file name>-train/``): ``strong.toml``
+(the mixture: ``[[agent]]`` tables with weights), ``history.parquet`` (every
+candidate of every generation, screen, selection and check), ``manifest.json``,
+``state.json`` (the checkpoint after each round: population, table, mixture)
 and the report. Every seed derives from ``(seed, round, ...)``, so a resumed
-training plays exactly what an uninterrupted one would have.
+training plays exactly what an uninterrupted one would have. A finished
+training asked for more (a larger budget, a smaller epsilon) with
+``--resume`` goes on from its last round.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import hashlib
 import json
 import math
 import time
@@ -43,30 +53,30 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import types as T
-from nop_sim.agents import agent_table
-from nop_sim.folder_lock import LOCK_FILES
+from nop_sim.agents import agent_row, agent_table, preset_names
 from nop_sim.reporting import atomic_write
 from nop_sim.train.errors import TrainError
-from nop_sim.train.play import Engine
-from nop_sim.train.search import SearchConfig, best_response
+from nop_sim.train.meta import ProfileTable, max_members, regret, solve
+from nop_sim.train.play import Engine, Field, duel
+from nop_sim.train.search import SearchConfig, best_response, statement
 from nop_sim.train.space import Space, space_for
 
-__all__ = ["TrainConfig", "TrainResult", "UPDATES", "start_field", "train_folder",
+__all__ = ["TrainConfig", "TrainResult", "rules_key", "start_field", "train_folder",
            "train_settings", "write_agent_file"]
 
-UPDATES = ("response", "average")
-STATE_VERSION = 1
+STATE_VERSION = 2
 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """What a training is asked (part of its identity, with the scenario's fingerprint)."""
+    """What a training is asked. ``budget`` and ``epsilon`` are limits: a finished training
+    resumed with a larger budget or a smaller epsilon goes on."""
 
     budget: int = 1_000_000       # matches, every phase counted
     epsilon: float = 1.0          # win-rate points
     seed: int = 0
-    update: str = "average"
     search: SearchConfig = field(default_factory=SearchConfig)
+    meta_matches: int = 4000      # matches drawn for the meta-game's table each round
     max_rounds: int = 1000
 
     def __post_init__(self):
@@ -74,13 +84,12 @@ class TrainConfig:
             raise ValueError(f"--budget-matches = {self.budget}: give at least 1")
         if not self.epsilon >= 0 or not math.isfinite(self.epsilon):
             raise ValueError(f"--epsilon = {self.epsilon}: give a win-rate gain in points >= 0")
-        if self.update not in UPDATES:
-            raise ValueError(f"--update = {self.update!r}: allowed {', '.join(UPDATES)}")
 
 
 @dataclass
 class TrainResult:
-    row: np.ndarray               # the strong agent
+    rows: np.ndarray              # the strong field's rows (K, N_AGENT_PARAMS)
+    weights: np.ndarray           # and its mixture (K,)
     rounds: int
     converged: bool
     matches: int
@@ -88,142 +97,261 @@ class TrainResult:
     exploitability_low: float
     exploitability_high: float
     history: pd.DataFrame
-    strong_round: int = 0         # the round whose field the strong agent is
+    strong_round: int = 0         # the round whose field the strong field is
     seconds: float = 0.0
     engine_seconds: float = 0.0
     hands: int = 0
     search: SearchConfig | None = None
     space: Space | None = None
+    final_matches: int = 0        # the final search's size
+    final_starts: int = 0
+    population: int = 0
+
+    @property
+    def row(self) -> np.ndarray:
+        """The heaviest row of the mixture."""
+        return self.rows[int(np.argmax(self.weights))]
+
+    @property
+    def statement(self) -> str:
+        return statement(self.exploitability / 100, self.exploitability_low / 100,
+                         self.exploitability_high / 100, self.final_matches, self.final_starts)
+
+
+def rules_key(settings) -> str:
+    """A hash of the rules alone (not the seats, seed or run size): what a strong field is
+    for (``value`` refuses a field trained for other rules)."""
+    blob = json.dumps(dataclasses.asdict(settings), sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
 
 
 def start_field(scn, point=None) -> np.ndarray:
-    """The scenario's seats as field tables ``(rotations, players, N_AGENT_PARAMS)``."""
+    """The scenario's seats as tables ``(rotations, players, N_AGENT_PARAMS)``."""
     point = scn.points()[0] if point is None else point
     settings = scn.settings_at(point)
     return np.stack([agent_table(scn.seat_specs(point, r), settings.players)
                      for r in range(scn.n_rotations)])
 
 
-def _fit_budget(cfg: TrainConfig, space: Space, unit: int) -> SearchConfig:
+def _first_population(field0: np.ndarray) -> list[list[float]]:
+    """The distinct rows of the scenario's seats, in seat order."""
+    rows: list[list[float]] = []
+    for row in field0.reshape(-1, field0.shape[-1]).tolist():
+        if row not in rows:
+            rows.append(row)
+    return rows
+
+
+def _presets() -> np.ndarray:
+    return np.stack([agent_row(name) for name in preset_names()])
+
+
+def _meta_matches(cfg: TrainConfig, players: int) -> int:
+    """Matches drawn for the table each round: ``cfg.meta_matches``, at most a 25th of the
+    budget."""
+    return min(cfg.meta_matches, max(players * 50, cfg.budget // 25))
+
+
+def _fit_budget(cfg: TrainConfig, space: Space, players: int, n_starts: int) -> SearchConfig:
     """The search, shrunk when the budget cannot hold four of them (three rounds and the
-    final check)."""
+    final search)."""
     s = cfg.search
-    cost = s.cost(space.dim, unit)
+    cost = s.cost(space.dim, players, n_starts) + _meta_matches(cfg, players)
     if 4 * cost > cfg.budget:
         s = s.scaled(cfg.budget / (4 * cost))
     return s
 
 
+class _Population:
+    """The population's rows, the meta-game's table and the members it is solved over."""
+
+    def __init__(self, state: dict, players: int):
+        self.state = state
+        self.players = players
+        self.table = ProfileTable.from_json(players, state["table"])
+
+    @property
+    def rows(self) -> np.ndarray:
+        return np.asarray(self.state["population"], float)
+
+    def field(self) -> Field:
+        members = self.state["members"]
+        return Field.of(self.rows[members], self.state["sigma"], members)
+
+    def add_samples(self, fld: Field, samples) -> None:
+        for draws, winner in samples:
+            self.table.add(fld.ids[draws], winner)
+
+    def add_check(self, fld: Field, check, new_id: int) -> None:
+        """The check of a deviation that joined as ``new_id``: its matches are profiles."""
+        members = fld.ids[check.draws].copy()
+        members[np.arange(len(members)), check.seat] = new_id
+        self.table.add(members, check.winner[0])
+
+    def solve(self) -> None:
+        members = self.state["members"]
+        u = self.table.tensor(members)
+        sigma = solve(u)
+        self.state["sigma"] = sigma.tolist()
+        self.state["meta_regret"] = 100 * regret(u, sigma)
+        self.state["table"] = self.table.to_json()
+
+    def sample(self, engine: Engine, settings, n: int, key: tuple[int, ...]) -> int:
+        """``n`` matches of the population, seats drawn half from the field and half
+        uniformly over the members, into the table; returns the matches played."""
+        members = np.asarray(self.state["members"])
+        mix = 0.5 * np.asarray(self.state["sigma"]) + 0.5 / len(members)
+        fld = Field.of(self.rows[members], mix, members)
+        n = max(self.players, -(-n // self.players) * self.players)
+        d = duel(engine, settings, fld, np.zeros((0, T.N_AGENT_PARAMS)), n, key)
+        self.table.add(fld.ids[d.draws], d.ref_winner)
+        self.state["table"] = self.table.to_json()
+        return d.matches
+
+    def admit(self, row: np.ndarray, label: str) -> int:
+        """A new member; the members the meta-game holds are capped (the newest and the
+        heaviest stay)."""
+        st = self.state
+        st["population"].append(np.asarray(row, float).tolist())
+        st["labels"].append(label)
+        new = len(st["population"]) - 1
+        cap = max_members(self.players)
+        weight = dict(zip(st["members"], st["sigma"], strict=True))
+        keep = sorted(st["members"], key=lambda m: -weight.get(m, 0.0))[:cap - 1]
+        st["members"] = sorted(keep) + [new]
+        st["sigma"] = [weight.get(m, 0.0) for m in st["members"]]
+        return new
+
+
 def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engine, *,
                    state: dict | None = None, save: Callable[[dict, pd.DataFrame], None] = None,
                    progress: Callable[[int, int], None] | None = None,
-                   restrict: dict | None = None) -> TrainResult:
-    """Train from ``field0`` under ``settings``; ``state`` resumes a checkpoint, ``save``
-    is called with the checkpoint and the history after every round."""
+                   restrict: dict | None = None,
+                   labels: list[str] | None = None) -> TrainResult:
+    """Train from the seats ``field0`` under ``settings``; ``state`` resumes a checkpoint,
+    ``save`` is called with the checkpoint and the history after every round."""
     t0 = time.perf_counter()
     space = space_for(settings, restrict)
-    unit = field0.shape[0] * field0.shape[1]
-    search = _fit_budget(cfg, space, unit)
-    cost = search.cost(space.dim, unit)
+    players = settings.players
     eps = cfg.epsilon / 100.0
+    presets = _presets()
     if state is None:
-        state = {"version": STATE_VERSION, "round": 0, "theta": None, "responses": [],
-                 "spent": 0, "converged": False, "final": None, "rounds": [],
+        first = _first_population(field0)
+        names = list(labels or [])
+        state = {"version": STATE_VERSION, "round": 0, "population": first,
+                 "labels": [names[i] if i < len(names) else f"seat row {i}"
+                            for i in range(len(first))],
+                 "members": list(range(len(first))), "sigma": [1.0 / len(first)] * len(first),
+                 "table": [], "spent": 0, "converged": False, "final": None, "rounds": [],
                  "seconds": 0.0, "engine_seconds": 0.0, "hands": 0}
         frames: list[pd.DataFrame] = []
     else:
         frames = [state.pop("_history")] if "_history" in state else []
+    if "search" in state:
+        search = SearchConfig(**{k: tuple(v) if isinstance(v, list) else v
+                                 for k, v in state["search"].items()})
+    else:
+        search = _fit_budget(cfg, space, players, len(state["population"]) + len(presets) + 4)
+        state["search"] = asdict(search)
+    pop = _Population(state, players)
     base = (state["seconds"], state["engine_seconds"], state["hands"], engine.engine_seconds,
             engine.hands)
-    # each session (a first run, a --resume) notes the round it began with
-    state.setdefault("sessions", []).append({"first_round": state["round"]})
-
+    state.setdefault("sessions", []).append({"first_round": state["round"],
+                                             "budget": cfg.budget, "epsilon": cfg.epsilon})
     def tick():
         if progress is not None:
             progress(min(state["spent"] + engine.matches, cfg.budget), cfg.budget)
 
     engine.on_play = tick
 
-    def field_of(theta):
-        return field0 if theta is None else np.asarray(theta, float)[None, None, :].repeat(
-            field0.shape[1], axis=1)
+    def round_cost() -> int:
+        return search.cost(space.dim, players, len(state["population"]) + len(presets))
 
-    while (not state["converged"] and state["final"] is None and state["round"] < cfg.max_rounds
-           and state["spent"] + 2 * cost <= cfg.budget):
-        r = state["round"]
-        theta = state["theta"]
-        ftab = field_of(theta)
-        start = field0[0, 0] if theta is None else np.asarray(theta, float)
+    def spend(matches: int) -> None:
+        state["spent"] += matches
+
+    meta = state.setdefault("meta_matches", _meta_matches(cfg, players))
+    # a finished training asked for more goes on (its rounds and table are kept): a smaller
+    # epsilon its last round no longer meets, or a budget with room for another round
+    if state["rounds"]:
+        state["converged"] = state["rounds"][-1]["high"] < cfg.epsilon  # points
+    if (state["final"] is not None and not state["converged"]
+            and state["spent"] + round_cost() + meta + round_cost() <= cfg.budget):
+        state["final"] = None
+    if state["round"] == 0 and not state["table"]:
         engine.matches = 0
-        res = best_response(engine, settings, space, ftab, start, (cfg.seed, r), search, eps,
-                            tag={"round": r}, known=_recent(state))
-        state["spent"] += engine.matches
+        spend(pop.sample(engine, settings, meta, (cfg.seed, 0, 7)))
+        pop.solve()
+    # a round: a search and the table's matches; the final search is kept room for
+    while (not state["converged"] and state["final"] is None and state["round"] < cfg.max_rounds
+           and state["spent"] + round_cost() + meta + round_cost() <= cfg.budget):
+        r = state["round"]
+        fld = pop.field()
+        engine.matches = 0
+        starts = np.concatenate([pop.rows, presets])
+        res = best_response(engine, settings, space, fld, starts, (cfg.seed, r), search, eps,
+                            tag={"round": r})
+        spend(res.matches)
+        pop.add_samples(fld, res.samples)
         frames.append(pd.DataFrame(res.history))
         converged = res.high < eps
-        state["rounds"].append({"round": r, "theta": np.asarray(start, float).tolist(),
-                                "exploitability": 100 * res.gain,
-                                "low": 100 * res.low, "high": 100 * res.high,
-                                "check_matches": res.n_check, "matches": engine.matches})
+        state["rounds"].append({
+            "round": r, "exploitability": 100 * res.gain, "low": 100 * res.low,
+            "high": 100 * res.high, "check_matches": res.n_check, "matches": res.matches,
+            "starts": res.starts, "members": list(state["members"]),
+            "sigma": list(state["sigma"]), "meta_regret": state.get("meta_regret", 0.0),
+            "mixture_size": int(np.count_nonzero(state["sigma"]))})
         if converged:
             state["converged"] = True
-            if theta is None:  # the scenario's own field: its first seat is the agent
-                state["theta"] = field0[0, 0].tolist()
         else:
-            state["responses"].append(res.row.tolist())
-            if cfg.update == "response":
-                state["theta"] = res.row.tolist()
-            else:
-                state["theta"] = np.mean(np.asarray(state["responses"]), axis=0).tolist()
+            new = pop.admit(res.row, f"response {r}")
+            pop.add_check(fld, res.check, new)
+            for i in range(2):
+                pop.solve()
+                engine.matches = 0
+                spend(pop.sample(engine, settings, meta // 2, (cfg.seed, r, 8, i)))
+            pop.solve()
         state["round"] = r + 1
         _clock(state, base, t0, engine)
         if save is not None:
             save(state, pd.concat(frames, ignore_index=True))
-    if state["theta"] is None:
-        state["theta"] = field0[0, 0].tolist()
     if state["final"] is None:
-        state["strong_round"], state["strong"] = _least_exploitable(state)
-        # the strong agent's field against a fresh search (a new seed's key)
-        theta = np.asarray(state["strong"], float)
+        strong_round, members, sigma = _least_exploitable(state)
+        fld = Field.of(pop.rows[members], sigma, members)
         engine.matches = 0
-        res = best_response(engine, settings, space, field_of(theta), theta,
-                            (cfg.seed, 10**9), search, eps, tag={"round": state["round"]},
-                            known=_recent(state))
-        state["spent"] += engine.matches
+        starts = np.concatenate([pop.rows, presets])
+        res = best_response(engine, settings, space, fld, starts, (cfg.seed, 10**9), search,
+                            eps, tag={"round": state["round"]})
+        spend(res.matches)
         hist = pd.DataFrame(res.history)
         hist["phase"] = "final-" + hist["phase"]
         frames.append(hist)
         state["final"] = {"exploitability": 100 * res.gain, "low": 100 * res.low,
                           "high": 100 * res.high, "check_matches": res.n_check,
-                          "deviation": res.row.tolist()}
+                          "matches": res.matches, "starts": res.starts,
+                          "round": strong_round, "members": [int(m) for m in fld.ids],
+                          "weights": fld.weights.tolist(), "deviation": res.row.tolist()}
         _clock(state, base, t0, engine)
         if save is not None:
             save(state, pd.concat(frames, ignore_index=True))
     history = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     fin = state["final"]
-    return TrainResult(row=np.asarray(state["strong"], float), rounds=state["round"],
-                       converged=state["converged"], matches=state["spent"],
-                       exploitability=fin["exploitability"], exploitability_low=fin["low"],
-                       exploitability_high=fin["high"], history=history,
-                       seconds=state["seconds"], engine_seconds=state["engine_seconds"],
-                       hands=state["hands"], search=search, space=space,
-                       strong_round=state["strong_round"])
+    return TrainResult(rows=pop.rows[fin["members"]], weights=np.asarray(fin["weights"]),
+                       rounds=state["round"], converged=state["converged"],
+                       matches=state["spent"], exploitability=fin["exploitability"],
+                       exploitability_low=fin["low"], exploitability_high=fin["high"],
+                       history=history, seconds=state["seconds"],
+                       engine_seconds=state["engine_seconds"], hands=state["hands"],
+                       search=search, space=space, strong_round=fin["round"],
+                       final_matches=fin["matches"], final_starts=fin["starts"],
+                       population=len(state["population"]))
 
 
-def _least_exploitable(state: dict) -> tuple[int, list]:
-    """The strong agent: the field whose checked exploitability has the lowest upper bound
-    (the best iterate; the fields of later rounds are not always better), as
-    ``(round, row)``; the round after the last when that is the field now."""
-    rounds = [r for r in state["rounds"] if r["round"] > 0 or len(state["rounds"]) == 1]
-    if state["converged"] or not rounds:
-        return (state["rounds"][-1]["round"] if state["rounds"] else 0), state["theta"]
-    best = min(rounds, key=lambda r: (r["high"], r["exploitability"]))
-    return best["round"], best["theta"]
-
-
-def _recent(state: dict, k: int = 3) -> np.ndarray | None:
-    """The last ``k`` best responses: deviations that beat fields like the next one."""
-    rows = state["responses"][-k:]
-    return np.asarray(rows, float) if rows else None
+def _least_exploitable(state: dict) -> tuple[int, list[int], list[float]]:
+    """The strong field, as ``(round, members, weights)``: the mixture now -- the solution
+    over the largest population, which every best response so far has joined. (An
+    earlier round's mixture was checked, this one not yet: the final search checks it.)"""
+    return state["round"], list(state["members"]), list(state["sigma"])
 
 
 def _clock(state: dict, base: tuple, t0: float, engine: Engine) -> None:
@@ -236,19 +364,68 @@ def _clock(state: dict, base: tuple, t0: float, engine: Engine) -> None:
 
 # -- the folder ----------------------------------------------------------------------------
 def _identity(scn, cfg: TrainConfig) -> dict:
-    return {"fingerprint": scn.fingerprint(), "seed": cfg.seed, "budget": cfg.budget,
-            "epsilon": cfg.epsilon, "update": cfg.update, "search": asdict(cfg.search),
-            "max_rounds": cfg.max_rounds}
+    """What must match for a checkpoint to go on: not the budget nor epsilon (limits)."""
+    return {"fingerprint": scn.fingerprint(), "seed": cfg.seed, "search": asdict(cfg.search),
+            "meta_matches": cfg.meta_matches, "max_rounds": cfg.max_rounds,
+            "version": STATE_VERSION}
 
 
-def write_agent_file(path: Path, row: np.ndarray, training: dict, header: str) -> None:
-    """``strong.toml``: ``[agent]`` (every policy parameter by name) and ``[training]``."""
+def write_agent_file(path: Path, rows: np.ndarray, weights: np.ndarray, training: dict,
+                     header: str) -> None:
+    """``strong.toml``: the mixture as ``[[agent]]`` tables (``weight`` and every policy
+    parameter by name; one row is a plain ``[agent]`` table) and ``[training]``."""
     import tomli_w
 
-    agent = {name: float(v) for name, v in zip(T.AGENT_PARAM_NAMES, row, strict=True)}
+    rows = np.atleast_2d(np.asarray(rows, float))
+    tables = [{name: float(v) for name, v in zip(T.AGENT_PARAM_NAMES, row, strict=True)}
+              for row in rows]
     text = "".join(f"# {line}\n" for line in header.splitlines())
-    text += tomli_w.dumps({"agent": agent, "training": training})
+    if len(tables) == 1:
+        text += tomli_w.dumps({"agent": tables[0], "training": training})
+    else:
+        agents = [{"weight": round(float(w), 6), **t}
+                  for w, t in zip(weights, tables, strict=True)]
+        text += tomli_w.dumps({"agent": agents, "training": training})
     atomic_write(path, text)
+
+
+def _load_checkpoint(out: Path, identity: dict, resume: bool, cfg: TrainConfig) -> dict | None:
+    state_path = out / "state.json"
+    if out.exists() and not out.is_dir():
+        raise TrainError(f"{out} is not a folder")
+    if not state_path.exists():
+        if out.exists() and any(p for p in out.glob("*") if not p.name.startswith(".nop-sim")) \
+                and not (out / "manifest.json").exists():
+            raise TrainError(f"{out} is not empty and holds no training; give another --out")
+        return None
+    try:
+        state = json.loads(state_path.read_text())
+        old = state["identity"]
+    except (ValueError, KeyError) as exc:
+        raise TrainError(f"{state_path}: not a training checkpoint ({exc}); remove the "
+                         f"folder or train into another --out") from None
+    if old != identity:
+        diff = sorted(k for k in identity if old.get(k) != identity[k])
+        raise TrainError(f"{out} holds another training (differs in {', '.join(diff)}); "
+                         f"train into another --out, or remove the folder")
+    finished = state.get("final") is not None
+    limits = state.get("limits", {})
+    more = (cfg.budget > limits.get("budget", cfg.budget)
+            or cfg.epsilon < limits.get("epsilon", cfg.epsilon))
+    if not resume and not finished:
+        raise TrainError(f"{out} holds an unfinished training: add --resume to finish it, "
+                         f"or train into another --out")
+    if not resume and more:
+        raise TrainError(f"{out} holds a finished training of {limits.get('budget'):,} matches "
+                         f"at epsilon {limits.get('epsilon'):g}: add --resume to go on with "
+                         f"this budget and epsilon, or train into another --out")
+    hist_path = out / "history.parquet"
+    if hist_path.exists():
+        state["_history"] = pd.read_parquet(hist_path)
+    elif state.get("round", 0) > 0:
+        raise TrainError(f"{hist_path} is missing: the checkpoint cannot be resumed; "
+                         f"remove the folder and train again")
+    return state
 
 
 def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None,
@@ -260,64 +437,44 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         raise ValueError(f"{scn.source}: has a [sweep] of {len(scn.points())} points; train "
                          f"one rule set (remove [sweep]) or use nop-sim sweep --train")
     identity = json.loads(json.dumps(_identity(scn, cfg)))  # as the checkpoint stores it
-    state_path = out / "state.json"
-    state = None
-    if out.exists() and not out.is_dir():
-        raise TrainError(f"{out} is not a folder")
-    if state_path.exists():
-        try:
-            state = json.loads(state_path.read_text())
-            old = state["identity"]
-        except (ValueError, KeyError) as exc:
-            raise TrainError(f"{state_path}: not a training checkpoint ({exc}); remove the "
-                             f"folder or train into another --out") from None
-        if old != identity:
-            diff = sorted(k for k in identity if old.get(k) != identity[k])
-            raise TrainError(f"{out} holds another training (differs in {', '.join(diff)}); "
-                             f"train into another --out, or remove the folder")
-        if not resume and state.get("final") is None:
-            raise TrainError(f"{out} holds an unfinished training: add --resume to finish it, "
-                             f"or train into another --out")
-        hist_path = out / "history.parquet"
-        if hist_path.exists():
-            state["_history"] = pd.read_parquet(hist_path)
-        elif state.get("round", 0) > 0:
-            raise TrainError(f"{hist_path} is missing: the checkpoint cannot be resumed; "
-                             f"remove the folder and train again")
-    elif (out.is_dir() and any(p.name not in LOCK_FILES for p in out.iterdir())
-          and not (out / "manifest.json").exists()):
-        raise TrainError(f"{out} is not empty and holds no training; give another --out")
+    state = _load_checkpoint(out, identity, resume, cfg)
     out.mkdir(parents=True, exist_ok=True)
     started = state.get("started") if state else None
     started = started or dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    settings = scn.settings_at(scn.points()[0])
+    point = scn.points()[0]
+    settings = scn.settings_at(point)
     field0 = start_field(scn)
-
     def save(st: dict, history: pd.DataFrame) -> None:
         clean = {k: v for k, v in st.items() if not k.startswith("_")}
-        clean.update(identity=identity, started=started)
+        clean.update(identity=identity, started=started,
+                     limits={"budget": cfg.budget, "epsilon": cfg.epsilon})
         atomic_write(out / "history.parquet", history.to_parquet(index=False))
-        atomic_write(state_path, json.dumps(clean, indent=1))
+        atomic_write(out / "state.json", json.dumps(clean, indent=1))
 
     engine = Engine(threads=threads, scheduler=scheduler)
     try:
-        if state is not None:
-            state.setdefault("rounds", [])
         result = train_settings(settings, field0, cfg, engine, state=state, save=save,
-                                progress=progress)
+                                progress=progress, labels=_labels(scn, point))
     finally:
         engine.close()
     training = {
-        "scenario": scn.name, "fingerprint": scn.fingerprint(), "seed": cfg.seed,
-        "matches": int(result.matches), "rounds": int(result.rounds),
-        "round": int(result.strong_round),
+        "scenario": scn.name, "fingerprint": scn.fingerprint(), "rules": rules_key(settings),
+        "seed": cfg.seed, "matches": int(result.matches), "rounds": int(result.rounds),
+        "round": int(result.strong_round), "mixture": int(len(result.weights)),
+        "population": int(result.population),
         "exploitability": round(result.exploitability, 3),
         "exploitability_low": round(result.exploitability_low, 3),
         "exploitability_high": round(result.exploitability_high, 3),
+        "search_matches": int(result.final_matches), "search_starts": int(result.final_starts),
+        "exploitability_is": "a lower bound: the gain of the best deviation a fresh search "
+                             "found, checked on fresh matches",
         "epsilon": cfg.epsilon, "converged": bool(result.converged),
     }
-    write_agent_file(out / "strong.toml", result.row, training,
-                     f"A strong agent for {scn.name}, written by nop-sim train.\n"
+    write_agent_file(out / "strong.toml", result.rows, result.weights, training,
+                     f"The strong field for {scn.name}, written by nop-sim train: a mixture of "
+                     f"{len(result.weights)} policy row(s);\n"
+                     f"each seat given this file draws its row for each match by weight.\n"
+                     f"{result.statement}.\n"
                      f"Use it as a seat: [seats] all = \"@<path of this file>\", or\n"
                      f"nop-sim run SCENARIO --set seats.all=@<path of this file>")
     manifest = {
@@ -325,7 +482,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
                                       "text": scn.text, "fingerprint": scn.fingerprint()},
         "seed": cfg.seed, "config": {**asdict(cfg), "search_used": asdict(result.search)},
         "space": {"names": list(result.space.names), "low": result.space.lo.tolist(),
-                  "high": result.space.hi.tolist(), "fixed": dict(result.space.fixed)},
+                  "high": result.space.hi.tolist(), "fixed": dict(result.space.fixed),
+                  "power": result.space._power().tolist()},
         "training": training,
         "at_bounds": result.space.at_bounds(result.row),
         "throughput": {"seconds": result.seconds, "engine_seconds": result.engine_seconds,
@@ -336,6 +494,21 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
     }
     atomic_write(out / "manifest.json", json.dumps(manifest, indent=1, default=float))
     return result
+
+
+def _labels(scn, point) -> list[str]:
+    """The scenario's seat labels, each once, in the order of :func:`_first_population`."""
+    from nop_sim.games.registry import seat_label
+
+    labels: list[str] = []
+    rows: list[list[float]] = []
+    for r in range(scn.n_rotations):
+        for spec, row in zip(scn.seat_specs(point, r), start_field(scn, point)[r].tolist(),
+                             strict=True):
+            if row not in rows:
+                rows.append(row)
+                labels.append(seat_label(spec, "balanced"))
+    return labels
 
 
 def _versions() -> dict:

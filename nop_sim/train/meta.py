@@ -1,0 +1,149 @@
+"""The meta-game of a population of policies: payoffs estimated by play, and its solution.
+
+PSRO (Lanctot et al. 2017, "A Unified Game-Theoretic Approach to Multiagent
+Reinforcement Learning") keeps a population of policy rows and a mixture
+over them. Here the game is symmetric with ``n`` seats, so its payoffs are
+a *heuristic payoff table* (Walsh, Das, Tesauro and Kephart 2002): for each
+profile -- a multiset of ``n`` population members, seats disregarded -- how
+often each member wins. Every match whose seats all play population rows is
+a sample of its profile (the reference matches of every duel, the checks of
+best responses once they join, and matches drawn for the table itself), so
+:class:`ProfileTable` gathers them all.
+
+The payoff of member ``i`` against a mixture ``sigma`` is its expected win
+chance in one seat when the other ``n - 1`` seats draw from ``sigma``:
+``f_i(sigma) = sum over opponent tuples (a, b, ...) of sigma_a sigma_b ...
+u(i | {i, a, b, ...})``, where ``u`` is the per-seat win chance of ``i`` in
+that profile, estimated from its matches with a prior of ``prior`` matches
+at the fair share ``1/n`` (a profile never played reads ``1/n``). The
+mixture is solved by replicator dynamics (:func:`solve`): exponentiated
+payoffs advantage, averaged over the second half of the iterations.
+
+The solution is an approximate equilibrium *of the estimated table*; what
+the designer reads is measured differently: a best-response search against
+the mixture, in the full policy space, on fresh matches (:mod:`.trainer`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+__all__ = ["ProfileTable", "payoffs", "regret", "solve"]
+
+
+class ProfileTable:
+    """Matches of profiles of population members: ``{sorted member tuple: [matches,
+    wins of each distinct member, in tuple order]}``."""
+
+    def __init__(self, players: int, stats: dict | None = None):
+        self.players = players
+        self.stats: dict[tuple[int, ...], np.ndarray] = dict(stats or {})
+
+    def add(self, members: np.ndarray, winner_seat: np.ndarray) -> None:
+        """Record matches: ``members`` int ``(m, players)`` the population member in each
+        seat, ``winner_seat`` ``(m,)`` the seat that won (-1 for none)."""
+        members = np.asarray(members, np.int64)
+        if members.size == 0:
+            return
+        winner_seat = np.asarray(winner_seat, np.int64)
+        won = np.where(winner_seat >= 0,
+                       members[np.arange(len(members)), np.maximum(winner_seat, 0)], -1)
+        keys = np.sort(members, axis=1)
+        uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        for j, key in enumerate(map(tuple, uniq.tolist())):
+            rows = inv == j
+            st = self.stats.setdefault(key, np.zeros(1 + self.players))
+            st[0] += rows.sum()
+            w = won[rows]
+            for pos, member in enumerate(key):
+                if pos == 0 or key[pos - 1] != member:
+                    st[1 + pos] += (w == member).sum()
+
+    def matches(self) -> int:
+        return int(sum(st[0] for st in self.stats.values()))
+
+    def tensor(self, members: list[int], prior: float = 2.0) -> np.ndarray:
+        """``U`` of shape ``(S,) * players``: ``U[i, a, b, ...]`` the per-seat win chance
+        of ``members[i]`` against ``members[a], members[b], ...``."""
+        n, s = self.players, len(members)
+        idx = np.indices((s,) * n).reshape(n, -1).T
+        pop = np.asarray(members, np.int64)[idx]
+        keys = np.sort(pop, axis=1)
+        uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        focal = pop[:, 0]
+        out = np.empty(len(idx))
+        fair = 1.0 / n
+        for j, key in enumerate(map(tuple, uniq.tolist())):
+            rows = np.flatnonzero(inv == j)
+            st = self.stats.get(key)
+            for member in set(key):
+                mult = key.count(member)
+                pos = key.index(member)
+                wins = 0.0 if st is None else st[1 + pos]
+                played = 0.0 if st is None else st[0]
+                u = (wins + prior * fair * mult) / (played + prior) / mult
+                out[rows[focal[rows] == member]] = u
+        return out.reshape((s,) * n)
+
+    def to_json(self) -> list:
+        return [[list(k), v.tolist()] for k, v in sorted(self.stats.items())]
+
+    @classmethod
+    def from_json(cls, players: int, data: list) -> ProfileTable:
+        return cls(players, {tuple(k): np.asarray(v, float) for k, v in data})
+
+
+def payoffs(u: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """``f_i(sigma)`` of every member of the tensor ``u``."""
+    out = u
+    for _ in range(u.ndim - 1):
+        out = out @ sigma
+    return out
+
+
+def regret(u: np.ndarray, sigma: np.ndarray) -> float:
+    """What the best member gains over the mixture against the mixture (win chance)."""
+    f = payoffs(u, sigma)
+    return float(f.max() - f @ sigma)
+
+
+def solve(u: np.ndarray, iterations: int = 4000, rate: float = 40.0,
+          floor: float = 0.02) -> np.ndarray:
+    """A symmetric mixture of the meta-game ``u`` by replicator dynamics.
+
+    From the uniform mixture, ``sigma <- sigma * exp(rate * (f - f . sigma))``,
+    renormalised, with a little mutation (1e-4) so that no member dies for good
+    on noise; the answer is the mean of the second half of the iterates, with
+    weights below ``floor`` dropped and the rest renormalised.
+    """
+    s = u.shape[0]
+    sigma = np.full(s, 1.0 / s)
+    mean = np.zeros(s)
+    half = iterations // 2
+    for t in range(iterations):
+        f = payoffs(u, sigma)
+        sigma = sigma * np.exp(np.clip(rate * (f - f @ sigma), -50, 50))
+        sigma = 0.9999 * sigma / sigma.sum() + 1e-4 / s
+        if t >= half:
+            mean += sigma
+    mean /= iterations - half
+    mean[mean < floor] = 0.0
+    if mean.sum() == 0:
+        mean[np.argmax(payoffs(u, sigma))] = 1.0
+    return mean / mean.sum()
+
+
+def max_members(players: int, cells: int = 2_000_000) -> int:
+    """How many members a meta-game of ``players`` seats may hold: its tensor has
+    ``members ** players`` cells."""
+    return max(2, min(16, int(math.floor(cells ** (1.0 / players)))))
+
+
+def profiles_of(members: list[int], players: int) -> list[tuple[int, ...]]:
+    """Every profile (sorted multiset) of ``members`` in ``players`` seats."""
+    return [tuple(p) for p in itertools.combinations_with_replacement(sorted(members), players)]
