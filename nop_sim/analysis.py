@@ -55,7 +55,8 @@ from nop_sim.stats import (  # noqa: F401  (re-exported: A.wilson_interval, ...)
 __all__ = [
     "ALPHA", "MissingData", "RunData", "load_run",
     "wilson_interval", "poisson_interval", "rate_columns", "mean_interval",
-    "bootstrap_median", "ratio_interval", "holm", "holm_levels", "benjamini_hochberg", "gini",
+    "bootstrap_median", "ratio_interval", "holm", "holm_levels", "holm_intervals",
+    "benjamini_hochberg", "gini",
     "settings_changed", "match_length", "survival", "seat_fairness", "seat_chi_square",
     "preset_results", "skill_matrix", "column_positions", "column_over_hands",
     "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset",
@@ -259,6 +260,34 @@ def holm_levels(pvalues, alpha: float = ALPHA) -> np.ndarray:
     res[order] = levels
     out[ok] = res
     return out
+
+
+def holm_intervals(pvalues, interval, groups=None,
+                   alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Holm p-values, and each test's interval at the level Holm's procedure holds it to.
+
+    ``interval(levels)`` gives the tests' two-sided ``(1 - level)`` intervals,
+    row by row, as ``(low, high)`` arrays: the ``interval`` of
+    :func:`nop_sim.stats.wilson_test`, :func:`~nop_sim.stats.newcombe_test` or
+    :func:`~nop_sim.stats.symmetric_test`, whose p-values invert it. Holm's
+    correction runs within each group of ``groups`` (one family per sweep
+    point; all rows one family when None); a NaN p-value is in no family.
+    Returns ``(p_holm, low, high)``: the interval excludes the tested value
+    exactly when ``p_holm < alpha`` (:func:`holm_levels`), so it can be
+    printed beside Holm p; an interval at 95% beside it could exclude the
+    value while Holm p says that is what chance gives among that many tests.
+    """
+    p = np.asarray(pvalues, dtype=float)
+    p_holm, levels = np.full(p.shape, np.nan), np.full(p.shape, np.nan)
+    keys = np.zeros(p.shape) if groups is None else np.asarray(groups)
+    for key in pd.unique(keys):
+        family = keys == key
+        p_holm[family] = holm(p[family])
+        levels[family] = holm_levels(p[family], alpha)
+    tested = np.isfinite(levels)
+    low, high = interval(np.where(tested, levels, alpha))
+    return (p_holm, np.where(tested, np.asarray(low, dtype=float), np.nan),
+            np.where(tested, np.asarray(high, dtype=float), np.nan))
 
 
 def benjamini_hochberg(pvalues) -> np.ndarray:

@@ -125,6 +125,51 @@ def test_mantel_haenszel_one_stratum_is_the_plain_difference():
     assert cmh * 4000 / (4000 - 1) == pytest.approx(yates, rel=1e-6)
 
 
+def test_each_test_is_its_interval_inverted():
+    from nop_sim.stats import newcombe_test, symmetric_test, wilson_test
+
+    rng = np.random.default_rng(5)
+    n = rng.integers(1, 3000, 300)
+    k = rng.binomial(n, rng.uniform(0.05, 0.6, 300))
+    p0 = rng.uniform(0.1, 0.5, 300)
+    alpha = rng.choice([0.05, 0.01, 0.05 / 7, 0.001], 300)
+    interval, p = wilson_test(k, n, p0)
+    lo, hi = interval(alpha)
+    np.testing.assert_array_equal((lo > p0) | (hi < p0), p < alpha)
+    lo, hi = interval(0.05)          # one level for all: the 95% Wilson interval
+    np.testing.assert_allclose(np.c_[lo, hi], np.c_[A.wilson_interval(k, n)], atol=1e-12)
+    # the score test; scipy's exact binomial test is close with this many trials
+    assert p[0] == pytest.approx(2 * stats.norm.sf(abs(k[0] - n[0] * p0[0])
+                                                   / np.sqrt(n[0] * p0[0] * (1 - p0[0]))))
+    interval, p = newcombe_test(k, n, k[::-1], n[::-1])
+    lo, hi = interval(alpha)
+    np.testing.assert_array_equal((lo > 0) | (hi < 0), p < alpha)
+    est, se = rng.normal(0, 1, 300), rng.uniform(0.1, 1, 300)
+    interval, p = symmetric_test(est, se)
+    lo, hi = interval(alpha)
+    np.testing.assert_array_equal((lo > 0) | (hi < 0), p < alpha)
+
+
+def test_holm_intervals_agree_with_holm_within_each_family():
+    from nop_sim.stats import symmetric_test
+
+    est = np.array([2.2, 0.3, 3.5, -2.4, 0.1, 2.1])
+    interval, p = symmetric_test(est, np.ones(6))
+    groups = np.array([0, 0, 0, 1, 1, 1])
+    p_holm, lo, hi = A.holm_intervals(p, interval, groups)
+    np.testing.assert_allclose(p_holm[:3], A.holm(p[:3]))
+    np.testing.assert_allclose(p_holm[3:], A.holm(p[3:]))
+    np.testing.assert_array_equal((lo > 0) | (hi < 0), p_holm < 0.05)
+    # 2.2 alone is significant (p = 0.028), one of three it is not: its interval says so
+    assert p[0] < 0.05 and p_holm[0] >= 0.05 and lo[0] < 0 < hi[0]
+    # the interval at Holm's level of the step, alpha / (m - i)
+    levels = A.holm_levels(p[:3])
+    assert hi[2] - est[2] == pytest.approx(stats.norm.isf(levels[2] / 2))
+    interval, p = symmetric_test([np.nan, 2.7], [1.0, 1.0])
+    p_holm, lo, hi = A.holm_intervals(p, interval)      # NaN: in no family
+    assert np.isnan([p_holm[0], lo[0], hi[0]]).all() and p_holm[1] == pytest.approx(p[1])
+
+
 # ---------------------------------------------------------------------------
 # Tables built by hand
 # ---------------------------------------------------------------------------
