@@ -47,9 +47,13 @@ import pandas as pd
 from scipy import stats
 
 from nop_sim.column import Category
-from nop_sim.stats import (  # noqa: F401  (re-exported: A.wilson_interval, ...)
+from nop_sim.stats import (  # noqa: F401  (re-exported: A.wilson_interval, A.holm, ...)
+    ALPHA,
     CONFIDENCE,
     bootstrap_median,
+    holm,
+    holm_intervals,
+    holm_levels,
     mean_half_width,
     mean_interval,
     newcombe_test,
@@ -75,7 +79,6 @@ __all__ = [
     "CATEGORY_LABELS", "METRICS",
 ]
 
-ALPHA = 0.05
 CATEGORY_LABELS = tuple(c.label for c in Category)
 N_CATEGORIES = len(CATEGORY_LABELS)
 
@@ -216,87 +219,6 @@ def _grouped_mean(frame: pd.DataFrame, by, column: str, prefix: str,
     half = mean_half_width(g["std"].to_numpy(float), g["count"].to_numpy(float), confidence)
     return pd.DataFrame({prefix: g["mean"], f"{prefix}_low": g["mean"] - half,
                          f"{prefix}_high": g["mean"] + half}, index=g.index).reset_index()
-
-
-def holm(pvalues) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values (NaN stays NaN, not counted in the family).
-
-    For p = (0.01, 0.04, 0.03, 0.005): sorted 0.005, 0.01, 0.03, 0.04 times
-    4, 3, 2, 1 -> 0.02, 0.03, 0.06, 0.04 -> running maximum 0.02, 0.03, 0.06,
-    0.06, returned in the input order (0.03, 0.06, 0.06, 0.02).
-    """
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    m = int(ok.sum())
-    if m == 0:
-        return out
-    q = p[ok]
-    order = np.argsort(q, kind="stable")
-    adj = np.maximum.accumulate((m - np.arange(m)) * q[order])
-    res = np.empty(m)
-    res[order] = np.minimum(adj, 1.0)
-    out[ok] = res
-    return out
-
-
-def holm_levels(pvalues, alpha: float = ALPHA) -> np.ndarray:
-    """The level Holm's step-down procedure holds each p-value to (NaN stays NaN).
-
-    The i-th smallest of m (from 0) is tested at ``alpha / (m - i)`` while the
-    steps reject; the first that does not stops the procedure, and it and every
-    larger one are held to its level. A p-value is below its level exactly when
-    its :func:`holm` p-value is below ``alpha``, so an interval at that level
-    agrees with the Holm p beside it. For p = (0.01, 0.04, 0.03, 0.005) and
-    alpha 0.05: 0.005 < 0.05/4 and 0.01 < 0.05/3 reject, 0.03 >= 0.05/2 stops:
-    levels (0.0167, 0.025, 0.025, 0.0125).
-    """
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    m = int(ok.sum())
-    if m == 0:
-        return out
-    q = p[ok]
-    order = np.argsort(q, kind="stable")
-    steps = m - np.arange(m)
-    # rejected as holm() decides: the running maximum of (m - i) p_(i) below alpha
-    rejected = np.maximum.accumulate(steps * q[order]) < alpha
-    levels = alpha / steps
-    stop = int(np.argmin(rejected)) if not rejected.all() else m
-    levels[stop:] = levels[stop] if stop < m else levels[stop:]
-    res = np.empty(m)
-    res[order] = levels
-    out[ok] = res
-    return out
-
-
-def holm_intervals(pvalues, interval, groups=None,
-                   alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Holm p-values, and each test's interval at the level Holm's procedure holds it to.
-
-    ``interval(levels)`` gives the tests' two-sided ``(1 - level)`` intervals,
-    row by row, as ``(low, high)`` arrays: the ``interval`` of
-    :func:`nop_sim.stats.wilson_test`, :func:`~nop_sim.stats.newcombe_test` or
-    :func:`~nop_sim.stats.symmetric_test`, whose p-values invert it. Holm's
-    correction runs within each group of ``groups`` (one family per sweep
-    point; all rows one family when None); a NaN p-value is in no family.
-    Returns ``(p_holm, low, high)``: the interval excludes the tested value
-    exactly when ``p_holm < alpha`` (:func:`holm_levels`), so it can be
-    printed beside Holm p; an interval at 95% beside it could exclude the
-    value while Holm p says that is what chance gives among that many tests.
-    """
-    p = np.asarray(pvalues, dtype=float)
-    p_holm, levels = np.full(p.shape, np.nan), np.full(p.shape, np.nan)
-    keys = np.zeros(p.shape) if groups is None else np.asarray(groups)
-    for key in pd.unique(keys):
-        family = keys == key
-        p_holm[family] = holm(p[family])
-        levels[family] = holm_levels(p[family], alpha)
-    tested = np.isfinite(levels)
-    low, high = interval(np.where(tested, levels, alpha))
-    return (p_holm, np.where(tested, np.asarray(low, dtype=float), np.nan),
-            np.where(tested, np.asarray(high, dtype=float), np.nan))
 
 
 def benjamini_hochberg(pvalues) -> np.ndarray:

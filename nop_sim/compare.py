@@ -50,6 +50,7 @@ from nop_sim import analysis as A
 from nop_sim.errors import did_you_mean
 from nop_sim.stats import (
     CONFIDENCE,
+    holm_intervals,
     mean_interval,
     median_draws,
     newcombe_test,
@@ -401,7 +402,7 @@ def adjust_for_the_table(table: pd.DataFrame) -> pd.DataFrame:
 
     ``table`` holds rows of the helpers above (``p_value`` and ``interval``).
     Adds ``p_holm`` and ``holm_low``, ``holm_high``: each row's interval at the
-    level Holm's procedure holds it to (:func:`nop_sim.analysis.holm_intervals`),
+    level Holm's procedure holds it to (:func:`nop_sim.stats.holm_intervals`),
     which excludes 0 exactly when ``p_holm < 0.05``. Returns a copy without
     ``interval``.
     """
@@ -413,7 +414,7 @@ def adjust_for_the_table(table: pd.DataFrame) -> pd.DataFrame:
         return (np.array([float(lo) for lo, _ in bounds]),
                 np.array([float(hi) for _, hi in bounds]))
 
-    t["p_holm"], t["holm_low"], t["holm_high"] = A.holm_intervals(
+    t["p_holm"], t["holm_low"], t["holm_high"] = holm_intervals(
         t["p_value"].to_numpy(float), at)
     return t.drop(columns="interval")
 

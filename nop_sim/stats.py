@@ -17,7 +17,8 @@ against a given value), :func:`newcombe_test` (two rates),
 Student t) each return the interval at any level and the p-value of the test
 that interval inverts, so that the ``(1 - a)`` interval leaves the null value
 out exactly when ``p < a``: at 95% beside p, and at the level Holm's procedure
-holds a row to beside its Holm p (:func:`nop_sim.analysis.holm_intervals`).
+holds a row to beside its Holm p (:func:`holm_intervals`, with :func:`holm` and
+:func:`holm_levels`).
 
 NumPy and SciPy only; :mod:`nop_sim.analysis` (New Order) and
 :mod:`nop_sim.ordered.analysis` (Ordered Hand) build their tables on these.
@@ -27,12 +28,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CONFIDENCE", "bootstrap_median", "mean_half_width", "mean_interval",
-           "median_draws", "newcombe_interval", "newcombe_test", "normal_quantile",
-           "poisson_interval", "ratio_interval", "symmetric_test", "wilson_interval",
-           "wilson_test"]
+__all__ = ["ALPHA", "CONFIDENCE", "bootstrap_median", "holm", "holm_intervals", "holm_levels",
+           "mean_half_width", "mean_interval", "median_draws", "newcombe_interval",
+           "newcombe_test", "normal_quantile", "poisson_interval", "ratio_interval",
+           "symmetric_test", "wilson_interval", "wilson_test"]
 
 CONFIDENCE = 0.95
+ALPHA = 0.05     # the level a test is read at: 1 - CONFIDENCE, written as people read it
 
 
 def normal_quantile(confidence: float = CONFIDENCE) -> float:
@@ -301,3 +303,87 @@ def newcombe_test(k1, n1, k2, n2, phi=0.0):
                  np.where(covers_0(np.full(k1.shape, 40.0)), 2 * stats.norm.sf(inside),
                           0.0))                            # beyond any level a float holds
     return interval, np.where(ok, p, np.nan)
+
+
+# ---------------------------------------------------------------------------
+# Holm's correction, and the intervals that agree with it
+# ---------------------------------------------------------------------------
+def holm(pvalues) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values (NaN stays NaN, not counted in the family).
+
+    For p = (0.01, 0.04, 0.03, 0.005): sorted 0.005, 0.01, 0.03, 0.04 times
+    4, 3, 2, 1 -> 0.02, 0.03, 0.06, 0.04 -> running maximum 0.02, 0.03, 0.06,
+    0.06, returned in the input order (0.03, 0.06, 0.06, 0.02).
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    adj = np.maximum.accumulate((m - np.arange(m)) * q[order])
+    res = np.empty(m)
+    res[order] = np.minimum(adj, 1.0)
+    out[ok] = res
+    return out
+
+
+def holm_levels(pvalues, alpha: float = ALPHA) -> np.ndarray:
+    """The level Holm's step-down procedure holds each p-value to (NaN stays NaN).
+
+    The i-th smallest of m (from 0) is tested at ``alpha / (m - i)`` while the
+    steps reject; the first that does not stops the procedure, and it and every
+    larger one are held to its level. A p-value is below its level exactly when
+    its :func:`holm` p-value is below ``alpha``, so an interval at that level
+    agrees with the Holm p beside it. For p = (0.01, 0.04, 0.03, 0.005) and
+    alpha 0.05: 0.005 < 0.05/4 and 0.01 < 0.05/3 reject, 0.03 >= 0.05/2 stops:
+    levels (0.0167, 0.025, 0.025, 0.0125).
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    steps = m - np.arange(m)
+    # rejected as holm() decides: the running maximum of (m - i) p_(i) below alpha
+    rejected = np.maximum.accumulate(steps * q[order]) < alpha
+    levels = alpha / steps
+    stop = int(np.argmin(rejected)) if not rejected.all() else m
+    levels[stop:] = levels[stop] if stop < m else levels[stop:]
+    res = np.empty(m)
+    res[order] = levels
+    out[ok] = res
+    return out
+
+
+def holm_intervals(pvalues, interval, groups=None,
+                   alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Holm p-values, and each test's interval at the level Holm's procedure holds it to.
+
+    ``interval(levels)`` gives the tests' two-sided ``(1 - level)`` intervals,
+    row by row, as ``(low, high)`` arrays: the ``interval`` of
+    :func:`wilson_test`, :func:`newcombe_test` or :func:`symmetric_test`, whose
+    p-values invert it. Holm's
+    correction runs within each group of ``groups`` (one family per sweep
+    point; all rows one family when None); a NaN p-value is in no family.
+    Returns ``(p_holm, low, high)``: the interval excludes the tested value
+    exactly when ``p_holm < alpha`` (:func:`holm_levels`), so it can be
+    printed beside Holm p; an interval at 95% beside it could exclude the
+    value while Holm p says that is what chance gives among that many tests.
+    """
+    p = np.asarray(pvalues, dtype=float)
+    p_holm, levels = np.full(p.shape, np.nan), np.full(p.shape, np.nan)
+    keys = np.zeros(p.shape) if groups is None else np.asarray(groups)
+    for key in np.unique(keys):
+        family = keys == key
+        p_holm[family] = holm(p[family])
+        levels[family] = holm_levels(p[family], alpha)
+    tested = np.isfinite(levels)
+    low, high = interval(np.where(tested, levels, alpha))
+    return (p_holm, np.where(tested, np.asarray(low, dtype=float), np.nan),
+            np.where(tested, np.asarray(high, dtype=float), np.nan))

@@ -466,3 +466,17 @@ def test_every_table_pairs_its_intervals_and_p_values_by_one_test():
     text = A.findings(run).query("section == 'disruptors'")["finding"].iloc[0]
     assert (f"Holm-adjusted 95% interval {100 * a['adjusted_holm_low']:+.1f} to "
             f"{100 * a['adjusted_holm_high']:+.1f}") in text
+
+
+def test_the_summary_prints_the_pair_the_report_prints():
+    # summary.md printed each seat's own 95% interval (seat 0 of this run: 26.0-34.9%, fair
+    # 25%) while the report, among four seats, found nothing (Holm p = 0.06)
+    from nop_sim.summary import _seat_table
+
+    run = fake_run([121, 93, 93, 93])
+    got = _seat_table(run.tables["seats"], "seat", 0.25)
+    want = A.seat_fairness(run)
+    for column in ("win_rate", "holm_low", "holm_high", "p_holm"):
+        np.testing.assert_allclose(got[column], want[column], rtol=1e-12)
+    assert got["holm_low"].iloc[0] < 0.25 and got["p_holm"].iloc[0] >= 0.05
+    assert "ci_low" not in got
