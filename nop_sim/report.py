@@ -364,7 +364,7 @@ def _seats(p: _Point) -> list:
               highlight=s["outside"].to_numpy())
     ax.set_xlabel("matches won (%)")
     ax.set_title(title, loc="left", fontweight="normal", fontsize=10)
-    ax.legend(loc="lower right")
+    R.hbar_legend(ax)
     t = pd.DataFrame({
         "seat": s["seat"].astype(int).astype(str),
         "wins": [count(x) for x in s["wins"]], "matches": [count(x) for x in s["seats"]],
@@ -574,7 +574,7 @@ def _winning_figure(w: pd.DataFrame) -> R.Figure:
               color=PALETTE["orange"], offset=-0.15, marker="s",
               label="default-column baseline")
     ax.set_xlabel("main pots won (%)")
-    ax.legend(loc="lower right")
+    R.hbar_legend(ax)
     return R.png(fig, "winning_categories", "Category of the hand that won the main pot "
                  f"(blue) against random {w['showdown_players'].iloc[0]:g}-way showdowns "
                  "under the default column (orange: no draw, no Disruptors, nobody "
@@ -717,7 +717,7 @@ def _hedging_figure(r: pd.Series, hc: pd.DataFrame) -> R.Figure:
               color=PALETTE["purple"], ref=breakeven, ref_label="break-even", few=few,
               few_label=few_text)
     ax.set_xlabel("hit rate (%)")
-    ax.legend(loc="lower right")
+    R.hbar_legend(ax)
     ax = axes[0, 1]
     R.hbar_ci(ax, labels, hc["net_per_placement"], hc["net_low"], hc["net_high"],
               color=PALETTE["purple"], ref=0.0, percent=False,
@@ -789,7 +789,7 @@ def _disruptor_picks(d: pd.DataFrame) -> R.Figure:
                   label="taken by the best hand")
     ax.set_xlabel("share (%)")
     ax.set_xlim(-0.02, 1.02)
-    ax.legend(loc="lower right", fontsize=8)
+    R.hbar_legend(ax, fontsize=8)
     ax = axes[0, 1]
     ax.axvspan(-0.05, 0.05, color=PALETTE["grey"], alpha=0.15, lw=0)
     R.hbar_ci(ax, cards, d["adjusted_lift"], d["adjusted_holm_low"], d["adjusted_holm_high"],
@@ -817,7 +817,7 @@ def _disruptor_effects(d: pd.DataFrame) -> R.Figure:
               d["other_win_rate_high"], color=PALETTE["orange"], marker="s", offset=-0.15,
               label="did not")
     ax.set_xlabel("matches won (%)")
-    ax.legend(loc="lower right", fontsize=8)
+    R.hbar_legend(ax, fontsize=8)
     ax = axes[0, 1]
     R.hbar_ci(ax, cards, d["length_effect"], d["length_low"], d["length_high"],
               color=PALETTE["green"], ref=0.0, percent=False)
