@@ -6,7 +6,7 @@ so a notebook can filter, join and plot without the report::
 
     from nop_sim import analysis as A
     run = A.load_run("reports/baseline")
-    A.seat_fairness(run)          # win rate per seat, Wilson 95% interval, Holm-corrected test
+    A.seat_fairness(run)          # win rate per seat, Wilson interval, Holm-corrected test
     A.disruptor_stats(run).query("outlier")
 
 Conventions
@@ -22,6 +22,12 @@ Conventions
 - The match-length median has a bootstrap interval (resampling matches).
 - A family of tests (one per seat, preset, card, pair) is corrected with
   Holm's method (``p_holm``); ``outside`` / ``outlier`` means ``p_holm < 0.05``.
+  Each p-value is its interval's test inverted (``p_value < 0.05`` exactly
+  when the 95% interval leaves the tested value out), and ``holm_low`` /
+  ``holm_high`` (``<name>_holm_low`` / ``_holm_high``) is that test's interval
+  at the level Holm's procedure holds the row to: it leaves the tested value
+  out exactly when ``p_holm < 0.05`` (:func:`holm_intervals`). The report
+  prints that interval beside Holm p, never the 95% one.
 - Names that the engine may add later are read dynamically; a table whose
   columns are missing raises :class:`MissingData`, which the report turns
   into "not available for this run".
@@ -41,21 +47,29 @@ import pandas as pd
 from scipy import stats
 
 from nop_sim.column import Category
-from nop_sim.stats import (  # noqa: F401  (re-exported: A.wilson_interval, ...)
+from nop_sim.stats import (  # noqa: F401  (re-exported: A.wilson_interval, A.holm, ...)
+    ALPHA,
     CONFIDENCE,
     bootstrap_median,
+    holm,
+    holm_intervals,
+    holm_levels,
     mean_half_width,
     mean_interval,
+    newcombe_test,
     normal_quantile,
     poisson_interval,
     ratio_interval,
+    symmetric_test,
     wilson_interval,
+    wilson_test,
 )
 
 __all__ = [
     "ALPHA", "MissingData", "RunData", "load_run",
     "wilson_interval", "poisson_interval", "rate_columns", "mean_interval",
-    "bootstrap_median", "ratio_interval", "holm", "holm_levels", "benjamini_hochberg", "gini",
+    "bootstrap_median", "ratio_interval", "holm", "holm_levels", "holm_intervals",
+    "benjamini_hochberg", "gini",
     "settings_changed", "match_length", "survival", "seat_fairness", "seat_chi_square",
     "preset_results", "skill_matrix", "column_positions", "column_over_hands",
     "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset",
@@ -65,7 +79,6 @@ __all__ = [
     "CATEGORY_LABELS", "METRICS",
 ]
 
-ALPHA = 0.05
 CATEGORY_LABELS = tuple(c.label for c in Category)
 N_CATEGORIES = len(CATEGORY_LABELS)
 
@@ -208,59 +221,6 @@ def _grouped_mean(frame: pd.DataFrame, by, column: str, prefix: str,
                          f"{prefix}_high": g["mean"] + half}, index=g.index).reset_index()
 
 
-def holm(pvalues) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values (NaN stays NaN, not counted in the family).
-
-    For p = (0.01, 0.04, 0.03, 0.005): sorted 0.005, 0.01, 0.03, 0.04 times
-    4, 3, 2, 1 -> 0.02, 0.03, 0.06, 0.04 -> running maximum 0.02, 0.03, 0.06,
-    0.06, returned in the input order (0.03, 0.06, 0.06, 0.02).
-    """
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    m = int(ok.sum())
-    if m == 0:
-        return out
-    q = p[ok]
-    order = np.argsort(q, kind="stable")
-    adj = np.maximum.accumulate((m - np.arange(m)) * q[order])
-    res = np.empty(m)
-    res[order] = np.minimum(adj, 1.0)
-    out[ok] = res
-    return out
-
-
-def holm_levels(pvalues, alpha: float = ALPHA) -> np.ndarray:
-    """The level Holm's step-down procedure holds each p-value to (NaN stays NaN).
-
-    The i-th smallest of m (from 0) is tested at ``alpha / (m - i)`` while the
-    steps reject; the first that does not stops the procedure, and it and every
-    larger one are held to its level. A p-value is below its level exactly when
-    its :func:`holm` p-value is below ``alpha``, so an interval at that level
-    agrees with the Holm p beside it. For p = (0.01, 0.04, 0.03, 0.005) and
-    alpha 0.05: 0.005 < 0.05/4 and 0.01 < 0.05/3 reject, 0.03 >= 0.05/2 stops:
-    levels (0.0167, 0.025, 0.025, 0.0125).
-    """
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    m = int(ok.sum())
-    if m == 0:
-        return out
-    q = p[ok]
-    order = np.argsort(q, kind="stable")
-    steps = m - np.arange(m)
-    # rejected as holm() decides: the running maximum of (m - i) p_(i) below alpha
-    rejected = np.maximum.accumulate(steps * q[order]) < alpha
-    levels = alpha / steps
-    stop = int(np.argmin(rejected)) if not rejected.all() else m
-    levels[stop:] = levels[stop] if stop < m else levels[stop:]
-    res = np.empty(m)
-    res[order] = levels
-    out[ok] = res
-    return out
-
-
 def benjamini_hochberg(pvalues) -> np.ndarray:
     """Benjamini-Hochberg false-discovery-rate adjusted p-values (NaN stays NaN)."""
     p = np.asarray(pvalues, dtype=float)
@@ -277,23 +237,6 @@ def benjamini_hochberg(pvalues) -> np.ndarray:
     res[order] = np.minimum(adj, 1.0)
     out[ok] = res
     return out
-
-
-def _binom_p(k, n, p0) -> np.ndarray:
-    """Two-sided exact binomial test p-values, row by row."""
-    k, n, p0 = np.broadcast_arrays(np.asarray(k), np.asarray(n), np.asarray(p0, float))
-    out = np.full(k.shape, np.nan)
-    for i, (kk, nn, pp) in enumerate(zip(k.ravel(), n.ravel(), p0.ravel(), strict=True)):
-        if nn > 0 and 0 < pp < 1:
-            out.flat[i] = stats.binomtest(int(round(kk)), int(nn), pp).pvalue
-    return out
-
-
-def _fisher_p(a, b, c, d) -> float:
-    """Two-sided Fisher exact p of the 2x2 table [[a, b], [c, d]] (NaN when degenerate)."""
-    if min(a + b, c + d, a + c, b + d) <= 0:
-        return np.nan
-    return float(stats.fisher_exact([[int(a), int(b)], [int(c), int(d)]]).pvalue)
 
 
 def gini(stacks) -> float:
@@ -401,8 +344,12 @@ def _players_col(run: RunData, frame: pd.DataFrame) -> np.ndarray:
 
 
 def seat_fairness(run: RunData, tests: bool = True) -> pd.DataFrame:
-    """Win rate per seat against 1/players: Wilson interval, exact binomial test, Holm.
+    """Win rate per seat against 1/players: Wilson interval, its score test, Holm.
 
+    ``ci_low``/``ci_high`` is the seat's 95% Wilson interval and ``p_value``
+    the score test it inverts; ``p_holm`` is Holm-corrected across the seats
+    of the point and ``holm_low``/``holm_high`` the Wilson interval at Holm's
+    level, which leaves 1/players out exactly when ``outside``.
     Unresolved matches count for the chip leader the engine names as winner.
     ``tests=False`` skips the p-values (NaN), for sweeps that need only rates.
     """
@@ -417,9 +364,14 @@ def seat_fairness(run: RunData, tests: bool = True) -> pd.DataFrame:
 
 
 def _fairness_tests(g: pd.DataFrame, tests: bool) -> pd.DataFrame:
+    """Each win rate against ``fair``: the score test Wilson's interval inverts, Holm
+    within the point, and the interval at Holm's level (NaN without ``tests``)."""
     g["advantage"] = g["win_rate"] - g["fair"]
-    g["p_value"] = _binom_p(g["wins"], g["seats"], g["fair"]) if tests else np.nan
-    g["p_holm"] = g.groupby("point")["p_value"].transform(lambda p: holm(p.to_numpy()))
+    g["p_value"] = g["p_holm"] = g["holm_low"] = g["holm_high"] = np.nan
+    if tests and len(g):
+        interval, p = wilson_test(g["wins"], g["seats"], g["fair"])
+        g["p_value"] = p
+        g["p_holm"], g["holm_low"], g["holm_high"] = holm_intervals(p, interval, g["point"])
     g["outside"] = g["p_holm"] < ALPHA
     return g
 
@@ -469,8 +421,9 @@ def skill_matrix(run: RunData) -> pd.DataFrame:
     """Head to head: how often ``preset`` finished above ``opponent`` in the same match.
 
     One row per ordered pair of distinct presets that met; ``rate`` with a
-    Wilson interval, an exact test against 0.5 and Holm across the point's
-    pairs (each unordered pair tested once). Seats of the same preset in one
+    Wilson interval, the score test against 0.5 it inverts, and Holm across the
+    point's pairs (each unordered pair tested once) with the Wilson interval at
+    Holm's level (``holm_low``, ``holm_high``). Seats of the same preset in one
     match are not compared. Meaningful when presets rotate across seats;
     otherwise seat and style are confounded.
     """
@@ -481,22 +434,29 @@ def skill_matrix(run: RunData) -> pd.DataFrame:
     pairs = pairs[pairs["preset"] != pairs["preset_opp"]]
     if pairs.empty:
         return pd.DataFrame(columns=["point", "preset", "opponent", "meetings", "ahead",
-                                     "rate", "ci_low", "ci_high", "p_value", "p_holm"])
+                                     "rate", "ci_low", "ci_high", "p_value", "p_holm",
+                                     "holm_low", "holm_high"])
     pairs = pairs.assign(ahead=(pairs["place"] < pairs["place_opp"]).astype(float)
                          + 0.5 * (pairs["place"] == pairs["place_opp"]))
     g = (pairs.groupby(["point", "preset", "preset_opp"], sort=True)["ahead"]
          .agg(meetings="count", ahead="sum").reset_index()
          .rename(columns={"preset_opp": "opponent"}))
     g = rate_columns(g, "ahead", "meetings")
-    g["p_value"] = _binom_p(g["ahead"], g["meetings"], 0.5)
-    first = g["preset"].astype(str) < g["opponent"].astype(str)
-    g["p_holm"] = np.nan
-    for _, idx in g[first].groupby("point").groups.items():
-        g.loc[idx, "p_holm"] = holm(g.loc[idx, "p_value"].to_numpy())
-    mirror = g[first][["point", "preset", "opponent", "p_holm"]].rename(
-        columns={"preset": "opponent", "opponent": "preset", "p_holm": "p_mirror"})
+    interval, p = wilson_test(g["ahead"], g["meetings"], 0.5)
+    g["p_value"] = p
+    first = (g["preset"].astype(str) < g["opponent"].astype(str)).to_numpy()
+    g["p_holm"], g["holm_low"], g["holm_high"] = holm_intervals(
+        np.where(first, p, np.nan), interval, g["point"])
+    # the mirror row: the pair's test; its rate is 1 - the pair's, so is its interval
+    mirror = g[first][["point", "preset", "opponent", "p_holm", "holm_low", "holm_high"]]
+    mirror = mirror.rename(columns={"preset": "opponent", "opponent": "preset",
+                                    "p_holm": "p_mirror"})
+    mirror = mirror.assign(low_mirror=1 - mirror.pop("holm_high"),
+                           high_mirror=1 - mirror.pop("holm_low"))
     g = g.merge(mirror, on=["point", "preset", "opponent"], how="left")
     g["p_holm"] = g["p_holm"].fillna(g.pop("p_mirror"))
+    g["holm_low"] = g["holm_low"].fillna(g.pop("low_mirror"))
+    g["holm_high"] = g["holm_high"].fillna(g.pop("high_mirror"))
     return g
 
 
@@ -976,10 +936,14 @@ def _length_effect(hands: np.ndarray, has: np.ndarray, drafted: np.ndarray):
 def _mantel_haenszel(win: np.ndarray, has: np.ndarray, strata: np.ndarray):
     """Risk difference of ``win`` between ``has`` and not, pooled over strata.
 
-    Mantel-Haenszel weights ``n1 n0 / N`` per stratum, a Wald interval from
-    the per-stratum binomial variances, and the Cochran-Mantel-Haenszel
-    chi-square test (with continuity correction). Strata with only one group
-    carry no information and drop out. Returns (diff, low, high, p).
+    Mantel-Haenszel weights ``n1 n0 / N`` per stratum and the standard error
+    of a Wald interval from the per-stratum binomial variances (NaN when they
+    are all 0: every stratum's rates at 0 or 1 tell nothing about the noise).
+    Strata with only one group carry no information and drop out. Returns
+    (diff, se): :func:`nop_sim.stats.symmetric_test` gives the interval and the
+    test it inverts, so that they agree (the Cochran-Mantel-Haenszel test with
+    its continuity correction, beside this interval, did not: an interval of
+    +0.1 to +4.9 points sat beside p = 0.055).
     """
     s = np.asarray(strata, np.int64)
     cap = int(np.percentile(s, 99)) if s.size else 0
@@ -991,21 +955,13 @@ def _mantel_haenszel(win: np.ndarray, has: np.ndarray, strata: np.ndarray):
     w0 = np.bincount(s[~has & win], minlength=k).astype(float)
     ok = (n1 > 0) & (n0 > 0)
     if not ok.any():
-        return (np.nan, np.nan, np.nan, np.nan)
+        return (np.nan, np.nan)
     n1, n0, w1, w0 = n1[ok], n0[ok], w1[ok], w0[ok]
-    n = n1 + n0
     p1, p0 = w1 / n1, w0 / n0
-    weight = n1 * n0 / n
+    weight = n1 * n0 / (n1 + n0)
     diff = float(np.sum(weight * (p1 - p0)) / weight.sum())
     var = np.sum(weight ** 2 * (p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0)) / weight.sum() ** 2
-    half = normal_quantile(CONFIDENCE) * np.sqrt(var)
-    m1 = w1 + w0
-    expected = n1 * m1 / n
-    v = np.where(n > 1, n1 * n0 * m1 * (n - m1) / (n * n * np.maximum(n - 1, 1)), 0.0)
-    if v.sum() <= 0:
-        return (diff, diff - half, diff + half, np.nan)
-    chi2 = (max(abs(np.sum(w1 - expected)) - 0.5, 0.0)) ** 2 / v.sum()
-    return (diff, diff - half, diff + half, float(stats.chi2.sf(chi2, 1)))
+    return (diff, float(np.sqrt(var)) if var > 0 else np.nan)
 
 
 def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
@@ -1017,18 +973,23 @@ def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
       / picks (the pick order: high = taken first), Wilson intervals.
     - ``drafter_win_rate`` / ``other_win_rate``: win rate (place 1) of seats of
       a match that drafted the card at least once / that did not, Wilson
-      intervals, Fisher exact test ``p_value``, Holm across cards
-      (``p_holm``). Drafting needs a won showdown, so drafters are winners
-      more often whatever the card does: this comparison is not causal.
+      intervals. ``lift`` is their difference with Newcombe's interval
+      (``lift_low``, ``lift_high``) and the test it inverts (``p_value``),
+      Holm across cards (``p_holm``) with the interval at Holm's level
+      (``lift_holm_low``, ``lift_holm_high``). Drafting needs a won
+      showdown, so drafters are winners more often whatever the card does:
+      this comparison is not causal.
     - ``adjusted_lift``: the same difference within seats that drafted the
       same number of Disruptor cards in the match (Mantel-Haenszel risk
-      difference over those strata, with an interval; Cochran-Mantel-Haenszel
-      test ``p_adjusted``, Holm across cards ``p_adjusted_holm``). A seat
-      that drafts many cards won many showdowns; comparing like with like
-      asks whether *this* card adds wins. ``outlier`` when the Holm p < 0.05
-      *and* the adjusted lift is at least ``min_effect`` (5 points of win
-      rate) either way: with a million hands tiny differences are
-      "significant" but not worth a designer's time.
+      difference over those strata, with a Wald interval ``adjusted_low``,
+      ``adjusted_high`` and the test it inverts, ``p_adjusted``; Holm across
+      cards ``p_adjusted_holm``, with the interval at Holm's level
+      ``adjusted_holm_low``, ``adjusted_holm_high``). A seat that drafts many
+      cards won many showdowns; comparing like with like asks whether *this*
+      card adds wins. ``outlier`` when the Holm p < 0.05 (so the interval at
+      Holm's level leaves 0 out) *and* the adjusted lift is at least
+      ``min_effect`` (5 points of win rate) either way: with a million hands
+      tiny differences are "significant" but not worth a designer's time.
     - ``length_effect``: hands per match, matches where it was drafted minus
       matches where not, stratified by total cards drafted (see
       :func:`_length_effect`), with an interval.
@@ -1082,10 +1043,7 @@ def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
             d_n, d_w = int(has.sum()), int((has & win).sum())
             o_n, o_w = int((~has).sum()), int((~has & win).sum())
             row.update(drafters=d_n, drafter_wins=d_w, others=o_n, other_wins=o_w)
-            row["p_value"] = _fisher_p(d_w, d_n - d_w, o_w, o_n - o_w)
-            adj = _mantel_haenszel(win, has, seat_drafted)
-            row.update(adjusted_lift=adj[0], adjusted_low=adj[1], adjusted_high=adj[2],
-                       p_adjusted=adj[3])
+            row["adjusted_lift"], row["adjusted_se"] = _mantel_haenszel(win, has, seat_drafted)
             eff, lo, hi = _length_effect(hands, has_match[:, j], total_drafted)
             row.update(matches_with=int(has_match[:, j].sum()),
                        hands_with=float(hands[has_match[:, j]].mean()) if has_match[:, j].any()
@@ -1103,9 +1061,19 @@ def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
         g = rate_columns(g, "picks_first", "picks", "first_share")
     g = rate_columns(g, "drafter_wins", "drafters", "drafter_win_rate")
     g = rate_columns(g, "other_wins", "others", "other_win_rate")
-    g["p_holm"] = g.groupby("point")["p_value"].transform(lambda p: holm(p.to_numpy()))
-    g["p_adjusted_holm"] = g.groupby("point")["p_adjusted"].transform(
-        lambda p: holm(p.to_numpy()))
+    # each p-value is its interval's test inverted, and Holm's level gives the interval
+    # printed beside Holm p (holm_intervals)
+    interval, p = newcombe_test(g["drafter_wins"], g["drafters"], g["other_wins"], g["others"])
+    g["lift"] = g["drafter_win_rate"] - g["other_win_rate"]
+    g["lift_low"], g["lift_high"] = interval(ALPHA)
+    g["p_value"] = p
+    g["p_holm"], g["lift_holm_low"], g["lift_holm_high"] = holm_intervals(p, interval,
+                                                                           g["point"])
+    interval, p = symmetric_test(g["adjusted_lift"], g.pop("adjusted_se"))
+    g["adjusted_low"], g["adjusted_high"] = interval(ALPHA)
+    g["p_adjusted"] = p
+    g["p_adjusted_holm"], g["adjusted_holm_low"], g["adjusted_holm_high"] = holm_intervals(
+        p, interval, g["point"])
     g["outlier"] = (g["p_adjusted_holm"] < ALPHA) & (g["adjusted_lift"].abs() >= min_effect)
     return g
 
@@ -1294,9 +1262,11 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
     (:data:`nop_sim.report.POINT_SECTIONS`): length, seats, strategies,
     column, ledger or disruptors.
 
-    - a seat or preset whose win rate differs from 1/players (Holm p < 0.05);
+    - a seat or preset whose win rate differs from 1/players (Holm p < 0.05,
+      so its Holm-adjusted interval, printed with it, leaves 1/players out);
     - a Disruptor whose drafters' win rate is an outlier against drafters of
-      other cards (Holm p < 0.05);
+      as many other cards (Holm p < 0.05 and at least 5 points, its
+      Holm-adjusted interval printed with it);
     - unresolved matches above ``unresolved_limit`` (1%);
     - a category that never wins although the default-column baseline
       expects at least 5 wins in as many showdowns;
@@ -1342,8 +1312,8 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
             continue
         for _, r in t[t["outside"]].iterrows():
             add(r["point"], "warning", section,
-                f"{what} {r[what]} wins {100 * r['win_rate']:.1f}% "
-                f"(95% CI {100 * r['ci_low']:.1f}-{100 * r['ci_high']:.1f}%) against a fair "
+                f"{what} {r[what]} wins {100 * r['win_rate']:.1f}% (Holm-adjusted 95% interval "
+                f"{100 * r['holm_low']:.1f}-{100 * r['holm_high']:.1f}%) against a fair "
                 f"{100 * r['fair']:.1f}% (Holm p = {r['p_holm']:.2g})", r["win_rate"] - r["fair"])
     d = get("disruptor", disruptor_stats)
     if d is not None and len(d) and "outlier" in d:
@@ -1351,8 +1321,9 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
             add(r["point"], "warning", "disruptors",
                 f"Disruptor {r['card']}: drafting it goes with "
                 f"{100 * r['adjusted_lift']:+.1f} points of win rate against seats that drafted "
-                f"as many other cards (95% CI {100 * r['adjusted_low']:+.1f} to "
-                f"{100 * r['adjusted_high']:+.1f}; Holm p = {r['p_adjusted_holm']:.2g})",
+                f"as many other cards (Holm-adjusted 95% interval "
+                f"{100 * r['adjusted_holm_low']:+.1f} to {100 * r['adjusted_holm_high']:+.1f}; "
+                f"Holm p = {r['p_adjusted_holm']:.2g})",
                 r["adjusted_lift"])
     ml = get("length", match_length)
     if ml is not None:

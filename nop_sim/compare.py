@@ -45,17 +45,18 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from nop_sim import analysis as A
 from nop_sim.errors import did_you_mean
 from nop_sim.stats import (
     CONFIDENCE,
+    holm_intervals,
     mean_interval,
     median_draws,
-    newcombe_interval,
+    newcombe_test,
     normal_quantile,
     ratio_interval,
+    symmetric_test,
 )
 
 __all__ = ["COLUMNS", "FAMILIES", "MIN_EFFECT", "CompareError", "Comparison",
@@ -239,7 +240,10 @@ def pairing(run_a: A.RunData, run_b: A.RunData, point_a: int,
 # excludes 0 exactly when p < alpha: the 95% interval with p, and the
 # interval at the level Holm's procedure holds the row to with Holm p
 # (:func:`adjust_for_the_table`). Two tests side by side (a Newcombe
-# interval beside Fisher's exact p) could disagree near the boundary.
+# interval beside Fisher's exact p) could disagree near the boundary. The
+# tests are :mod:`nop_sim.stats`'s (:func:`~nop_sim.stats.newcombe_test`,
+# :func:`~nop_sim.stats.symmetric_test`), which the balance report's tables
+# share; the bootstrap's is here.
 _Z = normal_quantile(CONFIDENCE)
 
 
@@ -256,52 +260,6 @@ def _row(a, b, diff, interval, p: float, method: str, paired: bool) -> dict:
 def _width(lo, hi) -> float:
     w = hi - lo
     return w if np.isfinite(w) else np.inf
-
-
-def _symmetric(diff: float, se: float, df: float | None = None):
-    """``diff +- q(alpha) se`` with ``q`` the normal quantile (``df`` None) or Student t's,
-    and its p-value."""
-    if not (np.isfinite(diff) and np.isfinite(se)) or (df is not None and not df > 0):
-        return _nan_bounds, np.nan
-    if se <= 0:  # every pair, or every unit, differs by the same amount: no noise
-        return (lambda alpha: (diff, diff)), (1.0 if diff == 0 else 0.0)
-    dist = sps.norm if df is None else sps.t(df)
-
-    def interval(alpha: float) -> tuple[float, float]:
-        half = float(dist.isf(alpha / 2)) * se
-        return diff - half, diff + half
-
-    return interval, float(2 * dist.sf(abs(diff) / se))
-
-
-def _covers_0(lo: float, hi: float) -> bool:
-    return lo <= 0 <= hi
-
-
-def _newcombe(k1, n1, k2, n2, phi: float = 0.0):
-    """Newcombe's interval of ``k1/n1 - k2/n2`` at any level, and its p-value: the level
-    of the widest interval that still leaves 0 out (found by bisection on z)."""
-    def at_z(z: float) -> tuple[float, float]:
-        lo, hi = newcombe_interval(k1, n1, k2, n2, phi, z=z)
-        return float(lo), float(hi)
-
-    def interval(alpha: float) -> tuple[float, float]:
-        return at_z(float(sps.norm.isf(alpha / 2)))
-
-    lo, hi = at_z(0.0)  # z = 0: the difference itself
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return _nan_bounds, np.nan
-    if _covers_0(lo, hi):
-        return interval, 1.0
-    inside, outside = 40.0, 0.0
-    if not _covers_0(*at_z(inside)):
-        return interval, 0.0  # beyond any level a float holds
-    while (mid := (inside + outside) / 2) not in (inside, outside):
-        if _covers_0(*at_z(mid)):
-            inside = mid
-        else:
-            outside = mid
-    return interval, float(2 * sps.norm.sf(inside))
 
 
 def _bootstrap(draws: np.ndarray):
@@ -331,7 +289,7 @@ def _bootstrap(draws: np.ndarray):
 def _rate_unpaired(ka, na, kb, nb) -> dict:
     a = ka / na if na else np.nan
     b = kb / nb if nb else np.nan
-    interval, p = _newcombe(kb, nb, ka, na)
+    interval, p = newcombe_test(kb, nb, ka, na)
     return _row(a, b, b - a, interval, p, "Newcombe hybrid score", False)
 
 
@@ -346,7 +304,7 @@ def _rate_paired(xa: np.ndarray, xb: np.ndarray) -> dict:
     if cross > 0:  # Newcombe's correction, so the interval does not get too narrow
         cross = max(cross - n / 2, 0.0)
     phi = cross / np.sqrt(denom) if denom > 0 else 0.0
-    interval, p = _newcombe(both + only_b, n, both + only_a, n, phi)
+    interval, p = newcombe_test(both + only_b, n, both + only_a, n, phi)
     a, b = (both + only_a) / n, (both + only_b) / n
     return _row(a, b, b - a, interval, p, f"Newcombe paired (phi = {phi:.2f})", True)
 
@@ -372,13 +330,13 @@ def _mean(va, vb, pairs: bool) -> dict:
         # Welch-Satterthwaite degrees of freedom (scipy's ttest_ind(equal_var=False))
         df = (va_n + vb_n) ** 2 / (va_n ** 2 / (ma["n"] - 1) + vb_n ** 2 / (mb["n"] - 1)) \
             if se > 0 else np.inf
-        interval, p = _symmetric(diff, se, df)
+        interval, p = symmetric_test(diff, se, df)
     row = _row(ma["mean"], mb["mean"], diff, interval, p, "Welch t", False)
     if pairs and va.size == vb.size and va.size > 1:
         both = np.isfinite(va) & np.isfinite(vb)
         d = mean_interval(vb[both] - va[both])
         if d["n"] > 1:
-            pinterval, pp = _symmetric(d["mean"], d["sd"] / np.sqrt(d["n"]), d["n"] - 1)
+            pinterval, pp = symmetric_test(d["mean"], d["sd"] / np.sqrt(d["n"]), d["n"] - 1)
             paired = _row(row["a"], row["b"], diff, pinterval, pp, "paired t", True)
             if _width(paired["ci_low"], paired["ci_high"]) < _width(row["ci_low"],
                                                                    row["ci_high"]):
@@ -397,7 +355,7 @@ def _ratio(ya, xa, yb, xb, pairs: bool) -> dict:
     rb, sb = _ratio_se(yb, xb)
     diff = rb - ra
     se = np.sqrt(sa ** 2 + sb ** 2)
-    row = _row(ra, rb, diff, *_symmetric(diff, se), "ratio of sums, delta method", False)
+    row = _row(ra, rb, diff, *symmetric_test(diff, se), "ratio of sums, delta method", False)
     ya, xa, yb, xb = (np.asarray(v, float) for v in (ya, xa, yb, xb))
     n = ya.size
     if pairs and n == yb.size and n > 1 and xa.sum() > 0 and xb.sum() > 0:
@@ -405,7 +363,7 @@ def _ratio(ya, xa, yb, xb, pairs: bool) -> dict:
         d = (yb - rb * xb) / xb.sum() - (ya - ra * xa) / xa.sum()
         pse = float(np.sqrt(n / (n - 1) * np.sum(d * d)))
         if pse < se or not np.isfinite(se):
-            row = _row(ra, rb, diff, *_symmetric(diff, pse),
+            row = _row(ra, rb, diff, *symmetric_test(diff, pse),
                        "ratio of sums, paired delta method", True)
     return row
 
@@ -414,7 +372,7 @@ def _estimates(ea, la, ha, eb, lb, hb) -> dict:
     """Difference of two independent estimates given with symmetric-ish 95% intervals."""
     sa, sb = (ha - la) / (2 * _Z), (hb - lb) / (2 * _Z)
     diff = eb - ea
-    return _row(ea, eb, diff, *_symmetric(diff, np.sqrt(sa ** 2 + sb ** 2)),
+    return _row(ea, eb, diff, *symmetric_test(diff, np.sqrt(sa ** 2 + sb ** 2)),
                 "difference of independent estimates (normal)", False)
 
 
@@ -443,19 +401,21 @@ def adjust_for_the_table(table: pd.DataFrame) -> pd.DataFrame:
     """Holm's correction across every row of ``table``, and intervals that agree with it.
 
     ``table`` holds rows of the helpers above (``p_value`` and ``interval``).
-    Adds ``p_holm`` (:func:`nop_sim.analysis.holm`) and ``holm_low``,
-    ``holm_high``: each row's interval at the level Holm's procedure holds it
-    to (:func:`nop_sim.analysis.holm_levels`), which excludes 0 exactly when
-    ``p_holm < 0.05``. Returns a copy without ``interval``.
+    Adds ``p_holm`` and ``holm_low``, ``holm_high``: each row's interval at the
+    level Holm's procedure holds it to (:func:`nop_sim.stats.holm_intervals`),
+    which excludes 0 exactly when ``p_holm < 0.05``. Returns a copy without
+    ``interval``.
     """
     t = table.copy()
-    p = t["p_value"].to_numpy(float)
-    t["p_holm"] = A.holm(p)
-    levels = A.holm_levels(p)
-    bounds = [interval(level) if np.isfinite(level) else (np.nan, np.nan)
-              for interval, level in zip(t["interval"], levels, strict=True)]
-    t["holm_low"] = [float(lo) for lo, _ in bounds]
-    t["holm_high"] = [float(hi) for _, hi in bounds]
+
+    def at(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        bounds = [interval(level) for interval, level in zip(t["interval"], levels,
+                                                             strict=True)]
+        return (np.array([float(lo) for lo, _ in bounds]),
+                np.array([float(hi) for _, hi in bounds]))
+
+    t["p_holm"], t["holm_low"], t["holm_high"] = holm_intervals(
+        t["p_value"].to_numpy(float), at)
     return t.drop(columns="interval")
 
 

@@ -102,6 +102,21 @@ def _pts(values) -> list[str]:
     return [f"{100 * x:+.1f} pts" for x in values]
 
 
+HOLM = "Holm-adjusted 95% interval"
+"""What an interval printed beside a Holm p is: the test's interval at the level Holm's
+procedure holds the row to (:func:`nop_sim.stats.holm_intervals`), which leaves the tested
+value out exactly when Holm p < 0.05. A row's own 95% interval there could leave it out
+while Holm p said that is what chance gives among that many rows; the tables' CSV files
+keep that pair too (``ci_low``, ``ci_high``, ``p_value``)."""
+
+
+def _lift_ci(values, lows, highs) -> list[str]:
+    """Win-rate differences in points with an interval: "+13.4 (+6.7 to +20.0)"."""
+    return [f"{100 * x:+.1f} ({100 * lo:+.1f} to {100 * hi:+.1f})"
+            if isnum(x) and isnum(lo) and isnum(hi) else "–"
+            for x, lo, hi in zip(values, lows, highs, strict=True)]
+
+
 # ---------------------------------------------------------------------------
 # The point sections
 # ---------------------------------------------------------------------------
@@ -344,24 +359,25 @@ def _seats(p: _Point) -> list:
              if c is not None else "")
     fig, axes = R.figure(max(2.2, 0.42 * len(s) + 1.2))
     ax = axes[0, 0]
-    R.hbar_ci(ax, [f"seat {int(x)}" for x in s["seat"]], s["win_rate"], s["ci_low"],
-              s["ci_high"], ref=float(s["fair"].iloc[0]), ref_label="fair share",
+    R.hbar_ci(ax, [f"seat {int(x)}" for x in s["seat"]], s["win_rate"], s["holm_low"],
+              s["holm_high"], ref=float(s["fair"].iloc[0]), ref_label="fair share",
               highlight=s["outside"].to_numpy())
     ax.set_xlabel("matches won (%)")
     ax.set_title(title, loc="left", fontweight="normal", fontsize=10)
-    ax.legend(loc="lower right")
+    R.hbar_legend(ax)
     t = pd.DataFrame({
         "seat": s["seat"].astype(int).astype(str),
         "wins": [count(x) for x in s["wins"]], "matches": [count(x) for x in s["seats"]],
-        "win rate (95% CI)": _cis(s, "win_rate", "ci_low", "ci_high"),
+        f"win rate ({HOLM})": _cis(s, "win_rate", "holm_low", "holm_high"),
         "fair": [pct(x) for x in s["fair"]],
         "advantage": _pts(s["advantage"]),
-        "p": [pval(x) for x in s["p_value"]], "p (Holm)": [pval(x) for x in s["p_holm"]],
+        "Holm p": [pval(x) for x in s["p_holm"]],
         "unfair": ["yes" if x else "" for x in s["outside"]],
     })
-    blocks = [R.png(fig, "seats", "Win rate per seat (dot) with its 95% Wilson interval; "
-                    "dashed: the fair 1/players. Vermillion: outside fairness after Holm "
-                    "correction."),
+    blocks = [R.png(fig, "seats", f"Win rate per seat (dot) with its {HOLM} (Wilson, at the "
+                    "level Holm's correction across the seats holds it to: it leaves the fair "
+                    "share out exactly when Holm p < 0.05); dashed: the fair 1/players. "
+                    "Vermillion: outside fairness after Holm correction."),
               Table(t, "Wins per seat", csv="seats.csv", full=s)]
     if c is not None:
         verdict = ("the seats differ" if c["p_value"] < A.ALPHA else
@@ -377,7 +393,7 @@ def _strategies(p: _Point) -> list:
     has_net = "net_chips" in pr.columns
     fig, axes = R.figure(max(2.4, 0.42 * len(pr) + 1.3), ncols=2 if has_net else 1)
     labels = list(pr["preset"].astype(str))
-    R.hbar_ci(axes[0, 0], labels, pr["win_rate"], pr["ci_low"], pr["ci_high"],
+    R.hbar_ci(axes[0, 0], labels, pr["win_rate"], pr["holm_low"], pr["holm_high"],
               ref=float(pr["fair"].iloc[0]), ref_label="fair share",
               highlight=pr["outside"].to_numpy())
     axes[0, 0].set_xlabel("matches won (%)")
@@ -388,17 +404,18 @@ def _strategies(p: _Point) -> list:
         axes[0, 1].set_yticklabels([])
     t = pd.DataFrame({
         "preset": labels, "seats": [count(x) for x in pr["seats"]],
-        "win rate (95% CI)": _cis(pr, "win_rate", "ci_low", "ci_high"),
+        f"win rate ({HOLM})": _cis(pr, "win_rate", "holm_low", "holm_high"),
         "advantage": _pts(pr["advantage"]),
-        "p (Holm)": [pval(x) for x in pr["p_holm"]],
+        "Holm p": [pval(x) for x in pr["p_holm"]],
         "mean place": [num(x, 2) for x in pr["mean_place"]],
     })
     if has_net:
         t["net chips (95% CI)"] = _cis(pr, "net_chips", "net_chips_low", "net_chips_high",
                                        num_ci, 1)
-    blocks = [R.png(fig, "presets", "Left: win rate per preset (95% Wilson interval; dashed: "
-                    "fair 1/players; vermillion: unfair after Holm). Right: mean chips won or "
-                    "lost per seat and match (95% t interval)."),
+    blocks = [R.png(fig, "presets", f"Left: win rate per preset ({HOLM}, Wilson: it leaves "
+                    "the fair share out exactly when Holm p < 0.05; dashed: fair 1/players; "
+                    "vermillion: unfair after Holm). Right: mean chips won or lost per seat "
+                    "and match (95% t interval)."),
               Table(t, "Results per preset", csv="presets.csv", full=pr)]
     sk = A.skill_matrix(p.run)
     if len(sk) and sk["preset"].nunique() > 1:
@@ -461,8 +478,8 @@ def _skill(sk: pd.DataFrame) -> list:
     t = pd.DataFrame({
         "preset": first["preset"].astype(str), "opponent": first["opponent"].astype(str),
         "meetings": [count(x) for x in first["meetings"]],
-        "preset ahead (95% CI)": _cis(first, "rate", "ci_low", "ci_high"),
-        "p (Holm)": [pval(x) for x in first["p_holm"]],
+        f"preset ahead ({HOLM})": _cis(first, "rate", "holm_low", "holm_high"),
+        "Holm p": [pval(x) for x in first["p_holm"]],
     })
     return [R.png(fig, "skill_matrix", "Head to head: share of matches in which the row "
                   "preset finished above the column preset. 50% = even; purple: the row does "
@@ -557,7 +574,7 @@ def _winning_figure(w: pd.DataFrame) -> R.Figure:
               color=PALETTE["orange"], offset=-0.15, marker="s",
               label="default-column baseline")
     ax.set_xlabel("main pots won (%)")
-    ax.legend(loc="lower right")
+    R.hbar_legend(ax)
     return R.png(fig, "winning_categories", "Category of the hand that won the main pot "
                  f"(blue) against random {w['showdown_players'].iloc[0]:g}-way showdowns "
                  "under the default column (orange: no draw, no Disruptors, nobody "
@@ -700,7 +717,7 @@ def _hedging_figure(r: pd.Series, hc: pd.DataFrame) -> R.Figure:
               color=PALETTE["purple"], ref=breakeven, ref_label="break-even", few=few,
               few_label=few_text)
     ax.set_xlabel("hit rate (%)")
-    ax.legend(loc="lower right")
+    R.hbar_legend(ax)
     ax = axes[0, 1]
     R.hbar_ci(ax, labels, hc["net_per_placement"], hc["net_low"], hc["net_high"],
               color=PALETTE["purple"], ref=0.0, percent=False,
@@ -743,12 +760,16 @@ def _disruptors(p: _Point) -> list:
     return [_disruptor_picks(d), _disruptor_effects(d),
             Table(_disruptor_table(d), "Disruptor cards (sorted by pick rate)",
                   list(np.nonzero(d["outlier"].to_numpy())[0]), "disruptors.csv", d),
-            Note("Reading the table: 'drafters win' vs 'others win' is the raw comparison the "
-                 "rules invite, tested with Fisher's exact test and Holm-corrected across "
-                 "cards; it is not causal. The adjusted lift compares drafters with seats that "
-                 "drafted as many other cards and is the basis for flagging outliers. For a "
-                 "controlled comparison run a sweep over the mix "
-                 "(scenarios/disruptor_mixes.toml).", "muted")]
+            Note("Reading the table: drafters' vs others' win rate is the raw comparison the "
+                 "rules invite (the raw lift, drafters minus others, with Newcombe's interval "
+                 "and the test it inverts, Holm-corrected across cards); it is not causal. "
+                 "The adjusted lift compares drafters with seats that drafted as many other "
+                 "cards (Mantel-Haenszel, a Wald interval and its test) and is the basis for "
+                 f"flagging outliers. Each lift's interval is the {HOLM}: at the level "
+                 "Holm's correction holds the card to, so it leaves 0 out exactly when the "
+                 "Holm p beside it is below 0.05 (disruptors.csv also keeps each card's "
+                 "own 95% intervals and p-values). For a controlled comparison run a sweep "
+                 "over the mix (scenarios/disruptor_mixes.toml).", "muted")]
 
 
 def _disruptor_height(d: pd.DataFrame) -> float:
@@ -768,10 +789,10 @@ def _disruptor_picks(d: pd.DataFrame) -> R.Figure:
                   label="taken by the best hand")
     ax.set_xlabel("share (%)")
     ax.set_xlim(-0.02, 1.02)
-    ax.legend(loc="lower right", fontsize=8)
+    R.hbar_legend(ax, fontsize=8)
     ax = axes[0, 1]
     ax.axvspan(-0.05, 0.05, color=PALETTE["grey"], alpha=0.15, lw=0)
-    R.hbar_ci(ax, cards, d["adjusted_lift"], d["adjusted_low"], d["adjusted_high"],
+    R.hbar_ci(ax, cards, d["adjusted_lift"], d["adjusted_holm_low"], d["adjusted_holm_high"],
               color=PALETTE["blue"], ref=0.0, highlight=d["outlier"].to_numpy())
     ax.set_yticklabels([])
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
@@ -780,8 +801,9 @@ def _disruptor_picks(d: pd.DataFrame) -> R.Figure:
     return R.png(fig, "disruptor_picks", "Left: pick rate (picks / times revealed, circles) "
                  "and share of picks made by the best hand (squares), 95% Wilson. Right: "
                  "win-rate difference of seats that drafted the card vs seats that drafted as "
-                 "many other cards (Mantel-Haenszel, 95% interval); vermillion: outlier (Holm "
-                 "p < 0.05 and at least 5 points); grey band: ±5 points.")
+                 f"many other cards (Mantel-Haenszel, {HOLM}: it leaves 0 out exactly when "
+                 "Holm p < 0.05); vermillion: outlier (Holm p < 0.05 and at least 5 points); "
+                 "grey band: ±5 points.")
 
 
 def _disruptor_effects(d: pd.DataFrame) -> R.Figure:
@@ -795,7 +817,7 @@ def _disruptor_effects(d: pd.DataFrame) -> R.Figure:
               d["other_win_rate_high"], color=PALETTE["orange"], marker="s", offset=-0.15,
               label="did not")
     ax.set_xlabel("matches won (%)")
-    ax.legend(loc="lower right", fontsize=8)
+    R.hbar_legend(ax, fontsize=8)
     ax = axes[0, 1]
     R.hbar_ci(ax, cards, d["length_effect"], d["length_low"], d["length_high"],
               color=PALETTE["green"], ref=0.0, percent=False)
@@ -818,15 +840,14 @@ def _disruptor_table(d: pd.DataFrame) -> pd.DataFrame:
         "pick rate": [pct_ci(*x) for x in zip(col("pick_rate"), col("pick_rate_low"),
                                               col("pick_rate_high"), strict=True)],
         "by best hand": [pct(x) for x in col("first_share")],
-        "drafters win": _cis(d, "drafter_win_rate", "drafter_win_rate_low",
-                             "drafter_win_rate_high"),
-        "others win": [pct(x) for x in d["other_win_rate"]],
-        "p (Holm)": [pval(x) for x in d["p_holm"]],
-        "adjusted lift": [f"{100 * x:+.1f} ({100 * lo:+.1f} to {100 * hi:+.1f})"
-                          if isnum(x) and isnum(lo) and isnum(hi) else "–"
-                          for x, lo, hi in zip(d["adjusted_lift"], d["adjusted_low"],
-                                               d["adjusted_high"], strict=True)],
-        "p adj. (Holm)": [pval(x) for x in d["p_adjusted_holm"]],
+        "drafters / others win": [f"{pct(a)} / {pct(b)}" for a, b in
+                                  zip(d["drafter_win_rate"], d["other_win_rate"], strict=True)],
+        f"raw lift, pts ({HOLM})": _lift_ci(d["lift"], d["lift_holm_low"],
+                                            d["lift_holm_high"]),
+        "Holm p": [pval(x) for x in d["p_holm"]],
+        f"adjusted lift, pts ({HOLM})": _lift_ci(d["adjusted_lift"], d["adjusted_holm_low"],
+                                                 d["adjusted_holm_high"]),
+        "Holm p (adjusted)": [pval(x) for x in d["p_adjusted_holm"]],
         "outlier": ["yes" if x else "" for x in d["outlier"]],
         "length effect (hands)": _cis(d, "length_effect", "length_low", "length_high",
                                       num_ci, 1),
@@ -913,9 +934,11 @@ POINT_SECTIONS = [
                 "How many hands a match lasts. Unresolved matches hit max_hands and were "
                 "stopped; their chip leader is counted as the winner.", _match_length),
     SectionSpec("seats", "Seat fairness",
-                "Does sitting in a given seat win more than 1/players? Each seat's win rate "
-                "has a 95% Wilson interval; the chi-square test asks whether the seats differ "
-                "at all, the per-seat exact tests are Holm-corrected.", _seats),
+                "Does sitting in a given seat win more than 1/players? The chi-square test asks "
+                "whether the seats differ at all; each seat's win rate is tested against "
+                "1/players (the score test its Wilson interval inverts), Holm-corrected across "
+                f"the seats, and shown with its {HOLM}, which leaves 1/players out exactly "
+                "when the seat is flagged.", _seats),
     SectionSpec("strategies", "Strategies",
                 "Win rate and chips per agent preset. With presets rotated across seats, seat "
                 "and style are not confounded.", _strategies),

@@ -379,8 +379,8 @@ def _indices(s: Sensitivity):
         ax.axvline(0, color="black", lw=0.6)
         ax.set_xlabel("index (share of the variance across points)" if s.study.method == "sobol"
                       else "index")
-        ax.set_title(metric, fontsize=10)
-        ax.legend(loc="lower right", fontsize=8)
+        ax.set_title(metric, fontsize=10, loc="left")
+        R.hbar_legend(ax, fontsize=8)
         blocks.append(R.png(fig, f"indices_{metric}",
                             f"{metric}: {INDEX_NAMES[second]} and first-order indices of each "
                             f"knob, 95% bootstrap intervals."))

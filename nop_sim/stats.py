@@ -11,6 +11,15 @@
 - a difference of two rates: :func:`newcombe_interval` (hybrid score from the
   two Wilson intervals, independent or paired samples).
 
+A test and its interval come from one place too: :func:`wilson_test` (a rate
+against a given value), :func:`newcombe_test` (two rates),
+:func:`symmetric_test` (an estimate with its standard error, normal or
+Student t) each return the interval at any level and the p-value of the test
+that interval inverts, so that the ``(1 - a)`` interval leaves the null value
+out exactly when ``p < a``: at 95% beside p, and at the level Holm's procedure
+holds a row to beside its Holm p (:func:`holm_intervals`, with :func:`holm` and
+:func:`holm_levels`).
+
 NumPy and SciPy only; :mod:`nop_sim.analysis` (New Order) and
 :mod:`nop_sim.ordered.analysis` (Ordered Hand) build their tables on these.
 """
@@ -19,11 +28,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CONFIDENCE", "bootstrap_median", "mean_half_width", "mean_interval",
-           "median_draws", "newcombe_interval", "normal_quantile", "poisson_interval",
-           "ratio_interval", "wilson_interval"]
+__all__ = ["ALPHA", "CONFIDENCE", "bootstrap_median", "holm", "holm_intervals", "holm_levels",
+           "mean_half_width", "mean_interval", "median_draws", "newcombe_interval",
+           "newcombe_test", "normal_quantile", "poisson_interval", "ratio_interval",
+           "symmetric_test", "wilson_interval", "wilson_test"]
 
 CONFIDENCE = 0.95
+ALPHA = 0.05     # the level a test is read at: 1 - CONFIDENCE, written as people read it
 
 
 def normal_quantile(confidence: float = CONFIDENCE) -> float:
@@ -40,11 +51,12 @@ def wilson_interval(k, n, confidence: float = CONFIDENCE, *, z: float | None = N
     Returns ``(low, high)`` arrays (NaN where ``n == 0``). For k = 81, n = 263
     it gives 0.2553..0.3662 (Newcombe 1998, table I). ``z``, when given, is the
     normal quantile itself instead of ``confidence``'s (levels too close to 1
-    for ``1 - confidence`` to be held in a float: a test inverted to its p-value).
+    for ``1 - confidence`` to be held in a float: a test inverted to its p-value),
+    one for all or one per rate.
     """
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
-    z = normal_quantile(confidence) if z is None else float(z)
+    z = normal_quantile(confidence) if z is None else np.asarray(z, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = k / n
         denom = 1 + z * z / n
@@ -189,3 +201,189 @@ def ratio_interval(numerator, denominator, confidence: float = CONFIDENCE) -> di
     se = np.sqrt(n / (n - 1) * np.sum(resid * resid)) / sx
     half = normal_quantile(confidence) * se
     return {"ratio": float(r), "ci_low": float(r - half), "ci_high": float(r + half)}
+
+
+# ---------------------------------------------------------------------------
+# Tests with their intervals at any level
+# ---------------------------------------------------------------------------
+# Each returns ``(interval, p)``: ``interval(alpha)`` gives the two-sided
+# ``(1 - alpha)`` interval (``alpha`` one level for all, or one per row), and
+# ``p`` the smallest ``alpha`` whose interval leaves the null value out. All
+# vectorised; NaN where a row cannot be tested.
+def _two_sided_z(alpha):
+    """The normal quantile of a two-sided level ``alpha`` (vectorised): 1.96 at 0.05."""
+    from scipy import special  # imported when first needed, like scipy.stats
+
+    return -special.ndtri(np.asarray(alpha, dtype=float) / 2)   # scipy's norm.isf(alpha / 2)
+
+
+def wilson_test(k, n, p0):
+    """A rate ``k / n`` against ``p0``: Wilson's interval at any level, and the score test.
+
+    Wilson's ``(1 - a)`` interval holds exactly the ``p0`` with
+    ``|k - n p0| <= z(a) sqrt(n p0 (1 - p0))``, so the p-value it inverts is the
+    score test's, ``2 (1 - Phi(|k - n p0| / sqrt(n p0 (1 - p0))))``: for
+    k = 130, n = 400, p0 = 0.25, z = 3.46 and p = 0.00053. NaN where ``n = 0``
+    or ``p0`` is not inside (0, 1).
+    """
+    from scipy import special
+
+    k, n, p0 = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (k, n, p0)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.abs(k - n * p0) / np.sqrt(n * p0 * (1 - p0))
+    ok = (n > 0) & (p0 > 0) & (p0 < 1)
+    p = np.where(ok, special.erfc(z / np.sqrt(2)), np.nan)
+
+    def interval(alpha):
+        return wilson_interval(k, n, z=_two_sided_z(alpha))
+
+    return interval, p
+
+
+def symmetric_test(estimate, se, df=None):
+    """``estimate +- q se``, ``q`` the normal quantile (``df`` None) or Student t's with
+    ``df`` degrees of freedom, and the p-value of ``estimate = 0`` it inverts.
+
+    ``se = 0`` is an estimate without noise (every pair of matches differs by
+    the same amount): its interval is the estimate alone and its p is 0, or 1
+    for an estimate of 0. NaN where ``estimate`` or ``se`` is not finite, or
+    ``df`` not positive.
+    """
+    from scipy import stats  # imported when first needed: scipy.stats takes 0.5 s
+
+    est, se = np.broadcast_arrays(np.asarray(estimate, dtype=float),
+                                  np.asarray(se, dtype=float))
+    dist = stats.norm if df is None else stats.t(df)
+    ok = np.isfinite(est) & np.isfinite(se) & (True if df is None else np.asarray(df) > 0)
+    exact = ok & (se <= 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(exact, np.where(est == 0, 1.0, 0.0),
+                     2 * dist.sf(np.abs(est) / np.where(exact, 1.0, se)))
+    p = np.where(ok, p, np.nan)
+
+    def interval(alpha):
+        half = dist.isf(np.asarray(alpha, dtype=float) / 2) * np.where(exact, 0.0, se)
+        return np.where(ok, est - half, np.nan), np.where(ok, est + half, np.nan)
+
+    return interval, p
+
+
+def newcombe_test(k1, n1, k2, n2, phi=0.0):
+    """Newcombe's interval of ``k1/n1 - k2/n2`` at any level (:func:`newcombe_interval`),
+    and its p-value: the level of the widest interval that still leaves 0 out, found by
+    bisection on the normal quantile (to the last bit of a float)."""
+    from scipy import stats
+
+    k1, n1, k2, n2, phi = np.broadcast_arrays(*(np.asarray(a, dtype=float)
+                                                for a in (k1, n1, k2, n2, phi)))
+
+    def at_z(z):
+        return newcombe_interval(k1, n1, k2, n2, phi, z=z)
+
+    def interval(alpha):
+        return at_z(_two_sided_z(alpha))
+
+    def covers_0(z):
+        lo, hi = at_z(z)
+        return (lo <= 0) & (0 <= hi)
+
+    lo, hi = at_z(np.zeros(k1.shape))   # z = 0: the difference itself
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    inside, outside = np.full(k1.shape, 40.0), np.zeros(k1.shape)
+    search = ok & ~covers_0(outside) & covers_0(inside)
+    while True:
+        mid = (inside + outside) / 2
+        search &= (mid != inside) & (mid != outside)
+        if not search.any():
+            break
+        covered = covers_0(mid)
+        inside = np.where(search & covered, mid, inside)
+        outside = np.where(search & ~covered, mid, outside)
+    p = np.where(covers_0(np.zeros(k1.shape)), 1.0,       # 0 inside at every level
+                 np.where(covers_0(np.full(k1.shape, 40.0)), 2 * stats.norm.sf(inside),
+                          0.0))                            # beyond any level a float holds
+    return interval, np.where(ok, p, np.nan)
+
+
+# ---------------------------------------------------------------------------
+# Holm's correction, and the intervals that agree with it
+# ---------------------------------------------------------------------------
+def holm(pvalues) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values (NaN stays NaN, not counted in the family).
+
+    For p = (0.01, 0.04, 0.03, 0.005): sorted 0.005, 0.01, 0.03, 0.04 times
+    4, 3, 2, 1 -> 0.02, 0.03, 0.06, 0.04 -> running maximum 0.02, 0.03, 0.06,
+    0.06, returned in the input order (0.03, 0.06, 0.06, 0.02).
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    adj = np.maximum.accumulate((m - np.arange(m)) * q[order])
+    res = np.empty(m)
+    res[order] = np.minimum(adj, 1.0)
+    out[ok] = res
+    return out
+
+
+def holm_levels(pvalues, alpha: float = ALPHA) -> np.ndarray:
+    """The level Holm's step-down procedure holds each p-value to (NaN stays NaN).
+
+    The i-th smallest of m (from 0) is tested at ``alpha / (m - i)`` while the
+    steps reject; the first that does not stops the procedure, and it and every
+    larger one are held to its level. A p-value is below its level exactly when
+    its :func:`holm` p-value is below ``alpha``, so an interval at that level
+    agrees with the Holm p beside it. For p = (0.01, 0.04, 0.03, 0.005) and
+    alpha 0.05: 0.005 < 0.05/4 and 0.01 < 0.05/3 reject, 0.03 >= 0.05/2 stops:
+    levels (0.0167, 0.025, 0.025, 0.0125).
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    steps = m - np.arange(m)
+    # rejected as holm() decides: the running maximum of (m - i) p_(i) below alpha
+    rejected = np.maximum.accumulate(steps * q[order]) < alpha
+    levels = alpha / steps
+    stop = int(np.argmin(rejected)) if not rejected.all() else m
+    levels[stop:] = levels[stop] if stop < m else levels[stop:]
+    res = np.empty(m)
+    res[order] = levels
+    out[ok] = res
+    return out
+
+
+def holm_intervals(pvalues, interval, groups=None,
+                   alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Holm p-values, and each test's interval at the level Holm's procedure holds it to.
+
+    ``interval(levels)`` gives the tests' two-sided ``(1 - level)`` intervals,
+    row by row, as ``(low, high)`` arrays: the ``interval`` of
+    :func:`wilson_test`, :func:`newcombe_test` or :func:`symmetric_test`, whose
+    p-values invert it. Holm's
+    correction runs within each group of ``groups`` (one family per sweep
+    point; all rows one family when None); a NaN p-value is in no family.
+    Returns ``(p_holm, low, high)``: the interval excludes the tested value
+    exactly when ``p_holm < alpha`` (:func:`holm_levels`), so it can be
+    printed beside Holm p; an interval at 95% beside it could exclude the
+    value while Holm p says that is what chance gives among that many tests.
+    """
+    p = np.asarray(pvalues, dtype=float)
+    p_holm, levels = np.full(p.shape, np.nan), np.full(p.shape, np.nan)
+    keys = np.zeros(p.shape) if groups is None else np.asarray(groups)
+    for key in np.unique(keys):
+        family = keys == key
+        p_holm[family] = holm(p[family])
+        levels[family] = holm_levels(p[family], alpha)
+    tested = np.isfinite(levels)
+    low, high = interval(np.where(tested, levels, alpha))
+    return (p_holm, np.where(tested, np.asarray(low, dtype=float), np.nan),
+            np.where(tested, np.asarray(high, dtype=float), np.nan))

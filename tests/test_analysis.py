@@ -115,14 +115,58 @@ def test_mantel_haenszel_one_stratum_is_the_plain_difference():
     rng = np.random.default_rng(4)
     has = rng.random(4000) < 0.3
     win = rng.random(4000) < np.where(has, 0.4, 0.25)
-    diff, lo, hi, p = A._mantel_haenszel(win, has, np.zeros(4000, int))
-    assert diff == pytest.approx(win[has].mean() - win[~has].mean())
-    assert lo < diff < hi
-    # one stratum: CMH x n/(n-1) is Pearson's chi-square with Yates' correction
-    table = [[(has & win).sum(), (has & ~win).sum()], [(~has & win).sum(), (~has & ~win).sum()]]
-    yates = stats.chi2_contingency(table, correction=True)[0]
-    cmh = stats.chi2.isf(p, 1)
-    assert cmh * 4000 / (4000 - 1) == pytest.approx(yates, rel=1e-6)
+    diff, se = A._mantel_haenszel(win, has, np.zeros(4000, int))
+    p1, p0 = win[has].mean(), win[~has].mean()
+    assert diff == pytest.approx(p1 - p0)
+    # one stratum: the Wald standard error of a difference of two rates
+    assert se == pytest.approx(np.sqrt(p1 * (1 - p1) / has.sum() + p0 * (1 - p0) / (~has).sum()))
+    # no noise to measure (every rate 0 or 1): no interval, no test, rather than a sure one
+    assert np.isnan(A._mantel_haenszel(has, has, np.zeros(4000, int))[1])
+
+
+def test_each_test_is_its_interval_inverted():
+    from nop_sim.stats import newcombe_test, symmetric_test, wilson_test
+
+    rng = np.random.default_rng(5)
+    n = rng.integers(1, 3000, 300)
+    k = rng.binomial(n, rng.uniform(0.05, 0.6, 300))
+    p0 = rng.uniform(0.1, 0.5, 300)
+    alpha = rng.choice([0.05, 0.01, 0.05 / 7, 0.001], 300)
+    interval, p = wilson_test(k, n, p0)
+    lo, hi = interval(alpha)
+    np.testing.assert_array_equal((lo > p0) | (hi < p0), p < alpha)
+    lo, hi = interval(0.05)          # one level for all: the 95% Wilson interval
+    np.testing.assert_allclose(np.c_[lo, hi], np.c_[A.wilson_interval(k, n)], atol=1e-12)
+    # the score test; scipy's exact binomial test is close with this many trials
+    assert p[0] == pytest.approx(2 * stats.norm.sf(abs(k[0] - n[0] * p0[0])
+                                                   / np.sqrt(n[0] * p0[0] * (1 - p0[0]))))
+    interval, p = newcombe_test(k, n, k[::-1], n[::-1])
+    lo, hi = interval(alpha)
+    np.testing.assert_array_equal((lo > 0) | (hi < 0), p < alpha)
+    est, se = rng.normal(0, 1, 300), rng.uniform(0.1, 1, 300)
+    interval, p = symmetric_test(est, se)
+    lo, hi = interval(alpha)
+    np.testing.assert_array_equal((lo > 0) | (hi < 0), p < alpha)
+
+
+def test_holm_intervals_agree_with_holm_within_each_family():
+    from nop_sim.stats import symmetric_test
+
+    est = np.array([2.2, 0.3, 3.5, -2.4, 0.1, 2.1])
+    interval, p = symmetric_test(est, np.ones(6))
+    groups = np.array([0, 0, 0, 1, 1, 1])
+    p_holm, lo, hi = A.holm_intervals(p, interval, groups)
+    np.testing.assert_allclose(p_holm[:3], A.holm(p[:3]))
+    np.testing.assert_allclose(p_holm[3:], A.holm(p[3:]))
+    np.testing.assert_array_equal((lo > 0) | (hi < 0), p_holm < 0.05)
+    # 2.2 alone is significant (p = 0.028), one of three it is not: its interval says so
+    assert p[0] < 0.05 and p_holm[0] >= 0.05 and lo[0] < 0 < hi[0]
+    # the interval at Holm's level of the step, alpha / (m - i)
+    levels = A.holm_levels(p[:3])
+    assert hi[2] - est[2] == pytest.approx(stats.norm.isf(levels[2] / 2))
+    interval, p = symmetric_test([np.nan, 2.7], [1.0, 1.0])
+    p_holm, lo, hi = A.holm_intervals(p, interval)      # NaN: in no family
+    assert np.isnan([p_holm[0], lo[0], hi[0]]).all() and p_holm[1] == pytest.approx(p[1])
 
 
 # ---------------------------------------------------------------------------
@@ -181,13 +225,18 @@ def test_seat_fairness_flags_the_unfair_seat_after_holm():
     assert s["win_rate"].tolist() == [0.325, 0.225, 0.225, 0.225]
     assert s["outside"].tolist()[0] and not s["outside"].iloc[1:].any()
     np.testing.assert_allclose(s["p_holm"], A.holm(s["p_value"]))
-    p0 = stats.binomtest(130, 400, 0.25).pvalue
-    assert s["p_value"].iloc[0] == pytest.approx(p0)
+    # the score test, which the Wilson interval inverts (z = 30 / sqrt(75) = 3.46)
+    assert s["p_value"].iloc[0] == pytest.approx(2 * stats.norm.sf(30 / np.sqrt(75)))
     lo, hi = A.wilson_interval(130, 400)
     assert (s["ci_low"].iloc[0], s["ci_high"].iloc[0]) == (pytest.approx(lo), pytest.approx(hi))
+    # the smallest of four p-values is held to 0.05 / 4: the 98.75% Wilson interval
+    lo, hi = A.wilson_interval(130, 400, 1 - 0.05 / 4)
+    assert (s["holm_low"].iloc[0], s["holm_high"].iloc[0]) == (pytest.approx(lo),
+                                                               pytest.approx(hi))
     f = A.findings(run)
     assert (f["section"] == "seats").sum() == 1
-    assert "seat 0 wins 32.5%" in f.loc[f["section"] == "seats", "finding"].iloc[0]
+    text = f.loc[f["section"] == "seats", "finding"].iloc[0]
+    assert "seat 0 wins 32.5% (Holm-adjusted 95% interval" in text
 
 
 def test_presets_net_chips_and_head_to_head():
@@ -295,3 +344,139 @@ def test_rank_points_treats_max_targets_as_ceilings():
     d = dict(zip(r["point"], r["distance"], strict=True))
     assert d[0] == pytest.approx(2 / 3) and d[1] == pytest.approx(0.25)
     assert r.iloc[0]["point"] == 1 and r.iloc[0]["rank"] == 1
+
+
+# ---------------------------------------------------------------------------
+# An interval beside a Holm p never contradicts it
+# ---------------------------------------------------------------------------
+def _excludes(lo, hi, value) -> np.ndarray:
+    return (np.asarray(lo, float) > value) | (np.asarray(hi, float) < value)
+
+
+def _drafted_run(lucky: int = 118) -> A.RunData:
+    """400 four-seat matches, every seat drafting one of four Disruptor cards: card a by
+    400 seats, ``lucky`` of them winners (29.5% against 23.5% for the 1,200 others: +6
+    points, 95% interval +0.9 to +11.1 alone, p = 0.02); b, c and d by 400 each, 94
+    winners each (-2 points, p = 0.44). One card of four: Holm p = 0.08."""
+    run = fake_run([100, 100, 100, 100])
+    won, lost = itertools.cycle("bcd"), itertools.cycle("bcd")
+    rows = []
+    for m, w in enumerate(run.tables["matches"]["winner"]):
+        for seat in range(4):
+            if seat == w:
+                card = "a" if m < lucky else next(won)
+            else:
+                card = "a" if m >= lucky and seat == (w + 1) % 4 else next(lost)
+            rows.append({"point": 0, "chunk": 0, "match": m, "seat": seat, "card": card,
+                         "count": 1})
+    run.tables["drafts"] = pd.DataFrame(rows)
+    return run
+
+
+def _shown(blocks, caption: str) -> pd.DataFrame:
+    from nop_sim.reporting import Table
+
+    return next(b.frame for b in blocks if isinstance(b, Table) and b.caption == caption)
+
+
+def _bounds(cells) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of each "32.5% (28.0–37.3)" or "+6.0 (+0.9 to +11.1)" cell."""
+    import re
+
+    pairs = [re.search(r"\(([-+]?[\d.]+)(?:–| to )([-+]?[\d.]+)\)", c).groups() for c in cells]
+    return np.array([float(a) for a, _ in pairs]), np.array([float(b) for _, b in pairs])
+
+
+def _p(cells) -> np.ndarray:
+    return np.array([0.0 if c.startswith("<") else float(c) for c in cells])
+
+
+def _holm_p(frame: pd.DataFrame, adjusted: bool = False) -> str:
+    """The column of Holm p-values ("p (Holm)", "Holm p", "p adj. (Holm)", ...)."""
+    import re
+
+    return next(c for c in frame.columns if re.fullmatch(r"Holm p.*|p.*\(Holm\)", c)
+                and ("adj" in c) == adjusted)
+
+
+def _agree(frame: pd.DataFrame, value: str, holm: str, at: float) -> None:
+    """The interval of column ``value`` (as printed: percent, or points) leaves ``at``
+    out exactly when the Holm p of column ``holm`` is below 0.05."""
+    lo, hi = _bounds(frame[value])
+    p = _p(frame[holm])
+    assert (_excludes(lo, hi, at) == (p < 0.05)).all(), frame[[value, holm]]
+
+
+def test_an_interval_beside_a_holm_p_never_contradicts_it():
+    # A designer read "double_ante +13.4 (+6.7 to +20.0), Holm p 1.0": each row's own 95%
+    # interval beside a p-value corrected for every card (and, for the lift, the interval
+    # of one test beside another test's p). Constructed: seat 0 wins 121 of 400 against a
+    # fair 100 (alone its 95% interval leaves 25% out, p = 0.015; one of four seats, Holm
+    # p = 0.06), and card a's drafters win 6 points more (alone p = 0.02; Holm p = 0.08).
+    from nop_sim import report
+
+    run = fake_run([121, 93, 93, 93])
+    s = A.seat_fairness(run)
+    r = s.iloc[0]
+    assert _excludes(r["ci_low"], r["ci_high"], 0.25) and r["p_value"] < 0.05   # alone
+    assert r["p_holm"] >= 0.05 and not r["outside"]                            # one of four
+    point = report._Point(run, 0)
+    seats = _shown(report._seats(point), "Wins per seat")
+    value = next(c for c in seats.columns if c.startswith("win rate"))
+    _agree(seats, value, _holm_p(seats), 25.0)
+    assert "Holm-adjusted" in value
+    presets = _shown(report._strategies(point), "Results per preset")
+    _agree(presets, next(c for c in presets.columns if c.startswith("win rate")),
+           _holm_p(presets), 25.0)
+    skill = _shown(report._skill(A.skill_matrix(run)), "Head to head (each pair once)")
+    _agree(skill, next(c for c in skill.columns if c.startswith("preset ahead")),
+           _holm_p(skill), 50.0)
+
+    run = _drafted_run()
+    d = A.disruptor_stats(run).set_index("card")
+    assert d.loc["a", "adjusted_lift"] == pytest.approx(0.06)
+    assert d.loc["a", "p_adjusted"] < 0.05 and d.loc["a", "p_adjusted_holm"] >= 0.05
+    assert not d["outlier"].any()    # 6 points, but not shown to differ from 0
+    cards = _shown(report._disruptors(report._Point(run, 0)),
+                   "Disruptor cards (sorted by pick rate)")
+    lift = next(c for c in cards.columns if c.startswith("adjusted lift"))
+    _agree(cards, lift, _holm_p(cards, adjusted=True), 0.0)
+    raw = [c for c in cards.columns if c.startswith("raw lift")]
+    assert raw, "the raw comparison's Holm p needs the interval of its own test"
+    _agree(cards, raw[0], _holm_p(cards), 0.0)
+
+
+def test_every_table_pairs_its_intervals_and_p_values_by_one_test():
+    run = _drafted_run(lucky=130)        # card a: +10 points, Holm p < 0.05, an outlier
+    tables = [(A.seat_fairness(run), "fair"), (A.preset_results(run), "fair"),
+              (A.skill_matrix(fake_run([121, 93, 93, 93], presets=list("wxyz"))), 0.5)]
+    d = A.disruptor_stats(run)
+    for t, at in tables:
+        at = t[at].to_numpy() if isinstance(at, str) else at
+        assert (_excludes(t["ci_low"], t["ci_high"], at) == (t["p_value"] < 0.05)).all()
+        assert (_excludes(t["holm_low"], t["holm_high"], at) == (t["p_holm"] < 0.05)).all()
+    for lo, hi, p in (("lift_low", "lift_high", "p_value"),
+                      ("lift_holm_low", "lift_holm_high", "p_holm"),
+                      ("adjusted_low", "adjusted_high", "p_adjusted"),
+                      ("adjusted_holm_low", "adjusted_holm_high", "p_adjusted_holm")):
+        assert (_excludes(d[lo], d[hi], 0) == (d[p] < 0.05)).all(), (lo, d[[lo, hi, p]])
+    a = d.set_index("card").loc["a"]
+    assert a["outlier"] and a["adjusted_holm_low"] > 0
+    # the headline's finding prints the interval that agrees with its Holm p
+    text = A.findings(run).query("section == 'disruptors'")["finding"].iloc[0]
+    assert (f"Holm-adjusted 95% interval {100 * a['adjusted_holm_low']:+.1f} to "
+            f"{100 * a['adjusted_holm_high']:+.1f}") in text
+
+
+def test_the_summary_prints_the_pair_the_report_prints():
+    # summary.md printed each seat's own 95% interval (seat 0 of this run: 26.0-34.9%, fair
+    # 25%) while the report, among four seats, found nothing (Holm p = 0.06)
+    from nop_sim.summary import _seat_table
+
+    run = fake_run([121, 93, 93, 93])
+    got = _seat_table(run.tables["seats"], "seat", 0.25)
+    want = A.seat_fairness(run)
+    for column in ("win_rate", "holm_low", "holm_high", "p_holm"):
+        np.testing.assert_allclose(got[column], want[column], rtol=1e-12)
+    assert got["holm_low"].iloc[0] < 0.25 and got["p_holm"].iloc[0] >= 0.05
+    assert "ci_low" not in got

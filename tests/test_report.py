@@ -376,6 +376,36 @@ def test_a_category_placed_once_does_not_stretch_the_hedging_axes(monkeypatch):
         assert edge == [(">", [ax.get_xlim()[1]], [2])]
 
 
+def test_the_hedging_legend_covers_no_row(monkeypatch):
+    # inside the axes at the lower right, the legend lay over the High Card row's dot
+    import pandas as pd
+
+    from nop_sim import report
+
+    figures = _drawn(monkeypatch)
+    hc = pd.DataFrame({"label": ["Flush Five", "Two Pair", "One Pair", "High Card"],
+                       "placements": [1, 16982, 30000, 25000],
+                       "hit_rate": [1.0, 0.491, 0.78, 0.93],
+                       "hit_rate_low": [0.207, 0.483, 0.775, 0.925],
+                       "hit_rate_high": [1.0, 0.498, 0.785, 0.935],
+                       "net_per_placement": [14.4, 4.5, 10.6, 13.6],
+                       "net_low": [-1.0, 4.36, 10.4, 13.4], "net_high": [14.4, 4.65, 10.8, 13.8]})
+    r = pd.Series({"paid": 2_699_205.0, "hits": 139_400, "cost": 980_950.0,
+                   "placements": 196_190})
+    report._hedging_figure(r, hc)
+    fig = figures[0]
+    renderer = fig.canvas.get_renderer()      # drawn by R.png: where it was drawn
+    hit_ax = fig.axes[0]
+    legend = hit_ax.get_legend()
+    assert sorted(t.get_text() for t in legend.get_texts()) == [
+        "break-even", f"fewer than {report.FEW_PLACEMENTS} placements"]
+    box, axes_box = legend.get_window_extent(renderer), hit_ax.get_window_extent(renderer)
+    assert box.y0 >= axes_box.y1                  # above the rows, not over them
+    assert fig.bbox.contains(box.x0, box.y0) and fig.bbox.contains(box.x1, box.y1)
+    for ax in fig.axes:                            # and over no other axes' title or ticks
+        assert not box.overlaps(ax.get_tightbbox(renderer)) or ax is hit_ax
+
+
 def test_headline_rows_show_their_scale_one_axis_per_kind_from_zero(monkeypatch):
     # each row had its own zoomed axis (0.320-0.340): a 0.016-wide interval looked as wide
     # as a 2-point one. Rows of one kind now share an axis, and every axis starts at zero.

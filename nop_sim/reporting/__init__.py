@@ -46,8 +46,8 @@ _LAZY = {
     **dict.fromkeys(("CYCLE", "DIVERGING", "DPI", "PAD", "PALETTE", "SEQUENTIAL", "STYLE",
                      "TICK", "WIDTH", "figure", "margins", "png", "styled", "text_size"),
                     "style"),
-    **dict.fromkeys(("annotate_heat", "hbar_ci", "hide_unused", "interval_err",
-                     "percent_axis"), "figures"),
+    **dict.fromkeys(("annotate_heat", "hbar_ci", "hbar_legend", "hide_unused",
+                     "interval_err", "percent_axis"), "figures"),
     **dict.fromkeys(("build_blocks", "build_sections", "check_links"), "build"),
     **dict.fromkeys(("atomic_write", "write_report"), "write"),
 }
@@ -64,6 +64,7 @@ def __getattr__(name: str):
 __all__ = ["CYCLE", "DIVERGING", "DPI", "PAD", "PALETTE", "SEQUENTIAL", "STYLE", "TICK", "WIDTH",
            "Bullets", "Csv", "Figure", "Note", "Report", "Section", "SectionSpec", "Table",
            "annotate_heat", "atomic_write", "build_blocks", "build_sections", "cell",
-           "check_links", "count", "figure", "hbar_ci", "hide_unused", "interval_err", "isnum",
-           "margins", "md_table", "num", "num_ci", "pct", "pct_ci", "percent_axis", "png",
-           "pval", "render_html", "render_md", "styled", "text_size", "write_report"]
+           "check_links", "count", "figure", "hbar_ci", "hbar_legend", "hide_unused",
+           "interval_err", "isnum", "margins", "md_table", "num", "num_ci", "pct", "pct_ci",
+           "percent_axis", "png", "pval", "render_html", "render_md", "styled", "text_size",
+           "write_report"]

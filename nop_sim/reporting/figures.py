@@ -8,7 +8,8 @@ from matplotlib.lines import Line2D
 
 from nop_sim.reporting.style import PALETTE
 
-__all__ = ["annotate_heat", "hbar_ci", "hide_unused", "interval_err", "percent_axis"]
+__all__ = ["annotate_heat", "hbar_ci", "hbar_legend", "hide_unused", "interval_err",
+           "percent_axis"]
 
 
 def percent_axis(axis, decimals: int | None = None) -> None:
@@ -41,6 +42,7 @@ def hbar_ci(ax, labels, values, lows, highs, *, color=PALETTE["blue"], ref=None,
     is few, they set the range after all.
     ``offset`` shifts the rows, so that two series can sit side by side.
     ``max_ticks`` caps the ticks of the value axis (long percent labels crowd).
+    Its legend: :func:`hbar_legend`, once every series is drawn.
     """
     n = len(labels)
     y = np.arange(n)[::-1] + offset
@@ -71,6 +73,17 @@ def hbar_ci(ax, labels, values, lows, highs, *, color=PALETTE["blue"], ref=None,
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(max_ticks))
     if percent:
         percent_axis(ax.xaxis)
+
+
+def hbar_legend(ax, **kwargs) -> None:
+    """The legend of :func:`hbar_ci`'s axes, in one row above them at the right, where
+    it covers no row: inside, at the lower right, it lay over the bottom rows' dots
+    (the hedging chart's High Card, a seat's interval). Constrained layout makes room
+    for it; a title at the left shares its line. None when nothing is labelled."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, loc="lower right", bbox_to_anchor=(1.0, 1.0),
+                  ncols=len(handles), borderaxespad=0.2, **kwargs)
 
 
 def _few_rows(ax, values, err, y, marker, label) -> None:
