@@ -89,7 +89,7 @@ import numba
 import numpy as np
 
 from nop_sim import types as T
-from nop_sim.agents import AgentError, agent_row, agent_table
+from nop_sim.agents import AgentError, agent_bounds, agent_row, agent_table
 from nop_sim.kernels.rng import seed_states
 from nop_sim.rules import Settings
 
@@ -331,12 +331,14 @@ def _check_tables(tables: np.ndarray, players: int) -> np.ndarray:
         raise ValueError(
             f"tables must be float64 (k >= 1, players = {players}, N_AGENT_PARAMS = "
             f"{T.N_AGENT_PARAMS}), got shape {tables.shape}")
-    for k, table in enumerate(tables):
-        for seat, row in enumerate(table):
-            try:
-                agent_row(row)  # bounds, named in the message
-            except AgentError as err:
-                raise AgentError(f"tables[{k}, {seat}]: {err}") from None
+    lo, hi = agent_bounds()
+    values = np.asarray(tables, float)
+    bad = ~((values >= lo) & (values <= hi)).all(axis=2)  # NaN fails too
+    for k, seat in zip(*np.nonzero(bad), strict=True):  # the first offender, named
+        try:
+            agent_row(tables[k, seat])
+        except AgentError as err:
+            raise AgentError(f"tables[{k}, {seat}]: {err}") from None
     return np.ascontiguousarray(tables, dtype=T.PARAM_DTYPE)
 
 

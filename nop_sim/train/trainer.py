@@ -16,9 +16,9 @@ Approach to Multiagent Reinforcement Learning"):
    population go into the table (drawn from the field and uniformly over
    the members), and the meta-game is solved again: the next field.
 
-The strong field is the mixture of the round whose checked exploitability
-had the lowest upper bound (the last one, when training converged). A final
-search with a new seed measures it: its gain, a lower bound on what a
+The strong field is the mixture after the last round, over the whole
+population. A final search with a new seed and twice a round's matches at
+every stage (``FINAL``) measures it: its gain, a lower bound on what a
 deviation can win against the field, goes into ``strong.toml`` with the
 search's size (:func:`~nop_sim.train.search.statement`).
 
@@ -152,13 +152,16 @@ def _meta_matches(cfg: TrainConfig, players: int) -> int:
     return min(cfg.meta_matches, max(players * 50, cfg.budget // 25))
 
 
+FINAL = 2  # the final search plays this many times a round's matches at each stage
+
+
 def _fit_budget(cfg: TrainConfig, space: Space, players: int, n_starts: int) -> SearchConfig:
-    """The search, shrunk when the budget cannot hold four of them (three rounds and the
-    final search)."""
+    """The search, shrunk when the budget cannot hold three rounds and the final search
+    (which counts ``FINAL`` rounds)."""
     s = cfg.search
     cost = s.cost(space.dim, players, n_starts) + _meta_matches(cfg, players)
-    if 4 * cost > cfg.budget:
-        s = s.scaled(cfg.budget / (4 * cost))
+    if (3 + FINAL) * cost > cfg.budget:
+        s = s.scaled(cfg.budget / ((3 + FINAL) * cost))
     return s
 
 
@@ -276,7 +279,7 @@ def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engin
     if state["rounds"]:
         state["converged"] = state["rounds"][-1]["high"] < cfg.epsilon  # points
     if (state["final"] is not None and not state["converged"]
-            and state["spent"] + round_cost() + meta + round_cost() <= cfg.budget):
+            and state["spent"] + round_cost() + meta + FINAL * round_cost() <= cfg.budget):
         state["final"] = None
     if state["round"] == 0 and not state["table"]:
         engine.matches = 0
@@ -284,7 +287,7 @@ def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engin
         pop.solve()
     # a round: a search and the table's matches; the final search is kept room for
     while (not state["converged"] and state["final"] is None and state["round"] < cfg.max_rounds
-           and state["spent"] + round_cost() + meta + round_cost() <= cfg.budget):
+           and state["spent"] + round_cost() + meta + FINAL * round_cost() <= cfg.budget):
         r = state["round"]
         fld = pop.field()
         engine.matches = 0
@@ -320,8 +323,8 @@ def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engin
         fld = Field.of(pop.rows[members], sigma, members)
         engine.matches = 0
         starts = np.concatenate([pop.rows, presets])
-        res = best_response(engine, settings, space, fld, starts, (cfg.seed, 10**9), search,
-                            eps, tag={"round": state["round"]})
+        res = best_response(engine, settings, space, fld, starts, (cfg.seed, 10**9),
+                            search.scaled(FINAL), eps, tag={"round": state["round"]})
         spend(res.matches)
         hist = pd.DataFrame(res.history)
         hist["phase"] = "final-" + hist["phase"]
