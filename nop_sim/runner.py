@@ -1223,11 +1223,18 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
                        + (_list_ids(logged) if logged else "none"))
     events = pq.read_table(path, filters=[("point", "==", point), ("match", "==", match)]
                            ).to_pandas()
-    seats = pq.read_table(out / "seats.parquet", columns=["seat", "preset"],
+    stored = pq.read_schema(out / "seats.parquet").names  # mix_row: stores since mixtures
+    seats = pq.read_table(out / "seats.parquet",
+                          columns=["seat", "preset", *(["mix_row"] if "mix_row" in stored else [])],
                           filters=[("point", "==", point), ("match", "==", match)]
                           ).to_pandas().sort_values("seat")
-    names = seat_names(seats["preset"])  # one row per seat 0..players-1, sorted
-    scn = Scenario.from_mapping(tomllib.loads(text), source=str(out / "manifest.json"))
+    # one row per seat 0..players-1, sorted; a mixture's seat named with the row it played
+    names = seat_names(seats["preset"], seats["mix_row"] if "mix_row" in seats else None)
+    data = tomllib.loads(text)
+    # the settings only: the stored seats table names the seats, and an agent file a
+    # [seats] entry names ("@path", relative to where the run started) need not be there now
+    data.pop("seats", None)
+    scn = Scenario.from_mapping(data, source=str(out / "manifest.json"))
     settings = scn.settings_at(scn.points()[point])
     return MatchLog(game.kind, point, match, events, names, settings)
 
