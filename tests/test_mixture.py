@@ -20,12 +20,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from nop_sim.agents import AgentError, agent_row, draw_rows, write_agent_file
+from nop_sim import analysis as A
+from nop_sim.agents import AgentError, agent_row, draw_rows, training_text, write_agent_file
 from nop_sim.cli import main
 from nop_sim.games import SeatFile, get_game
 from nop_sim.games.new_order import MIX_TAG, mix_rows
 from nop_sim.runner import load_tables, run_scenario
-from nop_sim.scenario import load_scenario
+from nop_sim.scenario import ScenarioError, load_scenario
 from nop_sim.stats import wilson_interval
 
 TRAINING = {"scenario": "baseline", "matches": 5000, "exploitability": 0.8,
@@ -130,6 +131,11 @@ def test_a_mixture_seat_plays_its_rows_in_the_stated_proportions(tmp_path, mix):
         at = seats[seats["seat"] == seat].sort_values("match")
         np.testing.assert_array_equal(
             at["mix_row"], draw_rows(WEIGHTS, (7, MIX_TAG), at["match"].to_numpy(), seat))
+    mx = A.mixture_rows(A.load_run(out))
+    assert mx["row"].tolist() == [0, 1, 2] and mx["seats"].tolist() == counts.tolist()
+    assert np.allclose(mx["weight"], WEIGHTS) and np.allclose(mx["share"], counts / 3600)
+    np.testing.assert_allclose(mx[["share_low", "share_high"]].to_numpy().T,
+                               wilson_interval(counts, 3600))
 
 
 def test_a_one_row_file_plays_exactly_as_its_parameters_given_inline(tmp_path):
@@ -247,3 +253,80 @@ def test_hands_name_the_row_each_mixture_seat_played(tmp_path, mix):
         assert f"Dealt to Seat 2 (trained(baseline) row {rows[2]})" in block
     # the referee replays matches of a mixture, each seating the rows drawn for it
     assert get_game(scn.kind).referee(scn.settings, scn.seat_specs({}, 0), 3, scn.seed) == 3
+
+
+def test_the_summary_and_the_report_name_the_rows_beside_their_weights(tmp_path, mix):
+    path = scenario(tmp_path, 'seat = ["rock", "@train/strong.toml", "@train/strong.toml"]',
+                    matches=40, chunk=10)
+    out = tmp_path / "out"
+    code, output = invoke("run", path, "--out", out, "--workers", 1, "-q")
+    assert code == 0, output
+    assert "trained(baseline): " in output and "a mixture of 3 rows, weights 0.5, 0.3, 0.2" in output
+    summary = (out / "summary.md").read_text()
+    assert "Mixture rows" in summary and "| trained(baseline) | 0 | 0.500 |" in summary
+    report = (out / "report.md").read_text()
+    assert "Mixture rows" in report and "| agent | row | weight | seats played |" in report
+    assert "a mixture of 3 rows drawn per match (weights 0.5, 0.3, 0.2" in report
+    assert "exploitability at training: 0.8" in report  # the file as trained: it applies
+    csv = pd.read_csv(out / "tables" / "mixture_rows.csv")
+    assert csv["seats"].sum() == 80 and csv["row"].tolist() == [0, 1, 2]
+    (record,) = json.loads((out / "manifest.json").read_text())["agent_files"]
+    assert record["rows"] == ROWS and record["weights"] == WEIGHTS
+
+
+def test_a_run_without_a_mixture_says_nothing_of_mixtures(tmp_path):
+    path = scenario(tmp_path, 'rotate = ["rock", "balanced"]', matches=8, chunk=4)
+    out = tmp_path / "out"
+    assert invoke("run", path, "--out", out, "--workers", 1, "-q")[0] == 0
+    assert "Mixture rows" not in (out / "summary.md").read_text()
+    assert "Mixture rows" not in (out / "report.md").read_text()
+    assert A.mixture_rows(A.load_run(out)).empty
+
+
+# ---------------------------------------------------------------------------
+# An agent file as the base of a table
+# ---------------------------------------------------------------------------
+def test_an_agent_file_with_overrides_plays_every_row_changed_and_claims_no_exploitability(
+        tmp_path, mix):
+    seats = 'seat = [{preset = "@train/strong.toml", manipulate = 0}, "@train/strong.toml", "rock"]'
+    path = scenario(tmp_path, seats, matches=60, chunk=20)
+    scn = load_scenario(path)
+    changed, plain, _ = scn.seat_specs({}, 0)
+    assert changed.label == "trained(baseline)(manipulate=0)" and plain.label == "trained(baseline)"
+    assert changed.is_mixture and changed.weights == tuple(WEIGHTS)
+    assert all(row["manipulate"] == 0 for row in changed.rows)
+    assert [row["hedge"] for row in changed.rows] == [r["hedge"] for r in ROWS]
+    assert [f.label for f in scn.agent_files] == ["trained(baseline)(manipulate=0)",
+                                                  "trained(baseline)"]
+    text = training_text(changed.training, changed.overrides)
+    assert "manipulate=0" in text and "does not apply" in text and "0.8" not in text
+    out = tmp_path / "out"
+    code, output = invoke("run", path, "--out", out, "--workers", 1, "-q")
+    assert code == 0, output
+    line = next(x for x in output.splitlines() if x.startswith("trained(baseline)(manipulate=0)"))
+    assert "does not apply" in line and "exploitability at training" not in line
+    seats_t = load_tables(out)["seats"]
+    at0 = seats_t[seats_t["seat"] == 0]
+    assert (at0["preset"] == "trained(baseline)(manipulate=0)").all()
+    assert at0["manipulations"].sum() == 0 and (at0["mix_row"] == 2).any()
+    at1 = seats_t[(seats_t["seat"] == 1) & (seats_t["mix_row"] == 2)]
+    assert at1["manipulations"].sum() > 0  # the file's own row 2 does manipulate
+    records = {r["label"]: r for r in json.loads((out / "manifest.json").read_text())[
+        "agent_files"]}
+    record = records["trained(baseline)(manipulate=0)"]
+    assert record["overrides"] == {"manipulate": 0} and record["exploitability_applies"] is False
+    assert "overrides" not in records["trained(baseline)"]
+    report = (out / "report.md").read_text()
+    note = next(x for x in report.splitlines() if "**trained(baseline)(manipulate=0)**" in x)
+    assert "does not apply" in note and "exploitability at training" not in note
+    # a one-row file with an override: the row changed, the label says so
+    one = write_agent_file(tmp_path / "train" / "one.toml", [ROWS[2]], [1], TRAINING)
+    scn = load_scenario(path, [f'seats.all={{preset = "@{one}", hedge = 1.5}}'])
+    (seat,) = scn.seats
+    assert seat.label == "trained(baseline)(hedge=1.5)" and seat["hedge"] == 1.5
+    assert seat["manipulate"] == 5.0 and seat.record()["params"]["hedge"] == 1.5
+    # a bad override names the parameter and the file
+    with pytest.raises(ScenarioError, match=r"manipulat'.*Did you mean 'manipulate'"):
+        load_scenario(path, ['seats.all={preset = "@train/strong.toml", manipulat = 0}'])
+    with pytest.raises(ScenarioError, match="agent file nowhere.toml not found"):
+        load_scenario(path, ['seats.all={preset = "@nowhere.toml", hedge = 1}'])
