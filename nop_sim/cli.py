@@ -763,7 +763,12 @@ def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
     """
     from click.core import ParameterSource
 
+    from nop_sim.runner import not_a_run
+
     if source.is_dir():
+        other = not_a_run(source)
+        if other is not None:  # a training or tune folder: no match was logged there
+            raise _Failure(other)
         given = [f"--{name}" for name in ("count", "seed", "set")
                  if ctx.get_parameter_source("overrides" if name == "set" else name)
                  == ParameterSource.COMMANDLINE]

@@ -57,6 +57,7 @@ def test_a_training_folder_read_as_a_run_says_what_it_is_and_what_to_do(tmp_path
     scn = tmp_path / "s.toml"
     scn.write_text(SCENARIO)
     for args, code in ((("report", folder), 1), (("hands", folder, "--match", 0), 1),
+                       (("hands", folder), 1),
                        (("compare", folder, folder, "--out", tmp_path / "cmp"), 2),
                        (("sensitivity", folder, "--out", tmp_path / "sens"), 2),
                        (("run", scn, "--out", folder), 1)):
