@@ -71,7 +71,7 @@ __all__ = [
     "bootstrap_median", "ratio_interval", "holm", "holm_levels", "holm_intervals",
     "benjamini_hochberg", "gini",
     "settings_changed", "match_length", "survival", "seat_fairness", "seat_chi_square",
-    "preset_results", "skill_matrix", "column_positions", "column_over_hands",
+    "preset_results", "mixture_rows", "skill_matrix", "column_positions", "column_over_hands",
     "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset",
     "dart_over_hands", "promotions", "hedging_summary", "hedging_by_category",
     "hedging_by_preset", "disruptor_stats", "stack_inequality", "elimination_timing",
@@ -415,6 +415,50 @@ def preset_results(run: RunData, tests: bool = True) -> pd.DataFrame:
                             "net", "net_chips")
         g = g.merge(net, on=["point", "preset"], how="left")
     return g
+
+
+MIXTURE_COLUMNS = ["point", "preset", "row", "weight", "seats", "share", "share_low",
+                   "share_high", "wins", "win_rate", "ci_low", "ci_high", "fair"]
+
+
+def mixture_rows(run: RunData) -> pd.DataFrame:
+    """The rows of every mixture seated (an agent file of several ``[[agent]]`` tables):
+    how often each row played and how it did.
+
+    One row per (point, ``preset``: the file's label, ``row``: its row, from 0 in
+    file order): ``weight``, the file's share for the row (normalised); ``seats``,
+    the seats that played it; ``share`` of the label's seats, with a Wilson
+    interval (``share_low``, ``share_high``), which should hold ``weight``;
+    ``wins`` and ``win_rate`` with its Wilson interval (``ci_low``, ``ci_high``),
+    beside ``fair`` (1/players). A row never drawn has 0 seats. Empty for a run
+    without a mixture, or a store from before mixtures (no ``mix_row`` column).
+    """
+    s = run.tables.get("seats")
+    if s is None or "mix_row" not in s.columns or not (s["mix_row"] >= 0).any():
+        return pd.DataFrame(columns=MIXTURE_COLUMNS)
+    s = run.table("seats", "point", "preset", "mix_row", "place")
+    s = s[s["mix_row"] >= 0]
+    weights = {str(f["label"]): f.get("weights") or [1.0]
+               for f in run.manifest.get("agent_files") or []}
+    played = (s.assign(win=(s["place"] == 1).astype(int), preset=s["preset"].astype(str))
+              .groupby(["point", "preset", "mix_row"], sort=True)
+              .agg(seats=("win", "count"), wins=("win", "sum")).reset_index()
+              .rename(columns={"mix_row": "row"}))
+    # every row of each file, drawn or not, at each point it sits at
+    files = played[["point", "preset"]].drop_duplicates()
+    every = pd.DataFrame([{"point": p, "preset": label, "row": k, "weight": w}
+                          for p, label in files.itertuples(index=False)
+                          for k, w in enumerate(weights.get(label, []))],
+                         columns=["point", "preset", "row", "weight"])
+    g = every.merge(played, on=["point", "preset", "row"], how="outer").fillna(
+        {"seats": 0, "wins": 0})
+    g = g.astype({"seats": np.int64, "wins": np.int64, "row": np.int64})
+    g["of"] = g.groupby(["point", "preset"])["seats"].transform("sum")
+    g = rate_columns(g, "seats", "of", "share")
+    g = rate_columns(g, "wins", "seats", "win_rate").rename(
+        columns={"win_rate_low": "ci_low", "win_rate_high": "ci_high"})
+    g["fair"] = 1.0 / np.array([run.players(p) for p in g["point"]], dtype=float)
+    return g.sort_values(["point", "preset", "row"])[MIXTURE_COLUMNS].reset_index(drop=True)
 
 
 def skill_matrix(run: RunData) -> pd.DataFrame:

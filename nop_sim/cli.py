@@ -354,7 +354,9 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
                f"({result.computed} chunks run, {result.reused} reused) in "
                f"{result.seconds:.1f} s ({rate:,.0f} {result.work}/s)")
     for f in scn.agent_files:  # whom the results are about: the trained agents seated
-        click.echo(f"{f.label}: {f.path}, {training_text(f.training)}")
+        mixture = (f" (a mixture of {len(f.rows)} rows, weights "
+                   f"{', '.join(f'{w:.3g}' for w in f.weights)})" if f.is_mixture else "")
+        click.echo(f"{f.label}: {f.path}{mixture}, {training_text(f.training, f.overrides)}")
     click.echo(f"results: {out}/")
     click.echo(f"summary: {summary}")
     if report:
@@ -814,7 +816,12 @@ def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
     """
     from click.core import ParameterSource
 
+    from nop_sim.runner import not_a_run
+
     if source.is_dir():
+        other = not_a_run(source)
+        if other is not None:  # a training or tune folder: no match was logged there
+            raise _Failure(other)
         given = [f"--{name}" for name in ("count", "seed", "set")
                  if ctx.get_parameter_source("overrides" if name == "set" else name)
                  == ParameterSource.COMMANDLINE]

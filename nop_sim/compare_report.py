@@ -32,13 +32,16 @@ __all__ = ["SECTIONS", "CompareResult", "compare_sources", "load_finished", "wri
 # ---------------------------------------------------------------------------
 def load_finished(path: str | Path) -> A.RunData:
     """A finished run folder, or :class:`CompareError` saying in one line why not."""
-    from nop_sim.runner import RunError
+    from nop_sim.runner import RunError, not_a_run
 
     path = Path(path)
     if not path.exists():
         raise CompareError(f"{path}: no such run folder or scenario file")
     if not path.is_dir():
         raise CompareError(f"{path}: is not a run folder (nor a scenario .toml file)")
+    other = not_a_run(path)
+    if other is not None:  # a training or tune folder: say so, not "did not finish"
+        raise CompareError(other)
     manifest = path / "manifest.json"
     if not manifest.exists():
         raise CompareError(f"{path}: not a nop-sim run folder (no manifest.json)")

@@ -209,13 +209,15 @@ def play_matches(
     log_capacity: int = 200_000,
     horizon: int | None = None,
     threads: int | None = None,
+    table_of: Sequence[int] | np.ndarray | None = None,
 ) -> MatchResults:
     """Play ``n_matches`` matches.
 
     Parameters
     ----------
     settings : the scenario (default: the SPEC's defaults)
-    agents : one agent spec for every seat, or one per seat (see :mod:`nop_sim.agents`)
+    agents : one agent spec for every seat, or one per seat (see :mod:`nop_sim.agents`);
+        with ``table_of``, float64 (k, players, N_AGENT_PARAMS) agent tables instead
     seed : root seed; chunk ``i`` is seeded by ``SeedSequence(seed).spawn(n_chunks)[i]``
     chunk_size : matches per chunk (part of the result's identity, like the seed)
     check : check chip conservation and card accounting after every hand;
@@ -225,13 +227,23 @@ def play_matches(
     log_capacity : event rows kept per chunk (more are counted in ``events_lost``)
     horizon : hands tracked by the time series (default ``min(max_hands, 1000)``)
     threads : numba threads for this call (default: numba's current setting)
+    table_of : int64 (n_matches,), the table of ``agents`` each match seats (a seat
+        that draws its row of a mixture per match); None: every match seats
+        ``agents``, as one table. The same tables and the same ``table_of`` play
+        exactly what one table per call would: the kernel reads ``agents[table_of[m]]``
+        for match ``m`` and nothing else changes
     """
     settings = settings or Settings()
     if n_matches < 1:
         raise ValueError(f"n_matches = {n_matches} must be >= 1")
     if chunk_size < 1:
         raise ValueError(f"chunk_size = {chunk_size} must be >= 1")
-    table = agent_table(agents, settings.players)
+    if table_of is None:
+        table = agent_table(agents, settings.players)
+        tables, agent_of = table[None], np.zeros(n_matches, np.int64)
+    else:
+        tables = table = _check_tables(agents, settings.players)
+        agent_of = _check_table_of(table_of, tables.shape[0], n_matches)
     n_chunks = -(-n_matches // chunk_size)
     horizon = min(settings.max_hands, DEFAULT_HORIZON) if horizon is None else int(horizon)
     log_mask = np.zeros(n_matches, np.int8)
@@ -241,8 +253,8 @@ def play_matches(
         log_mask[np.asarray(log_matches, dtype=np.int64)] = 1
     cap = log_capacity if log_mask.any() else 0
     bounds = np.minimum(np.arange(n_chunks + 1, dtype=np.int64) * chunk_size, n_matches)
-    b = _buffers(settings, table[None], np.zeros(n_matches, np.int64), bounds,
-                 seed_states(seed, n_chunks), horizon, cap, check, log_mask)
+    b = _buffers(settings, tables, agent_of, bounds, seed_states(seed, n_chunks), horizon, cap,
+                 check, log_mask)
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, n_chunks, threads)
     events, ev_counts, n_players = b["events"], b["ev_counts"], settings.players
@@ -266,7 +278,8 @@ class BatchResults(_Played):
 
 def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[int],
                  sizes: Sequence[int], seeds: Sequence[int], *, horizon: int | None = None,
-                 threads: int | None = 1) -> BatchResults:
+                 threads: int | None = 1,
+                 table_of: Sequence[int] | np.ndarray | None = None) -> BatchResults:
     """Play several small batches of matches in one engine call.
 
     Batch ``b`` is ``sizes[b]`` matches seated with ``tables[batch_table[b]]``
@@ -278,7 +291,10 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
     rotated batches of a few dozen matches. No event log, no invariant check.
 
     ``tables``: float64 (k, players, N_AGENT_PARAMS) rows of
-    :func:`nop_sim.agents.agent_table`.
+    :func:`nop_sim.agents.agent_table`. ``table_of``: int64 (sum(sizes),), the
+    table of each match, batch after batch, in place of ``batch_table``'s one
+    per batch (seats that draw their row of a mixture per match); None: each
+    batch's matches seat ``tables[batch_table[b]]``.
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     batch_table = np.asarray(batch_table, dtype=np.int64)
@@ -290,8 +306,10 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     states = np.concatenate([seed_states(int(s), 1) for s in seeds])
     n = int(bounds[-1])
-    b = _buffers(settings, tables, np.repeat(batch_table, sizes), bounds, states, horizon, 0,
-                 False, np.zeros(n, np.int8))
+    agent_of = (np.repeat(batch_table, sizes) if table_of is None
+                else _check_table_of(table_of, np.asarray(tables).shape[0], n))
+    b = _buffers(settings, tables, agent_of, bounds, states, horizon, 0, False,
+                 np.zeros(n, np.int8))
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, sizes.size, threads)
     players = settings.players
@@ -340,6 +358,18 @@ def _check_tables(tables: np.ndarray, players: int) -> np.ndarray:
         except AgentError as err:
             raise AgentError(f"tables[{k}, {seat}]: {err}") from None
     return np.ascontiguousarray(tables, dtype=T.PARAM_DTYPE)
+
+
+def _check_table_of(table_of, n_tables: int, n_matches: int) -> np.ndarray:
+    """``table_of`` as int64 (n_matches,), every entry a table in ``[0, n_tables)``."""
+    table_of = np.asarray(table_of)
+    if table_of.shape != (n_matches,) or not np.issubdtype(table_of.dtype, np.integer):
+        raise ValueError(f"table_of must be int64 ({n_matches},), one table per match, got "
+                         f"{table_of.dtype} shape {table_of.shape}")
+    if n_matches and (table_of.min() < 0 or table_of.max() >= n_tables):
+        raise ValueError(f"table_of values must lie in [0, {n_tables}) (the tables given), "
+                         f"got {table_of.min()} to {table_of.max()}")
+    return table_of.astype(np.int64)
 
 
 def play_field(settings: Settings, tables: np.ndarray, table_of: np.ndarray,

@@ -416,7 +416,8 @@ def _strategies(p: _Point) -> list:
                     "the fair share out exactly when Holm p < 0.05; dashed: fair 1/players; "
                     "vermillion: unfair after Holm). Right: mean chips won or lost per seat "
                     "and match (95% t interval)."),
-              Table(t, "Results per preset", csv="presets.csv", full=pr)]
+              Table(t, "Results per preset", csv="presets.csv", full=pr),
+              *_mixture_rows(p)]
     sk = A.skill_matrix(p.run)
     if len(sk) and sk["preset"].nunique() > 1:
         blocks += _skill(sk)
@@ -427,6 +428,31 @@ def _strategies(p: _Point) -> list:
         blocks.append(Note("No head-to-head matrix: every seat plays the same preset.",
                            "muted"))
     return _trained_agents(p) + blocks
+
+
+def _mixture_rows(p: _Point) -> list:
+    """The rows of each mixture seated: weight, seats played, share and win rate."""
+    mx = A.mixture_rows(p.run)
+    if not len(mx):
+        return []
+    t = pd.DataFrame({
+        "agent": mx["preset"].astype(str), "row": mx["row"].astype(str),
+        "weight": [pct(x) for x in mx["weight"]],
+        "seats played": [count(x) for x in mx["seats"]],
+        "share of its seats (95% CI)": _cis(mx, "share", "share_low", "share_high"),
+        "win rate (95% CI)": _cis(mx, "win_rate", "ci_low", "ci_high"),
+        "fair": [pct(x) for x in mx["fair"]],
+    })
+    off = mx[(mx["weight"] < mx["share_low"]) | (mx["weight"] > mx["share_high"])]
+    drawn = ("Every row's share of its seats holds its weight (95% Wilson interval)."
+             if off.empty else
+             f"Rows whose share of seats misses their weight: "
+             f"{', '.join(f'{a} row {r}' for a, r in zip(off['preset'], off['row'], strict=True))}"
+             f" (1 in 20 rows may, by chance).")
+    return [Table(t, "Mixture rows", csv="mixture_rows.csv", full=mx),
+            Note("A seat given a mixture agent file plays one of its rows per match, drawn "
+                 "with the file's weights from the run's seed and the match number (the "
+                 "seats table's mix_row). " + drawn, "muted")]
 
 
 def _trained_agents(p: _Point) -> list:
@@ -446,8 +472,13 @@ def _trained_agents(p: _Point) -> list:
             who = ("Every seat plays" if len(seats) == len(labels) else
                    f"{seat_name(seats[0])} plays" if len(seats) == 1 else
                    f"Seats {', '.join(map(str, seats))} play")
-        notes.append(Note(f"{who} a trained agent, **{f['label']}** (file {f['file']}), "
-                          f"{training_text(f.get('training') or {})}."))
+        rows = f.get("weights") or [1.0]
+        mixture = (f", a mixture of {len(rows)} rows drawn per match (weights "
+                   f"{', '.join(f'{w:.3g}' for w in rows)}; see Mixture rows)"
+                   if len(rows) > 1 else "")
+        notes.append(Note(f"{who} a trained agent, **{f['label']}** (file {f['file']}"
+                          f"{mixture}), "
+                          f"{training_text(f.get('training') or {}, f.get('overrides'))}."))
     return notes
 
 

@@ -62,7 +62,7 @@ from nop_sim.games import Game, game_of_folder, get_game
 from nop_sim.games.registry import seat_names
 from nop_sim.scenario import Scenario
 
-__all__ = ["Chunk", "MatchLog", "RunError", "RunResult", "plan_chunks", "run_chunk",
+__all__ = ["Chunk", "MatchLog", "RunError", "RunResult", "not_a_run", "plan_chunks", "run_chunk",
            "run_scenario", "load_match_log", "load_tables"]
 
 
@@ -447,10 +447,59 @@ def _settings_dict(settings) -> dict[str, Any]:
     return settings.to_dict() if hasattr(settings, "to_dict") else dict(vars(settings))
 
 
+def not_a_run(out: str | Path) -> str | None:
+    """What a folder another nop-sim command wrote is, when it is not a run, and what to
+    do with it, as one line (None for anything else: a run folder, an empty one).
+
+    The folders of ``nop-sim train`` (``strong.toml``, ``state.json``, a manifest
+    of kind ``train``), ``tune`` (``study.db``, ``best.toml``), ``compare``
+    (``compare.csv``) and ``sensitivity`` (``sensitivity.csv``) hold no match
+    tables; a command that reads or writes a run names them instead of calling
+    them an unfinished or damaged run.
+    """
+    out = Path(out)
+    try:
+        manifest = json.loads((out / "manifest.json").read_text())
+        manifest = manifest if isinstance(manifest, dict) else {}
+    except (OSError, ValueError):
+        manifest = {}
+    scenario = (manifest.get("scenario") or {}) if isinstance(manifest.get("scenario"),
+                                                                dict) else {}
+    source = scenario.get("source") or "SCENARIO"
+    if manifest.get("kind") == "train" or ((out / "state.json").is_file()
+                                          and "points" not in manifest):
+        strong = out / "strong.toml"
+        if strong.is_file():
+            return (f"{out}: is a training folder (nop-sim train), not a run: it holds a "
+                    f"trained agent, {strong}, and no match tables; play the agent with "
+                    f"nop-sim run {source} --set seats.all=@{strong} (every seat) and read "
+                    f"that run, or read the training's report, {out / 'report.html'}")
+        return (f"{out}: is a training folder (nop-sim train) whose training has not "
+                f"finished (no strong.toml yet), not a run: finish it with nop-sim train "
+                f"{source} --resume --out {out}, then play the agent with nop-sim run "
+                f"{source} --set seats.all=@{strong}")
+    if manifest.get("command") == "tune" or (out / "study.db").is_file():
+        best = out / "best.toml"
+        return (f"{out}: is a tune folder (nop-sim tune), not a run: its best settings are "
+                f"{best}; run them with nop-sim run {best} and read that run, or read the "
+                f"study's report, {out / 'report.html'}")
+    if not manifest:
+        for name, command in (("compare.csv", "compare"), ("sensitivity.csv", "sensitivity")):
+            if (out / name).is_file():
+                return (f"{out}: is the output of nop-sim {command} ({out / name}, "
+                        f"{out / 'report.html'}), not a run; give the run folder it was "
+                        f"made from")
+    return None
+
+
 def _prepare_folder(out: Path, scn: Scenario, resume: bool) -> dict | None:
     """Check the output folder; return the existing manifest when continuing a run."""
     if out.exists() and not out.is_dir():
         raise RunError(f"{out}: the output folder is a file; choose another --out")
+    other = not_a_run(out) if out.is_dir() else None
+    if other is not None:  # never a run written into another command's folder
+        raise RunError(f"{other}. Run into another folder with --out DIR (nothing was "
+                       f"changed)")
     manifest_path = out / "manifest.json"
     if not manifest_path.exists():
         if resume:
@@ -1124,6 +1173,9 @@ def load_tables(out: str | Path, names: Iterable[str] | None = None,
     (every column of a table not named).
     """
     out = Path(out)
+    other = not_a_run(out)
+    if other is not None:
+        raise RunError(other)
     manifest = out / "manifest.json"
     if not manifest.exists():
         raise RunError(f"{out}: not a nop-sim results folder (no manifest.json)")
@@ -1194,6 +1246,9 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
     import pyarrow.parquet as pq
 
     out = Path(out)
+    other = not_a_run(out)
+    if other is not None:
+        raise RunError(other)
     try:
         manifest = json.loads((out / "manifest.json").read_text())
         text = manifest["scenario"]["text"]
@@ -1223,11 +1278,18 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
                        + (_list_ids(logged) if logged else "none"))
     events = pq.read_table(path, filters=[("point", "==", point), ("match", "==", match)]
                            ).to_pandas()
-    seats = pq.read_table(out / "seats.parquet", columns=["seat", "preset"],
+    stored = pq.read_schema(out / "seats.parquet").names  # mix_row: stores since mixtures
+    seats = pq.read_table(out / "seats.parquet",
+                          columns=["seat", "preset", *(["mix_row"] if "mix_row" in stored else [])],
                           filters=[("point", "==", point), ("match", "==", match)]
                           ).to_pandas().sort_values("seat")
-    names = seat_names(seats["preset"])  # one row per seat 0..players-1, sorted
-    scn = Scenario.from_mapping(tomllib.loads(text), source=str(out / "manifest.json"))
+    # one row per seat 0..players-1, sorted; a mixture's seat named with the row it played
+    names = seat_names(seats["preset"], seats["mix_row"] if "mix_row" in seats else None)
+    data = tomllib.loads(text)
+    # the settings only: the stored seats table names the seats, and an agent file a
+    # [seats] entry names ("@path", relative to where the run started) need not be there now
+    data.pop("seats", None)
+    scn = Scenario.from_mapping(data, source=str(out / "manifest.json"))
     settings = scn.settings_at(scn.points()[point])
     return MatchLog(game.kind, point, match, events, names, settings)
 

@@ -30,6 +30,7 @@ import tomli_w
 
 from nop_sim.errors import did_you_mean
 from nop_sim.games import DEFAULT_KIND, Game, SeatFile, game_kinds, get_game
+from nop_sim.games.registry import changed_label
 
 __all__ = ["Scenario", "ScenarioError", "SweepAxis", "Target", "TuneAxis", "load_scenario",
            "parse_override", "point_key", "point_scenario"]
@@ -292,12 +293,12 @@ class Scenario:
         """
         data = tomllib.loads(self.text)
         if self.agent_files:  # [seats] holds one key: all (one spec), seat or rotate (a list)
-            seats = [{"agent_file": s.label, **s} if isinstance(s, SeatFile) else s
-                     for s in self.seats]
+            seats = [s.identity() if isinstance(s, SeatFile) else s for s in self.seats]
             data["seats"] = {k: seats if isinstance(v, list) else seats[0]
                              for k, v in data["seats"].items()}
         if self.point_seats:
-            data["point_seats"] = {k: {"agent_file": getattr(s, "label", None), **s}
+            data["point_seats"] = {k: s.identity() if isinstance(s, SeatFile)
+                                   else {"agent_file": None, **s}
                                    for k, s in sorted(self.point_seats.items())}
         data.pop("name", None)
         data.pop("description", None)
@@ -496,10 +497,16 @@ def _seats(table: Mapping, source: str, played: Game,
             raise ScenarioError(f"{source}: [seats] {key} must be a non-empty list of presets "
                                 f"or parameter tables, got {value!r}")
         specs = list(value)
-    files: dict[str, SeatFile] = {}  # resolved path -> the file read once
+    files: dict[str, SeatFile] = {}  # resolved path (and overrides) -> the seat, made once
     for i, spec in enumerate(specs):
+        where = f"{source}: [seats] {key}"
         if isinstance(spec, str) and spec.startswith("@"):
-            specs[i] = spec = _seat_file(spec, f"{source}: [seats] {key}", played, folder, files)
+            specs[i] = spec = _seat_file(spec, where, played, folder, files)
+        elif isinstance(spec, Mapping) and _names_file(spec.get("preset")):
+            # an agent file as the base of a table: the file's rows with these overrides
+            overrides = {k: v for k, v in spec.items() if k != "preset"}
+            specs[i] = spec = _seat_file(str(spec["preset"]).strip(), where, played, folder,
+                                         files, overrides)
         try:
             played.check_seat(spec)
         except ValueError as exc:
@@ -508,9 +515,12 @@ def _seats(table: Mapping, source: str, played: Game,
 
 
 def _seat_file(spec: str, where: str, played: Game, folder: str | Path | None,
-               files: dict[str, SeatFile]) -> SeatFile:
+               files: dict[str, SeatFile], overrides: Mapping[str, Any] | None = None
+               ) -> SeatFile:
     """An ``"@path"`` seat read from its file (relative paths: the current folder first,
-    then the scenario's ``folder``); ``files`` holds the files read so far, by path."""
+    then the scenario's ``folder``), with ``overrides`` set on every row of it (a table
+    ``{preset = "@path", ...}``); ``files`` holds the seats made so far, by path and
+    overrides, so each is made once."""
     given = spec[1:].strip()
     if played.agent_file is None:
         raise ScenarioError(f"{where}: {spec!r} names an agent file, but {played.title} seats "
@@ -524,19 +534,28 @@ def _seat_file(spec: str, where: str, played: Game, folder: str | Path | None,
     if found is None:
         raise ScenarioError(f"{where}: agent file {given} not found (looked for "
                             f"{' and '.join(map(str, dict.fromkeys(looked)))})")
-    key = str(found.resolve())
+    resolved = str(found.resolve())
+    overrides = dict(overrides or {})
+    key = resolved + (json.dumps(overrides, sort_keys=True, default=str) if overrides else "")
     if key in files:
         return files[key]
     try:
-        params, training = played.agent_file(found)
+        agent = played.agent_file(found)
     except ValueError as exc:
         raise ScenarioError(f"{where}: {exc}") from None
-    label = f"trained({training.get('scenario') or found.stem})"
-    if any(f.label == label for f in files.values()):  # two files, one name: say which file
+    label = f"trained({agent.training.get('scenario') or found.stem})"
+    # two files, one name: say which file (the same file with other overrides is the same name)
+    if any(changed_label(label, f.overrides) == f.label for f in files.values()
+           if str(Path(f.path).resolve()) != resolved):
         label = f"trained({given})"
-    training = json.loads(json.dumps(training, default=str))  # dates as text, like a manifest
-    files[key] = SeatFile(params, given=given, path=str(found), label=label, training=training)
+    files[key] = SeatFile.from_agent_file(agent, given=given, overrides=overrides,
+                                          label=changed_label(label, overrides))
     return files[key]
+
+
+def _names_file(preset) -> bool:
+    """A table's ``preset`` that names an agent file (``"@path"``) as its base."""
+    return isinstance(preset, str) and preset.strip().startswith("@")
 
 
 def _freeze(spec):

@@ -40,7 +40,7 @@ import pandas as pd
 
 from nop_sim import reporting as R
 from nop_sim.games import Game
-from nop_sim.runner import RunError, load_tables, run_game
+from nop_sim.runner import RunError, load_tables, not_a_run, run_game
 from nop_sim.scenario import SWEEP_OPTIONS
 from nop_sim.stats import CONFIDENCE, normal_quantile
 
@@ -119,6 +119,9 @@ class Sensitivity:
 def load_study(folder: str | Path) -> Study:
     """Read a finished sweep folder; :class:`SensitivityError` when it cannot be analysed."""
     folder = Path(folder)
+    other = not_a_run(folder)
+    if other is not None:
+        raise SensitivityError(other)
     path = folder / "manifest.json"
     if not path.is_file():
         raise SensitivityError(f"{folder}: not a nop-sim results folder (no manifest.json)")

@@ -45,6 +45,15 @@ def _seat_table(seats: pd.DataFrame, by: str, fair: float) -> pd.DataFrame:
                          "holm_low": low, "holm_high": high, "p_holm": p_holm, "fair": fair})
 
 
+def _mixture_table(manifest: dict, seats: pd.DataFrame) -> pd.DataFrame:
+    """:func:`nop_sim.analysis.mixture_rows` of one point's seats."""
+    # here, not at the top: the analysis loads scipy, which a run without a mixture never needs
+    from nop_sim.analysis import RunData, mixture_rows
+
+    table = mixture_rows(RunData(manifest, {"seats": seats}))
+    return table[["preset", "row", "weight", "seats", "share", "win_rate", "ci_low", "ci_high"]]
+
+
 def write_summary(out: str | Path) -> Path:
     """Write ``summary.md`` into a finished run folder and return its path."""
     out = Path(out)
@@ -74,6 +83,10 @@ def write_summary(out: str | Path) -> Path:
                           f"Holm's correction across the {by}s holds it to) and Holm p; the "
                           f"interval leaves the fair rate out exactly when Holm p < 0.05:", "",
                       md_table(table, digits=3)]
+        if "mix_row" in s.columns and (s["mix_row"] >= 0).any():
+            lines += ["", "Mixture rows: the row of a mixture agent file each seat played "
+                      "(its share of the file's seats beside its weight; win rate, 95% "
+                      "Wilson interval):", "", md_table(_mixture_table(manifest, s), digits=3)]
         lines.append("")
     path = out / "summary.md"
     path.write_text("\n".join(lines) + "\n")

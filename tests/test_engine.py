@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from nop_sim import types as T
-from nop_sim.agents import AgentError, agent_table
+from nop_sim.agents import AgentError, agent_row, agent_table
 from nop_sim.engine import MatchResults, play_batches, play_matches
 from nop_sim.rules import Settings, SettingsError
 
@@ -163,3 +163,33 @@ def test_bad_input_is_one_clear_error():
         play_matches(Settings(players=3), ["rock", "rock"], n_matches=1)
     with pytest.raises(ValueError, match="n_matches"):
         play_matches(Settings(), n_matches=0)
+
+
+def test_the_engine_plays_a_table_per_match_as_it_plays_one_table_per_call():
+    settings = Settings(players=3, max_hands=12)
+    a = np.stack([agent_row(r) for r in ("rock", "hedger", "maniac")])
+    tables = np.stack([a[[0, 1, 2]], a[[2, 2, 1]]])
+    # play_matches: table_of all 1 is the second table given as the agents
+    one = play_matches(settings, ["maniac", "maniac", "hedger"], 9, seed=4, chunk_size=3)
+    per = play_matches(settings, tables, 9, seed=4, chunk_size=3, table_of=np.ones(9, int))
+    for name in ("match", "player", "drafted", "column", "counts", "time"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(per, name), err_msg=name)
+    # a table per match: match i (its own chunk) plays as in a call with its table alone
+    table_of = np.array([0, 1, 1, 0, 1, 0, 0, 1, 1])
+    mixed = play_matches(settings, tables, 9, seed=4, chunk_size=1, table_of=table_of)
+    for t, specs in enumerate((["rock", "hedger", "maniac"], ["maniac", "maniac", "hedger"])):
+        alone = play_matches(settings, specs, 9, seed=4, chunk_size=1)
+        at = table_of == t
+        for name in ("match", "player", "drafted", "column"):
+            np.testing.assert_array_equal(getattr(mixed, name)[at], getattr(alone, name)[at])
+    # play_batches: table_of equal to each batch's table changes nothing
+    sizes, seeds, which = [4, 5], [11, 12], [1, 0]
+    by_batch = play_batches(settings, tables, which, sizes, seeds)
+    by_match = play_batches(settings, tables, which, sizes, seeds,
+                            table_of=np.repeat(which, sizes))
+    for name in ("match", "player", "drafted", "column", "counts", "time", "disruptors"):
+        np.testing.assert_array_equal(getattr(by_batch, name), getattr(by_match, name))
+    with pytest.raises(ValueError, match="table_of"):
+        play_batches(settings, tables, which, sizes, seeds, table_of=np.full(9, 2))
+    with pytest.raises(ValueError, match="table_of"):
+        play_matches(settings, tables, 9, table_of=np.zeros(8, int))

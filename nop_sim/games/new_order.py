@@ -14,14 +14,21 @@ from functools import cache, partial
 import numpy as np
 import pandas as pd
 
-from nop_sim.agents import agent_table, load_agent_file, preset_names
+from nop_sim.agents import (
+    AgentError,
+    agent_row,
+    agent_table,
+    draw_rows,
+    preset_names,
+    read_agent_file,
+)
 from nop_sim.errors import did_you_mean
 from nop_sim.games import registry
 from nop_sim.games.registry import Game, register_game
 from nop_sim.rules import Settings
 
-__all__ = ["EVENT_COLUMNS", "GAME", "TARGETS", "play_chunk", "play_chunks", "seat_label",
-           "target_metrics"]
+__all__ = ["EVENT_COLUMNS", "GAME", "MIX_TAG", "TARGETS", "mix_rows", "play_chunk", "play_chunks",
+           "seat_label", "target_metrics"]
 
 EVENT_COLUMNS = ("match", "hand", "kind", "seat", *(f"a{i}" for i in range(10)))
 TARGETS = {
@@ -37,14 +44,19 @@ TARGETS = {
     "net_chips_per_hedge": "chips a hedge pays back minus what it costs, per placement",
     "final_dart": "mean dart (fee per promotion) at the end of a match",
 }
+# A mixture seat's row for match g of a run with seed s, at seat k:
+# ``draw_rows(weights, (s, MIX_TAG), [g], k)`` (:func:`mix_rows`); the tag keeps the
+# draw apart from every other stream drawn from the run's seed.
+MIX_TAG = 0x6D6978  # "mix"
 
 
 # ---------------------------------------------------------------------------
 # Seats
 # ---------------------------------------------------------------------------
 def check_seat(spec) -> None:
-    """A preset name or a parameter table (an agent file's is one); an unknown preset
-    name names the closest."""
+    """A preset name or a parameter table (an agent file's is one, and each row of a
+    mixture file, overrides included, is checked here); an unknown preset name names
+    the closest."""
     if isinstance(spec, str):
         names = preset_names()
         if spec not in names:
@@ -52,10 +64,45 @@ def check_seat(spec) -> None:
                              + f" Presets: {', '.join(names)}")
     elif not isinstance(spec, Mapping):
         raise ValueError(f"{spec!r} is not a preset name or a parameter table")
+    elif isinstance(spec, registry.SeatFile):
+        for k, row in enumerate(spec.rows):
+            try:
+                agent_row(row)
+            except AgentError as exc:
+                where = f", row {k}" if spec.is_mixture else ""
+                raise ValueError(f"{spec.label} (agent file {spec.path}{where}): {exc}") from None
 
 
 def check_seats(specs: list, players: int) -> None:
-    agent_table(specs, players)  # AgentError is a ValueError naming the parameter
+    # AgentError is a ValueError naming the parameter; a mixture's rows are checked
+    # one by one (check_seat), its first stands for it here
+    agent_table([_row_spec(s, 0) for s in specs], players)
+
+
+def _is_mixture(spec) -> bool:
+    """A seat read from an agent file of several rows."""
+    return isinstance(spec, registry.SeatFile) and spec.is_mixture
+
+
+def _row_spec(spec, row: int):
+    """The agent a seat plays: a mixture's row ``row`` (``>= 0``), else the spec itself."""
+    return spec.rows[row] if _is_mixture(spec) else spec
+
+
+def mix_rows(seed: int, specs: list, match_ids: np.ndarray) -> np.ndarray:
+    """The mixture row each seat plays in each match: int64 ``(n, players)``, -1 where the
+    seat's agent is not a mixture.
+
+    Seat ``k`` given a mixture plays ``draw_rows(weights, (seed, MIX_TAG),
+    match_ids, k)``: a function of the run's seed, the run's match id and the seat
+    alone, so chunks, workers and Dask draw alike.
+    """
+    match_ids = np.asarray(match_ids, dtype=np.int64)
+    out = np.full((match_ids.size, len(specs)), -1, np.int64)
+    for seat, spec in enumerate(specs):
+        if _is_mixture(spec):
+            out[:, seat] = draw_rows(spec.weights, (seed, MIX_TAG), match_ids, seat)
+    return out
 
 
 # a table without ``preset`` starts from ``balanced`` (:func:`nop_sim.agents.agent_row`)
@@ -103,7 +150,9 @@ def play_chunk(scn, chunk) -> dict:
 
     matches : one row per match: ``point, chunk, match, rotation``, the swept
         settings, ``players``, every ``types.M_*`` field, ``winner_preset``, ``column``
-    seats : one row per (match, seat): ``preset`` and every ``types.PL_*`` field
+    seats : one row per (match, seat): ``preset`` (the seat's label), ``mix_row`` (the
+        row of a mixture agent file the seat played, -1 for a seat that is not a
+        mixture: :func:`mix_rows`) and every ``types.PL_*`` field
     drafts : one row per (match, seat, Disruptor drafted): ``card, count``
     counts : one row per chunk: ``n_matches`` and every ``types.C_*`` counter
     arrays : long ``point, table, stat, index, label, value``: categories,
@@ -143,7 +192,7 @@ def _point_tables(scn, chunks: list) -> dict:
     p = chunks[0].point
     point = scn.points()[p]
     settings = scn.settings_at(point)
-    res, rotation = _play_rotated(scn, point, settings, chunks)
+    res, rotation, mix_row = _play_rotated(scn, point, settings, chunks)
     n, players, k = res["match"].shape[0], settings.players, len(chunks)
     sizes = np.array([c.n_matches for c in chunks], np.int64)
     seat_labels = np.array([[seat_label(s) for s in scn.seat_specs(point, r)]
@@ -171,6 +220,7 @@ def _point_tables(scn, chunks: list) -> dict:
         "point": np.repeat(point_col, players), "chunk": np.repeat(chunk_col, players),
         "match": np.repeat(match_ids, players), "seat": np.tile(np.arange(players), n),
         "preset": _pick(flat, (rotation[:, None] * players + np.arange(players)).reshape(-1)),
+        "mix_row": mix_row.reshape(-1),
         **{key: _const(v, n * players) for key, v in point.items()},
         **{name: pl[:, :, idx].reshape(-1) for idx, name in sorted(_names("PL_").items())},
     })
@@ -205,8 +255,14 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     no logged match go to the engine in one call; a batch with one plays on
     its own, with its event log. Returns the arrays by name: per-match rows
     (chunk after chunk, in match order), counters per chunk (first axis), and
-    ``events``, each chunk's logged rows with the run's match ids; and each
-    match's rotation.
+    ``events``, each chunk's logged rows with the run's match ids; each match's
+    rotation; and the mixture row of each match and seat (int64 ``(n, players)``,
+    -1 where the seat is not a mixture).
+
+    A seat given a mixture plays, in each match, the row :func:`mix_rows` draws
+    for it; the matches then seat one agent table per combination of rotation
+    and rows drawn (the engine's ``table_of``), and logged batches play the same
+    rows. Without a mixture every match of a rotation seats that rotation's table.
     """
     from nop_sim.engine import BatchResults, play_batches, play_matches
     from nop_sim.profiling import phase
@@ -214,6 +270,8 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     sizes = [c.n_matches for c in chunks]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     rotation = np.empty(starts[-1], np.int64)
+    specs = [scn.seat_specs(point, r) for r in range(scn.n_rotations)]
+    mix_row = np.full((starts[-1], settings.players), -1, np.int64)
     joint, logged = [], []  # (chunk position, rotation, rows in the output, seed, ...)
     for i, c in enumerate(chunks):
         rot, batches = c.rotation_batches(scn.n_rotations)
@@ -223,6 +281,11 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
             log = (np.flatnonzero((c.first_match + idx) % scn.log_sample == 0)
                    if scn.log_sample else np.zeros(0, np.int64))
             (logged if log.size else joint).append((i, r, idx, seed, log))
+            if any(map(_is_mixture, specs[r])):
+                mix_row[starts[i] + idx] = mix_rows(scn.seed, specs[r], c.first_match + idx)
+    mixed = bool((mix_row >= 0).any())
+    if mixed:
+        tables, table_of = _match_tables(specs, rotation, mix_row)
     out: dict = {"events": [np.zeros((0, 0), np.int64)] * len(chunks)}
 
     def put(rows: np.ndarray, of_chunk: np.ndarray, res) -> None:
@@ -242,16 +305,25 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
 
     with phase("simulation"):
         if joint:
-            tables = np.stack([agent_table(scn.seat_specs(point, r), settings.players)
-                               for r in range(scn.n_rotations)])
-            res = play_batches(settings, tables, [b[1] for b in joint],
-                               [b[2].size for b in joint], [b[3] for b in joint])
-            put(np.concatenate([starts[i] + idx for i, _r, idx, _s, _l in joint]),
-                np.array([b[0] for b in joint], np.int64), res)
+            rows = np.concatenate([starts[i] + idx for i, _r, idx, _s, _l in joint])
+            batches = ([b[1] for b in joint], [b[2].size for b in joint], [b[3] for b in joint])
+            if mixed:
+                res = play_batches(settings, tables, *batches, table_of=table_of[rows])
+            else:
+                res = play_batches(settings, np.stack([agent_table(specs[r], settings.players)
+                                                       for r in range(scn.n_rotations)]),
+                                   *batches)
+            put(rows, np.array([b[0] for b in joint], np.int64), res)
         for i, r, idx, seed, log in logged:
             c = chunks[i]
-            res = play_matches(settings, scn.seat_specs(point, r), int(idx.size), seed=seed,
-                               chunk_size=int(idx.size), threads=1, log_matches=log)
+            n = int(idx.size)
+            if mixed:  # the batch's own tables, so that only those are checked
+                used, local = np.unique(table_of[starts[i] + idx], return_inverse=True)
+                res = play_matches(settings, tables[used], n, seed=seed, chunk_size=n,
+                                   threads=1, log_matches=log, table_of=local.reshape(-1))
+            else:
+                res = play_matches(settings, specs[r], n, seed=seed, chunk_size=n, threads=1,
+                                   log_matches=log)
             if res.events.shape[0]:  # the batch's match index -> the run's match id
                 res.events[:, 0] = c.first_match + idx[res.events[:, 0]]
             out["events"][i] = (res.events if not out["events"][i].size
@@ -260,7 +332,23 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
             put(starts[i] + idx, np.array([i]),
                 BatchResults(**{name: getattr(res, name) for name in _ROWS},
                              **{name: getattr(res, name)[None] for name in _SUMS}))
-    return out, rotation
+    return out, rotation, mix_row
+
+
+def _match_tables(specs: list[list], rotation: np.ndarray, mix_row: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The agent tables the matches seat, one per combination of rotation and mixture rows
+    drawn, and each match's table: float64 ``(k, players, N_AGENT_PARAMS)`` and int64
+    ``(n,)``. ``specs[r]``: rotation ``r``'s seat specs; ``mix_row``: :func:`mix_rows`'s
+    rows of each match."""
+    combos, table_of = np.unique(np.column_stack([rotation, mix_row]), axis=0,
+                                 return_inverse=True)
+    # each seat's rows, checked once: a mixture's every row, another agent's one row
+    choices = [[np.stack([agent_row(row) for row in spec.rows]) if _is_mixture(spec)
+                else agent_row(spec)[None] for spec in seats] for seats in specs]
+    tables = np.stack([np.stack([choices[combo[0]][seat][max(row, 0)]
+                                 for seat, row in enumerate(combo[1:])]) for combo in combos])
+    return tables, table_of.reshape(-1).astype(np.int64)
 
 
 def _events_frame(chunk, events: np.ndarray):
@@ -489,14 +577,18 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
     point = scn.points()[0]
     settings = scn.settings_at(point)
     specs = scn.seat_specs(point, 0)
-    names = registry.seat_names(map(seat_label, specs))
+    labels = [seat_label(s) for s in specs]
     records: list[dict] = []
+    names: dict[int, list[str]] = {}  # match -> its seats' names (a mixture's row by match)
     match_seed = scn.seed
     while True:
-        res = play_matches(settings, specs, 1, seed=match_seed, chunk_size=1, threads=1,
-                           log_every=1)
+        match = match_seed - scn.seed
+        rows = mix_rows(scn.seed, specs, np.array([match]))[0]
+        names[match] = registry.seat_names(labels, rows)
+        res = play_matches(settings, [_row_spec(s, r) for s, r in zip(specs, rows, strict=True)],
+                           1, seed=match_seed, chunk_size=1, threads=1, log_every=1)
         for rec in to_records(res.events):
-            rec["match"] = match_seed - scn.seed
+            rec["match"] = match
             records.append(rec)
         n_hands = len({(r["match"], r["hand"]) for r in records if r["event"] == "hand_start"})
         if n_hands >= count:
@@ -510,7 +602,11 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
         if len(seen) > count:
             break
         kept.append(rec)
-    return render_history(kept, names), kept
+    # match by match, each with its seats' names (a history restarts its column and dart
+    # at each match_start, so the parts join into the text of the whole)
+    text = "\n".join(render_history([r for r in kept if r["match"] == m], names[m])
+                     for m in dict.fromkeys(r["match"] for r in kept))
+    return text, kept
 
 
 def stored_hands(log) -> tuple[str, list[dict]]:
@@ -524,7 +620,13 @@ def referee(settings, specs: list, n: int, seed: int) -> int:
     from nop_sim.engine import play_matches
     from nop_sim.referee import check_results
 
-    res = play_matches(settings, specs, n, seed=seed, chunk_size=n, threads=1, log_every=1)
+    rows = mix_rows(seed, specs, np.arange(n))
+    if (rows < 0).all():
+        res = play_matches(settings, specs, n, seed=seed, chunk_size=n, threads=1, log_every=1)
+    else:  # a mixture: each match seats the rows drawn for it, as a run's would
+        tables, table_of = _match_tables([specs], np.zeros(n, np.int64), rows)
+        res = play_matches(settings, tables, n, seed=seed, chunk_size=n, threads=1,
+                           log_every=1, table_of=table_of)
     return check_results(res)
 
 
@@ -556,11 +658,11 @@ GAME = register_game(Game(
     load_kernels=load_kernels,
     kernels={"match driver": compile_driver, "evaluator and draft": compile_engine_callees,
              "parallel driver": compile_parallel, "evaluator": compile_evaluator},
-    agent_file=load_agent_file,
+    agent_file=read_agent_file,
     fresh_hands=fresh_hands,
     stored_hands=stored_hands,
     referee=referee,
     write_report=write_report,
-    store_version=2,  # 2: events tables
+    store_version=3,  # 2: events tables; 3: seats.mix_row
     trainable=True,
 ))

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_KIND", "Game", "SeatFile", "game_kinds", "game_of_folder", "get_game",
-           "register_game", "registered_games", "seat_label", "seat_name", "seat_names"]
+__all__ = ["DEFAULT_KIND", "Game", "SeatFile", "changed_label", "game_kinds", "game_of_folder",
+           "get_game", "register_game", "registered_games", "seat_label", "seat_name",
+           "seat_names"]
 
 DEFAULT_KIND = "new-order"  # a scenario's [game] without ``kind``, a manifest without one
 
@@ -44,9 +45,13 @@ class Game:
     check_seats(specs, players) : raise ``ValueError`` when the seats of one
         sweep point and rotation cannot play
     seat_label(spec) : a seat's agent as text (the ``preset`` column)
-    agent_file(path) : optional; read an agent file (the ``@path`` seat syntax)
-        into ``(params, training)``, raising ``ValueError`` naming the file;
-        None: the game's seats cannot be read from files
+    agent_file(path) : optional; read an agent file (the ``@path`` seat syntax,
+        alone or as the base of a table: ``{preset = "@path", ...}``) into an object
+        with ``rows`` (parameter tables), ``weights`` (one per row, summing to 1),
+        ``training`` (a dict) and ``path``, e.g. :class:`nop_sim.agents.AgentFile`,
+        raising ``ValueError`` naming the file; None: the game's seats cannot be
+        read from files. A file of several rows is a mixture: the game's
+        ``play_chunk`` draws each match's row (:attr:`SeatFile.rows`)
 
     Results
     -------
@@ -126,7 +131,7 @@ class Game:
     warm_up: Callable[[Any], None] | None = None
     load_kernels: Callable[[], None] | None = None
     kernels: Mapping[str, Callable[[], None]] = field(default_factory=dict)
-    agent_file: Callable[[Path], tuple[dict, dict]] | None = None
+    agent_file: Callable[[Path], Any] | None = None
     store_version: int = 1
     trainable: bool = False
 
@@ -141,28 +146,89 @@ class Game:
 
 
 class SeatFile(dict):
-    """A seat read from an agent file (``@path`` in ``[seats]``): its parameter table,
-    with where it came from.
+    """A seat read from an agent file (``@path`` in ``[seats]``, or ``{preset = "@path",
+    ...}`` with overrides): its parameter table, with where it came from.
 
-    It is the mapping of parameters itself, so a game's agent code takes it as
-    any table; it pickles with its attributes, so workers never read the file.
+    A one-row file's seat is the mapping of parameters itself, so a game's agent
+    code takes it as any table. A mixture (several rows) plays one of its
+    ``rows`` per match, drawn with ``weights``; its mapping is empty and a game
+    that cannot draw rows refuses it. It pickles with its attributes, so workers
+    never read the file.
 
     Attributes
     ----------
     given : the path as the scenario wrote it (without ``@``)
     path : the file that was read
-    label : the seat's label, ``trained(<training scenario or file stem>)``
+    label : the seat's label, ``trained(<training scenario or file stem>)``, with
+        ``(param=value,...)`` appended for overrides
     training : the file's ``[training]`` table (``{}`` when it has none)
+    rows : the parameter tables, overrides applied, in file order (one for a
+        plain file: the mapping itself)
+    weights : each row's share of the matches, summing to 1 (``(1.0,)`` for one row)
+    overrides : the parameters the seat set on top of the file (``{}``: none); the
+        file's stated exploitability does not apply to an agent so changed
     """
 
-    def __init__(self, params, *, given: str, path: str, label: str, training: dict):
+    def __init__(self, params, *, given: str, path: str, label: str, training: dict,
+                 rows=None, weights=None, overrides=None):
         super().__init__(params)
-        self.given, self.path, self.label, self.training = given, path, label, dict(training)
+        self.given, self.path, self.label = given, path, label
+        self.training = json.loads(json.dumps(training, default=str))  # dates as text, as JSON
+        self.rows = tuple(dict(r) for r in rows) if rows is not None else (dict(params),)
+        self.weights = (tuple(float(w) for w in weights) if weights is not None
+                        else (1.0,) * len(self.rows))
+        self.overrides = dict(overrides or {})
+        if len(self.rows) != len(self.weights) or not self.rows:
+            raise ValueError(f"{path}: {len(self.rows)} rows and {len(self.weights)} weights")
+
+    @classmethod
+    def from_agent_file(cls, agent_file, *, given: str, label: str,
+                        overrides: Mapping[str, Any] | None = None) -> SeatFile:
+        """The seat of a file read by a game's ``agent_file`` hook (``rows``, ``weights``,
+        ``training``, ``path``), with ``overrides`` set on every row."""
+        overrides = dict(overrides or {})
+        rows = tuple({**row, **overrides} for row in agent_file.rows)
+        return cls(rows[0] if len(rows) == 1 else {}, given=given, path=str(agent_file.path),
+                   label=label, training=agent_file.training, rows=rows,
+                   weights=agent_file.weights, overrides=overrides)
+
+    @property
+    def is_mixture(self) -> bool:
+        """More than one row: each match draws the row this seat plays."""
+        return len(self.rows) > 1
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, SeatFile):
+            return dict.__eq__(self, other)
+        return (dict.__eq__(self, other) and self.rows == other.rows
+                and self.weights == other.weights)
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]  # a dict: never hashable
+
+    def identity(self) -> dict:
+        """What makes its results (a scenario's fingerprint): the label and the parameters,
+        with the rows and weights of a mixture."""
+        if not self.is_mixture:
+            return {"agent_file": self.label, **self}
+        return {"agent_file": self.label, "rows": [dict(r) for r in self.rows],
+                "weights": list(self.weights)}
 
     def record(self) -> dict:
-        """Its provenance, JSON-ready (a run's ``manifest.json`` ``agent_files``)."""
-        return {"label": self.label, "file": self.path, "given": self.given,
-                "params": dict(self), "training": self.training}
+        """Its provenance, JSON-ready (a run's ``manifest.json`` ``agent_files``): label,
+        file, the path as given, the parameters (one row), the rows and weights, the
+        ``[training]`` table, and any overrides (with ``exploitability_applies`` false:
+        the file's stated exploitability is of the agent as trained)."""
+        out = {"label": self.label, "file": self.path, "given": self.given}
+        if not self.is_mixture:
+            out["params"] = dict(self)
+        out.update(rows=[dict(r) for r in self.rows], weights=list(self.weights),
+                   training=self.training)
+        if self.overrides:
+            out.update(overrides=dict(self.overrides), exploitability_applies=False)
+        return out
 
 
 def seat_label(spec, default_preset: str) -> str:
@@ -179,7 +245,13 @@ def seat_label(spec, default_preset: str) -> str:
     if isinstance(spec, SeatFile):
         return spec.label
     base = str(spec.get("preset", default_preset)).strip().lower()
-    extra = ",".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "preset")
+    return changed_label(base, {k: v for k, v in spec.items() if k != "preset"})
+
+
+def changed_label(base: str, changes: Mapping[str, Any]) -> str:
+    """``base(param=value,...)``, the changes sorted by name; ``base`` when there are none:
+    a preset or an agent file's label with the parameters a seat sets on top of it."""
+    extra = ",".join(f"{k}={v}" for k, v in sorted(changes.items()))
     return f"{base}({extra})" if extra else base
 
 
@@ -189,9 +261,16 @@ def seat_name(seat: int) -> str:
     return f"Seat {int(seat)}"
 
 
-def seat_names(labels) -> list[str]:
-    """The players of a hand history: ``Seat 0 (label)``, ``Seat 1 (label)``, ... in seat order."""
-    return [f"{seat_name(i)} ({label})" for i, label in enumerate(labels)]
+def seat_names(labels, rows=None) -> list[str]:
+    """The players of a hand history: ``Seat 0 (label)``, ``Seat 1 (label)``, ... in seat order.
+
+    ``rows``: the mixture row each seat played (-1 or None: not a mixture), named
+    after the label: ``Seat 2 (trained(baseline) row 1)``.
+    """
+    labels = list(labels)
+    rows = [-1] * len(labels) if rows is None else [-1 if r is None else int(r) for r in rows]
+    return [f"{seat_name(i)} ({label}{f' row {row}' if row >= 0 else ''})"
+            for i, (label, row) in enumerate(zip(labels, rows, strict=True))]
 
 
 def one_winner(matches, players: int) -> float:

@@ -20,7 +20,7 @@ Example::
 """
 
 from nop_sim.train.errors import TrainError
-from nop_sim.train.play import Duel, Engine, Field, draw_rows, duel, match_states
+from nop_sim.train.play import Duel, Engine, Field, duel, match_states
 from nop_sim.train.search import (
     SearchConfig,
     SearchResult,
@@ -33,13 +33,12 @@ from nop_sim.train.trainer import (
     TrainConfig,
     TrainResult,
     rules_key,
-    start_field,
+    start_population,
     train_folder,
     train_settings,
-    write_agent_file,
 )
 
 __all__ = ["MECHANICS", "SEARCH_POWER", "Duel", "Engine", "Field", "SearchConfig",
            "SearchResult", "Space", "TrainConfig", "TrainError", "TrainResult", "best_response",
-           "check_gain", "draw_rows", "duel", "match_states", "rules_key", "space_for",
-           "start_field", "statement", "train_folder", "train_settings", "write_agent_file"]
+           "check_gain", "duel", "match_states", "rules_key", "space_for",
+           "start_population", "statement", "train_folder", "train_settings"]

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nop_sim import types as T
+from nop_sim.agents import draw_rows
 from nop_sim.kernels.rng import keyed_states
 
 __all__ = ["Duel", "Engine", "Field", "duel", "match_states"]
@@ -40,27 +41,6 @@ def match_states(key: tuple[int, ...], n: int) -> np.ndarray:
 
 
 _DRAW_TAG = 0x6D6978  # "mix": a field's draws have keys of their own
-
-
-def _splitmix(x: np.ndarray) -> np.ndarray:
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-def draw_rows(weights, key: tuple[int, ...], match_ids: np.ndarray, seat: int) -> np.ndarray:
-    """int64 row of a mixture for each match of ``match_ids`` in ``seat``: it depends only
-    on ``(key, match id, seat)`` (a splitmix64 hash of them to a uniform in [0, 1), then the
-    cumulative weights), so chunks, workers and order never change a draw."""
-    cum = np.cumsum(np.asarray(weights, float))
-    cum /= cum[-1]
-    h = np.random.SeedSequence([int(k) for k in key]).generate_state(1, np.uint64)[0]
-    with np.errstate(over="ignore"):
-        x = _splitmix(np.asarray(match_ids, np.uint64) * np.uint64(0xD1B54A32D192ED03)
-                      ^ np.uint64(h) ^ (np.uint64(seat) * np.uint64(0x8CB92BA72F3D8DD7)))
-        u = (_splitmix(x) >> np.uint64(11)).astype(float) * 2.0**-53
-    return np.minimum(np.searchsorted(cum, u, side="right"), len(cum) - 1).astype(np.int64)
 
 
 @dataclass(frozen=True)

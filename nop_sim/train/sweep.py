@@ -29,7 +29,7 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
                  progress: Callable[[int, int, int], None] | None = None,
                  say: Callable[[str], None] | None = None) -> Scenario:
     """``scn`` with every point's seats taken by the agent trained for that point."""
-    from nop_sim.agents import load_agent_file
+    from nop_sim.agents import read_agent_file
 
     points = scn.points()
     seats = {}
@@ -44,10 +44,9 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
 
         result = train_folder(sub, folder, cfg, threads=threads, scheduler=scheduler,
                               resume=True, progress=tick)
-        params, training = load_agent_file(folder / "strong.toml")
-        seats[point_key(point)] = SeatFile(
-            params, given=str(folder / "strong.toml"), path=str(folder / "strong.toml"),
-            label=f"trained(point {i})", training=training)
+        seats[point_key(point)] = SeatFile.from_agent_file(
+            read_agent_file(folder / "strong.toml"), given=str(folder / "strong.toml"),
+            label=f"trained(point {i})")
         if say is not None:
             say(f"point {i} {dict(point)}: {'reused' if reused else 'trained'} {folder}, "
                 f"exploitability {result.exploitability:+.1f} points")

@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import types as T
-from nop_sim.agents import agent_row, agent_table, preset_names
+from nop_sim.agents import agent_row, preset_names, write_agent_file
 from nop_sim.reporting import atomic_write
 from nop_sim.train.errors import TrainError
 from nop_sim.train.meta import ProfileTable, max_members, regret, solve
@@ -61,8 +61,8 @@ from nop_sim.train.play import Engine, Field, duel
 from nop_sim.train.search import SearchConfig, best_response, statement
 from nop_sim.train.space import Space, space_for
 
-__all__ = ["TrainConfig", "TrainResult", "rules_key", "start_field", "train_folder",
-           "train_settings", "write_agent_file"]
+__all__ = ["TrainConfig", "TrainResult", "rules_key", "start_population", "train_folder",
+           "train_settings"]
 
 STATE_VERSION = 2
 
@@ -125,21 +125,34 @@ def rules_key(settings) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def start_field(scn, point=None) -> np.ndarray:
-    """The scenario's seats as tables ``(rotations, players, N_AGENT_PARAMS)``."""
+def start_population(scn, point=None) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """The scenario's seats as a first population: ``(rows, labels, weights)``, each
+    distinct row once, in seat order; a seat given a mixture file brings all its rows, with
+    their weights (the others weigh one seat's share)."""
+    from nop_sim.games import SeatFile
+    from nop_sim.games.registry import seat_label
+
     point = scn.points()[0] if point is None else point
-    settings = scn.settings_at(point)
-    return np.stack([agent_table(scn.seat_specs(point, r), settings.players)
-                     for r in range(scn.n_rotations)])
-
-
-def _first_population(field0: np.ndarray) -> list[list[float]]:
-    """The distinct rows of the scenario's seats, in seat order."""
     rows: list[list[float]] = []
-    for row in field0.reshape(-1, field0.shape[-1]).tolist():
-        if row not in rows:
-            rows.append(row)
-    return rows
+    labels: list[str] = []
+    weights: list[float] = []
+    for r in range(scn.n_rotations):
+        for spec in scn.seat_specs(point, r):
+            if isinstance(spec, SeatFile) and len(spec.rows) > 1:
+                parts = [(agent_row(row).tolist(), f"{spec.label} row {i}", w)
+                         for i, (row, w) in enumerate(zip(spec.rows, spec.weights,
+                                                          strict=True))]
+            else:
+                parts = [(agent_row(spec).tolist(), seat_label(spec, "balanced"), 1.0)]
+            for row, label, w in parts:
+                if row in rows:
+                    weights[rows.index(row)] += w
+                else:
+                    rows.append(row)
+                    labels.append(label)
+                    weights.append(w)
+    w = np.asarray(weights)
+    return np.asarray(rows, float), labels, w / w.sum()
 
 
 def _presets() -> np.ndarray:
@@ -226,25 +239,24 @@ class _Population:
         return new
 
 
-def train_settings(settings, field0: np.ndarray, cfg: TrainConfig, engine: Engine, *,
-                   state: dict | None = None, save: Callable[[dict, pd.DataFrame], None] = None,
+def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray],
+                   cfg: TrainConfig, engine: Engine, *, state: dict | None = None,
+                   save: Callable[[dict, pd.DataFrame], None] = None,
                    progress: Callable[[int, int], None] | None = None,
-                   restrict: dict | None = None,
-                   labels: list[str] | None = None) -> TrainResult:
-    """Train from the seats ``field0`` under ``settings``; ``state`` resumes a checkpoint,
-    ``save`` is called with the checkpoint and the history after every round."""
+                   restrict: dict | None = None) -> TrainResult:
+    """Train from a first ``population`` (rows, labels, weights: :func:`start_population`)
+    under ``settings``; ``state`` resumes a checkpoint, ``save`` is called with the
+    checkpoint and the history after every round."""
     t0 = time.perf_counter()
     space = space_for(settings, restrict)
     players = settings.players
     eps = cfg.epsilon / 100.0
     presets = _presets()
     if state is None:
-        first = _first_population(field0)
-        names = list(labels or [])
-        state = {"version": STATE_VERSION, "round": 0, "population": first,
-                 "labels": [names[i] if i < len(names) else f"seat row {i}"
-                            for i in range(len(first))],
-                 "members": list(range(len(first))), "sigma": [1.0 / len(first)] * len(first),
+        first, labels, weights = population
+        state = {"version": STATE_VERSION, "round": 0,
+                 "population": np.asarray(first, float).tolist(), "labels": list(labels),
+                 "members": list(range(len(first))), "sigma": np.asarray(weights).tolist(),
                  "table": [], "spent": 0, "converged": False, "final": None, "rounds": [],
                  "seconds": 0.0, "engine_seconds": 0.0, "hands": 0}
         frames: list[pd.DataFrame] = []
@@ -373,29 +385,18 @@ def _identity(scn, cfg: TrainConfig) -> dict:
             "version": STATE_VERSION}
 
 
-def write_agent_file(path: Path, rows: np.ndarray, weights: np.ndarray, training: dict,
-                     header: str) -> None:
-    """``strong.toml``: the mixture as ``[[agent]]`` tables (``weight`` and every policy
-    parameter by name; one row is a plain ``[agent]`` table) and ``[training]``."""
-    import tomli_w
-
-    rows = np.atleast_2d(np.asarray(rows, float))
-    tables = [{name: float(v) for name, v in zip(T.AGENT_PARAM_NAMES, row, strict=True)}
-              for row in rows]
-    text = "".join(f"# {line}\n" for line in header.splitlines())
-    if len(tables) == 1:
-        text += tomli_w.dumps({"agent": tables[0], "training": training})
-    else:
-        agents = [{"weight": round(float(w), 6), **t}
-                  for w, t in zip(weights, tables, strict=True)]
-        text += tomli_w.dumps({"agent": agents, "training": training})
-    atomic_write(path, text)
-
-
 def _load_checkpoint(out: Path, identity: dict, resume: bool, cfg: TrainConfig) -> dict | None:
     state_path = out / "state.json"
     if out.exists() and not out.is_dir():
         raise TrainError(f"{out} is not a folder")
+    manifest = out / "manifest.json"
+    if manifest.exists() and not state_path.exists():
+        try:
+            kind = json.loads(manifest.read_text()).get("kind", "run")
+        except ValueError:
+            kind = "unreadable"
+        raise TrainError(f"{out} holds a {kind} folder, not a training; train into another "
+                         f"--out")
     if not state_path.exists():
         if out.exists() and any(p for p in out.glob("*") if not p.name.startswith(".nop-sim")) \
                 and not (out / "manifest.json").exists():
@@ -446,7 +447,6 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
     started = started or dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     point = scn.points()[0]
     settings = scn.settings_at(point)
-    field0 = start_field(scn)
     def save(st: dict, history: pd.DataFrame) -> None:
         clean = {k: v for k, v in st.items() if not k.startswith("_")}
         clean.update(identity=identity, started=started,
@@ -456,8 +456,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
 
     engine = Engine(threads=threads, scheduler=scheduler)
     try:
-        result = train_settings(settings, field0, cfg, engine, state=state, save=save,
-                                progress=progress, labels=_labels(scn, point))
+        result = train_settings(settings, start_population(scn, point), cfg, engine,
+                                state=state, save=save, progress=progress)
     finally:
         engine.close()
     training = {
@@ -497,21 +497,6 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
     }
     atomic_write(out / "manifest.json", json.dumps(manifest, indent=1, default=float))
     return result
-
-
-def _labels(scn, point) -> list[str]:
-    """The scenario's seat labels, each once, in the order of :func:`_first_population`."""
-    from nop_sim.games.registry import seat_label
-
-    labels: list[str] = []
-    rows: list[list[float]] = []
-    for r in range(scn.n_rotations):
-        for spec, row in zip(scn.seat_specs(point, r), start_field(scn, point)[r].tolist(),
-                             strict=True):
-            if row not in rows:
-                rows.append(row)
-                labels.append(seat_label(spec, "balanced"))
-    return labels
 
 
 def _versions() -> dict:

@@ -157,15 +157,10 @@ def load_strong(folder: Path) -> tuple[Field, dict]:
     if not path.exists():
         raise ValueError(f"--strong {folder}: no strong.toml there; train first "
                          f"(nop-sim train SCENARIO --out {folder})")
-    import tomllib
+    from nop_sim.agents import agent_row, read_agent_file
 
-    from nop_sim.agents import agent_row
-
-    data = tomllib.loads(path.read_text())
-    tables = data["agent"] if isinstance(data["agent"], list) else [data["agent"]]
-    weights = [float(t.get("weight", 1.0)) for t in tables]
-    rows = [agent_row({k: v for k, v in t.items() if k != "weight"}) for t in tables]
-    return Field.of(np.stack(rows), weights), dict(data.get("training", {}))
+    f = read_agent_file(path)
+    return Field.of(np.stack([agent_row(r) for r in f.rows]), f.weights), dict(f.training)
 
 
 def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,

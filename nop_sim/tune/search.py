@@ -232,12 +232,17 @@ def point_data(scn: Scenario, params: Mapping[str, Any]) -> dict:
     data.pop("sweep", None)
     data["game"] = {**data.get("game", {}), **params}
     paths = {f"@{f.given}": f"@{Path(f.path).resolve()}" for f in scn.agent_files}
+
+    def absolute(spec):  # "@path", or a table based on one ({preset = "@path", ...})
+        if isinstance(spec, str):
+            return paths.get(spec, spec)
+        if isinstance(spec, dict) and isinstance(spec.get("preset"), str):
+            return {**spec, "preset": paths.get(spec["preset"].strip(), spec["preset"])}
+        return spec
+
     seats = data.get("seats", {})
     for key, value in seats.items():
-        if isinstance(value, str):
-            seats[key] = paths.get(value, value)
-        elif isinstance(value, list):
-            seats[key] = [paths.get(v, v) if isinstance(v, str) else v for v in value]
+        seats[key] = [absolute(v) for v in value] if isinstance(value, list) else absolute(value)
     return data
 
 
