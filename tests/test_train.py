@@ -468,3 +468,22 @@ def test_values_merge_across_runs_and_need_only_the_same_rules(tmp_path):
     assert "replaced the saved values of manipulation, hedging" in r.output
     r = _cli([*value, "--mechanic", "bluffing", "--set", "hedge_cost=3"])
     assert r.exit_code != 0 and "other rules" in r.output
+
+
+def test_a_mixture_seat_brings_its_rows_into_the_first_population(tmp_path):
+    from nop_sim.agents import write_agent_file
+
+    mix = tmp_path / "mix.toml"
+    write_agent_file(mix, [agent_row(NEVER_HEDGE), agent_row("hedger")], [0.75, 0.25],
+                     {"scenario": "elsewhere"})
+    text = FREE_HEDGE.replace('all = {preset = "balanced", hedge = 0.0}', f'all = "@{mix}"')
+    scn = load_scenario(_scenario(tmp_path, text, "warm.toml"))
+    from nop_sim.train import start_population
+
+    rows, labels, weights = start_population(scn)
+    assert np.array_equal(rows, np.stack([agent_row(NEVER_HEDGE), agent_row("hedger")]))
+    assert labels == ["trained(elsewhere) row 0", "trained(elsewhere) row 1"]
+    assert np.allclose(weights, [0.75, 0.25])
+    result = train_folder(scn, tmp_path / "out", TrainConfig(budget=6000, seed=2))
+    state = json.loads((tmp_path / "out" / "state.json").read_text())
+    assert state["labels"][:2] == labels and result.population >= 2
