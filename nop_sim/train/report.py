@@ -131,6 +131,7 @@ def _exploitability(t: _Training):
                                         r.get("high", []), strict=True)],
         "mixture size": [R.count(v) for v in r.get("mixture_size", [])],
         "meta-game regret (points)": [R.num(v, 1) for v in r.get("meta_regret", [])],
+        "search size": [f"x{v:g}" for v in r.get("scale", [1] * len(r))],
         "starts": [R.count(v) for v in r.get("starts", [])],
         "check matches": [R.count(v) for v in r.get("check_matches", [])],
         "matches": [R.count(v) for v in r.get("matches", [])],

@@ -25,7 +25,8 @@ field with a small step never reached, won 18 points). So:
    candidates race as in 1; a candidate's fitness is its mean paired gain.
 3. **Select.** Each run's leaders and final mean, the best screened starts
    and the rows the caller knows (``known``) race on fresh seeds; the winner
-   is the deviation found.
+   is the deviation found. The field's own rows are left out: they are the
+   reference, and would "gain" exactly 0 with an interval of width 0.
 4. **Check** it on fresh seeds again, in batches, until its gain's 95%
    interval lies above or below ``epsilon`` or the check's budget ends: the
    unbiased estimate a caller reads. It is a *lower bound* on what the best
@@ -256,8 +257,10 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
         pool.append(space.to_rows(np.asarray(es.result.xfavorite)[None, :], base)[0])
     if known is not None and len(known):
         pool.extend(space.pin(row) for row in np.atleast_2d(known))
-    # 3. the selection race on fresh seeds
-    pool = np.stack(pool)
+    # 3. the selection race on fresh seeds, among rows that deviate: a row of the field
+    # plays the reference's own matches and would 'gain' exactly 0 +- 0
+    deviates = [r for r in pool if not any(np.allclose(r, f) for f in fld.rows)]
+    pool = np.stack(deviates or pool)
     d = racer.duel(pool, cfg.select, (10**6,))
     g = d.gain()
     pick = int(np.argmax(g.mean(axis=1)))
