@@ -28,12 +28,12 @@ _EXPORTS = {
     "beats": "nop_sim.blocks",
     "classify_block": "nop_sim.blocks",
     "classify_blocks": "nop_sim.blocks",
-    "DEFAULT_COLUMN": "nop_sim.column",
-    "Category": "nop_sim.column",
-    "Column": "nop_sim.column",
-    "format_cards": "nop_sim.cards",
-    "make_deck": "nop_sim.cards",
-    "parse_cards": "nop_sim.cards",
+    "DEFAULT_COLUMN": "nop_sim.core.column",
+    "Category": "nop_sim.core.column",
+    "Column": "nop_sim.core.column",
+    "format_cards": "nop_sim.core.cards",
+    "make_deck": "nop_sim.core.cards",
+    "parse_cards": "nop_sim.core.cards",
 }
 
 __all__ = [
@@ -76,8 +76,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # static tools see the eager imports
     from nop_sim.blocks import beats, classify_block, classify_blocks
-    from nop_sim.cards import format_cards, make_deck, parse_cards
-    from nop_sim.column import DEFAULT_COLUMN, Category, Column
+    from nop_sim.core.cards import format_cards, make_deck, parse_cards
+    from nop_sim.core.column import DEFAULT_COLUMN, Category, Column
     from nop_sim.engine import MatchResults, play_matches
     from nop_sim.evaluator import BestHand, best_category, best_hand, evaluate, profile
     from nop_sim.referee import check_results

@@ -46,8 +46,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nop_sim.column import Category
-from nop_sim.stats import (  # noqa: F401  (re-exported: A.wilson_interval, A.holm, ...)
+from nop_sim.core.column import Category
+from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval, A.holm, ...)
     ALPHA,
     CONFIDENCE,
     bootstrap_median,
@@ -606,7 +606,7 @@ def simulate_baseline_wins(players: int, n_deals: int, seed: int = 0,
     no draw, no wild, no Disruptor; the winner's category is the best
     (lowest id) among the players' best categories.
     """
-    from nop_sim.column import DEFAULT_COLUMN
+    from nop_sim.core.column import DEFAULT_COLUMN
     from nop_sim.evaluator import best_category
 
     rng = np.random.default_rng(seed)
@@ -984,7 +984,7 @@ def _mantel_haenszel(win: np.ndarray, has: np.ndarray, strata: np.ndarray):
     of a Wald interval from the per-stratum binomial variances (NaN when they
     are all 0: every stratum's rates at 0 or 1 tell nothing about the noise).
     Strata with only one group carry no information and drop out. Returns
-    (diff, se): :func:`nop_sim.stats.symmetric_test` gives the interval and the
+    (diff, se): :func:`nop_sim.core.stats.symmetric_test` gives the interval and the
     test it inverts, so that they agree (the Cochran-Mantel-Haenszel test with
     its continuity correction, beside this interval, did not: an interval of
     +0.1 to +4.9 points sat beside p = 0.055).

@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from nop_sim.cards import CARD_DTYPE, N_CARDS, parse_cards
-from nop_sim.column import DEFAULT_COLUMN, Column
+from nop_sim.core.cards import CARD_DTYPE, N_CARDS, parse_cards
+from nop_sim.core.column import DEFAULT_COLUMN, Column
 from nop_sim.kernels.blocks import _block_beats, _classify_block, _classify_blocks
 
 __all__ = ["MAX_BLOCK", "beats", "block_cards", "classify_block", "classify_blocks"]
@@ -72,7 +72,7 @@ def classify_block(cards: BlockLike) -> tuple[int, int]:
     Returns
     -------
     (category, tiebreak) : (int, int)
-        ``category`` is the :class:`~nop_sim.column.Category` id (0..12) or
+        ``category`` is the :class:`~nop_sim.core.column.Category` id (0..12) or
         ``-1`` when the cards are not a valid block. ``tiebreak`` packs the
         tie-break ranks of SPEC section 2, 4 bits each, first-compared rank
         highest (0 for an invalid block and for Royal Flush); within one

@@ -45,7 +45,7 @@ def _wild_option(f):
 
 
 def _parse_column(text: str):
-    from nop_sim.column import Column
+    from nop_sim.core.column import Column
 
     try:
         return Column.parse(text)
@@ -54,7 +54,7 @@ def _parse_column(text: str):
 
 
 def _parse_wild(text: str) -> int:
-    from nop_sim.cards import RANK_CHARS
+    from nop_sim.core.cards import RANK_CHARS
 
     mask = 0
     for token in [t for t in text.replace(" ", ",").split(",") if t]:
@@ -114,7 +114,7 @@ class _Commands(click.Group):
 
     def invoke(self, ctx):
         """A folder another nop-sim writes into refuses every command alike: one line, exit 1."""
-        from nop_sim.errors import FolderBusy  # here, not at the top: --help stays quick
+        from nop_sim.core.errors import FolderBusy  # here, not at the top: --help stays quick
 
         try:
             return super().invoke(ctx)
@@ -160,7 +160,7 @@ def eval_cmd(cards: str, column_text: str, wild_text: str, decks: int):
     Example:
       nop-sim eval "Ks Kd Kh 7c 7d Qs 2c" --column "Two Pair > Full House"
     """
-    from nop_sim.cards import parse_cards
+    from nop_sim.core.cards import parse_cards
     from nop_sim.evaluator import best_hand
 
     try:
@@ -197,9 +197,9 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
       nop-sim frequencies --hands 2000000 --moved "Two Pair > Full House" --wild 2
     """
     from nop_sim.bench import random_hands
-    from nop_sim.column import DEFAULT_COLUMN, Category
+    from nop_sim.core.column import DEFAULT_COLUMN, Category
+    from nop_sim.core.stats import wilson_interval
     from nop_sim.evaluator import best_category
-    from nop_sim.stats import wilson_interval
 
     moved = _parse_column(moved_text)
     wild = _parse_wild(wild_text)
@@ -308,7 +308,7 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
 
 def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile):
     from nop_sim.agents import training_text
-    from nop_sim.profiling import format_profile, phase, take
+    from nop_sim.core.profiling import format_profile, phase, take
     from nop_sim.runner import RunError, run_scenario
 
     # The interpreter's last collection walks every object the run's libraries made
@@ -681,7 +681,7 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
 
     for m in mechanics:
         if m not in MECHANICS:
-            from nop_sim.errors import did_you_mean
+            from nop_sim.core.errors import did_you_mean
 
             raise click.BadParameter(f"no mechanic {m!r}.{did_you_mean(m, MECHANICS)} "
                                      f"Allowed: {', '.join(MECHANICS)}", param_hint="--mechanic")

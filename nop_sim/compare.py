@@ -47,8 +47,8 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import analysis as A
-from nop_sim.errors import did_you_mean
-from nop_sim.stats import (
+from nop_sim.core.errors import did_you_mean
+from nop_sim.core.stats import (
     CONFIDENCE,
     holm_intervals,
     mean_interval,
@@ -241,8 +241,8 @@ def pairing(run_a: A.RunData, run_b: A.RunData, point_a: int,
 # interval at the level Holm's procedure holds the row to with Holm p
 # (:func:`adjust_for_the_table`). Two tests side by side (a Newcombe
 # interval beside Fisher's exact p) could disagree near the boundary. The
-# tests are :mod:`nop_sim.stats`'s (:func:`~nop_sim.stats.newcombe_test`,
-# :func:`~nop_sim.stats.symmetric_test`), which the balance report's tables
+# tests are :mod:`nop_sim.core.stats`'s (:func:`~nop_sim.core.stats.newcombe_test`,
+# :func:`~nop_sim.core.stats.symmetric_test`), which the balance report's tables
 # share; the bootstrap's is here.
 _Z = normal_quantile(CONFIDENCE)
 
@@ -402,7 +402,7 @@ def adjust_for_the_table(table: pd.DataFrame) -> pd.DataFrame:
 
     ``table`` holds rows of the helpers above (``p_value`` and ``interval``).
     Adds ``p_holm`` and ``holm_low``, ``holm_high``: each row's interval at the
-    level Holm's procedure holds it to (:func:`nop_sim.stats.holm_intervals`),
+    level Holm's procedure holds it to (:func:`nop_sim.core.stats.holm_intervals`),
     which excludes 0 exactly when ``p_holm < 0.05``. Returns a copy without
     ``interval``.
     """

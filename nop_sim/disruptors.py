@@ -21,8 +21,8 @@ from importlib import resources
 
 import numpy as np
 
-from nop_sim import types as T
-from nop_sim.errors import did_you_mean
+from nop_sim.core import types as T
+from nop_sim.core.errors import did_you_mean
 
 __all__ = [
     "Catalog",

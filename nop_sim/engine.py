@@ -88,8 +88,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from nop_sim import types as T
 from nop_sim.agents import AgentError, agent_bounds, agent_row, agent_table
+from nop_sim.core import types as T
 from nop_sim.kernels.rng import seed_states
 from nop_sim.rules import Settings
 
@@ -152,7 +152,7 @@ class _Played:
 
 @dataclass(kw_only=True)
 class MatchResults(_Played):
-    """What :func:`play_matches` returns (layouts in :mod:`nop_sim.types`): the
+    """What :func:`play_matches` returns (layouts in :mod:`nop_sim.core.types`): the
     arrays of :class:`_Played`, counters merged over chunks, with the ``settings``,
     ``agents`` and ``seed`` played. ``events``: int64 (n_events, EV_WIDTH) rows of
     the logged matches, in match order (empty when the log is off).

@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from nop_sim.cards import CARD_DTYPE, MAX_DECKS, N_CARDS, NO_CARD, format_cards, validate_cards
-from nop_sim.column import DEFAULT_COLUMN, N_CATEGORIES, Category, Column
+from nop_sim.core.cards import CARD_DTYPE, MAX_DECKS, N_CARDS, NO_CARD, format_cards, validate_cards
+from nop_sim.core.column import DEFAULT_COLUMN, N_CATEGORIES, Category, Column
 from nop_sim.kernels import evaltable as _t
 from nop_sim.kernels import evaluate as _k
 

@@ -67,9 +67,9 @@ from typing import Any
 
 import numpy as np
 
-from nop_sim import types as T
-from nop_sim.cards import format_card
-from nop_sim.column import Category
+from nop_sim.core import types as T
+from nop_sim.core.cards import format_card
+from nop_sim.core.column import Category
 from nop_sim.games.registry import seat_name
 
 __all__ = ["EVENT_SCHEMA", "render_history", "to_records", "write_json_lines"]
@@ -184,7 +184,7 @@ def write_json_lines(events: np.ndarray, path: str | Path) -> Path:
 
 def render_history(records: Iterable[dict[str, Any]], names: list[str] | None = None) -> str:
     """A poker-room style hand history of logged records (dicts of :func:`to_records`)."""
-    from nop_sim.column import DEFAULT_COLUMN, Column
+    from nop_sim.core.column import DEFAULT_COLUMN, Column
 
     lines: list[str] = []
     column = list(DEFAULT_COLUMN.order)

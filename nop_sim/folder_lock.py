@@ -33,7 +33,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from nop_sim.errors import FolderBusy
+from nop_sim.core.errors import FolderBusy
 
 __all__ = ["HOLDER_FILE", "LOCK_FILE", "LOCK_FILES", "FolderBusy", "hold_folder"]
 

@@ -19,7 +19,7 @@ signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 import pyarrow.parquet  # noqa: E402,F401 - every worker writes Parquet
 
-from nop_sim import profiling  # noqa: E402
+from nop_sim.core import profiling  # noqa: E402
 from nop_sim.runner import _load_kernels  # noqa: E402
 
 for _kind in filter(None, os.environ.get("NOP_SIM_PRELOAD", "").split(",")):

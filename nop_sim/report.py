@@ -104,7 +104,7 @@ def _pts(values) -> list[str]:
 
 HOLM = "Holm-adjusted 95% interval"
 """What an interval printed beside a Holm p is: the test's interval at the level Holm's
-procedure holds the row to (:func:`nop_sim.stats.holm_intervals`), which leaves the tested
+procedure holds the row to (:func:`nop_sim.core.stats.holm_intervals`), which leaves the tested
 value out exactly when Holm p < 0.05. A row's own 95% interval there could leave it out
 while Holm p said that is what chance gives among that many rows; the tables' CSV files
 keep that pair too (``ci_low``, ``ci_high``, ``p_value``)."""

@@ -33,7 +33,7 @@ folders, removed when a later run of the folder finishes); ``--resume``
 checks every finished part's checksums, redoes damaged ones and runs the
 rest. A run that fails before its first part is written (a disk error, an
 unreachable scheduler) leaves the folder as it found it. Where the time goes:
-``nop-sim run --profile`` (:mod:`nop_sim.profiling`).
+``nop-sim run --profile`` (:mod:`nop_sim.core.profiling`).
 """
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ def _write_part(out: Path, chunks: list[Chunk], tables: dict, store_version: int
     """
     import pyarrow.parquet as pq
 
-    from nop_sim.profiling import phase
+    from nop_sim.core.profiling import phase
 
     final = out / "chunks" / chunks[0].name
     tmp = out / "chunks" / f".tmp-{chunks[0].name}-{os.getpid()}"
@@ -246,7 +246,7 @@ def _write_part(out: Path, chunks: list[Chunk], tables: dict, store_version: int
 @dataclass
 class PartResult:
     """What a worker sends back for a part: its tables (None when it wrote them itself),
-    the work done and its phase times (:mod:`nop_sim.profiling`)."""
+    the work done and its phase times (:mod:`nop_sim.core.profiling`)."""
 
     chunks: list[Chunk]
     tables: dict | None
@@ -277,7 +277,7 @@ def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
     only the work done; without, send the tables (a Dask worker need not share
     the run's disk). Executors ship this function and ``play`` to their workers.
     """
-    from nop_sim.profiling import add, current, phase, take
+    from nop_sim.core.profiling import add, current, phase, take
 
     _load_kernels(scn.kind)
     # the part's own CPU time sizes the next parts (the clock would count other
@@ -307,7 +307,7 @@ _loaded: set[str] = set()
 
 def _load_kernels(kind: str) -> None:
     """Load the game's compiled kernels in this process, once (timed as "start")."""
-    from nop_sim.profiling import phase
+    from nop_sim.core.profiling import phase
 
     if kind not in _loaded:
         load = get_game(kind).load_kernels
@@ -664,7 +664,7 @@ def _local(workers: int):
         from concurrent.futures.thread import ThreadPoolExecutor
 
         from nop_sim.compiling import kernels_compiled, mark_compiled
-        from nop_sim.profiling import add, phase
+        from nop_sim.core.profiling import add, phase
 
         player = part_player(game)
         compiled = game.warm_up is None or kernels_compiled(scn.kind)
@@ -837,7 +837,7 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
     A run that fails before its first chunk is written leaves ``out`` as it
     was; after that, every finished chunk is kept for ``resume``. The run
     holds ``out`` (:func:`nop_sim.folder_lock.hold_folder`): a second run into
-    it meanwhile is refused at once (:class:`nop_sim.errors.FolderBusy`).
+    it meanwhile is refused at once (:class:`nop_sim.core.errors.FolderBusy`).
     """
     out = Path(out)
     start = _FolderStart(out)  # before the lock makes the folder: a failed start removes it
@@ -848,7 +848,7 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
 def _run_held(scn: Scenario, out: Path, start: _FolderStart, workers: int | None,
               scheduler: str | None, resume: bool, progress) -> RunResult:
     """:func:`run_scenario` with its folder held."""
-    from nop_sim.profiling import take
+    from nop_sim.core.profiling import take
 
     t0 = time.perf_counter()
     take()  # this process's phase times start here
@@ -1001,7 +1001,7 @@ class Merger:
         """Append the part stored under ``chunks/<first chunk>``."""
         import pyarrow.parquet as pq
 
-        from nop_sim.profiling import phase
+        from nop_sim.core.profiling import phase
 
         with phase("merge"):
             folder = self.out / "chunks" / part[0].name
@@ -1048,7 +1048,7 @@ class Merger:
         """Write what is left and rename every table into place; (matches, work)."""
         import pyarrow.parquet as pq
 
-        from nop_sim.profiling import phase
+        from nop_sim.core.profiling import phase
 
         with phase("merge"):
             try:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import tomli_w
 
-from nop_sim.errors import did_you_mean
+from nop_sim.core.errors import did_you_mean
 from nop_sim.games import DEFAULT_KIND, Game, SeatFile, game_kinds, get_game
 from nop_sim.games.registry import changed_label
 

@@ -39,10 +39,10 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
+from nop_sim.core.stats import CONFIDENCE, normal_quantile
 from nop_sim.games import Game
 from nop_sim.runner import RunError, load_tables, not_a_run, run_game
 from nop_sim.scenario import SWEEP_OPTIONS
-from nop_sim.stats import CONFIDENCE, normal_quantile
 
 __all__ = ["MIN_DELTA_POINTS", "MIN_SOBOL_SAMPLES", "NOISE_POINTS", "Sensitivity",
            "SensitivityError", "Study", "Written", "load_study", "sensitivity",

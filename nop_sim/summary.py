@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from nop_sim.core.stats import holm_intervals, wilson_test
 from nop_sim.games import Game
 from nop_sim.reporting.format import pval
 from nop_sim.reporting.render import md_table
 from nop_sim.runner import load_tables, run_game
-from nop_sim.stats import holm_intervals, wilson_test
 
 __all__ = ["point_summary", "write_summary"]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nop_sim.cards import parse_cards
+from nop_sim.core.cards import parse_cards
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.evaluate import best_category_hand
 

@@ -16,9 +16,9 @@ from functools import cache
 from itertools import combinations, combinations_with_replacement
 
 # Category ids, in the SPEC's table order (= the default column, top first): data
-# from nop_sim.types, their one definition; the oracles below read none of
+# from nop_sim.core.types, their one definition; the oracles below read none of
 # the evaluator's code.
-from nop_sim.types import (
+from nop_sim.core.types import (
     FIVE_OF_A_KIND,
     FLUSH,
     FLUSH_FIVE,

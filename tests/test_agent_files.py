@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from nop_sim import types as T
 from nop_sim.agents import (
     AgentError,
     AgentFile,
@@ -24,7 +23,8 @@ from nop_sim.agents import (
     write_agent_file,
 )
 from nop_sim.cli import main
-from nop_sim.stats import wilson_interval
+from nop_sim.core import types as T
+from nop_sim.core.stats import wilson_interval
 
 TRAINING = {"scenario": "baseline", "matches": 5000, "exploitability": 0.8,
             "exploitability_low": 0.2, "exploitability_high": 1.4, "converged": True}

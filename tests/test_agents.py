@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from nop_sim import types as T
 from nop_sim.agents import agent_table
-from nop_sim.cards import parse_cards
-from nop_sim.column import Category, Column
+from nop_sim.core import types as T
+from nop_sim.core.cards import parse_cards
+from nop_sim.core.column import Category, Column
 from nop_sim.engine import strength_tables
 from nop_sim.kernels import state as S
 from nop_sim.kernels.common import evaluator_address

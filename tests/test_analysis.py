@@ -125,7 +125,7 @@ def test_mantel_haenszel_one_stratum_is_the_plain_difference():
 
 
 def test_each_test_is_its_interval_inverted():
-    from nop_sim.stats import newcombe_test, symmetric_test, wilson_test
+    from nop_sim.core.stats import newcombe_test, symmetric_test, wilson_test
 
     rng = np.random.default_rng(5)
     n = rng.integers(1, 3000, 300)
@@ -150,7 +150,7 @@ def test_each_test_is_its_interval_inverted():
 
 
 def test_holm_intervals_agree_with_holm_within_each_family():
-    from nop_sim.stats import symmetric_test
+    from nop_sim.core.stats import symmetric_test
 
     est = np.array([2.2, 0.3, 3.5, -2.4, 0.1, 2.1])
     interval, p = symmetric_test(est, np.ones(6))

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nop_sim.blocks import beats, classify_block, classify_blocks
-from nop_sim.cards import parse_cards
-from nop_sim.column import DEFAULT_COLUMN, Category, Column
+from nop_sim.core.cards import parse_cards
+from nop_sim.core.column import DEFAULT_COLUMN, Category, Column
 from nop_sim.ordered.referee import pack_tiebreak, py_classify_block
 
 C = Category

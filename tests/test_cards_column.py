@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nop_sim.cards import (
+from nop_sim.core.cards import (
     card_code,
     card_rank,
     card_suit,
@@ -16,7 +16,7 @@ from nop_sim.cards import (
     parse_cards,
     validate_cards,
 )
-from nop_sim.column import DEFAULT_COLUMN, Category, Column, parse_category
+from nop_sim.core.column import DEFAULT_COLUMN, Category, Column, parse_category
 
 # -- cards ---------------------------------------------------------------------------
 

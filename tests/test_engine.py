@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nop_sim import types as T
 from nop_sim.agents import AgentError, agent_row, agent_table
+from nop_sim.core import types as T
 from nop_sim.engine import MatchResults, play_batches, play_matches
 from nop_sim.rules import Settings, SettingsError
 

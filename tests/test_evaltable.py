@@ -30,7 +30,7 @@ from test_evaluator import (
 
 from nop_sim import Category, Column, evaluate
 from nop_sim import evaluator as ev
-from nop_sim.cards import parse_cards
+from nop_sim.core.cards import parse_cards
 from nop_sim.kernels import evaltable as t
 from nop_sim.kernels.evaluate import score_batch
 

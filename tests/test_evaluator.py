@@ -29,8 +29,8 @@ from nop_sim import (
     evaluate,
     profile,
 )
-from nop_sim.cards import format_cards, make_deck
-from nop_sim.column import DEFAULT_COLUMN
+from nop_sim.core.cards import format_cards, make_deck
+from nop_sim.core.column import DEFAULT_COLUMN
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = tuple(range(13))
@@ -558,7 +558,7 @@ def test_a_valid_batch_is_checked_by_the_compiled_pass_alone(monkeypatch):
 @pytest.mark.parametrize("decks", [1, 2, 3])
 def test_compiled_checks_agree_with_validate_cards(decks):
     """Random batches, some with one fault (bad code, short hand, a card too often)."""
-    from nop_sim.cards import validate_cards
+    from nop_sim.core.cards import validate_cards
     from nop_sim.kernels.evaluate import hands_are_valid
 
     rng = np.random.default_rng(decks)

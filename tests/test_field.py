@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nop_sim import types as T
 from nop_sim.agents import AgentError, agent_bounds, agent_row, agent_table
+from nop_sim.core import types as T
 from nop_sim.engine import match_states, play_field, play_matches
 from nop_sim.events import to_records
 from nop_sim.kernels.rng import seed_states

@@ -14,7 +14,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from nop_sim.column import DEFAULT_COLUMN, Column
+from nop_sim.core.column import DEFAULT_COLUMN, Column
 from nop_sim.engine import play_matches
 from nop_sim.evaluator import evaluate
 from nop_sim.ordered import OrderedSettings, play_ordered

@@ -12,22 +12,22 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nop_sim"
 
 # pattern -> the one module (relative to nop_sim/) allowed to hold it
 ONCE = {
-    r"get_close_matches": "errors.py",
-    r"^\s*class\s+SettingsError\b": "errors.py",
-    r"^\s*class\s+RuleViolation\b": "errors.py",
+    r"get_close_matches": "core/errors.py",
+    r"^\s*class\s+SettingsError\b": "core/errors.py",
+    r"^\s*class\s+RuleViolation\b": "core/errors.py",
     r"^\s*def\s+\w*(md|markdown)_table\b|:---|\"---\"": "reporting/render.py",
-    r"^\s*def\s+(wilson\w*|\w*_interval|mean_half_width|_z)\s*\(|Z95|1\.959": "stats.py",
-    r"^\s*FLUSH_FIVE\s*=\s*\d|^\s*HIGH_CARD\s*=\s*\d|N_CATEGORIES\s*=\s*13": "types.py",
+    r"^\s*def\s+(wilson\w*|\w*_interval|mean_half_width|_z)\s*\(|Z95|1\.959": "core/stats.py",
+    r"^\s*FLUSH_FIVE\s*=\s*\d|^\s*HIGH_CARD\s*=\s*\d|N_CATEGORIES\s*=\s*13": "core/types.py",
     # the plain-Python five-card classifier (the kernels have their own, checked against it)
     r"^\s*def\s+(py_)?classify_(five|ranks)\b|== \(14, 5, 4, 3, 2\)|== \[2, 3, 4, 5, 14\]":
-        "hand_reference.py",
+        "core/hand_reference.py",
     r"^\s*def\s+_?(rand_)?below\b": "kernels/rng.py",
     r"^\s*def\s+_?\w*_reference\b": "",  # oracles live in tests/, not in the package
     r"\.generate_state\(4\b": "kernels/rng.py",  # xoshiro chunk states: seed_states
     r"^\s*def\s+seat_label\b|\.get\(\"preset\", \"": "games/registry.py",
     # seats are named one way, counting from 0 as the tables do
     r"^\s*def\s+seat_names?\b|Seat \{": "games/registry.py",
-    r"^\s*class\s+FolderBusy\b": "errors.py",
+    r"^\s*class\s+FolderBusy\b": "core/errors.py",
 }
 
 
@@ -43,7 +43,7 @@ def test_a_shared_helper_is_defined_in_one_module(pattern):
 
 
 def test_old_import_paths_still_work():
-    from nop_sim import errors
+    from nop_sim.core import errors
     from nop_sim.ordered import SettingsError as OrderedSettingsError
     from nop_sim.ordered.referee import RuleViolation as OrderedRuleViolation
     from nop_sim.ordered.settings import SettingsError as OrderedSettingsError2
@@ -57,7 +57,7 @@ def test_old_import_paths_still_work():
 
 
 def test_did_you_mean():
-    from nop_sim.errors import did_you_mean
+    from nop_sim.core.errors import did_you_mean
 
     assert did_you_mean("playerz", ("players", "chips")) == " Did you mean 'players'?"
     assert did_you_mean("zzz", ("players", "chips")) == ""
@@ -78,8 +78,8 @@ def test_both_games_take_mean_intervals_from_stats():
     import numpy as np
     import pandas as pd
 
+    from nop_sim.core.stats import mean_interval
     from nop_sim.ordered.analysis import game_length
-    from nop_sim.stats import mean_interval
 
     x = np.array([3.0, 5.0, 9.0, 4.0])
     m = pd.DataFrame({"point": 0, "turns": x, "cards_drawn": x})
@@ -89,7 +89,8 @@ def test_both_games_take_mean_intervals_from_stats():
 
 
 def test_the_referees_share_the_five_card_reference():
-    from nop_sim import hand_reference, referee
+    from nop_sim import referee
+    from nop_sim.core import hand_reference
     from nop_sim.ordered import referee as ordered_referee
 
     assert ordered_referee.py_classify_five is hand_reference.classify_five

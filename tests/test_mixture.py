@@ -23,11 +23,11 @@ from click.testing import CliRunner
 from nop_sim import analysis as A
 from nop_sim.agents import AgentError, agent_row, draw_rows, training_text, write_agent_file
 from nop_sim.cli import main
+from nop_sim.core.stats import wilson_interval
 from nop_sim.games import SeatFile, get_game
 from nop_sim.games.new_order import MIX_TAG, mix_rows
 from nop_sim.runner import load_tables, run_scenario
 from nop_sim.scenario import ScenarioError, load_scenario
-from nop_sim.stats import wilson_interval
 
 TRAINING = {"scenario": "baseline", "matches": 5000, "exploitability": 0.8,
             "exploitability_low": 0.2, "exploitability_high": 1.4, "converged": True}

@@ -6,7 +6,7 @@ import numpy as np
 import ordered_reference
 import pytest
 
-from nop_sim.column import Column
+from nop_sim.core.column import Column
 from nop_sim.kernels.rng import seed_states
 from nop_sim.ordered import OrderedAgent, OrderedSettings, SettingsError, play_ordered
 from nop_sim.ordered import kernels as K

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nop_sim.cards import parse_cards
+from nop_sim.core.cards import parse_cards
 from nop_sim.kernels.rng import seed_states
 from nop_sim.ordered import OrderedSettings, play_ordered
 from nop_sim.ordered import kernels as K

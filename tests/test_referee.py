@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from nop_sim import types as T
+from nop_sim.core import types as T
 from nop_sim.engine import play_matches
 from nop_sim.events import render_history, to_records, write_json_lines
 from nop_sim.referee import RuleViolation, check_log, check_results, score_hand
@@ -171,7 +171,7 @@ def test_wild_scoring_spec_cases():
 
 
 def test_scoring_agrees_with_the_engine_evaluator():
-    from nop_sim.column import Column
+    from nop_sim.core.column import Column
     from nop_sim.evaluator import category_of_scores, evaluate
 
     rng = random.Random(7)

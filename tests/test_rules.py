@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nop_sim import types as T
 from nop_sim.agents import PRESETS, AgentError, agent_row, agent_table
+from nop_sim.core import types as T
 from nop_sim.disruptors import MixError, load_catalog, mix_arrays, resolve_mix
 from nop_sim.rules import Settings, SettingsError, auto_chips, load_settings
 

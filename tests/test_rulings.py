@@ -9,7 +9,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from nop_sim import types as T
+from nop_sim.core import types as T
 from nop_sim.engine import play_matches
 from nop_sim.events import to_records
 from nop_sim.referee import check_results
@@ -620,7 +620,7 @@ _FAR = {"insider_tip": {"copies": 20, "amount": 5}, "short_sell": {"copies": 20,
 def test_r13_moves_stop_at_the_ends_of_the_column():
     """An independent replay of the column: promotions, swaps and restores as logged,
     insider_tip and short_sell by 5 places clamped to the column's ends."""
-    from nop_sim.column import parse_category
+    from nop_sim.core.column import parse_category
 
     r = _logged(n=30, players=4, disruptors=_FAR, seed=13)
     column: dict[int, list[int]] = {}

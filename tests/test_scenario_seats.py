@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from nop_sim import types as T
 from nop_sim.agents import AgentError, agent_row, load_agent_file, training_text
 from nop_sim.cli import main
+from nop_sim.core import types as T
 from nop_sim.games import SeatFile, get_game
 from nop_sim.scenario import ScenarioError, load_scenario
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import nop_sim.disruptors as disruptors
-from nop_sim import types as T
+from nop_sim.core import types as T
 from nop_sim.engine import play_matches
 from nop_sim.events import to_records
 from nop_sim.kernels.common import stacked

@@ -26,9 +26,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from nop_sim import types as T
 from nop_sim.agents import agent_row, agent_table
 from nop_sim.cli import main
+from nop_sim.core import types as T
 from nop_sim.engine import play_matches
 from nop_sim.rules import Settings
 from nop_sim.scenario import load_scenario

@@ -22,7 +22,7 @@ from nop_sim.agents import (
     preset_names,
     read_agent_file,
 )
-from nop_sim.errors import did_you_mean
+from nop_sim.core.errors import did_you_mean
 from nop_sim.games import registry
 from nop_sim.games.registry import Game, register_game
 from nop_sim.rules import Settings
@@ -115,7 +115,7 @@ seat_label = partial(registry.seat_label, default_preset="balanced")
 @cache
 def _names(prefix: str) -> dict[int, str]:
     """Index -> column name of the ``types`` constants ``<prefix>NAME`` (``M_HANDS`` -> hands)."""
-    from nop_sim import types as T
+    from nop_sim.core import types as T
 
     return {getattr(T, n): n[len(prefix):].lower() for n in dir(T)
             if n.startswith(prefix) and isinstance(getattr(T, n), int)}
@@ -187,7 +187,7 @@ def _point_tables(scn, chunks: list) -> dict:
     """The tables of consecutive chunks of one sweep point (see :func:`play_chunk`)."""
     import pyarrow as pa
 
-    from nop_sim import types as T
+    from nop_sim.core import types as T
 
     p = chunks[0].point
     point = scn.points()[p]
@@ -264,8 +264,8 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     and rows drawn (the engine's ``table_of``), and logged batches play the same
     rows. Without a mixture every match of a rotation seats that rotation's table.
     """
+    from nop_sim.core.profiling import phase
     from nop_sim.engine import BatchResults, play_batches, play_matches
-    from nop_sim.profiling import phase
 
     sizes = [c.n_matches for c in chunks]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -360,7 +360,7 @@ def _events_frame(chunk, events: np.ndarray):
     """
     import pyarrow as pa
 
-    from nop_sim import types as T
+    from nop_sim.core import types as T
 
     ended = np.unique(events[events[:, 2] == T.EV_MATCH_END, 0])
     events = events[np.isin(events[:, 0], ended)]
@@ -393,7 +393,7 @@ def _numbers():
 
 @cache
 def _card_ids():
-    from nop_sim import types as T
+    from nop_sim.core import types as T
 
     return _text(list(T.DISRUPTOR_IDS))
 
@@ -401,7 +401,7 @@ def _card_ids():
 @cache
 def _labels(table: str, size: int):
     """The ``stat`` and ``label`` text of every row and column of an ``arrays`` counter."""
-    from nop_sim import types as T
+    from nop_sim.core import types as T
 
     prefix, index_names = {"category": ("K_", None), "time": ("T_", None),
                            "disruptor": ("DS_", T.DISRUPTOR_IDS)}[table]

@@ -86,11 +86,11 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
         game's 52-card deck first (kind :data:`DECK_EVENT`, a = position,
         b = card), then its events (kinds ``K.EV_*``) in order.
     """
-    from nop_sim.column import Category
+    from nop_sim.core.column import Category
+    from nop_sim.core.profiling import phase
     from nop_sim.ordered import kernels as K
     from nop_sim.ordered.agents import agent_from_spec
     from nop_sim.ordered.engine import play_ordered
-    from nop_sim.profiling import phase
 
     point = scn.points()[chunk.point]
     settings = scn.settings_at(point)

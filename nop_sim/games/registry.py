@@ -83,7 +83,7 @@ class Game:
     play_chunk(scn, chunk) : the chunk's tables, ``{name: table}`` (a pandas
         DataFrame or a pyarrow Table) with exactly ``tables + summed_tables``;
         it may time its engine call as the phase "simulation"
-        (:func:`nop_sim.profiling.phase`), for ``--profile``
+        (:func:`nop_sim.core.profiling.phase`), for ``--profile``
     play_chunks(scn, chunks) : optional; consecutive chunks at once: the tables
         ``play_chunk`` gives for each, row tables appended in chunk order and
         summed tables added up or appended (the runner plays a stored part

@@ -6,6 +6,36 @@ State tuples: ``st`` = match state arrays, ``cfg`` = read-only inputs, ``out``
 
 from __future__ import annotations
 
+from nop_sim.core.types import (
+    A_RANDOM,
+    BET_LIMIT,
+    BET_NO_LIMIT,
+    C_ALL_INS,
+    C_BETS,
+    C_CALLS,
+    C_CHECKS,
+    C_FEES,
+    C_FEES_TO_BANK,
+    C_FOLDS,
+    C_HEDGE_COST,
+    C_HEDGES,
+    C_MANIPULATIONS,
+    C_RAISES,
+    K_HEDGES,
+    K_MANIPULATIONS,
+    PL_FEES,
+    PL_HEDGES_PLACED,
+    PL_MANIPULATIONS,
+    S_BIG_BET,
+    S_DART_CAP,
+    S_DART_STEP,
+    S_FEE_TO,
+    S_HEDGE_COST,
+    S_MAX_RAISES,
+    S_PROMOTIONS,
+    S_SMALL_BET,
+    TO_BANK,
+)
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.common import (
     can_act,
@@ -71,36 +101,6 @@ from nop_sim.kernels.state import (
     TMP_DPOT_AMT,
     TMP_DPOT_MASK,
     TMP_DPOT_TICK,
-)
-from nop_sim.types import (
-    A_RANDOM,
-    BET_LIMIT,
-    BET_NO_LIMIT,
-    C_ALL_INS,
-    C_BETS,
-    C_CALLS,
-    C_CHECKS,
-    C_FEES,
-    C_FEES_TO_BANK,
-    C_FOLDS,
-    C_HEDGE_COST,
-    C_HEDGES,
-    C_MANIPULATIONS,
-    C_RAISES,
-    K_HEDGES,
-    K_MANIPULATIONS,
-    PL_FEES,
-    PL_HEDGES_PLACED,
-    PL_MANIPULATIONS,
-    S_BIG_BET,
-    S_DART_CAP,
-    S_DART_STEP,
-    S_FEE_TO,
-    S_HEDGE_COST,
-    S_MAX_RAISES,
-    S_PROMOTIONS,
-    S_SMALL_BET,
-    TO_BANK,
 )
 
 

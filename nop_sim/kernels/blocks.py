@@ -6,7 +6,7 @@ allowed (several decks): they make Five of a Kind, Flush House and Flush Five
 reachable.
 
 Every function returns ``(category, tiebreak)``: ``category`` is the id 0..12
-of :class:`nop_sim.column.Category` or ``-1`` when the block is not a valid
+of :class:`nop_sim.core.column.Category` or ``-1`` when the block is not a valid
 play; ``tiebreak`` packs the tie-break ranks of SPEC section 2, 4 bits each,
 the first-compared rank in the highest nibble, so within one category the
 larger code wins. Every category has one block length in this game (One Pair
@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nop_sim.kernels._jit import jit
-from nop_sim.types import (  # noqa: F401  (re-exported for the Ordered Hand kernels)
+from nop_sim.core.types import (  # noqa: F401  (re-exported for the Ordered Hand kernels)
     FIVE_OF_A_KIND,
     FLUSH,
     FLUSH_FIVE,
@@ -51,6 +50,7 @@ from nop_sim.types import (  # noqa: F401  (re-exported for the Ordered Hand ker
     THREE_OF_A_KIND,
     TWO_PAIR,
 )
+from nop_sim.kernels._jit import jit
 
 NO_BLOCK = -1
 

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from nop_sim.core.types import (
+    C_STOCK_RESHUFFLES,
+    S_DECKS,
+    STACK_ADD,
+    STACK_MULTIPLY,
+)
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.evaluate import (
     NEED_BRUTE,
@@ -41,12 +47,6 @@ from nop_sim.kernels.state import (
     P_READ_KEY,
     P_SCORE_C,
     P_WILDS,
-)
-from nop_sim.types import (
-    C_STOCK_RESHUFFLES,
-    S_DECKS,
-    STACK_ADD,
-    STACK_MULTIPLY,
 )
 
 

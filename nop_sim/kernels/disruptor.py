@@ -9,6 +9,28 @@ pick; Personal and Community cards change the game from the next hand on
 
 from __future__ import annotations
 
+from nop_sim.core.types import (
+    C_DISRUPTOR_RESHUFFLES,
+    D_BULL_RUN,
+    D_ELEVATOR,
+    D_INSIDER_TIP,
+    D_LEVY,
+    D_MARKET_CRASH,
+    D_PURGE,
+    D_RESTORE_ORDER,
+    D_SHORT_SELL,
+    D_SWAP_ANY,
+    D_WINDFALL,
+    DS_APPLIED,
+    DS_DISCARDED,
+    DS_PICKS,
+    DS_PICKS_FIRST,
+    DS_REVEALED,
+    S_DART_CAP,
+    S_DART_START,
+    TYPE_INSTANT,
+    TYPE_PERSONAL,
+)
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.common import restore_column, swap_positions
 from nop_sim.kernels.eventlog import (
@@ -62,28 +84,6 @@ from nop_sim.kernels.state import (
     TMP_OWNERS,
     TMP_SLOTS,
     TMP_TAKEN,
-)
-from nop_sim.types import (
-    C_DISRUPTOR_RESHUFFLES,
-    D_BULL_RUN,
-    D_ELEVATOR,
-    D_INSIDER_TIP,
-    D_LEVY,
-    D_MARKET_CRASH,
-    D_PURGE,
-    D_RESTORE_ORDER,
-    D_SHORT_SELL,
-    D_SWAP_ANY,
-    D_WINDFALL,
-    DS_APPLIED,
-    DS_DISCARDED,
-    DS_PICKS,
-    DS_PICKS_FIRST,
-    DS_REVEALED,
-    S_DART_CAP,
-    S_DART_START,
-    TYPE_INSTANT,
-    TYPE_PERSONAL,
 )
 
 # reasons logged with EV_DISRUPTOR_DISCARD

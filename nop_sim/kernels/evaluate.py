@@ -35,8 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from nop_sim.kernels._jit import jit, lookup_table, pjit
-from nop_sim.types import (
+from nop_sim.core.types import (
     FIVE_OF_A_KIND,
     FLUSH,
     FLUSH_FIVE,
@@ -51,6 +50,7 @@ from nop_sim.types import (
     THREE_OF_A_KIND,
     TWO_PAIR,
 )
+from nop_sim.kernels._jit import jit, lookup_table, pjit
 
 N_CAT = 13
 ALL_RANKS = 0x1FFF
@@ -59,7 +59,7 @@ WHEEL_RUN = 0x100F
 NO_HAND = -1
 NEED_BRUTE = -2  # the fast path cannot decide; classify every subset
 
-# short names for this module's category ids (defined once in nop_sim.types)
+# short names for this module's category ids (defined once in nop_sim.core.types)
 FIVE_KIND = FIVE_OF_A_KIND
 ROYAL = ROYAL_FLUSH
 FOUR_KIND = FOUR_OF_A_KIND

@@ -12,9 +12,7 @@ Table events (a seat of -1 in the row) take no ``seat``. A list field
 
 from __future__ import annotations
 
-from nop_sim.kernels._jit import jit
-from nop_sim.kernels.state import G_EV_LOST, G_EVN, G_HAND, G_LOG, G_MATCH
-from nop_sim.types import (
+from nop_sim.core.types import (
     EV_ACTION,
     EV_ANTE,
     EV_AWARD,
@@ -43,6 +41,8 @@ from nop_sim.types import (
     EV_UNCALLED,
     EV_WIDTH,
 )
+from nop_sim.kernels._jit import jit
+from nop_sim.kernels.state import G_EV_LOST, G_EVN, G_HAND, G_LOG, G_MATCH
 
 A = 4  # column of the first argument
 

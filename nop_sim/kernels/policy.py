@@ -14,6 +14,36 @@ from __future__ import annotations
 
 import numpy as np
 
+from nop_sim.core.types import (
+    A_BET_FRACTION,
+    A_BET_THRESHOLD,
+    A_BLUFF,
+    A_CALL_MARGIN,
+    A_DRAFT0,
+    A_DRAFT_SKILL,
+    A_DRAW_AIM,
+    A_HEDGE,
+    A_HEDGE_MOVE,
+    A_HEDGE_OWN,
+    A_HEDGE_STREET,
+    A_MANIPULATE,
+    A_MANIPULATE_HURT,
+    A_MANIPULATE_STREET,
+    A_MUCK,
+    A_NL_SCALE,
+    A_NOISE,
+    A_RANDOM,
+    A_SIZE_STRENGTH,
+    A_STATION,
+    BET_NO_LIMIT,
+    D_BROKER,
+    D_ELEVATOR,
+    D_HEDGE_FUND,
+    D_LEVY,
+    S_HEDGE_COST,
+    S_HEDGE_PAYOUT,
+    TYPE_PERSONAL,
+)
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.common import count_live, player_category
 from nop_sim.kernels.rng import below, uniform
@@ -78,36 +108,6 @@ from nop_sim.kernels.strength import (
     ensure_table,
     shape_value,
     winner_positions,
-)
-from nop_sim.types import (
-    A_BET_FRACTION,
-    A_BET_THRESHOLD,
-    A_BLUFF,
-    A_CALL_MARGIN,
-    A_DRAFT0,
-    A_DRAFT_SKILL,
-    A_DRAW_AIM,
-    A_HEDGE,
-    A_HEDGE_MOVE,
-    A_HEDGE_OWN,
-    A_HEDGE_STREET,
-    A_MANIPULATE,
-    A_MANIPULATE_HURT,
-    A_MANIPULATE_STREET,
-    A_MUCK,
-    A_NL_SCALE,
-    A_NOISE,
-    A_RANDOM,
-    A_SIZE_STRENGTH,
-    A_STATION,
-    BET_NO_LIMIT,
-    D_BROKER,
-    D_ELEVATOR,
-    D_HEDGE_FUND,
-    D_LEVY,
-    S_HEDGE_COST,
-    S_HEDGE_PAYOUT,
-    TYPE_PERSONAL,
 )
 
 N_CAT = 13

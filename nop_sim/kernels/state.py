@@ -64,7 +64,7 @@ ST_ITEMS = (
     ("ftmp", "float64", 1, "(N_FTMP,) float scratch (F_*)"),
 )
 CFG_ITEMS = (
-    ("settings", "int64", 1, "(N_SETTINGS,) nop_sim.types S_*"),
+    ("settings", "int64", 1, "(N_SETTINGS,) nop_sim.core.types S_*"),
     ("dtype", "int64", 1, "(25,) type of each Disruptor"),
     ("damount", "int64", 1, "(25,) the number of each Disruptor's effect"),
     ("dstack", "int64", 1, "(25,) how its copies combine (types.STACK_*, the catalog's stack)"),

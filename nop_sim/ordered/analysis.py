@@ -3,7 +3,7 @@
 Every function takes the run's merged tables (:func:`nop_sim.runner.load_tables`)
 and returns a small DataFrame, one row per sweep point (and per preset,
 position or category where it says). Rates carry 95% Wilson intervals, means
-Student t intervals: the functions of :mod:`nop_sim.stats`, as in the New Order
+Student t intervals: the functions of :mod:`nop_sim.core.stats`, as in the New Order
 analysis (``*_ci`` columns hold the half width).
 
 A *win* is a game the seat wins alone or shares; with shared wins the rates of
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nop_sim.stats import mean_half_width, wilson_interval
+from nop_sim.core.stats import mean_half_width, wilson_interval
 
 __all__ = [
     "END_KINDS",
@@ -129,7 +129,7 @@ def block_plays(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     One deck makes a block's size a function of its category (High Card 1,
     One Pair 2, Three of a Kind 3, Two Pair and Four of a Kind 4, the rest 5).
     """
-    from nop_sim.column import Category
+    from nop_sim.core.column import Category
 
     size_of = {Category.HIGH_CARD: 1, Category.ONE_PAIR: 2, Category.THREE_OF_A_KIND: 3,
                Category.TWO_PAIR: 4, Category.FOUR_OF_A_KIND: 4}

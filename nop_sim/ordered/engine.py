@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nop_sim.column import Category
+from nop_sim.core.column import Category
 from nop_sim.kernels.rng import seed_states
 from nop_sim.ordered import kernels as K
 from nop_sim.ordered.agents import OrderedAgent, agent_table, resolve_agents

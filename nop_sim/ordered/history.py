@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nop_sim.cards import format_card
-from nop_sim.column import Category
+from nop_sim.core.cards import format_card
+from nop_sim.core.column import Category
 from nop_sim.ordered import kernels as K
 from nop_sim.ordered.referee import py_classify_block
 

@@ -35,9 +35,9 @@ from itertools import combinations
 
 import numpy as np
 
-from nop_sim import types as T
-from nop_sim.errors import RuleViolation
-from nop_sim.hand_reference import card_rank, classify_five, grouped_ranks
+from nop_sim.core import types as T
+from nop_sim.core.errors import RuleViolation
+from nop_sim.core.hand_reference import card_rank, classify_five, grouped_ranks
 from nop_sim.ordered import types as OT
 from nop_sim.ordered.settings import OrderedSettings
 
@@ -46,7 +46,7 @@ __all__ = ["RuleViolation", "check_game", "check_result", "py_classify_block", "
 _FIVE_CARD_BLOCKS = {T.FLUSH_FIVE, T.FLUSH_HOUSE, T.FIVE_OF_A_KIND, T.ROYAL_FLUSH,
                      T.STRAIGHT_FLUSH, T.FULL_HOUSE, T.FLUSH, T.STRAIGHT}
 
-py_classify_five = classify_five  # the name this module exported before nop_sim.hand_reference
+py_classify_five = classify_five  # the name this module exported before nop_sim.core.hand_reference
 
 
 def py_classify_block(cards: list[int]) -> tuple[int, tuple[int, ...]] | None:

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from nop_sim.column import DEFAULT_COLUMN, Column
-from nop_sim.errors import SettingsError, did_you_mean
+from nop_sim.core.column import DEFAULT_COLUMN, Column
+from nop_sim.core.errors import SettingsError, did_you_mean
 
 __all__ = ["DECK_SIZE", "MAX_PLAYERS", "MIN_PLAYERS", "OrderedSettings", "SettingsError"]
 

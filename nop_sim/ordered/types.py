@@ -8,7 +8,7 @@ a log.
 
 from __future__ import annotations
 
-from nop_sim.types import N_CATEGORIES  # noqa: F401  (re-exported to the kernels)
+from nop_sim.core.types import N_CATEGORIES  # noqa: F401  (re-exported to the kernels)
 
 MAX_PLAYERS = 6
 DECK_SIZE = 52

@@ -51,8 +51,8 @@ The referee is a small package, one part per job, joined in :class:`~.match._Ref
 
 from __future__ import annotations
 
-from nop_sim.errors import RuleViolation
-from nop_sim.hand_reference import classify_ranks  # noqa: F401  (shared with the Ordered referee)
+from nop_sim.core.errors import RuleViolation
+from nop_sim.core.hand_reference import classify_ranks  # noqa: F401  (shared with the Ordered referee)
 from nop_sim.referee.match import _Referee, check_log, check_results  # noqa: F401
 from nop_sim.referee.scoring import _stacked, score_hand  # noqa: F401  (tests use _stacked)
 

@@ -158,7 +158,7 @@ class _Betting(_Checker):
 
     @staticmethod
     def cat_id(label: str) -> int:
-        from nop_sim.column import parse_category
+        from nop_sim.core.column import parse_category
 
         return int(parse_category(label))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from nop_sim import types as T
+from nop_sim.core import types as T
 from nop_sim.referee.scoring import _stacked
 from nop_sim.referee.state import _Checker, _Seat
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from nop_sim import types as T
+from nop_sim.core import types as T
+from nop_sim.core.errors import RuleViolation
 from nop_sim.disruptors import mix_arrays
-from nop_sim.errors import RuleViolation
 from nop_sim.referee.betting import _Betting
 from nop_sim.referee.draft import _Draft
 from nop_sim.referee.piles import _Piles

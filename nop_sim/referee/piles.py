@@ -57,7 +57,7 @@ class _Piles(_Checker):
 
     @staticmethod
     def code(text: str) -> int:
-        from nop_sim.cards import parse_card
+        from nop_sim.core.cards import parse_card
 
         return parse_card(text)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from itertools import combinations, combinations_with_replacement
 
-from nop_sim.hand_reference import classify_ranks
+from nop_sim.core.hand_reference import classify_ranks
 
 
-# -- the referee's own hand scoring (five cards: nop_sim.hand_reference) ----------------
+# -- the referee's own hand scoring (five cards: nop_sim.core.hand_reference) ----------------
 @cache
 def _options(naturals: tuple[int, ...], n_wild: int, one_suit: bool,
              mixed: bool) -> tuple[tuple[int, tuple[int, ...]], ...]:
@@ -21,7 +21,7 @@ def _options(naturals: tuple[int, ...], n_wild: int, one_suit: bool,
     Why this is every value the wild cards can take (SPEC 1: a wild stands for
     any rank and any suit, a card already in the hand included), though it
     tries 13 ranks and two suits rather than 52 cards per wild: the
-    classification (:func:`~nop_sim.hand_reference.classify_ranks`) reads only the rank multiset and whether
+    classification (:func:`~nop_sim.core.hand_reference.classify_ranks`) reads only the rank multiset and whether
     all five share a suit. Each wild's rank and suit are free and independent
     of the other cards, so the rank multisets reachable are exactly
     ``naturals + W`` for every multiset ``W`` of ``n_wild`` ranks

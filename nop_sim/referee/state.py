@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nop_sim.errors import RuleViolation
+from nop_sim.core.errors import RuleViolation
 from nop_sim.rules import Settings
 
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nop_sim import types as T
 from nop_sim.agents import draw_rows
+from nop_sim.core import types as T
 from nop_sim.kernels.rng import keyed_states
 
 __all__ = ["Duel", "Engine", "Field", "duel", "match_states"]

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from nop_sim.stats import mean_interval, wilson_interval
+from nop_sim.core.stats import mean_interval, wilson_interval
 from nop_sim.train.play import Duel, Engine, Field, duel
 from nop_sim.train.space import Space
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nop_sim import types as T
 from nop_sim.agents import AgentError, agent_bounds, agent_row
+from nop_sim.core import types as T
 
 __all__ = ["MECHANICS", "SEARCH_POWER", "Space", "space_for"]
 

@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim import types as T
+from nop_sim.core import types as T
+from nop_sim.core.stats import mean_interval, wilson_interval
 from nop_sim.reporting import atomic_write
-from nop_sim.stats import mean_interval, wilson_interval
 from nop_sim.train.errors import TrainError
 from nop_sim.train.play import Engine, Field, duel
 from nop_sim.train.search import SearchConfig, SearchResult, best_response, check_gain

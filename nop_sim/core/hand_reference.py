@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from nop_sim import types as T
+from nop_sim.core import types as T
 
 __all__ = ["card_rank", "classify_five", "classify_ranks", "grouped_ranks"]
 

@@ -17,7 +17,7 @@ PARAM_DTYPE = np.float64    # agent parameters
 SEED_DTYPE = np.uint64      # RNG state words
 
 N_CATEGORIES = 13
-# Category ids: their one definition. nop_sim.column.Category names these values and
+# Category ids: their one definition. nop_sim.core.column.Category names these values and
 # the kernels read them as plain ints; the id is the category's place in the default
 # column. (Here, not in column.py: this file is in the kernels' cache digest.)
 FLUSH_FIVE = 0

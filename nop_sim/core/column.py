@@ -13,14 +13,14 @@ from enum import IntEnum
 
 import numpy as np
 
-from nop_sim import types as T
+from nop_sim.core import types as T
 
 __all__ = ["Category", "Column", "DEFAULT_COLUMN", "N_CATEGORIES", "parse_category"]
 
 class Category(IntEnum):
     """Hand categories; the id is also the category's place in the default column.
 
-    The ids are defined once, in :mod:`nop_sim.types` (the kernels read them there).
+    The ids are defined once, in :mod:`nop_sim.core.types` (the kernels read them there).
     """
 
     FLUSH_FIVE = T.FLUSH_FIVE
