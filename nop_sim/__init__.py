@@ -1,7 +1,7 @@
 """nop-sim: Monte Carlo balance analysis for New Order Poker.
 
 The public names below are imported on first use (PEP 562), not when the
-package is: ``import nop_sim.referee`` must not compile or even import the
+package is: ``import nop_sim.games.new_order.referee`` must not compile or even import the
 kernels, so that the referee stays independent of the engine it checks.
 """
 
@@ -14,12 +14,12 @@ __version__ = "0.1.0"
 
 # public name -> the module that defines it
 _EXPORTS = {
-    "MatchResults": "nop_sim.engine",
-    "play_matches": "nop_sim.engine",
-    "Settings": "nop_sim.rules",
-    "SettingsError": "nop_sim.rules",
-    "load_settings": "nop_sim.rules",
-    "check_results": "nop_sim.referee",
+    "MatchResults": "nop_sim.games.new_order.engine",
+    "play_matches": "nop_sim.games.new_order.engine",
+    "Settings": "nop_sim.games.new_order.rules",
+    "SettingsError": "nop_sim.games.new_order.rules",
+    "load_settings": "nop_sim.games.new_order.rules",
+    "check_results": "nop_sim.games.new_order.referee",
     "BestHand": "nop_sim.evaluator",
     "best_category": "nop_sim.evaluator",
     "best_hand": "nop_sim.evaluator",
@@ -78,7 +78,7 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from nop_sim.blocks import beats, classify_block, classify_blocks
     from nop_sim.core.cards import format_cards, make_deck, parse_cards
     from nop_sim.core.column import DEFAULT_COLUMN, Category, Column
-    from nop_sim.engine import MatchResults, play_matches
     from nop_sim.evaluator import BestHand, best_category, best_hand, evaluate, profile
-    from nop_sim.referee import check_results
-    from nop_sim.rules import Settings, SettingsError, load_settings
+    from nop_sim.games.new_order.engine import MatchResults, play_matches
+    from nop_sim.games.new_order.referee import check_results
+    from nop_sim.games.new_order.rules import Settings, SettingsError, load_settings

@@ -307,8 +307,8 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
 
 
 def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile):
-    from nop_sim.agents import training_text
     from nop_sim.core.profiling import format_profile, phase, take
+    from nop_sim.games.new_order.agents import training_text
     from nop_sim.runner import RunError, run_scenario
 
     # The interpreter's last collection walks every object the run's libraries made
@@ -381,7 +381,7 @@ def _import_report() -> None:
     import matplotlib.backends.backend_agg  # noqa: F401
     import scipy.stats  # noqa: F401
 
-    import nop_sim.report  # noqa: F401
+    import nop_sim.games.new_order.report  # noqa: F401
     import nop_sim.reporting.build  # noqa: F401
     import nop_sim.reporting.figures  # noqa: F401
     import nop_sim.reporting.style  # noqa: F401
@@ -625,7 +625,7 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
       nop-sim exploit scenarios/baseline.toml --strong reports/baseline-train \\
           --seed 7 --budget-matches 4000000
     """
-    from nop_sim.agents import training_text
+    from nop_sim.games.new_order.agents import training_text
     from nop_sim.train import TrainError
     from nop_sim.train.search import statement
     from nop_sim.train.value import exploit

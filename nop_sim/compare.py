@@ -3,7 +3,7 @@
 
 ::
 
-    from nop_sim import analysis as A
+    from nop_sim.games.new_order import analysis as A
     table = A.compare(A.load_run("reports/baseline"), A.load_run("reports/cap30"))
     table[table["finding"]]
 
@@ -46,7 +46,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nop_sim import analysis as A
 from nop_sim.core.errors import did_you_mean
 from nop_sim.core.stats import (
     CONFIDENCE,
@@ -58,6 +57,7 @@ from nop_sim.core.stats import (
     ratio_interval,
     symmetric_test,
 )
+from nop_sim.games.new_order import analysis as A
 
 __all__ = ["COLUMNS", "FAMILIES", "MIN_EFFECT", "CompareError", "Comparison",
            "adjust_for_the_table", "compare", "compare_runs", "parse_min_effect"]

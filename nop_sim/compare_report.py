@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim import analysis as A
 from nop_sim import reporting as R
 from nop_sim.compare import FAMILIES, MIN_EFFECT, CompareError, Comparison, compare_runs
+from nop_sim.games.new_order import analysis as A
 
 __all__ = ["SECTIONS", "CompareResult", "compare_sources", "load_finished", "write_compare"]
 

@@ -119,8 +119,8 @@ def compile_all(workers: int | None = None,
     (:class:`CompileEvent`). A group starts when a worker is free for it, so
     the events say which groups run and how many are left.
     """
-    from nop_sim.engine import refresh_kernel_cache
     from nop_sim.games import registered_games
+    from nop_sim.games.new_order.engine import refresh_kernel_cache
 
     t0 = time.perf_counter()
     refresh_kernel_cache()  # drop stale kernels once, before the workers look at the cache

@@ -12,7 +12,7 @@ turns at the GIL). So:
 - :func:`fork` runs a function in a forked copy of the calling process: the
   copy has every library it imported and the run it loaded, for free, and
   sends back only the result, pickled through a pipe. The report forks one
-  to build half of its sections (:func:`nop_sim.report.build_report`).
+  to build half of its sections (:func:`nop_sim.games.new_order.report.build_report`).
 
 Copies leave with ``os._exit``, no interpreter teardown. Forking is opt-in
 and done on Linux only, never on a one-core machine (macOS has ``fork``, but

@@ -46,9 +46,9 @@ def _seat_table(seats: pd.DataFrame, by: str, fair: float) -> pd.DataFrame:
 
 
 def _mixture_table(manifest: dict, seats: pd.DataFrame) -> pd.DataFrame:
-    """:func:`nop_sim.analysis.mixture_rows` of one point's seats."""
+    """:func:`nop_sim.games.new_order.analysis.mixture_rows` of one point's seats."""
     # here, not at the top: the analysis loads scipy, which a run without a mixture never needs
-    from nop_sim.analysis import RunData, mixture_rows
+    from nop_sim.games.new_order.analysis import RunData, mixture_rows
 
     table = mixture_rows(RunData(manifest, {"seats": seats}))
     return table[["preset", "row", "weight", "seats", "share", "win_rate", "ci_low", "ci_high"]]

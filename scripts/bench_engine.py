@@ -55,8 +55,8 @@ def main() -> None:
         os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nop_sim_bench_")
     import numba
 
-    from nop_sim.engine import compile_callees, compile_engine, play_matches
-    from nop_sim.rules import Settings
+    from nop_sim.games.new_order.engine import compile_callees, compile_engine, play_matches
+    from nop_sim.games.new_order.rules import Settings
 
     settings = Settings()
     t = time.perf_counter()

@@ -46,7 +46,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
 
-    from nop_sim.engine import play_matches
+    from nop_sim.games.new_order.engine import play_matches
     from nop_sim.runner import plan_chunks, run_scenario
     from nop_sim.scenario import load_scenario
 

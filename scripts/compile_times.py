@@ -18,10 +18,10 @@ import time
 t0 = time.perf_counter()
 import numpy as np  # noqa: E402
 
-from nop_sim.agents import agent_table  # noqa: E402
-from nop_sim.engine import compile_callees, compile_engine, play_field  # noqa: E402
+from nop_sim.games.new_order.agents import agent_table  # noqa: E402
+from nop_sim.games.new_order.engine import compile_callees, compile_engine, play_field  # noqa: E402
+from nop_sim.games.new_order.rules import Settings  # noqa: E402
 from nop_sim.kernels.rng import keyed_states  # noqa: E402
-from nop_sim.rules import Settings  # noqa: E402
 
 
 def main() -> None:

@@ -34,12 +34,12 @@ import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from nop_sim.engine import play_matches
-from nop_sim.kernels import common
-from nop_sim.kernels.common import _player_category_compute
-from nop_sim.kernels.firewall import CATEGORY_ARGS, address
-from nop_sim.kernels.state import G_COLVER, P_WILDS
-from nop_sim.rules import Settings
+from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.kernels import common
+from nop_sim.games.new_order.kernels.common import _player_category_compute
+from nop_sim.games.new_order.kernels.firewall import CATEGORY_ARGS, address
+from nop_sim.games.new_order.kernels.state import G_COLVER, P_WILDS
+from nop_sim.games.new_order.rules import Settings
 
 
 def _repeated(k: int):
@@ -87,10 +87,10 @@ def _counting(g, ps, p, colpos, hole, board, buf, key):
 
 
 def _play(evaluator_at, n_matches, seed):
-    import nop_sim.engine as engine
+    import nop_sim.games.new_order.engine as engine
 
     saved = engine._callee_addresses
-    from nop_sim.kernels.disruptor import draft_address
+    from nop_sim.games.new_order.kernels.disruptor import draft_address
 
     engine._callee_addresses = lambda: (evaluator_at, draft_address())
     try:

@@ -1,9 +1,9 @@
-"""Write nop_sim/data/showdown_baseline.csv: winning categories of random showdowns.
+"""Write nop_sim/games/new_order/data/showdown_baseline.csv: winning categories of random showdowns.
 
 For each table size k = 2..8, deal ``--deals`` random tables from one deck
 (five hole cards each, two community cards), everyone shows down under the
 DEFAULT column with no draw, no wild and no Disruptor, and count the
-winner's category. :func:`nop_sim.analysis.default_baseline` reads this
+winner's category. :func:`nop_sim.games.new_order.analysis.default_baseline` reads this
 table so the report needs no simulation (and no compilation) for the
 baseline; a mixture of table sizes is a weighted mix of two rows.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim.analysis import CATEGORY_LABELS, simulate_baseline_wins
+from nop_sim.games.new_order.analysis import CATEGORY_LABELS, simulate_baseline_wins
 
 
 def main() -> None:

@@ -1,10 +1,10 @@
-"""Regenerate nop_sim/data/strength_tables.csv, the agents' cheap hand-strength data.
+"""Regenerate nop_sim/games/new_order/data/strength_tables.csv, the agents' cheap hand-strength data.
 
 For each table, random hands are dealt and the SET of categories each hand can
 present (some five of its cards classify as that category) is recorded as a
 13-bit mask. Under any column, a hand's best category is the highest of its
 set, so one table serves every column: agents reweight it whenever the column
-moves (nop_sim.kernels.strength), with no rollouts.
+moves (nop_sim.games.new_order.kernels.strength), with no rollouts.
 
 Tables: ``random5`` .. ``random8`` (n random cards), and ``keep_*``: the seven
 final cards after keeping a draw shape (the kept cards plus random ones).
@@ -83,7 +83,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=20240601)
-    ap.add_argument("--out", default=str(Path(__file__).parents[1] / "nop_sim/data/strength_tables.csv"))
+    ap.add_argument("--out", default=str(Path(__file__).parents[1] / "nop_sim/games/new_order/data/strength_tables.csv"))
     args = ap.parse_args()
     rows = []
     for t, (name, kept_text, n_cards) in enumerate(TABLES):

@@ -1,7 +1,7 @@
 """Agent files: one [agent] table or a mixture of weighted [[agent]] rows, read, written
 and refused in one line; and the per-match draw of a mixture's row.
 
-Oracles: a plain-Python restatement of :func:`nop_sim.agents.draw_rows`'s documented rule,
+Oracles: a plain-Python restatement of :func:`nop_sim.games.new_order.agents.draw_rows`'s documented rule,
 and the draw's stated proportions, checked with a Wilson interval.
 """
 
@@ -13,7 +13,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from nop_sim.agents import (
+from nop_sim.cli import main
+from nop_sim.core.stats import wilson_interval
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import (
     AgentError,
     AgentFile,
     agent_row,
@@ -22,9 +25,6 @@ from nop_sim.agents import (
     read_agent_file,
     write_agent_file,
 )
-from nop_sim.cli import main
-from nop_sim.core import types as T
-from nop_sim.core.stats import wilson_interval
 
 TRAINING = {"scenario": "baseline", "matches": 5000, "exploitability": 0.8,
             "exploitability_low": 0.2, "exploitability_high": 1.4, "converged": True}
@@ -32,7 +32,7 @@ ROWS = [{"preset": "balanced", "hedge": 0.0, "manipulate": 0.0},
         {"preset": "hedger", "hedge": 3.0, "manipulate": 0.0},
         {"preset": "manipulator", "hedge": 0.0, "manipulate": 5.0}]
 WEIGHTS = [0.5, 0.3, 0.2]
-KEY = (7, 0x6D6978)  # a run's key: (seed, nop_sim.games.new_order.MIX_TAG)
+KEY = (7, 0x6D6978)  # a run's key: (seed, nop_sim.games.new_order.game.MIX_TAG)
 
 SCENARIO = """
 name = "mix"

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from nop_sim.agents import agent_table
-from nop_sim.core import types as T
 from nop_sim.core.cards import parse_cards
 from nop_sim.core.column import Category, Column
-from nop_sim.engine import strength_tables
-from nop_sim.kernels import state as S
-from nop_sim.kernels.common import evaluator_address
-from nop_sim.kernels.policy import choose_keep, single_strength
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import agent_table
+from nop_sim.games.new_order.engine import strength_tables
+from nop_sim.games.new_order.kernels import state as S
+from nop_sim.games.new_order.kernels.common import evaluator_address
+from nop_sim.games.new_order.kernels.policy import choose_keep, single_strength
+from nop_sim.games.new_order.rules import Settings
 from nop_sim.kernels.rng import seed_states
-from nop_sim.rules import Settings
 
 
 def _state(hole_text: str, column: Column, agents="balanced"):

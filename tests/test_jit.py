@@ -7,9 +7,9 @@ import pytest
 from numba.core import types
 from numba.extending import intrinsic
 
-from nop_sim.kernels import firewall
+from nop_sim.games.new_order.kernels import firewall
+from nop_sim.games.new_order.kernels.common import evaluator_address
 from nop_sim.kernels._jit import TypeDispatcher, jit
-from nop_sim.kernels.common import evaluator_address
 
 
 @jit(_nrt=False, cache=False)  # compiled here, so signatures are seen
@@ -37,7 +37,7 @@ def test_evaluator_address_is_stable():
 
 
 def test_draft_address_is_stable():
-    from nop_sim.kernels.disruptor import draft_address
+    from nop_sim.games.new_order.kernels.disruptor import draft_address
 
     a = draft_address()
     assert a != 0 and a == draft_address() and a != evaluator_address()

@@ -38,7 +38,7 @@ print(_beats_around(seq, 0, 7, 0, 2, 12, 14, np.arange(13, dtype=np.int64)))
 
 NEW_ORDER = """
 import hashlib
-from nop_sim.engine import play_matches
+from nop_sim.games.new_order.engine import play_matches
 r = play_matches(n_matches=2, seed=1, chunk_size=1, threads=1)
 print(hashlib.sha1(r.match.tobytes() + r.player.tobytes()).hexdigest())
 """

@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from nop_sim.kernels import firewall, match
-from nop_sim.kernels import state as S
+from nop_sim.games.new_order.kernels import firewall, match
+from nop_sim.games.new_order.kernels import state as S
 
 
 @pytest.mark.parametrize("prefix, fields", [("G", S.G_FIELDS), ("P", S.P_FIELDS),
@@ -75,11 +75,11 @@ def test_firewall_signatures_come_from_the_declaration():
 
 
 def test_one_event_writer_per_kind_named_as_the_schema():
-    """kernels.eventlog has ``log_<kind>`` for every kind of nop_sim.events' schema, its
+    """kernels.eventlog has ``log_<kind>`` for every kind of nop_sim.games.new_order.events' schema, its
     arguments named as the schema's fields (``from_`` for ``from``; a list field is an
     array, with its length as ``n_cards`` / ``n_seats``)."""
-    from nop_sim.events import EVENT_SCHEMA
-    from nop_sim.kernels import eventlog
+    from nop_sim.games.new_order.events import EVENT_SCHEMA
+    from nop_sim.games.new_order.kernels import eventlog
 
     writers = {n for n in vars(eventlog) if n.startswith("log_")}
     assert writers == {f"log_{name}" for name, _ in EVENT_SCHEMA.values()}

@@ -3,7 +3,7 @@ executor, chunking, log, extension or resume; results name the row each seat pla
 agent file as the base of a table with overrides.
 
 Oracles: rows that play visibly differently (never hedge, never manipulate) so the tables
-show which row really played; the documented draw (:func:`nop_sim.agents.draw_rows`); the
+show which row really played; the documented draw (:func:`nop_sim.games.new_order.agents.draw_rows`); the
 same parameters given inline; and the draw's stated proportions, checked with a Wilson
 interval.
 """
@@ -20,12 +20,18 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from nop_sim import analysis as A
-from nop_sim.agents import AgentError, agent_row, draw_rows, training_text, write_agent_file
 from nop_sim.cli import main
 from nop_sim.core.stats import wilson_interval
 from nop_sim.games import SeatFile, get_game
-from nop_sim.games.new_order import MIX_TAG, mix_rows
+from nop_sim.games.new_order import analysis as A
+from nop_sim.games.new_order.agents import (
+    AgentError,
+    agent_row,
+    draw_rows,
+    training_text,
+    write_agent_file,
+)
+from nop_sim.games.new_order.game import MIX_TAG, mix_rows
 from nop_sim.runner import load_tables, run_scenario
 from nop_sim.scenario import ScenarioError, load_scenario
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from nop_sim.engine import play_matches
+from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.rules import Settings
 from nop_sim.ordered import OrderedSettings, play_ordered
-from nop_sim.rules import Settings
 
 TESTS = Path(__file__).parent
 

@@ -56,7 +56,7 @@ def test_every_example_of_the_notebook_doc_runs(reports, capsys):
     assert len(blocks) >= 12
     _run_blocks(blocks, reports, "docs/notebook.md")
     # every public table function of the analysis is shown at least once
-    from nop_sim import analysis as A
+    from nop_sim.games.new_order import analysis as A
 
     text = "\n".join(blocks)
     tables = [n for n in A.__all__ if callable(getattr(A, n)) and n not in (

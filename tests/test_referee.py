@@ -9,11 +9,11 @@ import random
 import numpy as np
 import pytest
 
-from nop_sim.core import types as T
-from nop_sim.engine import play_matches
-from nop_sim.events import render_history, to_records, write_json_lines
-from nop_sim.referee import RuleViolation, check_log, check_results, score_hand
-from nop_sim.rules import Settings
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.events import render_history, to_records, write_json_lines
+from nop_sim.games.new_order.referee import RuleViolation, check_log, check_results, score_hand
+from nop_sim.games.new_order.rules import Settings
 
 CASES = [
     ({"players": 2}, "random"),
@@ -296,8 +296,8 @@ def test_a_drawn_card_must_be_in_the_stock(reshuffling_log):
 def test_referee_stacks_cards_as_the_catalog_says(monkeypatch):
     import dataclasses
 
-    import nop_sim.disruptors as disruptors
-    from nop_sim.disruptors import load_catalog
+    import nop_sim.games.new_order.disruptors as disruptors
+    from nop_sim.games.new_order.disruptors import load_catalog
 
     r = _play({"disruptors": {"inflation": 8, "hedge_boom": 8}}, "random", n=6, max_hands=60)
     records = list(to_records(r.events))
@@ -323,7 +323,7 @@ def test_referee_stacks_cards_as_the_catalog_says(monkeypatch):
 
 
 def test_stacking_rules_table():
-    from nop_sim.referee import _stacked
+    from nop_sim.games.new_order.referee import _stacked
 
     assert [_stacked("multiply", 2, n, 1) for n in range(3)] == [1, 2, 4]
     assert [_stacked("add", 2, n, 0) for n in range(3)] == [0, 2, 4]

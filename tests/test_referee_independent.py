@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from nop_sim.engine import play_matches
-from nop_sim.events import to_records
+from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.events import to_records
+from nop_sim.games.new_order.rules import Settings
 from nop_sim.ordered import play_ordered
 from nop_sim.ordered.settings import OrderedSettings
-from nop_sim.rules import Settings
 
-FORBIDDEN = ("nop_sim.kernels", "nop_sim.ordered.kernels", "nop_sim.evaluator", "numba")
+FORBIDDEN = ("nop_sim.kernels", "nop_sim.games.new_order.kernels", "nop_sim.games.new_order.engine",
+             "nop_sim.ordered.kernels", "nop_sim.ordered.engine", "nop_sim.evaluator", "numba")
 ROOT = Path(__file__).resolve().parents[1]
 
 _SCRIPT = textwrap.dedent(
@@ -34,7 +35,7 @@ _SCRIPT = textwrap.dedent(
     if payload:
         with open(payload, "rb") as fh:
             job = pickle.load(fh)
-        if module == "nop_sim.referee":
+        if module == "nop_sim.games.new_order.referee":
             n = ref.check_log(job["records"], job["settings"])
         else:
             n = 0
@@ -59,7 +60,7 @@ def _loaded_forbidden(module: str, payload: Path | None = None) -> list[str]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("module", ["nop_sim.referee", "nop_sim.ordered.referee"])
+@pytest.mark.parametrize("module", ["nop_sim.games.new_order.referee", "nop_sim.ordered.referee"])
 def test_importing_a_referee_loads_no_engine(module):
     assert _loaded_forbidden(module) == []
 
@@ -73,7 +74,7 @@ def test_new_order_referee_replays_without_the_engine(tmp_path):
     assert {x["pile"] for x in records if x["event"] == "reshuffle"} == {"stock", "disruptors"}
     path = tmp_path / "job.pkl"
     path.write_bytes(pickle.dumps({"records": records, "settings": r.settings}))
-    assert _loaded_forbidden("nop_sim.referee", path) == []
+    assert _loaded_forbidden("nop_sim.games.new_order.referee", path) == []
 
 
 def test_ordered_referee_replays_without_the_engine(tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from nop_sim.report import write_report
+from nop_sim.games.new_order.report import write_report
 from nop_sim.runner import run_scenario
 from nop_sim.scenario import Scenario
 
@@ -121,8 +121,8 @@ def test_every_link_in_the_report_points_at_a_section(small_report, sweep_report
 
 
 def test_sections_are_counted_from_the_spec_list(small_run, monkeypatch):
-    import nop_sim.report as report
-    from nop_sim.analysis import load_run
+    import nop_sim.games.new_order.report as report
+    from nop_sim.games.new_order.analysis import load_run
 
     few = report.POINT_SECTIONS[:3]
     monkeypatch.setattr(report, "POINT_SECTIONS", few)
@@ -353,7 +353,7 @@ def _drawn(monkeypatch) -> list:
 def test_a_category_placed_once_does_not_stretch_the_hedging_axes(monkeypatch):
     import pandas as pd
 
-    from nop_sim import report
+    from nop_sim.games.new_order import report
 
     figures = _drawn(monkeypatch)
     hc = pd.DataFrame({"label": ["Flush Five", "Full House", "Two Pair"],
@@ -380,7 +380,7 @@ def test_the_hedging_legend_covers_no_row(monkeypatch):
     # inside the axes at the lower right, the legend lay over the High Card row's dot
     import pandas as pd
 
-    from nop_sim import report
+    from nop_sim.games.new_order import report
 
     figures = _drawn(monkeypatch)
     hc = pd.DataFrame({"label": ["Flush Five", "Two Pair", "One Pair", "High Card"],
@@ -413,7 +413,7 @@ def test_headline_rows_show_their_scale_one_axis_per_kind_from_zero(monkeypatch)
 
     import pandas as pd
 
-    from nop_sim import report
+    from nop_sim.games.new_order import report
 
     figures = _drawn(monkeypatch)
     values = {"median_hands": (40, 38, 41), "unresolved_share": (0.0, 0.0, 0.0019),

@@ -195,7 +195,7 @@ def test_atomic_write_replaces_whole_or_not_at_all(tmp_path, monkeypatch):
 
 def test_no_pyplot_and_no_backend_choice_at_import():
     code = ("import sys, matplotlib; before = matplotlib.get_backend(); "
-            "import nop_sim.reporting, nop_sim.report, nop_sim.ordered.report; "
+            "import nop_sim.reporting, nop_sim.games.new_order.report, nop_sim.ordered.report; "
             "assert 'matplotlib.pyplot' not in sys.modules; "
             "assert matplotlib.get_backend() == before, matplotlib.get_backend()")
     env = {**os.environ, "MPLBACKEND": "svg"}
@@ -247,7 +247,7 @@ def test_interval_err_is_never_negative():
     # error bars, so a report section once failed on a three-game run
     import numpy as np
 
-    from nop_sim.analysis import wilson_interval
+    from nop_sim.games.new_order.analysis import wilson_interval
     from nop_sim.reporting import interval_err
 
     lo, hi = wilson_interval([3], [3])

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nop_sim.agents import PRESETS, AgentError, agent_row, agent_table
-from nop_sim.core import types as T
-from nop_sim.disruptors import MixError, load_catalog, mix_arrays, resolve_mix
-from nop_sim.rules import Settings, SettingsError, auto_chips, load_settings
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import PRESETS, AgentError, agent_row, agent_table
+from nop_sim.games.new_order.disruptors import MixError, load_catalog, mix_arrays, resolve_mix
+from nop_sim.games.new_order.rules import Settings, SettingsError, auto_chips, load_settings
 
 
 def test_defaults_are_the_specs():
@@ -149,9 +149,9 @@ def test_catalog_stacking_is_ruling_r6():
 def test_catalog_rejects_an_unknown_stacking_rule(monkeypatch):
     from importlib import resources
 
-    import nop_sim.disruptors as D
+    import nop_sim.games.new_order.disruptors as D
 
-    text = resources.files("nop_sim").joinpath("data/disruptors.toml").read_text("utf-8")
+    text = resources.files("nop_sim.games.new_order").joinpath("data/disruptors.toml").read_text("utf-8")
     bad = text.replace('stack = "add"', 'stack = "sum"', 1)
 
     class _Files:

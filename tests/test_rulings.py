@@ -9,11 +9,11 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from nop_sim.core import types as T
-from nop_sim.engine import play_matches
-from nop_sim.events import to_records
-from nop_sim.referee import check_results
-from nop_sim.rules import Settings
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.events import to_records
+from nop_sim.games.new_order.referee import check_results
+from nop_sim.games.new_order.rules import Settings
 
 
 def _logged(n=24, seed=5, agents="random", **changes):
@@ -276,7 +276,7 @@ def test_r6_stacking_card_by_card():
 
 def _community_by_hand(r):
     """Community cards in play at the start of each (match, hand), from the log alone."""
-    from nop_sim.disruptors import load_catalog
+    from nop_sim.games.new_order.disruptors import load_catalog
 
     community = {c.id for c in load_catalog().cards if c.type == "community"}
     slots: dict[int, list] = defaultdict(lambda: [None, None])
@@ -338,7 +338,7 @@ def test_r8_amounts_come_from_the_mix():
 
 
 def test_r8_amounts_are_validated_against_the_catalog_range():
-    from nop_sim.rules import SettingsError
+    from nop_sim.games.new_order.rules import SettingsError
 
     with pytest.raises(SettingsError, match=r"third_card.*allowed 1\.\.2"):
         Settings(disruptors={"third_card": {"copies": 3, "amount": 3}})
@@ -375,7 +375,7 @@ def test_r8_an_elevator_of_two_positions_beats_the_category_two_above():
 # -- the referee holds the engine to the rulings -------------------------------------------
 def _violates(r, edit) -> str:
     """The referee's message on the log of ``r`` after ``edit(records)``."""
-    from nop_sim.referee import RuleViolation, check_log
+    from nop_sim.games.new_order.referee import RuleViolation, check_log
 
     records = list(to_records(r.events))
     edit(records)

@@ -495,7 +495,7 @@ def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path, rea
     assert logged == [(p, m) for p in (0, 1) for m in range(0, 12, 2)]
     assert load_tables(plain, ["events"])["events"].empty
     # every stored match is whole: one match_start, one match_end, its hands counted
-    from nop_sim.core import types as T
+    from nop_sim.games.new_order import types as T
 
     point, match = logged[-1]
     ev = events[(events["point"] == point) & (events["match"] == match)]

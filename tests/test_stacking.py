@@ -9,13 +9,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-import nop_sim.disruptors as disruptors
-from nop_sim.core import types as T
-from nop_sim.engine import play_matches
-from nop_sim.events import to_records
-from nop_sim.kernels.common import stacked
-from nop_sim.referee import RuleViolation, _stacked, check_log
-from nop_sim.rules import Settings
+import nop_sim.games.new_order.disruptors as disruptors
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.events import to_records
+from nop_sim.games.new_order.kernels.common import stacked
+from nop_sim.games.new_order.referee import RuleViolation, _stacked, check_log
+from nop_sim.games.new_order.rules import Settings
 
 
 @pytest.fixture

@@ -26,11 +26,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from nop_sim.agents import agent_row, agent_table
 from nop_sim.cli import main
-from nop_sim.core import types as T
-from nop_sim.engine import play_matches
-from nop_sim.rules import Settings
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import agent_row, agent_table
+from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.rules import Settings
 from nop_sim.scenario import load_scenario
 from nop_sim.train import (
     MECHANICS,
@@ -117,7 +117,7 @@ def test_duel_matches_play_field_with_the_drawn_seats():
     rows = agent_table(["rock", "maniac"], 2)
     fld = Field.of(rows, [0.5, 0.5])
     d = duel(Engine(threads=1), s, fld, agent_row("hedger")[None], 8, (9,))
-    from nop_sim.engine import play_field
+    from nop_sim.games.new_order.engine import play_field
 
     r = play_field(s, rows[d.draws], np.arange(8), match_states((9,), 8))
     won = r.player[np.arange(8), d.seat, T.PL_PLACE] == 1
@@ -471,7 +471,7 @@ def test_values_merge_across_runs_and_need_only_the_same_rules(tmp_path):
 
 
 def test_a_mixture_seat_brings_its_rows_into_the_first_population(tmp_path):
-    from nop_sim.agents import write_agent_file
+    from nop_sim.games.new_order.agents import write_agent_file
 
     mix = tmp_path / "mix.toml"
     write_agent_file(mix, [agent_row(NEVER_HEDGE), agent_row("hedger")], [0.75, 0.25],

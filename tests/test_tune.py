@@ -68,8 +68,8 @@ def test_old_scenarios_still_load_and_rank():
 
 def test_target_metrics_agree_with_the_balance_report(tmp_path):
     """Every [targets] name is measured, and the report's key metrics match the analysis."""
-    from nop_sim import analysis as A
     from nop_sim.games import get_game
+    from nop_sim.games.new_order import analysis as A
     from nop_sim.runner import load_tables, run_scenario
 
     scn = Scenario.from_mapping({"game": {"chips": 30},

@@ -20,7 +20,7 @@ out exactly when ``p < a``: at 95% beside p, and at the level Holm's procedure
 holds a row to beside its Holm p (:func:`holm_intervals`, with :func:`holm` and
 :func:`holm_levels`).
 
-NumPy and SciPy only; :mod:`nop_sim.analysis` (New Order) and
+NumPy and SciPy only; :mod:`nop_sim.games.new_order.analysis` (New Order) and
 :mod:`nop_sim.ordered.analysis` (Ordered Hand) build their tables on these.
 """
 

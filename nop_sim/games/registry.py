@@ -48,7 +48,7 @@ class Game:
     agent_file(path) : optional; read an agent file (the ``@path`` seat syntax,
         alone or as the base of a table: ``{preset = "@path", ...}``) into an object
         with ``rows`` (parameter tables), ``weights`` (one per row, summing to 1),
-        ``training`` (a dict) and ``path``, e.g. :class:`nop_sim.agents.AgentFile`,
+        ``training`` (a dict) and ``path``, e.g. :class:`nop_sim.games.new_order.agents.AgentFile`,
         raising ``ValueError`` naming the file; None: the game's seats cannot be
         read from files. A file of several rows is a mixture: the game's
         ``play_chunk`` draws each match's row (:attr:`SeatFile.rows`)
@@ -74,8 +74,8 @@ class Game:
         seats were equal (``1/players`` unless wins can be shared)
     store_version : bumped when the game's chunk tables change shape; an older
         chunk is redone on resume, never mixed in
-    trainable : its agents are rows of :mod:`nop_sim.agents` parameters and its
-        settings play through :func:`nop_sim.engine.play_field`, so ``nop-sim
+    trainable : its agents are rows of :mod:`nop_sim.games.new_order.agents` parameters and its
+        settings play through :func:`nop_sim.games.new_order.engine.play_field`, so ``nop-sim
         train`` and ``value`` can search them
 
     Play, replay, report

@@ -137,7 +137,8 @@ def _typed(dispatcher):
 # each cache folder; when it differs, the folder's kernels are dropped before the
 # first kernel of that folder is even defined, so nothing stale can be loaded.
 _PACKAGE = Path(__file__).resolve().parent.parent
-KERNEL_SOURCES = ("core/types.py", "kernels/*.py", "ordered/kernels.py", "ordered/types.py")
+KERNEL_SOURCES = ("core/types.py", "kernels/*.py", "games/new_order/types.py",
+                  "games/new_order/kernels/*.py", "ordered/kernels.py", "ordered/types.py")
 _STAMP = "nop_sim_kernels.stamp"
 _guarded: set[str] = set()
 

@@ -13,7 +13,7 @@ a paired difference whose expectation is the candidate's win rate minus
 1/players (the field's seats are exchangeable).
 
 All candidates of a duel and the reference go to the engine as one call of
-:func:`nop_sim.engine.play_field` (one table per match, one RNG state per
+:func:`nop_sim.games.new_order.engine.play_field` (one table per match, one RNG state per
 match): no Python runs per match. A :class:`Engine` plays that call in this
 process (numba threads), or split into slices over a Dask cluster; each match
 depends only on its table and its state, so the split never changes a number.
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nop_sim.agents import draw_rows
-from nop_sim.core import types as T
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import draw_rows
 from nop_sim.kernels.rng import keyed_states
 
 __all__ = ["Duel", "Engine", "Field", "duel", "match_states"]
@@ -104,7 +104,7 @@ class Duel:
 
 
 class Engine:
-    """Plays :func:`~nop_sim.engine.play_field` batches here (threads) or on Dask.
+    """Plays :func:`~nop_sim.games.new_order.engine.play_field` batches here (threads) or on Dask.
 
     threads : numba threads in this process (default: numba's setting)
     scheduler : a Dask scheduler address; the batch is cut into ``slice_size`` slices
@@ -133,7 +133,7 @@ class Engine:
 
     def play(self, settings, tables: np.ndarray, table_of: np.ndarray, states: np.ndarray):
         """``(match, player, drafted)`` arrays of the batch, in match order."""
-        from nop_sim.engine import play_field
+        from nop_sim.games.new_order.engine import play_field
 
         t0 = time.perf_counter()
         if self.client is None:
@@ -156,7 +156,7 @@ class Engine:
 
 
 def _play_slice(settings, tables, table_of, states):
-    from nop_sim.engine import play_field
+    from nop_sim.games.new_order.engine import play_field
 
     r = play_field(settings, tables, table_of, states, threads=1)
     return r.match, r.player, r.drafted

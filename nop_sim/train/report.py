@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
-from nop_sim.core import types as T
+from nop_sim.games.new_order import types as T
 
 __all__ = ["SECTIONS", "write_train_report"]
 

@@ -1,6 +1,6 @@
 """The policy space a search walks: which parameters move, over the whole legal box.
 
-A :class:`Space` maps a full agent row (``nop_sim.agents``, every parameter)
+A :class:`Space` maps a full agent row (``nop_sim.games.new_order.agents``, every parameter)
 to a point of the unit cube over the parameters that matter for a rule set,
 and back. What matters depends on the rules: bet sizes only where the
 betting is pot-limit or no-limit, ``nl_scale`` only under no-limit, a draft
@@ -10,7 +10,7 @@ keeps them at 0, and the presets that set them join every search as starts
 (:mod:`.search`). A *restriction* (restricted play) pins parameters at a
 value and takes them out of the search.
 
-The cube spans every value :func:`~nop_sim.agents.agent_row` accepts: a
+The cube spans every value :func:`~nop_sim.games.new_order.agents.agent_row` accepts: a
 field is strong only against every legal policy, so no search may be kept
 from a deviation by a box narrower than the policy's (issue 20: a deviation
 that bluffed and played noisily beyond a box that stopped at 0.5 won 18
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nop_sim.agents import AgentError, agent_bounds, agent_row
-from nop_sim.core import types as T
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import AgentError, agent_bounds, agent_row
 
 __all__ = ["MECHANICS", "SEARCH_POWER", "Space", "space_for"]
 
@@ -109,7 +109,7 @@ class Space:
 
 
 def space_for(settings, restrict: Mapping[str, float] | None = None) -> Space:
-    """The space of a rule set (:class:`~nop_sim.rules.Settings`), minus ``restrict``'s
+    """The space of a rule set (:class:`~nop_sim.games.new_order.rules.Settings`), minus ``restrict``'s
     pinned parameters (``{name: value}``; see :data:`MECHANICS`)."""
     restrict = dict(restrict or {})
     for name in restrict:

@@ -29,7 +29,7 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
                  progress: Callable[[int, int, int], None] | None = None,
                  say: Callable[[str], None] | None = None) -> Scenario:
     """``scn`` with every point's seats taken by the agent trained for that point."""
-    from nop_sim.agents import read_agent_file
+    from nop_sim.games.new_order.agents import read_agent_file
 
     points = scn.points()
     seats = {}

@@ -57,8 +57,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim.agents import agent_row, preset_names, write_agent_file
-from nop_sim.core import types as T
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import agent_row, preset_names, write_agent_file
 from nop_sim.reporting import atomic_write
 from nop_sim.train.errors import TrainError
 from nop_sim.train.meta import ProfileTable, max_members, regret, solve

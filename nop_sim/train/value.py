@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim.core import types as T
 from nop_sim.core.stats import mean_interval, wilson_interval
+from nop_sim.games.new_order import types as T
 from nop_sim.reporting import atomic_write
 from nop_sim.train.errors import TrainError
 from nop_sim.train.play import Engine, Field, duel
@@ -56,7 +56,7 @@ def _restricted(space: Space, mechanic: str) -> Space:
 
 
 def _starts(fld: Field) -> np.ndarray:
-    from nop_sim.agents import agent_row, preset_names
+    from nop_sim.games.new_order.agents import agent_row, preset_names
 
     return np.concatenate([fld.rows, np.stack([agent_row(p) for p in preset_names()])])
 
@@ -157,7 +157,7 @@ def load_strong(folder: Path) -> tuple[Field, dict]:
     if not path.exists():
         raise ValueError(f"--strong {folder}: no strong.toml there; train first "
                          f"(nop-sim train SCENARIO --out {folder})")
-    from nop_sim.agents import agent_row, read_agent_file
+    from nop_sim.games.new_order.agents import agent_row, read_agent_file
 
     f = read_agent_file(path)
     return Field.of(np.stack([agent_row(r) for r in f.rows]), f.weights), dict(f.training)

@@ -67,9 +67,9 @@ from typing import Any
 
 import numpy as np
 
-from nop_sim.core import types as T
 from nop_sim.core.cards import format_card
 from nop_sim.core.column import Category
+from nop_sim.games.new_order import types as T
 from nop_sim.games.registry import seat_name
 
 __all__ = ["EVENT_SCHEMA", "render_history", "to_records", "write_json_lines"]

@@ -1,6 +1,6 @@
 """The match event log's writers: one per event kind (numba only).
 
-Each writer takes the arguments of its kind by name, as nop_sim.events'
+Each writer takes the arguments of its kind by name, as nop_sim.games.new_order.events'
 ``EVENT_SCHEMA`` lists them (tests/test_kernel_state.py checks the names),
 and writes one int64 row ``(match, hand, kind, seat, a0 .. a9)`` with the
 unused arguments -1, the format the referee and stored logs read. A match
@@ -12,7 +12,8 @@ Table events (a seat of -1 in the row) take no ``seat``. A list field
 
 from __future__ import annotations
 
-from nop_sim.core.types import (
+from nop_sim.games.new_order.kernels.state import G_EV_LOST, G_EVN, G_HAND, G_LOG, G_MATCH
+from nop_sim.games.new_order.types import (
     EV_ACTION,
     EV_ANTE,
     EV_AWARD,
@@ -42,7 +43,6 @@ from nop_sim.core.types import (
     EV_WIDTH,
 )
 from nop_sim.kernels._jit import jit
-from nop_sim.kernels.state import G_EV_LOST, G_EVN, G_HAND, G_LOG, G_MATCH
 
 A = 4  # column of the first argument
 

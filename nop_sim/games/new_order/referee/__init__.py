@@ -1,7 +1,7 @@
 """Replay New Order Poker event logs in plain Python and check every rule.
 
 The referee shares nothing with the match kernels but the log format
-(:mod:`nop_sim.events`): it keeps its own chips, pots, column, dart, tokens,
+(:mod:`nop_sim.games.new_order.events`): it keeps its own chips, pots, column, dart, tokens,
 hands, piles and Disruptors, and checks each logged transition against the
 SPEC (sections 3-7):
 
@@ -53,8 +53,8 @@ from __future__ import annotations
 
 from nop_sim.core.errors import RuleViolation
 from nop_sim.core.hand_reference import classify_ranks  # noqa: F401  (shared with the Ordered referee)
-from nop_sim.referee.match import _Referee, check_log, check_results  # noqa: F401
-from nop_sim.referee.scoring import _stacked, score_hand  # noqa: F401  (tests use _stacked)
+from nop_sim.games.new_order.referee.match import _Referee, check_log, check_results  # noqa: F401
+from nop_sim.games.new_order.referee.scoring import _stacked, score_hand  # noqa: F401  (tests use _stacked)
 
 __all__ = ["RuleViolation", "check_log", "check_results", "score_hand"]
 

@@ -1,7 +1,7 @@
 """Policies as rows of a parameter table (no Python in the hot loop).
 
 Each seat's policy is one float64 row of ``N_AGENT_PARAMS`` numbers; the
-columns are named in :data:`nop_sim.core.types.AGENT_PARAM_NAMES`:
+columns are named in :data:`nop_sim.games.new_order.types.AGENT_PARAM_NAMES`:
 
 =============  ===============================================================
 random         1: every choice uniform over the legal ones (actions, sizes,
@@ -78,8 +78,8 @@ from typing import Any
 
 import numpy as np
 
-from nop_sim.core import types as T
 from nop_sim.core.errors import did_you_mean
+from nop_sim.games.new_order import types as T
 
 __all__ = ["AgentError", "AgentFile", "DRAFT_VALUES", "PRESETS", "agent_bounds", "agent_row",
            "agent_table", "draw_rows", "load_agent_file", "preset_names", "read_agent_file",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from nop_sim.referee.scoring import score_hand
-from nop_sim.referee.state import _Checker
+from nop_sim.games.new_order.referee.scoring import score_hand
+from nop_sim.games.new_order.referee.state import _Checker
 
 
 class _Showdown(_Checker):

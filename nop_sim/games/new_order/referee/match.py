@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from nop_sim.core import types as T
 from nop_sim.core.errors import RuleViolation
-from nop_sim.disruptors import mix_arrays
-from nop_sim.referee.betting import _Betting
-from nop_sim.referee.draft import _Draft
-from nop_sim.referee.piles import _Piles
-from nop_sim.referee.showdown import _Showdown
-from nop_sim.referee.state import _Hand
-from nop_sim.rules import Settings
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.disruptors import mix_arrays
+from nop_sim.games.new_order.referee.betting import _Betting
+from nop_sim.games.new_order.referee.draft import _Draft
+from nop_sim.games.new_order.referee.piles import _Piles
+from nop_sim.games.new_order.referee.showdown import _Showdown
+from nop_sim.games.new_order.referee.state import _Hand
+from nop_sim.games.new_order.rules import Settings
 
 
 class _Referee(_Piles, _Betting, _Showdown, _Draft):
@@ -182,7 +182,7 @@ class _Referee(_Piles, _Betting, _Showdown, _Draft):
 
 
 def check_log(records: list[dict[str, Any]], settings: Settings) -> int:
-    """Replay the records of logged matches (dicts of :func:`nop_sim.events.to_records`).
+    """Replay the records of logged matches (dicts of :func:`nop_sim.games.new_order.events.to_records`).
 
     Returns the number of matches checked; raises :class:`RuleViolation` at the
     first broken rule.
@@ -200,8 +200,8 @@ def check_log(records: list[dict[str, Any]], settings: Settings) -> int:
 
 
 def check_results(results) -> int:
-    """Replay every logged match of a :class:`~nop_sim.engine.MatchResults`."""
-    from nop_sim.events import to_records
+    """Replay every logged match of a :class:`~nop_sim.games.new_order.engine.MatchResults`."""
+    from nop_sim.games.new_order.events import to_records
 
     if results.events_lost:
         raise RuleViolation(f"{results.events_lost} events were dropped: raise log_capacity")

@@ -1,6 +1,6 @@
 """Play matches: settings + agents -> the match kernel -> raw results.
 
-:func:`play_matches` turns a :class:`~nop_sim.rules.Settings` and one agent
+:func:`play_matches` turns a :class:`~nop_sim.games.new_order.rules.Settings` and one agent
 spec per seat into arrays, splits the matches into chunks seeded from
 ``numpy.random.SeedSequence(seed).spawn(n_chunks)``, runs the kernel
 (threads over chunks) and returns a :class:`MatchResults`: one row per match,
@@ -10,7 +10,7 @@ The same seed, settings, agents, ``n_matches`` and ``chunk_size`` give
 identical results whatever the number of threads.
 
 How the engine plays the SPEC's rulings (section 8b) and reads what the SPEC
-leaves open (the referee, :mod:`nop_sim.referee`, checks the same):
+leaves open (the referee, :mod:`nop_sim.games.new_order.referee`, checks the same):
 
 - R1 Dead money: fees paid to the pot and hedge costs go to the main pot
   until a player of the hand is all-in; after that each payment forms a pot
@@ -88,10 +88,10 @@ from typing import Any
 import numba
 import numpy as np
 
-from nop_sim.agents import AgentError, agent_bounds, agent_row, agent_table
-from nop_sim.core import types as T
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import AgentError, agent_bounds, agent_row, agent_table
+from nop_sim.games.new_order.rules import Settings
 from nop_sim.kernels.rng import seed_states
-from nop_sim.rules import Settings
 
 __all__ = ["BatchResults", "FieldResults", "MatchResults", "compile_callees", "compile_engine",
            "match_states", "play_batches", "play_field", "play_matches", "refresh_kernel_cache",
@@ -107,13 +107,13 @@ def refresh_kernel_cache() -> None:
     The guard is :func:`nop_sim.kernels._jit._guard_cache`: it runs as each kernel
     folder's first kernel is defined, so importing the match kernels is enough.
     """
-    import nop_sim.kernels.match  # noqa: F401
+    import nop_sim.games.new_order.kernels.match  # noqa: F401
 
 
 @lru_cache(maxsize=1)
 def strength_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(start int64 (N_TABLES+1,), mask int64, freq float64) from strength_tables.csv."""
-    text = resources.files("nop_sim").joinpath("data/strength_tables.csv").read_text()
+    text = resources.files("nop_sim.games.new_order").joinpath("data/strength_tables.csv").read_text()
     rows: dict[str, list[tuple[int, int]]] = {name: [] for name in T.STRENGTH_TABLES}
     reader = csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#"))
     for row in reader:
@@ -152,7 +152,7 @@ class _Played:
 
 @dataclass(kw_only=True)
 class MatchResults(_Played):
-    """What :func:`play_matches` returns (layouts in :mod:`nop_sim.core.types`): the
+    """What :func:`play_matches` returns (layouts in :mod:`nop_sim.games.new_order.types`): the
     arrays of :class:`_Played`, counters merged over chunks, with the ``settings``,
     ``agents`` and ``seed`` played. ``events``: int64 (n_events, EV_WIDTH) rows of
     the logged matches, in match order (empty when the log is off).
@@ -216,7 +216,7 @@ def play_matches(
     Parameters
     ----------
     settings : the scenario (default: the SPEC's defaults)
-    agents : one agent spec for every seat, or one per seat (see :mod:`nop_sim.agents`);
+    agents : one agent spec for every seat, or one per seat (see :mod:`nop_sim.games.new_order.agents`);
         with ``table_of``, float64 (k, players, N_AGENT_PARAMS) agent tables instead
     seed : root seed; chunk ``i`` is seeded by ``SeedSequence(seed).spawn(n_chunks)[i]``
     chunk_size : matches per chunk (part of the result's identity, like the seed)
@@ -291,7 +291,7 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
     rotated batches of a few dozen matches. No event log, no invariant check.
 
     ``tables``: float64 (k, players, N_AGENT_PARAMS) rows of
-    :func:`nop_sim.agents.agent_table`. ``table_of``: int64 (sum(sizes),), the
+    :func:`nop_sim.games.new_order.agents.agent_table`. ``table_of``: int64 (sum(sizes),), the
     table of each match, batch after batch, in place of ``batch_table``'s one
     per batch (seats that draw their row of a mixture per match); None: each
     batch's matches seat ``tables[batch_table[b]]``.
@@ -385,7 +385,7 @@ def play_field(settings: Settings, tables: np.ndarray, table_of: np.ndarray,
     ----------
     settings : the rules (``settings.players`` seats)
     tables : float64 (k, players, N_AGENT_PARAMS) policy tables (rows as
-        :func:`nop_sim.agents.agent_row` gives them, within its bounds)
+        :func:`nop_sim.games.new_order.agents.agent_row` gives them, within its bounds)
     table_of : int64 (n,) the table of each match, in ``[0, k)``
     rng_states : uint64 (n, 4) each match's RNG state (:func:`match_states`); not modified
     threads : numba threads (default: numba's current setting); results never depend on it
@@ -448,7 +448,7 @@ def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bound
 
 def _drive(bufs: dict[str, Any], n_chunks: int, threads: int | None) -> None:
     refresh_kernel_cache()
-    from nop_sim.kernels.match import play_chunks, play_chunks_serial
+    from nop_sim.games.new_order.kernels.match import play_chunks, play_chunks_serial
 
     previous = numba.get_num_threads()
     n_threads = previous if threads is None else max(
@@ -464,8 +464,8 @@ def _drive(bufs: dict[str, Any], n_chunks: int, threads: int | None) -> None:
 
 def _callee_addresses() -> tuple[int, int]:
     refresh_kernel_cache()
-    from nop_sim.kernels.common import evaluator_address
-    from nop_sim.kernels.disruptor import draft_address
+    from nop_sim.games.new_order.kernels.common import evaluator_address
+    from nop_sim.games.new_order.kernels.disruptor import draft_address
 
     return evaluator_address(), draft_address()
 
@@ -474,7 +474,7 @@ def compile_engine() -> None:
     """Compile (or load from numba's cache) the one-thread match driver, playing nothing.
 
     It does not need the kernels it calls through addresses (the evaluator and
-    the draft, see :mod:`nop_sim.kernels.firewall`): a caller with two cores
+    the draft, see :mod:`nop_sim.games.new_order.kernels.firewall`): a caller with two cores
     can run :func:`compile_callees` in another process meanwhile, as the
     runner does before a run's first chunk.
     """

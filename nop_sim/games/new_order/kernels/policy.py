@@ -14,40 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nop_sim.core.types import (
-    A_BET_FRACTION,
-    A_BET_THRESHOLD,
-    A_BLUFF,
-    A_CALL_MARGIN,
-    A_DRAFT0,
-    A_DRAFT_SKILL,
-    A_DRAW_AIM,
-    A_HEDGE,
-    A_HEDGE_MOVE,
-    A_HEDGE_OWN,
-    A_HEDGE_STREET,
-    A_MANIPULATE,
-    A_MANIPULATE_HURT,
-    A_MANIPULATE_STREET,
-    A_MUCK,
-    A_NL_SCALE,
-    A_NOISE,
-    A_RANDOM,
-    A_SIZE_STRENGTH,
-    A_STATION,
-    BET_NO_LIMIT,
-    D_BROKER,
-    D_ELEVATOR,
-    D_HEDGE_FUND,
-    D_LEVY,
-    S_HEDGE_COST,
-    S_HEDGE_PAYOUT,
-    TYPE_PERSONAL,
-)
-from nop_sim.kernels._jit import jit
-from nop_sim.kernels.common import count_live, player_category
-from nop_sim.kernels.rng import below, uniform
-from nop_sim.kernels.state import (
+from nop_sim.games.new_order.kernels.common import count_live, player_category
+from nop_sim.games.new_order.kernels.state import (
     CFG_AGENTS,
     CFG_DTYPE,
     G_BETTING,
@@ -102,13 +70,45 @@ from nop_sim.kernels.state import (
     TMP_SCOUNT,
     TMP_SUITS,
 )
-from nop_sim.kernels.strength import (
+from nop_sim.games.new_order.kernels.strength import (
     beat_one,
     eff_position,
     ensure_table,
     shape_value,
     winner_positions,
 )
+from nop_sim.games.new_order.types import (
+    A_BET_FRACTION,
+    A_BET_THRESHOLD,
+    A_BLUFF,
+    A_CALL_MARGIN,
+    A_DRAFT0,
+    A_DRAFT_SKILL,
+    A_DRAW_AIM,
+    A_HEDGE,
+    A_HEDGE_MOVE,
+    A_HEDGE_OWN,
+    A_HEDGE_STREET,
+    A_MANIPULATE,
+    A_MANIPULATE_HURT,
+    A_MANIPULATE_STREET,
+    A_MUCK,
+    A_NL_SCALE,
+    A_NOISE,
+    A_RANDOM,
+    A_SIZE_STRENGTH,
+    A_STATION,
+    BET_NO_LIMIT,
+    D_BROKER,
+    D_ELEVATOR,
+    D_HEDGE_FUND,
+    D_LEVY,
+    S_HEDGE_COST,
+    S_HEDGE_PAYOUT,
+    TYPE_PERSONAL,
+)
+from nop_sim.kernels._jit import jit
+from nop_sim.kernels.rng import below, uniform
 
 N_CAT = 13
 

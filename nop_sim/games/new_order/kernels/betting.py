@@ -6,53 +6,27 @@ State tuples: ``st`` = match state arrays, ``cfg`` = read-only inputs, ``out``
 
 from __future__ import annotations
 
-from nop_sim.core.types import (
-    A_RANDOM,
-    BET_LIMIT,
-    BET_NO_LIMIT,
-    C_ALL_INS,
-    C_BETS,
-    C_CALLS,
-    C_CHECKS,
-    C_FEES,
-    C_FEES_TO_BANK,
-    C_FOLDS,
-    C_HEDGE_COST,
-    C_HEDGES,
-    C_MANIPULATIONS,
-    C_RAISES,
-    K_HEDGES,
-    K_MANIPULATIONS,
-    PL_FEES,
-    PL_HEDGES_PLACED,
-    PL_MANIPULATIONS,
-    S_BIG_BET,
-    S_DART_CAP,
-    S_DART_STEP,
-    S_FEE_TO,
-    S_HEDGE_COST,
-    S_MAX_RAISES,
-    S_PROMOTIONS,
-    S_SMALL_BET,
-    TO_BANK,
-)
-from nop_sim.kernels._jit import jit
-from nop_sim.kernels.common import (
+from nop_sim.games.new_order.kernels.common import (
     can_act,
     count_can_act,
     count_live,
     mark_allin,
     swap_positions,
 )
-from nop_sim.kernels.eventlog import log_action, log_hedge, log_promote, log_uncalled
-from nop_sim.kernels.policy import (
+from nop_sim.games.new_order.kernels.eventlog import (
+    log_action,
+    log_hedge,
+    log_promote,
+    log_uncalled,
+)
+from nop_sim.games.new_order.kernels.policy import (
     choose_action,
     choose_hedge,
     choose_promotion,
     choose_size,
     single_strength,
 )
-from nop_sim.kernels.state import (
+from nop_sim.games.new_order.kernels.state import (
     ACT_BET,
     ACT_CALL,
     ACT_CHECK,
@@ -102,6 +76,37 @@ from nop_sim.kernels.state import (
     TMP_DPOT_MASK,
     TMP_DPOT_TICK,
 )
+from nop_sim.games.new_order.types import (
+    A_RANDOM,
+    BET_LIMIT,
+    BET_NO_LIMIT,
+    C_ALL_INS,
+    C_BETS,
+    C_CALLS,
+    C_CHECKS,
+    C_FEES,
+    C_FEES_TO_BANK,
+    C_FOLDS,
+    C_HEDGE_COST,
+    C_HEDGES,
+    C_MANIPULATIONS,
+    C_RAISES,
+    K_HEDGES,
+    K_MANIPULATIONS,
+    PL_FEES,
+    PL_HEDGES_PLACED,
+    PL_MANIPULATIONS,
+    S_BIG_BET,
+    S_DART_CAP,
+    S_DART_STEP,
+    S_FEE_TO,
+    S_HEDGE_COST,
+    S_MAX_RAISES,
+    S_PROMOTIONS,
+    S_SMALL_BET,
+    TO_BANK,
+)
+from nop_sim.kernels._jit import jit
 
 
 @jit(_nrt=False)

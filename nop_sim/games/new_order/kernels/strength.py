@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nop_sim.kernels._jit import jit
-from nop_sim.kernels.evaluate import HI
-from nop_sim.kernels.state import (
+from nop_sim.games.new_order.kernels.state import (
     CFG_TAB_FREQ,
     CFG_TAB_MASK,
     CFG_TAB_START,
@@ -36,6 +34,8 @@ from nop_sim.kernels.state import (
     TMP_TVER,
     TMP_WKEY,
 )
+from nop_sim.kernels._jit import jit
+from nop_sim.kernels.evaluate import HI
 
 N_CAT = 13
 

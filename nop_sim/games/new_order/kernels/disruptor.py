@@ -9,39 +9,16 @@ pick; Personal and Community cards change the game from the next hand on
 
 from __future__ import annotations
 
-from nop_sim.core.types import (
-    C_DISRUPTOR_RESHUFFLES,
-    D_BULL_RUN,
-    D_ELEVATOR,
-    D_INSIDER_TIP,
-    D_LEVY,
-    D_MARKET_CRASH,
-    D_PURGE,
-    D_RESTORE_ORDER,
-    D_SHORT_SELL,
-    D_SWAP_ANY,
-    D_WINDFALL,
-    DS_APPLIED,
-    DS_DISCARDED,
-    DS_PICKS,
-    DS_PICKS_FIRST,
-    DS_REVEALED,
-    S_DART_CAP,
-    S_DART_START,
-    TYPE_INSTANT,
-    TYPE_PERSONAL,
-)
-from nop_sim.kernels._jit import jit
-from nop_sim.kernels.common import restore_column, swap_positions
-from nop_sim.kernels.eventlog import (
+from nop_sim.games.new_order.kernels.common import restore_column, swap_positions
+from nop_sim.games.new_order.kernels.eventlog import (
     log_disruptor_discard,
     log_effect,
     log_pick,
     log_reshuffle,
     log_reveal,
 )
-from nop_sim.kernels.firewall import DRAFT_ARGS, address
-from nop_sim.kernels.policy import (
+from nop_sim.games.new_order.kernels.firewall import DRAFT_ARGS, address
+from nop_sim.games.new_order.kernels.policy import (
     choose_community_drop,
     choose_demote_target,
     choose_elevator_category,
@@ -51,8 +28,7 @@ from nop_sim.kernels.policy import (
     choose_purge,
     choose_swap,
 )
-from nop_sim.kernels.rng import below
-from nop_sim.kernels.state import (
+from nop_sim.games.new_order.kernels.state import (
     CFG_DAMOUNT,
     CFG_DTYPE,
     CFG_SETTINGS,
@@ -85,6 +61,30 @@ from nop_sim.kernels.state import (
     TMP_SLOTS,
     TMP_TAKEN,
 )
+from nop_sim.games.new_order.types import (
+    C_DISRUPTOR_RESHUFFLES,
+    D_BULL_RUN,
+    D_ELEVATOR,
+    D_INSIDER_TIP,
+    D_LEVY,
+    D_MARKET_CRASH,
+    D_PURGE,
+    D_RESTORE_ORDER,
+    D_SHORT_SELL,
+    D_SWAP_ANY,
+    D_WINDFALL,
+    DS_APPLIED,
+    DS_DISCARDED,
+    DS_PICKS,
+    DS_PICKS_FIRST,
+    DS_REVEALED,
+    S_DART_CAP,
+    S_DART_START,
+    TYPE_INSTANT,
+    TYPE_PERSONAL,
+)
+from nop_sim.kernels._jit import jit
+from nop_sim.kernels.rng import below
 
 # reasons logged with EV_DISRUPTOR_DISCARD
 WHY_LEFTOVER = 0

@@ -14,7 +14,9 @@ from functools import cache, partial
 import numpy as np
 import pandas as pd
 
-from nop_sim.agents import (
+from nop_sim.core.errors import did_you_mean
+from nop_sim.games import registry
+from nop_sim.games.new_order.agents import (
     AgentError,
     agent_row,
     agent_table,
@@ -22,10 +24,8 @@ from nop_sim.agents import (
     preset_names,
     read_agent_file,
 )
-from nop_sim.core.errors import did_you_mean
-from nop_sim.games import registry
+from nop_sim.games.new_order.rules import Settings
 from nop_sim.games.registry import Game, register_game
-from nop_sim.rules import Settings
 
 __all__ = ["EVENT_COLUMNS", "GAME", "MIX_TAG", "TARGETS", "mix_rows", "play_chunk", "play_chunks",
            "seat_label", "target_metrics"]
@@ -105,7 +105,7 @@ def mix_rows(seed: int, specs: list, match_ids: np.ndarray) -> np.ndarray:
     return out
 
 
-# a table without ``preset`` starts from ``balanced`` (:func:`nop_sim.agents.agent_row`)
+# a table without ``preset`` starts from ``balanced`` (:func:`nop_sim.games.new_order.agents.agent_row`)
 seat_label = partial(registry.seat_label, default_preset="balanced")
 
 
@@ -115,7 +115,7 @@ seat_label = partial(registry.seat_label, default_preset="balanced")
 @cache
 def _names(prefix: str) -> dict[int, str]:
     """Index -> column name of the ``types`` constants ``<prefix>NAME`` (``M_HANDS`` -> hands)."""
-    from nop_sim.core import types as T
+    from nop_sim.games.new_order import types as T
 
     return {getattr(T, n): n[len(prefix):].lower() for n in dir(T)
             if n.startswith(prefix) and isinstance(getattr(T, n), int)}
@@ -170,7 +170,7 @@ def play_chunks(scn, chunks) -> dict:
     Every chunk still plays its own seeded batches (one per seat rotation,
     :meth:`nop_sim.runner.Chunk.rotation_batches`), so a chunk's rows never
     depend on which others share its call; the chunks of one sweep point go
-    to the engine in one call (:func:`nop_sim.engine.play_batches`) and their
+    to the engine in one call (:func:`nop_sim.games.new_order.engine.play_batches`) and their
     tables are built once.
     """
     import pyarrow as pa
@@ -187,7 +187,7 @@ def _point_tables(scn, chunks: list) -> dict:
     """The tables of consecutive chunks of one sweep point (see :func:`play_chunk`)."""
     import pyarrow as pa
 
-    from nop_sim.core import types as T
+    from nop_sim.games.new_order import types as T
 
     p = chunks[0].point
     point = scn.points()[p]
@@ -265,7 +265,7 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     rows. Without a mixture every match of a rotation seats that rotation's table.
     """
     from nop_sim.core.profiling import phase
-    from nop_sim.engine import BatchResults, play_batches, play_matches
+    from nop_sim.games.new_order.engine import BatchResults, play_batches, play_matches
 
     sizes = [c.n_matches for c in chunks]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -354,13 +354,13 @@ def _match_tables(specs: list[list], rotation: np.ndarray, mix_row: np.ndarray
 def _events_frame(chunk, events: np.ndarray):
     """The chunk's logged matches as rows ``point, chunk`` + :data:`EVENT_COLUMNS`.
 
-    ``events`` are the kernel's int64 rows (``nop_sim.events``) with the run's
+    ``events`` are the kernel's int64 rows (``nop_sim.games.new_order.events``) with the run's
     match ids. Only whole matches are kept: a log that ran out of room
     (``events_lost``) loses the matches it cut short, never a part of one.
     """
     import pyarrow as pa
 
-    from nop_sim.core import types as T
+    from nop_sim.games.new_order import types as T
 
     ended = np.unique(events[events[:, 2] == T.EV_MATCH_END, 0])
     events = events[np.isin(events[:, 0], ended)]
@@ -393,7 +393,7 @@ def _numbers():
 
 @cache
 def _card_ids():
-    from nop_sim.core import types as T
+    from nop_sim.games.new_order import types as T
 
     return _text(list(T.DISRUPTOR_IDS))
 
@@ -401,7 +401,7 @@ def _card_ids():
 @cache
 def _labels(table: str, size: int):
     """The ``stat`` and ``label`` text of every row and column of an ``arrays`` counter."""
-    from nop_sim.core import types as T
+    from nop_sim.games.new_order import types as T
 
     prefix, index_names = {"category": ("K_", None), "time": ("T_", None),
                            "disruptor": ("DS_", T.DISRUPTOR_IDS)}[table]
@@ -444,7 +444,7 @@ def warm_up(pool) -> None:
     The workers then load the kernels instead of each compiling its own copy
     (on a cold cache behind compile firewalls, see ``kernels.firewall``).
     """
-    from nop_sim.engine import compile_callees, compile_engine, refresh_kernel_cache
+    from nop_sim.games.new_order.engine import compile_callees, compile_engine, refresh_kernel_cache
 
     refresh_kernel_cache()  # before the worker looks at the cache
     callees = pool.submit(compile_callees)
@@ -454,8 +454,8 @@ def warm_up(pool) -> None:
 
 def compile_parallel() -> None:
     """Compile (or load) the parallel match driver (``play_field``, threads > 1: training)."""
-    from nop_sim.agents import agent_table
-    from nop_sim.engine import play_field
+    from nop_sim.games.new_order.agents import agent_table
+    from nop_sim.games.new_order.engine import play_field
     from nop_sim.kernels.rng import keyed_states
 
     play_field(Settings(), agent_table("balanced", 4)[None], np.zeros(2, np.int64),
@@ -473,21 +473,21 @@ def compile_evaluator() -> None:
 
 def compile_driver() -> None:
     """Compile (or load) the one-thread match driver (``nop-sim run``'s workers)."""
-    from nop_sim.engine import compile_engine
+    from nop_sim.games.new_order.engine import compile_engine
 
     compile_engine()
 
 
 def compile_engine_callees() -> None:
     """Compile (or load) the evaluator and the draft behind the drivers' firewall."""
-    from nop_sim.engine import compile_callees
+    from nop_sim.games.new_order.engine import compile_callees
 
     compile_callees()
 
 
 def load_kernels() -> None:
     """Load the one-thread driver and its callees (from numba's cache once warmed up)."""
-    from nop_sim.engine import compile_callees, compile_engine
+    from nop_sim.games.new_order.engine import compile_callees, compile_engine
 
     compile_engine()
     compile_callees()
@@ -571,8 +571,8 @@ def target_metrics(tables: Mapping[str, pd.DataFrame]):
 
 def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
     """``count`` hands of the scenario's first sweep point, played match by match from its seed."""
-    from nop_sim.engine import play_matches
-    from nop_sim.events import render_history, to_records
+    from nop_sim.games.new_order.engine import play_matches
+    from nop_sim.games.new_order.events import render_history, to_records
 
     point = scn.points()[0]
     settings = scn.settings_at(point)
@@ -610,15 +610,15 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
 
 
 def stored_hands(log) -> tuple[str, list[dict]]:
-    from nop_sim.events import render_history, to_records
+    from nop_sim.games.new_order.events import render_history, to_records
 
     records = list(to_records(log.events[list(EVENT_COLUMNS)].to_numpy(np.int64)))
     return render_history(records, log.names), records
 
 
 def referee(settings, specs: list, n: int, seed: int) -> int:
-    from nop_sim.engine import play_matches
-    from nop_sim.referee import check_results
+    from nop_sim.games.new_order.engine import play_matches
+    from nop_sim.games.new_order.referee import check_results
 
     rows = mix_rows(seed, specs, np.arange(n))
     if (rows < 0).all():
@@ -632,7 +632,7 @@ def referee(settings, specs: list, n: int, seed: int) -> int:
 
 def write_report(out):
     try:
-        from nop_sim.report import write_report as write
+        from nop_sim.games.new_order.report import write_report as write
     except ImportError:  # pragma: no cover - matplotlib is an optional extra
         return None
     return write(out)

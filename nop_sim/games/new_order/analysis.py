@@ -4,7 +4,7 @@ Every function takes a :class:`RunData` (``load_run(folder)``) and returns a
 tidy :class:`pandas.DataFrame`, one row per (sweep point, thing measured),
 so a notebook can filter, join and plot without the report::
 
-    from nop_sim import analysis as A
+    from nop_sim.games.new_order import analysis as A
     run = A.load_run("reports/baseline")
     A.seat_fairness(run)          # win rate per seat, Wilson interval, Holm-corrected test
     A.disruptor_stats(run).query("outlier")
@@ -130,7 +130,7 @@ class RunData:
         return int(value)
 
     def starting_chips(self, point: int) -> int:
-        from nop_sim.rules import auto_chips
+        from nop_sim.games.new_order.rules import auto_chips
 
         chips = self.setting(point, "chips", "auto")
         return auto_chips(self.players(point)) if chips in (None, "auto") else int(chips)
@@ -269,7 +269,7 @@ def _gini_rows(matrix: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------
 def settings_changed(run: RunData, point: int) -> pd.DataFrame:
     """Settings of a point that differ from the SPEC defaults: setting, value, default."""
-    from nop_sim.rules import Settings
+    from nop_sim.games.new_order.rules import Settings
 
     defaults = Settings().to_dict()
     rows = []
@@ -1303,7 +1303,7 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
     """What looks broken, per point: one row per finding (severity, section, text).
 
     ``section`` is the id of the report section the finding belongs to
-    (:data:`nop_sim.report.POINT_SECTIONS`): length, seats, strategies,
+    (:data:`nop_sim.games.new_order.report.POINT_SECTIONS`): length, seats, strategies,
     column, ledger or disruptors.
 
     - a seat or preset whose win rate differs from 1/players (Holm p < 0.05,

@@ -4,7 +4,7 @@ A :class:`Settings` holds each setting with the SPEC's default. Build it from
 keyword arguments, from a mapping (a TOML table) with
 :meth:`Settings.from_mapping`, or from a TOML file with :func:`load_settings`;
 change it with :meth:`Settings.replace`; hand it to the kernels with
-:meth:`Settings.to_arrays` (layout in :mod:`nop_sim.core.types`).
+:meth:`Settings.to_arrays` (layout in :mod:`nop_sim.games.new_order.types`).
 
 Every bad value raises :class:`SettingsError` naming the field, the value and
 what is allowed; an unknown key also suggests the closest known one.
@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from nop_sim.core import types as T
 from nop_sim.core.errors import SettingsError, did_you_mean
-from nop_sim.disruptors import DisruptorArrays, MixError, mix_arrays, resolve_mix
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.disruptors import DisruptorArrays, MixError, mix_arrays, resolve_mix
 
 __all__ = ["Settings", "SettingsError", "auto_chips", "load_settings"]
 

@@ -107,7 +107,7 @@ def _stacked(rule: str, amount: int, copies: int, none: int) -> int:
     """The number an effect uses with ``copies`` copies of its card in play (or held).
 
     ``rule`` is the card's ``stack`` in the catalog (SPEC R6, see
-    ``nop_sim/data/disruptors.toml``), ``amount`` its catalog amount (R8) and
+    ``nop_sim/games/new_order/data/disruptors.toml``), ``amount`` its catalog amount (R8) and
     ``none`` the effect's number with no copy in play.
     """
     if copies == 0:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nop_sim.referee.state import _Checker
+from nop_sim.games.new_order.referee.state import _Checker
 
 
 class _Betting(_Checker):

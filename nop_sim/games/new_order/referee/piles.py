@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from nop_sim.referee.state import _Checker
+from nop_sim.games.new_order.referee.state import _Checker
 
 
 class _Piles(_Checker):

@@ -1,7 +1,7 @@
 """The balance report of New Order Poker: figures and tables of a finished run.
 
 :func:`write_report` reads a results folder (see :mod:`nop_sim.runner`),
-computes the statistics of :mod:`nop_sim.analysis` and writes, with the
+computes the statistics of :mod:`nop_sim.games.new_order.analysis` and writes, with the
 toolkit of :mod:`nop_sim.reporting`, in the same folder:
 
 - ``report.html``: one self-contained file, figures embedded as base64 PNG,
@@ -31,9 +31,9 @@ import matplotlib
 import numpy as np
 import pandas as pd
 
-from nop_sim import analysis as A
 from nop_sim import reporting as R
-from nop_sim.agents import training_text
+from nop_sim.games.new_order import analysis as A
+from nop_sim.games.new_order.agents import training_text
 from nop_sim.games.registry import seat_name
 from nop_sim.reporting import (
     PALETTE,
@@ -133,7 +133,7 @@ class _Point:
         self.run = self.full.subset(self.point) if len(self.full.points) > 1 else self.full
 
     def get(self, key: str, fn: Callable) -> pd.DataFrame:
-        """``fn(run)``, computed once; a :class:`~nop_sim.analysis.MissingData` is kept
+        """``fn(run)``, computed once; a :class:`~nop_sim.games.new_order.analysis.MissingData` is kept
         and raised again at each ask."""
         if key not in self.cache:
             try:
@@ -545,7 +545,7 @@ def _column(p: _Point) -> list:
         "Baseline: shares of the winning category when the table's mean number of players "
         f"at a showdown ({w['showdown_players'].iloc[0]:g}, from this run's showdown and "
         "muck counts) show random seven-card hands (5 hole + 2 community) under the "
-        "default column, one deck, no draw, no wild (nop_sim.analysis.default_baseline, "
+        "default column, one deck, no draw, no wild (nop_sim.games.new_order.analysis.default_baseline, "
         "1,000,000 deals per table size). The draw makes real hands stronger, so "
         "strong categories beat the baseline even in a game where nobody manipulates.",
         "muted"))

@@ -1,6 +1,6 @@
 """The Disruptor catalog as data, and mixes -> the arrays the kernels take (SPEC 7).
 
-The catalog ships as ``nop_sim/data/disruptors.toml``: one ``[[card]]`` per id
+The catalog ships as ``nop_sim/games/new_order/data/disruptors.toml``: one ``[[card]]`` per id
 with its type, default copies, the number its effect uses and how copies of it
 stack (:data:`STACK_RULES`). A *mix* says
 which cards form the Disruptor deck and how many copies of each: the name of a
@@ -21,8 +21,8 @@ from importlib import resources
 
 import numpy as np
 
-from nop_sim.core import types as T
 from nop_sim.core.errors import did_you_mean
+from nop_sim.games.new_order import types as T
 
 __all__ = [
     "Catalog",
@@ -106,8 +106,8 @@ def _unknown_id_message(card_id: object, ids: tuple[str, ...]) -> str:
 
 @lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
-    """Read and check ``nop_sim/data/disruptors.toml`` (once per process)."""
-    raw = resources.files("nop_sim").joinpath("data/disruptors.toml").read_bytes()
+    """Read and check ``nop_sim/games/new_order/data/disruptors.toml`` (once per process)."""
+    raw = resources.files("nop_sim.games.new_order").joinpath("data/disruptors.toml").read_bytes()
     data = tomllib.loads(raw.decode("utf-8"))
     cards = []
     for index, entry in enumerate(data.get("card", [])):

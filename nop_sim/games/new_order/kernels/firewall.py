@@ -55,8 +55,8 @@ from numba.core import cgutils, types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
+from nop_sim.games.new_order.kernels.state import CFG_ITEMS, OUT_ITEMS, ST_ITEMS
 from nop_sim.kernels._jit import JIT_ENABLED
-from nop_sim.kernels.state import CFG_ITEMS, OUT_ITEMS, ST_ITEMS
 
 
 def _c(dtype, ndim: int = 1) -> types.Array:

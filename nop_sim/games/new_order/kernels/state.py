@@ -64,7 +64,7 @@ ST_ITEMS = (
     ("ftmp", "float64", 1, "(N_FTMP,) float scratch (F_*)"),
 )
 CFG_ITEMS = (
-    ("settings", "int64", 1, "(N_SETTINGS,) nop_sim.core.types S_*"),
+    ("settings", "int64", 1, "(N_SETTINGS,) nop_sim.games.new_order.types S_*"),
     ("dtype", "int64", 1, "(25,) type of each Disruptor"),
     ("damount", "int64", 1, "(25,) the number of each Disruptor's effect"),
     ("dstack", "int64", 1, "(25,) how its copies combine (types.STACK_*, the catalog's stack)"),
@@ -228,7 +228,7 @@ ACT_CALL = 2
 ACT_BET = 3
 ACT_RAISE = 4
 
-# strength tables (rows of nop_sim/data/strength_tables.csv, in this order)
+# strength tables (rows of nop_sim/games/new_order/data/strength_tables.csv, in this order)
 TAB_R5 = 0
 TAB_R7 = 2
 SH_NOTHING = 4

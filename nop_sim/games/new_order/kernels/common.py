@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-from nop_sim.core.types import (
-    C_STOCK_RESHUFFLES,
-    S_DECKS,
-    STACK_ADD,
-    STACK_MULTIPLY,
-)
-from nop_sim.kernels._jit import jit
-from nop_sim.kernels.evaluate import (
-    NEED_BRUTE,
-    brute_score,
-    category_of_level,
-    reading_lift,
-    score_row_unforced,
-)
-from nop_sim.kernels.eventlog import log_reshuffle
-from nop_sim.kernels.firewall import CATEGORY_ARGS, address, call_category
-from nop_sim.kernels.rng import below
-from nop_sim.kernels.state import (
+from nop_sim.games.new_order.kernels.eventlog import log_reshuffle
+from nop_sim.games.new_order.kernels.firewall import CATEGORY_ARGS, address, call_category
+from nop_sim.games.new_order.kernels.state import (
     G_BOARD_N,
     G_BUTTON,
     G_CARDVER,
@@ -48,6 +33,21 @@ from nop_sim.kernels.state import (
     P_SCORE_C,
     P_WILDS,
 )
+from nop_sim.games.new_order.types import (
+    C_STOCK_RESHUFFLES,
+    S_DECKS,
+    STACK_ADD,
+    STACK_MULTIPLY,
+)
+from nop_sim.kernels._jit import jit
+from nop_sim.kernels.evaluate import (
+    NEED_BRUTE,
+    brute_score,
+    category_of_level,
+    reading_lift,
+    score_row_unforced,
+)
+from nop_sim.kernels.rng import below
 
 
 # -- Disruptor effects -------------------------------------------------------------
@@ -221,7 +221,7 @@ def _player_category_compute(g, ps, p, colpos, hole, board, buf, key):
 def evaluator_address() -> int:
     """Address of the compiled ``_player_category_compute`` (compiled or loaded on first use).
 
-    The kernels call the evaluator through it (see :mod:`nop_sim.kernels.firewall`);
+    The kernels call the evaluator through it (see :mod:`nop_sim.games.new_order.kernels.firewall`);
     every engine driver takes it as an argument and stores it in ``g[G_EVAL_FN]``.
     """
     return address(_player_category_compute, CATEGORY_ARGS)

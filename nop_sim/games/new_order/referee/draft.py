@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from nop_sim.core import types as T
-from nop_sim.referee.scoring import _stacked
-from nop_sim.referee.state import _Checker, _Seat
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.referee.scoring import _stacked
+from nop_sim.games.new_order.referee.state import _Checker, _Seat
 
 
 class _Draft(_Checker):

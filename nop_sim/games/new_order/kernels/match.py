@@ -21,7 +21,7 @@ read by name (``st[ST_G]``, ``cfg[CFG_SETTINGS]``, ``out[OUT_EVENTS]``):
 ``out`` = (counts, cat, time, dis, player, drafted, events)
 
 (tests/test_kernel_state.py checks this list and the tuples :func:`_play_chunk`
-builds against the declarations; layouts: nop_sim.core.types for inputs and
+builds against the declarations; layouts: nop_sim.games.new_order.types for inputs and
 outputs, kernels.state for ``g``/``ps`` and the scratch). The drivers take
 several agent tables and pick one per match (``agents[agent_of[m]]``), so one
 call can play a batch of candidate policies; ``cfg``'s ``agents`` is that
@@ -33,92 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from nop_sim.core.types import (
-    BET_NO_LIMIT,
-    C_DRAWN,
-    C_ELEVATED_WINS,
-    C_ELIMINATIONS,
-    C_FOLDED_WINS,
-    C_HANDS,
-    C_HEDGE_HITS,
-    C_HEDGE_PAID,
-    C_INVARIANT_ERRORS,
-    C_INVERTED_HANDS,
-    C_MATCHES,
-    C_MUCKS,
-    C_POT_SQ,
-    C_POT_SUM,
-    C_SHOWDOWNS,
-    C_SIDE_POTS,
-    C_SPLITS,
-    C_UNRESOLVED,
-    C_WILD_HANDS,
-    D_ANTE_EXEMPT,
-    D_BROKER,
-    D_DEEP_DRAW,
-    D_DEUCES_WILD,
-    D_DOUBLE_ANTE,
-    D_ELEVATOR,
-    D_FROZEN_MARKET,
-    D_HEDGE_BOOM,
-    D_HEDGE_FUND,
-    D_INFLATION,
-    D_INVERSION,
-    D_NO_LIMIT,
-    D_PRICE_CEILING,
-    D_SAFETY_NET,
-    D_THIRD_CARD,
-    D_WILD_DEUCES,
-    DS_HANDS_IN_PLAY,
-    DS_OWNER_WINS,
-    K_HEDGE_HITS,
-    K_SHOWDOWN_HANDS,
-    K_WINS,
-    K_WINS_ELEVATED,
-    M_BANK_IN,
-    M_BANK_OUT,
-    M_BUTTON_START,
-    M_DART,
-    M_HANDS,
-    M_INVARIANT_ERRORS,
-    M_INVERTED,
-    M_UNRESOLVED,
-    M_WINNER,
-    MAX_PLAYERS,
-    N_DISRUPTORS,
-    PL_ELIMINATED_HAND,
-    PL_FINAL_CHIPS,
-    PL_HEDGE_CHIPS,
-    PL_HEDGES_WON,
-    PL_PLACE,
-    PL_POTS_WON,
-    PL_SAFETY_SAVES,
-    PL_SHOWDOWNS,
-    RESET_HAND,
-    S_ANTE,
-    S_BETTING,
-    S_CHIPS,
-    S_DART_RESET,
-    S_DART_START,
-    S_DECKS,
-    S_DRAFT_NO_SHOWDOWN,
-    S_HEDGE_FROM,
-    S_HEDGE_PAYOUT,
-    S_HEDGE_SCOPE,
-    S_MAX_DISCARD,
-    S_MAX_HANDS,
-    S_PLAYERS,
-    SCOPE_HAND,
-    T_ALIVE,
-    T_DART,
-    T_DART_SQ,
-    T_MATCHES,
-    T_POS0,
-    TO_BANK,
-)
-from nop_sim.kernels._jit import jit, pjit
-from nop_sim.kernels.betting import betting_round, pot_total
-from nop_sim.kernels.common import (
+from nop_sim.games.new_order.kernels.betting import betting_round, pot_total
+from nop_sim.games.new_order.kernels.common import (
     count_live,
     deal_card,
     is_live,
@@ -130,8 +46,12 @@ from nop_sim.kernels.common import (
     seat_order,
     stacked,
 )
-from nop_sim.kernels.disruptor import WHY_ELIMINATED, WHY_SAFETY_NET, discard_disruptor
-from nop_sim.kernels.eventlog import (
+from nop_sim.games.new_order.kernels.disruptor import (
+    WHY_ELIMINATED,
+    WHY_SAFETY_NET,
+    discard_disruptor,
+)
+from nop_sim.games.new_order.kernels.eventlog import (
     log_ante,
     log_award,
     log_board,
@@ -150,10 +70,9 @@ from nop_sim.kernels.eventlog import (
     log_safety_net,
     log_show,
 )
-from nop_sim.kernels.firewall import call_draft
-from nop_sim.kernels.policy import choose_keep, choose_muck
-from nop_sim.kernels.rng import below
-from nop_sim.kernels.state import (
+from nop_sim.games.new_order.kernels.firewall import call_draft
+from nop_sim.games.new_order.kernels.policy import choose_keep, choose_muck
+from nop_sim.games.new_order.kernels.state import (
     CFG_DAMOUNT,
     CFG_DSTACK,
     CFG_SETTINGS,
@@ -267,6 +186,91 @@ from nop_sim.kernels.state import (
     TMP_TVER,
     TMP_WKEY,
 )
+from nop_sim.games.new_order.types import (
+    BET_NO_LIMIT,
+    C_DRAWN,
+    C_ELEVATED_WINS,
+    C_ELIMINATIONS,
+    C_FOLDED_WINS,
+    C_HANDS,
+    C_HEDGE_HITS,
+    C_HEDGE_PAID,
+    C_INVARIANT_ERRORS,
+    C_INVERTED_HANDS,
+    C_MATCHES,
+    C_MUCKS,
+    C_POT_SQ,
+    C_POT_SUM,
+    C_SHOWDOWNS,
+    C_SIDE_POTS,
+    C_SPLITS,
+    C_UNRESOLVED,
+    C_WILD_HANDS,
+    D_ANTE_EXEMPT,
+    D_BROKER,
+    D_DEEP_DRAW,
+    D_DEUCES_WILD,
+    D_DOUBLE_ANTE,
+    D_ELEVATOR,
+    D_FROZEN_MARKET,
+    D_HEDGE_BOOM,
+    D_HEDGE_FUND,
+    D_INFLATION,
+    D_INVERSION,
+    D_NO_LIMIT,
+    D_PRICE_CEILING,
+    D_SAFETY_NET,
+    D_THIRD_CARD,
+    D_WILD_DEUCES,
+    DS_HANDS_IN_PLAY,
+    DS_OWNER_WINS,
+    K_HEDGE_HITS,
+    K_SHOWDOWN_HANDS,
+    K_WINS,
+    K_WINS_ELEVATED,
+    M_BANK_IN,
+    M_BANK_OUT,
+    M_BUTTON_START,
+    M_DART,
+    M_HANDS,
+    M_INVARIANT_ERRORS,
+    M_INVERTED,
+    M_UNRESOLVED,
+    M_WINNER,
+    MAX_PLAYERS,
+    N_DISRUPTORS,
+    PL_ELIMINATED_HAND,
+    PL_FINAL_CHIPS,
+    PL_HEDGE_CHIPS,
+    PL_HEDGES_WON,
+    PL_PLACE,
+    PL_POTS_WON,
+    PL_SAFETY_SAVES,
+    PL_SHOWDOWNS,
+    RESET_HAND,
+    S_ANTE,
+    S_BETTING,
+    S_CHIPS,
+    S_DART_RESET,
+    S_DART_START,
+    S_DECKS,
+    S_DRAFT_NO_SHOWDOWN,
+    S_HEDGE_FROM,
+    S_HEDGE_PAYOUT,
+    S_HEDGE_SCOPE,
+    S_MAX_DISCARD,
+    S_MAX_HANDS,
+    S_PLAYERS,
+    SCOPE_HAND,
+    T_ALIVE,
+    T_DART,
+    T_DART_SQ,
+    T_MATCHES,
+    T_POS0,
+    TO_BANK,
+)
+from nop_sim.kernels._jit import jit, pjit
+from nop_sim.kernels.rng import below
 
 N_CAT = 13
 
@@ -1100,7 +1104,7 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, age
     rng_states : uint64 (n_chunks, 4), advanced in place
     settings : int64 (N_SETTINGS,)
     dtype, damount, dstack : int64 (25,) the Disruptors' types, amounts and stack rules
-    (nop_sim.disruptors.DisruptorArrays)
+    (nop_sim.games.new_order.disruptors.DisruptorArrays)
     deck0 : int64 (n_disruptor_cards,)
     agents : float64 (n_tables, players, N_AGENT_PARAMS) C-contiguous, policy tables
     agent_of : int64 (n,) the table each match plays with (values in [0, n_tables))
