@@ -25,9 +25,9 @@ _EXPORTS = {
     "best_hand": "nop_sim.evaluator",
     "evaluate": "nop_sim.evaluator",
     "profile": "nop_sim.evaluator",
-    "beats": "nop_sim.blocks",
-    "classify_block": "nop_sim.blocks",
-    "classify_blocks": "nop_sim.blocks",
+    "beats": "nop_sim.games.ordered_hand.blocks",
+    "classify_block": "nop_sim.games.ordered_hand.blocks",
+    "classify_blocks": "nop_sim.games.ordered_hand.blocks",
     "DEFAULT_COLUMN": "nop_sim.core.column",
     "Category": "nop_sim.core.column",
     "Column": "nop_sim.core.column",
@@ -75,10 +75,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # static tools see the eager imports
-    from nop_sim.blocks import beats, classify_block, classify_blocks
     from nop_sim.core.cards import format_cards, make_deck, parse_cards
     from nop_sim.core.column import DEFAULT_COLUMN, Category, Column
     from nop_sim.evaluator import BestHand, best_category, best_hand, evaluate, profile
     from nop_sim.games.new_order.engine import MatchResults, play_matches
     from nop_sim.games.new_order.referee import check_results
     from nop_sim.games.new_order.rules import Settings, SettingsError, load_settings
+    from nop_sim.games.ordered_hand.blocks import beats, classify_block, classify_blocks

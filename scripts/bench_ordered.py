@@ -25,7 +25,7 @@ _COMPILE_SNIPPET = """
 import time, warnings
 warnings.simplefilter("ignore")
 t = time.perf_counter()
-from nop_sim.ordered import OrderedSettings, play_ordered
+from nop_sim.games.ordered_hand import OrderedSettings, play_ordered
 play_ordered(OrderedSettings(), "random", 10, seed=0)
 play_ordered(OrderedSettings(players=2, betting=True), ["bettor", "raiser"], 10, seed=0)
 print(time.perf_counter() - t)
@@ -47,7 +47,7 @@ def games_per_second(settings, agents, n_games: int, repeats: int = 3) -> tuple[
     The serial driver runs on one thread, so CPU time is the time of one
     core; on a busy machine it is the steadier of the two figures.
     """
-    from nop_sim.ordered import play_ordered
+    from nop_sim.games.ordered_hand import play_ordered
 
     play_ordered(settings, agents, 512, seed=1)  # compiled (or loaded from cache) here
     best_cpu = best_wall = float("inf")
@@ -67,7 +67,7 @@ def main(argv=None) -> None:
     import warnings
 
     warnings.simplefilter("ignore")
-    from nop_sim.ordered import OrderedSettings
+    from nop_sim.games.ordered_hand import OrderedSettings
 
     four = OrderedSettings(players=4)
     two_bet = OrderedSettings(players=2, betting=True)

@@ -1,6 +1,6 @@
 """The obvious versions of two Ordered Hand kernels, for the tests to compare.
 
-They used to be compiled inside ``nop_sim/ordered/kernels.py``; they are test
+They used to be compiled inside ``nop_sim/games/ordered_hand/kernels/play.py``; they are test
 oracles, so they live here (issue 11). Jitted, because the tests call them
 thousands of times; they reuse the kernels' block classifier, which
 ``tests/test_blocks.py`` checks against the plain-Python reference.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from nop_sim.kernels.blocks import _classify_five
-from nop_sim.ordered import kernels as K
+from nop_sim.games.ordered_hand.kernels import play as K
+from nop_sim.games.ordered_hand.kernels.blocks import _classify_five
 
 _classify_block = K._classify_block
 _block_beats = K._block_beats

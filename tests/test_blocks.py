@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nop_sim.blocks import beats, classify_block, classify_blocks
 from nop_sim.core.cards import parse_cards
 from nop_sim.core.column import DEFAULT_COLUMN, Category, Column
-from nop_sim.ordered.referee import pack_tiebreak, py_classify_block
+from nop_sim.games.ordered_hand.blocks import beats, classify_block, classify_blocks
+from nop_sim.games.ordered_hand.referee import pack_tiebreak, py_classify_block
 
 C = Category
 

@@ -18,7 +18,7 @@ from nop_sim.core.column import DEFAULT_COLUMN, Column
 from nop_sim.evaluator import evaluate
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.rules import Settings
-from nop_sim.ordered import OrderedSettings, play_ordered
+from nop_sim.games.ordered_hand import OrderedSettings, play_ordered
 
 
 def _md5(*arrays: np.ndarray) -> str:

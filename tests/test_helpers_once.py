@@ -46,9 +46,9 @@ def test_old_import_paths_still_work():
     from nop_sim.core import errors
     from nop_sim.games.new_order.referee import RuleViolation
     from nop_sim.games.new_order.rules import SettingsError
-    from nop_sim.ordered import SettingsError as OrderedSettingsError
-    from nop_sim.ordered.referee import RuleViolation as OrderedRuleViolation
-    from nop_sim.ordered.settings import SettingsError as OrderedSettingsError2
+    from nop_sim.games.ordered_hand import SettingsError as OrderedSettingsError
+    from nop_sim.games.ordered_hand.referee import RuleViolation as OrderedRuleViolation
+    from nop_sim.games.ordered_hand.settings import SettingsError as OrderedSettingsError2
 
     assert SettingsError is OrderedSettingsError is OrderedSettingsError2 is errors.SettingsError
     assert RuleViolation is OrderedRuleViolation is errors.RuleViolation
@@ -79,7 +79,7 @@ def test_both_games_take_mean_intervals_from_stats():
     import pandas as pd
 
     from nop_sim.core.stats import mean_interval
-    from nop_sim.ordered.analysis import game_length
+    from nop_sim.games.ordered_hand.analysis import game_length
 
     x = np.array([3.0, 5.0, 9.0, 4.0])
     m = pd.DataFrame({"point": 0, "turns": x, "cards_drawn": x})
@@ -91,7 +91,7 @@ def test_both_games_take_mean_intervals_from_stats():
 def test_the_referees_share_the_five_card_reference():
     from nop_sim.core import hand_reference
     from nop_sim.games.new_order import referee
-    from nop_sim.ordered import referee as ordered_referee
+    from nop_sim.games.ordered_hand import referee as ordered_referee
 
     assert ordered_referee.py_classify_five is hand_reference.classify_five
     assert referee.classify_ranks is hand_reference.classify_ranks

@@ -23,7 +23,7 @@ PACKAGE = Path(nop_sim.__file__).resolve().parent
 
 ORDERED = """
 import hashlib
-from nop_sim.ordered import play_ordered
+from nop_sim.games.ordered_hand import play_ordered
 r = play_ordered(n_games=40, seed=1)
 print(hashlib.sha1(r.games.tobytes()).hexdigest())
 """
@@ -31,7 +31,7 @@ print(hashlib.sha1(r.games.tobytes()).hexdigest())
 # a pair of aces against a middle of High Card: it beats it under the default column
 BEATS = """
 import numpy as np
-from nop_sim.ordered.kernels import _beats_around
+from nop_sim.games.ordered_hand.kernels.play import _beats_around
 seq = np.array([[48, 49, 0, 5, 10, 15, 20]], np.int8)  # Ac Ad 2c 3d 4h 5s 7c
 print(_beats_around(seq, 0, 7, 0, 2, 12, 14, np.arange(13, dtype=np.int64)))
 """
@@ -66,25 +66,29 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def test_a_cached_ordered_kernel_follows_an_edit_of_blocks(tmp_path):
-    """One small cached Ordered Hand kernel that inlines kernels/blocks.py (seconds)."""
+    """One small cached Ordered Hand kernel that inlines its kernels/blocks.py (seconds)."""
     root = copy_package(tmp_path)
     before = play(root, BEATS)
     assert before == "True" and play(root, BEATS) == before  # the same from the warm cache
-    assert list((root / "nop_sim" / "ordered" / "__pycache__").glob("kernels._beats_around*.nbc"))
-    edit(root / "nop_sim" / "kernels" / "blocks.py", "return p < q or", "return p > q or")
+    assert list((root / "nop_sim" / "games" / "ordered_hand" / "kernels" / "__pycache__").glob(
+        "play._beats_around*.nbc"))
+    edit(root / "nop_sim" / "games" / "ordered_hand" / "kernels" / "blocks.py",
+         "return p < q or", "return p > q or")
     assert play(root, BEATS) == "False"
 
 
 @pytest.mark.slow
 def test_ordered_hand_follows_an_edit_of_blocks(tmp_path):
-    """The Ordered Hand kernels inline kernels/blocks.py (about a minute: two compiles)."""
+    """The Ordered Hand kernels inline their kernels/blocks.py (about a minute: two compiles)."""
     root = copy_package(tmp_path)
     before = play(root, ORDERED)
     assert play(root, ORDERED) == before  # the same from the warm cache
-    cached = list((root / "nop_sim" / "ordered" / "__pycache__").glob("kernels.*.nbc"))
+    cached = list((root / "nop_sim" / "games" / "ordered_hand" / "kernels" / "__pycache__")
+                  .glob("play.*.nbc"))
     assert cached, "the Ordered Hand kernels were not cached"
     # the column read upside down: every play's legality changes
-    edit(root / "nop_sim" / "kernels" / "blocks.py", "return p < q or", "return p > q or")
+    edit(root / "nop_sim" / "games" / "ordered_hand" / "kernels" / "blocks.py",
+         "return p < q or", "return p > q or")
     assert play(root, ORDERED) != before
 
 

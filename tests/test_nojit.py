@@ -19,7 +19,7 @@ import numpy as np
 
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.rules import Settings
-from nop_sim.ordered import OrderedSettings, play_ordered
+from nop_sim.games.ordered_hand import OrderedSettings, play_ordered
 
 TESTS = Path(__file__).parent
 

@@ -7,11 +7,11 @@ import ordered_reference
 import pytest
 
 from nop_sim.core.column import Column
+from nop_sim.games.ordered_hand import OrderedAgent, OrderedSettings, SettingsError, play_ordered
+from nop_sim.games.ordered_hand.engine import GAMES_PER_CHUNK, _chunk_states
+from nop_sim.games.ordered_hand.kernels import play as K
+from nop_sim.games.ordered_hand.referee import RuleViolation, check_game, check_result
 from nop_sim.kernels.rng import seed_states
-from nop_sim.ordered import OrderedAgent, OrderedSettings, SettingsError, play_ordered
-from nop_sim.ordered import kernels as K
-from nop_sim.ordered.engine import GAMES_PER_CHUNK, _chunk_states
-from nop_sim.ordered.referee import RuleViolation, check_game, check_result
 
 TWO_BET = OrderedSettings(players=2, betting=True)
 

@@ -10,11 +10,16 @@ import numpy as np
 import pytest
 
 from nop_sim.core.cards import parse_cards
+from nop_sim.games.ordered_hand import OrderedSettings, play_ordered
+from nop_sim.games.ordered_hand.agents import PRESETS, agent_table
+from nop_sim.games.ordered_hand.kernels import play as K
+from nop_sim.games.ordered_hand.referee import (
+    RuleViolation,
+    check_game,
+    check_result,
+    py_classify_block,
+)
 from nop_sim.kernels.rng import seed_states
-from nop_sim.ordered import OrderedSettings, play_ordered
-from nop_sim.ordered import kernels as K
-from nop_sim.ordered.agents import PRESETS, agent_table
-from nop_sim.ordered.referee import RuleViolation, check_game, check_result, py_classify_block
 
 TWO_BET = OrderedSettings(players=2, betting=True)
 # Both seat line-ups of the advanced rules' presets, and the random policy against each.

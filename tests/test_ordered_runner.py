@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from nop_sim.cli import main
-from nop_sim.games.ordered_hand import GAME, _places
-from nop_sim.ordered.report import SECTIONS
-from nop_sim.ordered.settings import OrderedSettings
+from nop_sim.games.ordered_hand.game import GAME, _places
+from nop_sim.games.ordered_hand.report import SECTIONS
+from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.runner import load_tables, plan_chunks, run_chunk, run_scenario
 from nop_sim.scenario import ScenarioError, load_scenario
 

@@ -19,11 +19,12 @@ import pytest
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.events import to_records
 from nop_sim.games.new_order.rules import Settings
-from nop_sim.ordered import play_ordered
-from nop_sim.ordered.settings import OrderedSettings
+from nop_sim.games.ordered_hand import play_ordered
+from nop_sim.games.ordered_hand.settings import OrderedSettings
 
 FORBIDDEN = ("nop_sim.kernels", "nop_sim.games.new_order.kernels", "nop_sim.games.new_order.engine",
-             "nop_sim.ordered.kernels", "nop_sim.ordered.engine", "nop_sim.evaluator", "numba")
+             "nop_sim.games.ordered_hand.kernels", "nop_sim.games.ordered_hand.engine",
+             "nop_sim.evaluator", "numba")
 ROOT = Path(__file__).resolve().parents[1]
 
 _SCRIPT = textwrap.dedent(
@@ -60,7 +61,8 @@ def _loaded_forbidden(module: str, payload: Path | None = None) -> list[str]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("module", ["nop_sim.games.new_order.referee", "nop_sim.ordered.referee"])
+@pytest.mark.parametrize("module", ["nop_sim.games.new_order.referee",
+                                    "nop_sim.games.ordered_hand.referee"])
 def test_importing_a_referee_loads_no_engine(module):
     assert _loaded_forbidden(module) == []
 
@@ -84,4 +86,4 @@ def test_ordered_referee_replays_without_the_engine(tmp_path):
              for i in range(result.n_games)]
     path = tmp_path / "job.pkl"
     path.write_bytes(pickle.dumps({"games": games, "settings": result.settings}))
-    assert _loaded_forbidden("nop_sim.ordered.referee", path) == []
+    assert _loaded_forbidden("nop_sim.games.ordered_hand.referee", path) == []

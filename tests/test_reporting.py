@@ -195,7 +195,7 @@ def test_atomic_write_replaces_whole_or_not_at_all(tmp_path, monkeypatch):
 
 def test_no_pyplot_and_no_backend_choice_at_import():
     code = ("import sys, matplotlib; before = matplotlib.get_backend(); "
-            "import nop_sim.reporting, nop_sim.games.new_order.report, nop_sim.ordered.report; "
+            "import nop_sim.reporting, nop_sim.games.new_order.report, nop_sim.games.ordered_hand.report; "
             "assert 'matplotlib.pyplot' not in sys.modules; "
             "assert matplotlib.get_backend() == before, matplotlib.get_backend()")
     env = {**os.environ, "MPLBACKEND": "svg"}

@@ -3,8 +3,8 @@
 Each exists once (``tests/test_helpers_once.py`` checks it): the settings of
 both games raise :class:`SettingsError`, both referees raise
 :class:`RuleViolation`. The modules that used to define them re-export them
-(``nop_sim.games.new_order.rules.SettingsError``, ``nop_sim.ordered.SettingsError``,
-``nop_sim.games.new_order.referee.RuleViolation``, ``nop_sim.ordered.referee.RuleViolation``),
+(``nop_sim.games.new_order.rules.SettingsError``, ``nop_sim.games.ordered_hand.SettingsError``,
+``nop_sim.games.new_order.referee.RuleViolation``, ``nop_sim.games.ordered_hand.referee.RuleViolation``),
 so ``except`` clauses written against those names keep working.
 
 Plain Python, no imports from the rest of the package: the referees import it

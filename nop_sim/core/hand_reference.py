@@ -1,6 +1,6 @@
 """Five cards classified in plain Python (SPEC section 2): the referees' reference.
 
-Both referees (:mod:`nop_sim.games.new_order.referee`, :mod:`nop_sim.ordered.referee`) score
+Both referees (:mod:`nop_sim.games.new_order.referee`, :mod:`nop_sim.games.ordered_hand.referee`) score
 hands with these functions, not with the kernels they check; nothing here
 imports numba, :mod:`nop_sim.kernels` or :mod:`nop_sim.evaluator`
 (``tests/test_referee_independent.py``). Written to be read, not to be fast:

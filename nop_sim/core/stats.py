@@ -21,7 +21,7 @@ holds a row to beside its Holm p (:func:`holm_intervals`, with :func:`holm` and
 :func:`holm_levels`).
 
 NumPy and SciPy only; :mod:`nop_sim.games.new_order.analysis` (New Order) and
-:mod:`nop_sim.ordered.analysis` (Ordered Hand) build their tables on these.
+:mod:`nop_sim.games.ordered_hand.analysis` (Ordered Hand) build their tables on these.
 """
 
 from __future__ import annotations

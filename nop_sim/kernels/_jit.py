@@ -138,7 +138,8 @@ def _typed(dispatcher):
 # first kernel of that folder is even defined, so nothing stale can be loaded.
 _PACKAGE = Path(__file__).resolve().parent.parent
 KERNEL_SOURCES = ("core/types.py", "kernels/*.py", "games/new_order/types.py",
-                  "games/new_order/kernels/*.py", "ordered/kernels.py", "ordered/types.py")
+                  "games/new_order/kernels/*.py", "games/ordered_hand/types.py",
+                  "games/ordered_hand/kernels/*.py")
 _STAMP = "nop_sim_kernels.stamp"
 _guarded: set[str] = set()
 

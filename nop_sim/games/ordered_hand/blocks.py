@@ -22,7 +22,11 @@ import numpy as np
 
 from nop_sim.core.cards import CARD_DTYPE, N_CARDS, parse_cards
 from nop_sim.core.column import DEFAULT_COLUMN, Column
-from nop_sim.kernels.blocks import _block_beats, _classify_block, _classify_blocks
+from nop_sim.games.ordered_hand.kernels.blocks import (
+    _block_beats,
+    _classify_block,
+    _classify_blocks,
+)
 
 __all__ = ["MAX_BLOCK", "beats", "block_cards", "classify_block", "classify_blocks"]
 

@@ -2,7 +2,7 @@
 
 :func:`write_ordered_report` reads a results folder of an ``ordered-hand``
 scenario (see :mod:`nop_sim.runner`), computes the summaries of
-:mod:`nop_sim.ordered.analysis` and writes, with the toolkit of
+:mod:`nop_sim.games.ordered_hand.analysis` and writes, with the toolkit of
 :mod:`nop_sim.reporting`, in the same folder:
 
 - ``report.html``: one self-contained file, figures embedded as base64 PNG;
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
-from nop_sim.ordered import analysis as A
+from nop_sim.games.ordered_hand import analysis as A
 from nop_sim.reporting import CYCLE, PALETTE, Note, SectionSpec, Table, interval_err
 
 __all__ = ["REPORT_SECTIONS", "SECTIONS", "write_ordered_report"]

@@ -7,7 +7,7 @@ xoshiro256** states (uint64 (n_chunks, 4), one per chunk of games).
 
 Each game writes one int32 row of ``out_games`` (columns ``F_*``); with
 logging on it also writes the shuffled deck and a flat event log (int16 rows
-``player, kind, a, b``, kinds ``EV_*``) that :mod:`nop_sim.ordered.referee`
+``player, kind, a, b``, kinds ``EV_*``) that :mod:`nop_sim.games.ordered_hand.referee`
 replays.
 
 Rules as played here; the choices that SPEC section 9 and its rulings R14 and R15
@@ -56,8 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nop_sim.kernels._jit import jit, twin
-from nop_sim.kernels.blocks import (
+from nop_sim.games.ordered_hand.kernels.blocks import (
     FLUSH,
     FOUR_OF_A_KIND,
     FULL_HOUSE,
@@ -71,8 +70,7 @@ from nop_sim.kernels.blocks import (
     _block_beats,
     _classify_block,
 )
-from nop_sim.kernels.rng import below, uniform
-from nop_sim.ordered.types import (  # noqa: F401  (re-exported as K.*)
+from nop_sim.games.ordered_hand.types import (  # noqa: F401  (re-exported as K.*)
     DECK_SIZE,
     END_CAPPED,
     END_EMPTIED,
@@ -111,6 +109,8 @@ from nop_sim.ordered.types import (  # noqa: F401  (re-exported as K.*)
     N_CATEGORIES,
     N_FIELDS,
 )
+from nop_sim.kernels._jit import jit, twin
+from nop_sim.kernels.rng import below, uniform
 
 MAX_SEQ = DECK_SIZE  # a sequence never holds more than the deck
 MAX_BLOCKS = 5 * MAX_SEQ
@@ -237,7 +237,7 @@ def _five_block_one_deck(m, flush, two_ranks, run, r0, r1, r2, r3, r4):
     ``m`` is the rank bit mask; ``flush``: one suit; ``two_ranks``: at most two
     ranks; ``run``: five consecutive ranks (or the wheel). With one deck a
     flush holds five ranks, so Flush Five, Flush House and Five of a Kind
-    cannot occur (:func:`nop_sim.kernels.blocks._classify_five` handles
+    cannot occur (:func:`nop_sim.games.ordered_hand.kernels.blocks._classify_five` handles
     repeated codes).
     """
     if run:

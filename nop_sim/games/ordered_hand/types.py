@@ -1,7 +1,7 @@
 """Constants the Ordered Hand kernels and their readers share (no numba here).
 
 The event kinds, end kinds and record columns are defined once, here: the
-kernels (:mod:`nop_sim.ordered.kernels`) import them, and so do the referee,
+kernels (:mod:`nop_sim.games.ordered_hand.kernels.play`) import them, and so do the referee,
 the engine wrapper and the history, which must not need the kernels to read
 a log.
 """

@@ -1,7 +1,7 @@
 """Readable histories of logged Ordered Hand games (what ``nop-sim hands`` prints).
 
 The history is rebuilt from the event log alone (the deck and the events of
-:class:`nop_sim.ordered.engine.OrderedLog`): the deal, then one line per turn
+:class:`nop_sim.games.ordered_hand.engine.OrderedLog`): the deal, then one line per turn
 with the sequence as it stands after the turn, the middle, the clears, and the
 end with every player's cards.
 """
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from nop_sim.core.cards import format_card
 from nop_sim.core.column import Category
-from nop_sim.ordered import kernels as K
-from nop_sim.ordered.referee import py_classify_block
+from nop_sim.games.ordered_hand.kernels import play as K
+from nop_sim.games.ordered_hand.referee import py_classify_block
 
 __all__ = ["game_records", "render_game"]
 

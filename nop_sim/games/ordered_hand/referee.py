@@ -38,8 +38,8 @@ import numpy as np
 from nop_sim.core import types as T
 from nop_sim.core.errors import RuleViolation
 from nop_sim.core.hand_reference import card_rank, classify_five, grouped_ranks
-from nop_sim.ordered import types as OT
-from nop_sim.ordered.settings import OrderedSettings
+from nop_sim.games.ordered_hand import types as OT
+from nop_sim.games.ordered_hand.settings import OrderedSettings
 
 __all__ = ["RuleViolation", "check_game", "check_result", "py_classify_block", "py_classify_five"]
 
@@ -398,7 +398,7 @@ def _check_record(rp: _Replay, rec: np.ndarray, c: dict) -> None:
 
 
 def check_result(result) -> int:
-    """Replay every logged game of an :class:`~nop_sim.ordered.engine.OrderedResult`.
+    """Replay every logged game of an :class:`~nop_sim.games.ordered_hand.engine.OrderedResult`.
 
     Returns the number of games checked; raises :class:`RuleViolation`.
     """

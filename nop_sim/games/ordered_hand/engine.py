@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nop_sim.core.column import Category
+from nop_sim.games.ordered_hand.agents import OrderedAgent, agent_table, resolve_agents
+from nop_sim.games.ordered_hand.kernels import play as K
+from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.kernels.rng import seed_states
-from nop_sim.ordered import kernels as K
-from nop_sim.ordered.agents import OrderedAgent, agent_table, resolve_agents
-from nop_sim.ordered.settings import OrderedSettings
 
 __all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "play_ordered"]
 
@@ -38,7 +38,7 @@ def _chunk_states(seed: int, first_chunk: int, n_chunks: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class OrderedLog:
-    """Event log of a batch: what :mod:`nop_sim.ordered.referee` replays.
+    """Event log of a batch: what :mod:`nop_sim.games.ordered_hand.referee` replays.
 
     Attributes
     ----------

@@ -1,6 +1,6 @@
 """The Ordered Hand game (SPEC section 9) as a registered game.
 
-The engine, agents, referee and report live in :mod:`nop_sim.ordered`; this
+The engine, agents, referee and report live in :mod:`nop_sim.games.ordered_hand`; this
 module declares them. Its store: ``matches`` (one row per game), ``seats``,
 ``counts``, ``events`` (rows, appended) and ``arrays`` (blocks played by
 category and size, summed); see :func:`play_chunk`.
@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from nop_sim.games import registry
+from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.games.registry import Game, register_game
-from nop_sim.ordered.settings import OrderedSettings
 
 __all__ = ["GAME", "fair_win_rate", "seat_label"]
 
@@ -28,7 +28,7 @@ def check_seat(spec) -> None:
 
 
 def check_seats(specs: list, players: int) -> None:
-    from nop_sim.ordered.agents import agent_from_spec
+    from nop_sim.games.ordered_hand.agents import agent_from_spec
 
     for spec in specs:
         try:
@@ -37,7 +37,7 @@ def check_seats(specs: list, players: int) -> None:
             raise ValueError(str(exc)) from None
 
 
-# a table without ``preset`` starts from ``low`` (:func:`nop_sim.ordered.agents.agent_from_spec`)
+# a table without ``preset`` starts from ``low`` (:func:`nop_sim.games.ordered_hand.agents.agent_from_spec`)
 seat_label = partial(registry.seat_label, default_preset="low")
 
 
@@ -88,9 +88,9 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
     """
     from nop_sim.core.column import Category
     from nop_sim.core.profiling import phase
-    from nop_sim.ordered import kernels as K
-    from nop_sim.ordered.agents import agent_from_spec
-    from nop_sim.ordered.engine import play_ordered
+    from nop_sim.games.ordered_hand.agents import agent_from_spec
+    from nop_sim.games.ordered_hand.engine import play_ordered
+    from nop_sim.games.ordered_hand.kernels import play as K
 
     point = scn.points()[chunk.point]
     settings = scn.settings_at(point)
@@ -193,8 +193,8 @@ _EVENT_COLUMNS = ("match", "player", "kind", "a", "b")
 def _logged_games(log, match_ids: np.ndarray, every: int) -> np.ndarray:
     """int64 rows ``match, player, kind, a, b`` of the games whose run id is a multiple
     of ``every``: each game's deck first (kind :data:`DECK_EVENT`), then its events."""
-    from nop_sim.ordered import kernels as K
-    from nop_sim.ordered.engine import DECK_EVENT
+    from nop_sim.games.ordered_hand.engine import DECK_EVENT
+    from nop_sim.games.ordered_hand.kernels import play as K
 
     parts = []
     for i in np.flatnonzero(match_ids % every == 0):
@@ -225,9 +225,9 @@ def fair_win_rate(matches: pd.DataFrame, players: int) -> float:
 
 def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
     """``count`` games (one game is one "hand" here) of the first sweep point."""
-    from nop_sim.ordered.agents import agent_from_spec
-    from nop_sim.ordered.engine import play_ordered
-    from nop_sim.ordered.history import game_records, render_game
+    from nop_sim.games.ordered_hand.agents import agent_from_spec
+    from nop_sim.games.ordered_hand.engine import play_ordered
+    from nop_sim.games.ordered_hand.history import game_records, render_game
 
     point = scn.points()[0]
     settings = scn.settings_at(point)
@@ -242,8 +242,8 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
 
 def stored_hands(log) -> tuple[str, list[dict]]:
     """A stored game: its deck rows (kind ``DECK_EVENT``) then its events."""
-    from nop_sim.ordered.engine import DECK_EVENT
-    from nop_sim.ordered.history import game_records, render_game
+    from nop_sim.games.ordered_hand.engine import DECK_EVENT
+    from nop_sim.games.ordered_hand.history import game_records, render_game
 
     ev = log.events
     is_deck = (ev["kind"] == DECK_EVENT).to_numpy()
@@ -254,23 +254,23 @@ def stored_hands(log) -> tuple[str, list[dict]]:
 
 
 def referee(settings, specs: list, n: int, seed: int) -> int:
-    from nop_sim.ordered.agents import agent_from_spec
-    from nop_sim.ordered.engine import play_ordered
-    from nop_sim.ordered.referee import check_result
+    from nop_sim.games.ordered_hand.agents import agent_from_spec
+    from nop_sim.games.ordered_hand.engine import play_ordered
+    from nop_sim.games.ordered_hand.referee import check_result
 
     res = play_ordered(settings, [agent_from_spec(s) for s in specs], n, seed=seed, log=True)
     return check_result(res)
 
 
 def write_report(out):
-    from nop_sim.ordered.report import write_ordered_report
+    from nop_sim.games.ordered_hand.report import write_ordered_report
 
     return write_ordered_report(out)
 
 
 def compile_kernels() -> None:
     """Compile (or load) the Ordered Hand engine: one game, unlogged and logged."""
-    from nop_sim.ordered.engine import play_ordered
+    from nop_sim.games.ordered_hand.engine import play_ordered
 
     play_ordered(n_games=1, workers=1)
     play_ordered(n_games=1, workers=1, log=True)

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from nop_sim.core.errors import did_you_mean
-from nop_sim.ordered import kernels as K
+from nop_sim.games.ordered_hand.kernels import play as K
 
 __all__ = ["PRESETS", "OrderedAgent", "agent_from_spec", "agent_table", "resolve_agents"]
 
