@@ -132,3 +132,19 @@ def test_the_digest_covers_every_module_a_kernel_module_imports():
                             assert candidate in sources, (
                                 f"{path.relative_to(PACKAGE)} imports "
                                 f"{candidate.relative_to(PACKAGE)}, which the digest misses")
+
+
+def test_every_game_declares_its_kernel_sources():
+    """A game with kernels names their files (``Game.kernel_sources``); each pattern
+    matches files, and all of them are in the digest."""
+    from nop_sim.games import registered_games
+    from nop_sim.kernels._jit import kernel_sources
+
+    sources = set(kernel_sources())
+    for game in registered_games():
+        if game.kernels:
+            assert game.kernel_sources, f"{game.kind} has kernels but no kernel_sources"
+        for pattern in game.kernel_sources:
+            files = set(PACKAGE.glob(pattern))
+            assert files, f"{game.kind}: {pattern} matches no file"
+            assert files <= sources, f"{game.kind}: {pattern} is not in the digest"

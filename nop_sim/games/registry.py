@@ -96,6 +96,12 @@ class Game:
     kernels : named groups of compiled kernels, each a function that compiles
         it into numba's cache (or loads it); ``nop-sim compile`` runs every
         game's groups at once, one process each
+    kernel_sources : glob patterns, relative to the ``nop_sim`` package folder, of
+        the game's files that its cached kernels are compiled from or freeze
+        constants of (its kernel modules, its ``types.py``); with the shared
+        kernels' files they make the digest that guards numba's cache
+        (:func:`nop_sim.kernels._jit.kernel_sources`), so an edit of any of them
+        recompiles every kernel that may have inlined it
     fresh_hands(scn, count) : ``(text, records)``: readable histories of
         ``count`` fresh hands of the scenario's first sweep point and their
         JSON-ready event records (``nop-sim hands SCENARIO``)
@@ -131,6 +137,7 @@ class Game:
     warm_up: Callable[[Any], None] | None = None
     load_kernels: Callable[[], None] | None = None
     kernels: Mapping[str, Callable[[], None]] = field(default_factory=dict)
+    kernel_sources: tuple[str, ...] = ()
     agent_file: Callable[[Path], Any] | None = None
     store_version: int = 1
     trainable: bool = False

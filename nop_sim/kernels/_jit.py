@@ -131,23 +131,35 @@ def _typed(dispatcher):
 
 # -- numba's cache, guarded by one digest of every kernel source --------------------
 # Numba checks a cached kernel against its own file only: it keeps stale copies of
-# whatever it inlined from other files (the Ordered Hand kernels inline
+# whatever it inlined from other files (the Ordered Hand kernels inline their
 # kernels/blocks.py and kernels/rng.py, the match kernels the evaluator, every
-# kernel the constants of types.py). One digest over every kernel source stamps
-# each cache folder; when it differs, the folder's kernels are dropped before the
-# first kernel of that folder is even defined, so nothing stale can be loaded.
+# kernel the constants of core/types.py and its game's types.py). One digest over
+# every kernel source stamps each cache folder; when it differs, the folder's kernels
+# are dropped before the first kernel of that folder is even defined, so nothing
+# stale can be loaded. The sources are the shared ones below plus each registered
+# game's ``Game.kernel_sources``.
 _PACKAGE = Path(__file__).resolve().parent.parent
-KERNEL_SOURCES = ("core/types.py", "kernels/*.py", "games/new_order/types.py",
-                  "games/new_order/kernels/*.py", "games/ordered_hand/types.py",
-                  "games/ordered_hand/kernels/*.py")
+SHARED_KERNEL_SOURCES = ("core/types.py", "kernels/*.py")
 _STAMP = "nop_sim_kernels.stamp"
 _guarded: set[str] = set()
 
 
+def kernel_patterns() -> tuple[str, ...]:
+    """The glob patterns (relative to the package) of :func:`kernel_sources`: the shared
+    kernels' files, then every registered game's ``kernel_sources``."""
+    # Here, not at the top: the games sit above the kernels (their modules import this
+    # one), so the registry is asked when the first kernel is defined, not at import.
+    # It lends no kernel a constant, so it is no kernel source itself.
+    import nop_sim.games  # registers the shipped games
+
+    games = nop_sim.games.registered_games()
+    return SHARED_KERNEL_SOURCES + tuple(p for g in games for p in g.kernel_sources)
+
+
 @lru_cache(maxsize=1)
 def kernel_sources() -> tuple[Path, ...]:
-    """Every source file a cached kernel may inline (the files of :data:`KERNEL_SOURCES`)."""
-    return tuple(sorted({f for pattern in KERNEL_SOURCES for f in _PACKAGE.glob(pattern)}))
+    """Every source file a cached kernel may inline (the files of :func:`kernel_patterns`)."""
+    return tuple(sorted({f for pattern in kernel_patterns() for f in _PACKAGE.glob(pattern)}))
 
 
 @lru_cache(maxsize=1)

@@ -658,6 +658,7 @@ GAME = register_game(Game(
     load_kernels=load_kernels,
     kernels={"match driver": compile_driver, "evaluator and draft": compile_engine_callees,
              "parallel driver": compile_parallel, "evaluator": compile_evaluator},
+    kernel_sources=("games/new_order/types.py", "games/new_order/kernels/*.py"),
     agent_file=read_agent_file,
     fresh_hands=fresh_hands,
     stored_hands=stored_hands,

@@ -296,4 +296,5 @@ GAME = register_game(Game(
     write_report=write_report,
     store_version=3,  # 3: no drafts table, no stand-in hands/unresolved columns
     kernels={"engine": compile_kernels},
+    kernel_sources=("games/ordered_hand/types.py", "games/ordered_hand/kernels/*.py"),
 ))
