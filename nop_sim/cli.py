@@ -196,10 +196,10 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
     Example:
       nop-sim frequencies --hands 2000000 --moved "Two Pair > Full House" --wild 2
     """
-    from nop_sim.bench import random_hands
     from nop_sim.core.column import DEFAULT_COLUMN, Category
     from nop_sim.core.stats import wilson_interval
     from nop_sim.evaluator import best_category
+    from nop_sim.studies.bench import random_hands
 
     moved = _parse_column(moved_text)
     wild = _parse_wild(wild_text)
@@ -249,7 +249,7 @@ def _run_options(f):
 
 
 def _load(path: Path, overrides, matches, seed):
-    from nop_sim.scenario import ScenarioError, load_scenario
+    from nop_sim.run.scenario import ScenarioError, load_scenario
 
     extra = list(overrides)
     if matches is not None:
@@ -309,14 +309,14 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
 def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile):
     from nop_sim.core.profiling import format_profile, phase, take
     from nop_sim.games.new_order.agents import training_text
-    from nop_sim.runner import RunError, run_scenario
+    from nop_sim.run.runner import RunError, run_scenario
 
     # The interpreter's last collection walks every object the run's libraries made
     # (0.4 s with the report's loaded too): there is nothing left to collect by then.
     atexit.register(gc.freeze)
     copy = preload = None
     if not no_report:
-        from nop_sim import renderer
+        from nop_sim.run import renderer
 
         # A copy of this process imports the report's libraries on the other core while
         # the run plays, then writes the report; without one (one core, no fork, or a
@@ -335,7 +335,7 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
         if copy is not None:
             copy.submit(_report_in_copy, out)  # it works while the summary is written here
         with phase("summary"):
-            from nop_sim.summary import write_summary
+            from nop_sim.run.summary import write_summary
 
             summary = write_summary(out)
         report = None
@@ -369,9 +369,9 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
 
 
 def _holding(folder: Path, hint: str | None = None):
-    """Hold ``folder`` for this command (:func:`nop_sim.folder_lock.hold_folder`); another
+    """Hold ``folder`` for this command (:func:`nop_sim.run.folder_lock.hold_folder`); another
     nop-sim writing there refuses it at once (exit 1, naming that one)."""
-    from nop_sim.folder_lock import hold_folder  # here: filelock takes 0.1 s to import
+    from nop_sim.run.folder_lock import hold_folder  # here: filelock takes 0.1 s to import
 
     return hold_folder(folder, hint=hint) if hint else hold_folder(folder)
 
@@ -405,9 +405,9 @@ def _preload_report():
 
 
 def _report_in_copy(out: Path):
-    """The report, written by the copy :func:`nop_sim.renderer.ahead` started: it forks
-    once more to build half of it (:func:`nop_sim.renderer.fork`)."""
-    from nop_sim import renderer
+    """The report, written by the copy :func:`nop_sim.run.renderer.ahead` started: it forks
+    once more to build half of it (:func:`nop_sim.run.renderer.fork`)."""
+    from nop_sim.run import renderer
 
     # What exists now outlives the report: the collector need not walk it again
     # (0.1-0.2 s of collections in the report), nor touch the fork's copy of it.
@@ -430,7 +430,7 @@ def _report_of(out: Path, copy, preload):
 
 def _build_report(out: Path):
     """The report of the run's game (manifest.json's scenario.kind), or None."""
-    from nop_sim.runner import run_game
+    from nop_sim.run.runner import run_game
 
     return run_game(out).write_report(Path(out))
 
@@ -495,8 +495,8 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
 
 
 def _train_points(scn, budget, cache, workers, scheduler, quiet):
-    from nop_sim.train import TrainConfig, TrainError
-    from nop_sim.train.sweep import train_points
+    from nop_sim.studies.train import TrainConfig, TrainError
+    from nop_sim.studies.train.sweep import train_points
 
     _trainable(scn, "sweep --train")
     progress = _Progress(quiet, "matches", label="training points")
@@ -573,8 +573,8 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, worke
       nop-sim train scenarios/baseline.toml --budget-matches 4000000 --resume   # go on
       nop-sim run scenarios/baseline.toml --set seats.all=@reports/baseline-train/strong.toml
     """
-    from nop_sim.train import TrainConfig, TrainError, train_folder
-    from nop_sim.train.report import write_train_report
+    from nop_sim.studies.train import TrainConfig, TrainError, train_folder
+    from nop_sim.studies.train.report import write_train_report
 
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "train")
@@ -626,9 +626,9 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
           --seed 7 --budget-matches 4000000
     """
     from nop_sim.games.new_order.agents import training_text
-    from nop_sim.train import TrainError
-    from nop_sim.train.search import statement
-    from nop_sim.train.value import exploit
+    from nop_sim.studies.train import TrainError
+    from nop_sim.studies.train.search import statement
+    from nop_sim.studies.train.value import exploit
 
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "exploit")
@@ -644,7 +644,7 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
 
 
 def _strong_training(folder: Path):
-    from nop_sim.train.value import load_strong
+    from nop_sim.studies.train.value import load_strong
 
     return load_strong(folder)
 
@@ -675,9 +675,9 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
       nop-sim train scenarios/baseline.toml
       nop-sim value scenarios/baseline.toml --strong reports/baseline-train
     """
-    from nop_sim.train import MECHANICS, TrainError
-    from nop_sim.train.report import write_train_report
-    from nop_sim.train.value import value_folder
+    from nop_sim.studies.train import MECHANICS, TrainError
+    from nop_sim.studies.train.report import write_train_report
+    from nop_sim.studies.train.value import value_folder
 
     for m in mechanics:
         if m not in MECHANICS:
@@ -753,8 +753,8 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
     """
     import os
 
-    from nop_sim.tune import TuneConfig, TuneError, tune_folder
-    from nop_sim.tune.report import write_tune_report
+    from nop_sim.studies.tune import TuneConfig, TuneError, tune_folder
+    from nop_sim.studies.tune.report import write_tune_report
 
     scn = _load(scenario, overrides, None, seed)
     try:
@@ -816,7 +816,7 @@ def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
     """
     from click.core import ParameterSource
 
-    from nop_sim.runner import not_a_run
+    from nop_sim.run.runner import not_a_run
 
     if source.is_dir():
         other = not_a_run(source)
@@ -841,7 +841,7 @@ def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
 
 def _stored_hands(out: Path, match_id: int, point: int, json_path) -> None:
     """The stored history of one logged match of a results folder."""
-    from nop_sim.runner import RunError, load_match_log
+    from nop_sim.run.runner import RunError, load_match_log
 
     try:
         log = load_match_log(out, match_id, point)
@@ -882,9 +882,9 @@ def report_cmd(results_dir):
     Example:
       nop-sim report reports/baseline
     """
-    from nop_sim import renderer
-    from nop_sim.runner import RunError
-    from nop_sim.summary import write_summary
+    from nop_sim.run import renderer
+    from nop_sim.run.runner import RunError
+    from nop_sim.run.summary import write_summary
 
     try:
         with _holding(results_dir, "wait for it to finish"):
@@ -940,9 +940,9 @@ def compare_cmd(a, b, out_dir, point_a, point_b, min_effect, matches, seed, work
       nop-sim compare scenarios/baseline.toml scenarios/cap30.toml --matches 5000
       nop-sim compare reports/ledger_sweep reports/ledger_sweep --point-b 3
     """
-    from nop_sim.compare import CompareError, parse_min_effect
-    from nop_sim.compare_report import compare_sources
-    from nop_sim.runner import RunError
+    from nop_sim.run.runner import RunError
+    from nop_sim.studies.compare import CompareError, parse_min_effect
+    from nop_sim.studies.compare_report import compare_sources
 
     out = out_dir or Path("reports") / f"compare-{a.stem}-vs-{b.stem}"
     progress = _Progress(quiet)
@@ -998,7 +998,7 @@ def sensitivity_cmd(run_dir, out_dir, resamples):
     Example:
       nop-sim sweep scenarios/sobol_study.toml && nop-sim sensitivity reports/sobol_study
     """
-    from nop_sim.sensitivity import SensitivityError, write_sensitivity
+    from nop_sim.studies.sensitivity import SensitivityError, write_sensitivity
 
     out = out_dir if out_dir is not None else run_dir / "sensitivity"
     try:
@@ -1032,7 +1032,7 @@ def compile_cmd(workers):
     Example:
       nop-sim compile
     """
-    from nop_sim.compiling import COMPILE_TIME, compile_all
+    from nop_sim.run.compiling import COMPILE_TIME, compile_all
 
     click.echo(f"compiling the simulation kernels into numba's cache, once ({COMPILE_TIME}; "
                f"runs then load them in about a second)...", err=True)
@@ -1044,7 +1044,7 @@ def compile_cmd(workers):
 
 
 def _compile_line(e) -> str:
-    """One line of ``nop-sim compile``'s progress (a :class:`nop_sim.compiling.CompileEvent`)."""
+    """One line of ``nop-sim compile``'s progress (a :class:`nop_sim.run.compiling.CompileEvent`)."""
     clock = f"[{int(e.elapsed) // 60:2d}:{int(e.elapsed) % 60:02d}]"
     if e.kind == "start":
         return f"{clock} start  {e.group}   ({e.done}/{e.total} done, {len(e.running)} compiling)"
@@ -1076,7 +1076,7 @@ def bench_evaluator_cmd(n_hands: int, repeats: int, no_compile: bool):
     Example:
       nop-sim bench evaluator --hands 1000000
     """
-    from nop_sim.bench import bench_evaluator
+    from nop_sim.studies.bench import bench_evaluator
 
     click.echo(json.dumps(bench_evaluator(n_hands, repeats, compile_time=not no_compile),
                           indent=2))

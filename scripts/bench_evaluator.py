@@ -3,7 +3,7 @@
 
 import json
 
-from nop_sim.bench import bench_evaluator
+from nop_sim.studies.bench import bench_evaluator
 
 if __name__ == "__main__":
     print(json.dumps(bench_evaluator(), indent=2))

@@ -47,8 +47,8 @@ def main() -> None:
     args = ap.parse_args()
 
     from nop_sim.games.new_order.engine import play_matches
-    from nop_sim.runner import plan_chunks, run_scenario
-    from nop_sim.scenario import load_scenario
+    from nop_sim.run.runner import plan_chunks, run_scenario
+    from nop_sim.run.scenario import load_scenario
 
     scn = load_scenario(args.scenario, [f"run.matches={args.matches}"])
     if scn.kind != "new-order" or len(scn.points()) != 1:

@@ -109,9 +109,9 @@ def _play(evaluator_at, n_matches, seed):
 def _table_costs(n_hands: int = 200_000, repeats: int = 7) -> tuple[dict, dict]:
     """Nanoseconds the tables save per plain hand, and ms to build them, per hand size."""
     from nop_sim import DEFAULT_COLUMN
-    from nop_sim.bench import _median_rates, random_hands
     from nop_sim.evaluator import _build_tables, _score_with_tables
     from nop_sim.kernels.evaluate import score_batch
+    from nop_sim.studies.bench import _median_rates, random_hands
 
     pos = DEFAULT_COLUMN.positions()
     none = np.zeros(1, np.int64)

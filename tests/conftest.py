@@ -58,6 +58,6 @@ def real_workers(monkeypatch):
     (A small run otherwise plays here after its first part: starting workers
     would cost more than they save; see ``runner.WORKERS_WORTH``.)
     """
-    import nop_sim.runner as runner
+    import nop_sim.run.runner as runner
 
     monkeypatch.setattr(runner, "WORKERS_WORTH", 0.0)

@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from nop_sim.cli import main
-from nop_sim.compare import COLUMNS, CompareError, compare_runs, parse_min_effect
 from nop_sim.core.stats import newcombe_interval, wilson_interval
 from nop_sim.games.new_order import analysis as A
-from nop_sim.runner import run_scenario
-from nop_sim.scenario import load_scenario
+from nop_sim.run.runner import run_scenario
+from nop_sim.run.scenario import load_scenario
+from nop_sim.studies.compare import COLUMNS, CompareError, compare_runs, parse_min_effect
 
 HEDGE = """
 name = "hedge{cost}"
@@ -174,7 +174,7 @@ def test_an_interval_and_the_p_value_beside_it_never_contradict():
     # metric alone beside a p-value corrected for the whole table. Constructed: 30 metrics
     # with no difference and one of 4.5 points out of 1000, which alone is significant
     # (its 95% interval excludes 0) and, one of 31 tests, is not after Holm.
-    from nop_sim.compare import _rate, adjust_for_the_table
+    from nop_sim.studies.compare import _rate, adjust_for_the_table
 
     rows = [_rate(500, 1000, 500, 1000) for _ in range(30)] + [_rate(500, 1000, 545, 1000)]
     t = adjust_for_the_table(pd.DataFrame(rows))

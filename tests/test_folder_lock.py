@@ -1,4 +1,4 @@
-"""One command at a time writes into a folder (nop_sim/folder_lock.py)."""
+"""One command at a time writes into a folder (nop_sim/run/folder_lock.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from nop_sim.cli import main
-from nop_sim.folder_lock import HOLDER_FILE, LOCK_FILE, LOCK_FILES, hold_folder
+from nop_sim.run.folder_lock import HOLDER_FILE, LOCK_FILE, LOCK_FILES, hold_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -28,7 +28,7 @@ chunk = 2
 # another process holds the folder, as a run would: the lock, and who it is
 HOLDER = """
 import sys, time
-from nop_sim.folder_lock import hold_folder
+from nop_sim.run.folder_lock import hold_folder
 with hold_folder(sys.argv[1], command="nop-sim run scenarios/baseline.toml"):
     print("held", flush=True)
     time.sleep(120)

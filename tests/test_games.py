@@ -20,9 +20,9 @@ from click.testing import CliRunner
 
 from nop_sim.cli import main
 from nop_sim.games import get_game, registered_games
-from nop_sim.runner import load_tables, run_scenario
-from nop_sim.scenario import Scenario, load_scenario
-from nop_sim.summary import write_summary
+from nop_sim.run.runner import load_tables, run_scenario
+from nop_sim.run.scenario import Scenario, load_scenario
+from nop_sim.run.summary import write_summary
 
 GAMES = [g.kind for g in registered_games()]
 # 24 matches: the Ordered Hand report fails on fewer (a degenerate first-player interval)

@@ -32,8 +32,8 @@ from nop_sim.games.new_order.agents import (
     write_agent_file,
 )
 from nop_sim.games.new_order.game import MIX_TAG, mix_rows
-from nop_sim.runner import load_tables, run_scenario
-from nop_sim.scenario import ScenarioError, load_scenario
+from nop_sim.run.runner import load_tables, run_scenario
+from nop_sim.run.scenario import ScenarioError, load_scenario
 
 TRAINING = {"scenario": "baseline", "matches": 5000, "exploitability": 0.8,
             "exploitability_low": 0.2, "exploitability_high": 1.4, "converged": True}
@@ -177,7 +177,7 @@ def test_a_one_row_file_plays_exactly_as_its_parameters_given_inline(tmp_path):
 
 def test_mixture_runs_are_the_same_bytes_with_any_workers_log_chunking_or_extension(
         tmp_path, mix, real_workers, monkeypatch):
-    import nop_sim.runner as runner
+    import nop_sim.run.runner as runner
 
     seats = 'rotate = ["@train/strong.toml", "balanced", "@train/strong.toml", "rock"]'
     path = scenario(tmp_path, seats, players=3, matches=36, chunk=6, log_sample=5)

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from nop_sim.cli import main
 from nop_sim.games.new_order import analysis as A
 from nop_sim.games.new_order.agents import write_agent_file
-from nop_sim.runner import RunError
+from nop_sim.run.runner import RunError
 
 TRAINING = {"scenario": "baseline", "matches": 5000, "exploitability": 0.8}
 SCENARIO = """

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nop_sim.runner import run_scenario
-from nop_sim.scenario import load_scenario
+from nop_sim.run.runner import run_scenario
+from nop_sim.run.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = re.compile(r"([\"'])reports/(\w+)\1")

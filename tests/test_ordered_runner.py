@@ -14,8 +14,8 @@ from nop_sim.cli import main
 from nop_sim.games.ordered_hand.game import GAME, _places
 from nop_sim.games.ordered_hand.report import SECTIONS
 from nop_sim.games.ordered_hand.settings import OrderedSettings
-from nop_sim.runner import load_tables, plan_chunks, run_chunk, run_scenario
-from nop_sim.scenario import ScenarioError, load_scenario
+from nop_sim.run.runner import load_tables, plan_chunks, run_chunk, run_scenario
+from nop_sim.run.scenario import ScenarioError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = (*GAME.tables, *GAME.summed_tables)  # the Ordered Hand store, and nothing else

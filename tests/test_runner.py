@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from nop_sim.cli import main
-from nop_sim.runner import load_tables, plan_chunks, run_game, run_scenario
-from nop_sim.scenario import ScenarioError, load_scenario
+from nop_sim.run.runner import load_tables, plan_chunks, run_game, run_scenario
+from nop_sim.run.scenario import ScenarioError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
@@ -304,7 +304,7 @@ def test_unreachable_scheduler_is_one_line_exit_1(tmp_path, monkeypatch):
 
 
 def test_a_disk_error_is_one_line_exit_1_and_takes_nothing_back_it_wrote(tmp_path, monkeypatch):
-    import nop_sim.runner as runner
+    import nop_sim.run.runner as runner
 
     good = write(tmp_path, GOOD.replace("matches = 2", "matches = 4"), "good.toml")
     out = tmp_path / "out"
@@ -400,7 +400,7 @@ def test_read_table_streams_row_groups_into_categories(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from nop_sim.runner import _read_table
+    from nop_sim.run.runner import _read_table
 
     path = tmp_path / "t.parquet"
     with pq.ParquetWriter(path, pa.schema([("n", pa.int64()), ("x", pa.float64()),
@@ -451,7 +451,7 @@ def _snapshot(folder: Path) -> dict:
 
 @pytest.mark.parametrize("where", ["new", "empty", "stopped"])
 def test_a_run_that_fails_to_start_leaves_the_folder_as_it_was(tmp_path, monkeypatch, where):
-    import nop_sim.runner as runner
+    import nop_sim.run.runner as runner
 
     scn = load_scenario(write(tmp_path, GOOD.replace("matches = 2", "matches = 4")))
     out = tmp_path / "out"
@@ -607,8 +607,8 @@ def test_chunks_of_an_older_store_are_redone_not_mixed_in(tmp_path):
 
 def test_compile_fills_the_cache_so_that_a_second_compile_only_loads(tmp_path):
     # every registered game's kernel groups, each compiled (or loaded) in a worker
-    from nop_sim.compiling import compile_all
     from nop_sim.games import registered_games
+    from nop_sim.run.compiling import compile_all
 
     times = compile_all(workers=2)
     assert set(times) == {f"{g.kind}: {name}" for g in registered_games() for name in g.kernels}
@@ -624,7 +624,7 @@ def test_compile_says_which_groups_run_and_which_are_left(monkeypatch):
     # start and finish with its time, how many of how many are done, and the clock
     from concurrent.futures import ThreadPoolExecutor
 
-    import nop_sim.compiling as compiling
+    import nop_sim.run.compiling as compiling
     from nop_sim.games import registered_games
 
     groups = [f"{g.kind}: {name}" for g in registered_games() for name in g.kernels]
@@ -660,7 +660,7 @@ def test_compile_says_which_groups_run_and_which_are_left(monkeypatch):
 def test_the_compile_time_is_stated_alike_everywhere():
     # README, nop-sim compile --help, its first line and a run's note once disagreed
     # (a minute, half a minute); all now state the one measured figure
-    from nop_sim.compiling import COMPILE_NOTE, COMPILE_TIME
+    from nop_sim.run.compiling import COMPILE_NOTE, COMPILE_TIME
 
     assert "on 2 cores" in COMPILE_TIME
     readme = " ".join((ROOT / "README.md").read_text().split())
@@ -674,7 +674,7 @@ def test_a_compile_is_announced_once():
     import numba
     from numba.core import event
 
-    from nop_sim import compiling
+    from nop_sim.run import compiling
 
     said = []
     listener = compiling.announce_compiles(said.append)
@@ -722,7 +722,7 @@ def test_profile_names_every_phase_and_the_parts_hold_every_chunk_once(tmp_path,
 
 
 def test_a_part_is_sized_by_the_time_its_chunks_take():
-    from nop_sim.runner import PART_SECONDS, Chunk, PartResult, _PartPlan
+    from nop_sim.run.runner import PART_SECONDS, Chunk, PartResult, _PartPlan
 
     chunks = [Chunk(0, i, 10 * i, 10, 0, i) for i in range(40)]
     plan = _PartPlan(chunks, {c.name: i for i, c in enumerate(chunks)}, workers=1)
@@ -743,7 +743,7 @@ def test_chunks_played_together_give_each_chunks_rows_and_the_same_sums(tmp_path
     import pyarrow as pa
 
     from nop_sim.games import get_game
-    from nop_sim.runner import _concat, _summed
+    from nop_sim.run.runner import _concat, _summed
 
     path = write(tmp_path, SMALL.replace("matches = 12", "matches = 9"))
     scn = load_scenario(path, ["run.chunk=4", "run.log_sample=5"])
@@ -768,8 +768,8 @@ def test_chunks_played_together_give_each_chunks_rows_and_the_same_sums(tmp_path
 def test_workers_fork_from_a_server_that_loaded_the_kernels(monkeypatch):
     from concurrent.futures import ProcessPoolExecutor
 
-    from nop_sim import runner
     from nop_sim.games import get_game
+    from nop_sim.run import runner
 
     if runner._server_env not in (None, runner._environment()):
         pytest.skip("an earlier test started the fork server in another environment")
@@ -793,7 +793,7 @@ def test_merged_bytes_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from nop_sim.runner import MERGE_ROWS, Chunk, Merger
+    from nop_sim.run.runner import MERGE_ROWS, Chunk, Merger
 
     n = 2 * MERGE_ROWS + 777
     rng = np.random.default_rng(3)

@@ -15,7 +15,7 @@ from nop_sim.cli import main
 from nop_sim.games import SeatFile, get_game
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import AgentError, agent_row, load_agent_file, training_text
-from nop_sim.scenario import ScenarioError, load_scenario
+from nop_sim.run.scenario import ScenarioError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from nop_sim.cli import main
-from nop_sim.runner import run_scenario
-from nop_sim.scenario import DESIGN_MODES, ScenarioError, SweepAxis, _from_unit, load_scenario
-from nop_sim.sensitivity import Study, sensitivity, sensitivity_indices
+from nop_sim.run.runner import run_scenario
+from nop_sim.run.scenario import DESIGN_MODES, ScenarioError, SweepAxis, _from_unit, load_scenario
+from nop_sim.studies.sensitivity import Study, sensitivity, sensitivity_indices
 
 BASE = """
 name = "sens"

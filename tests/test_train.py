@@ -31,8 +31,8 @@ from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_row, agent_table
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.rules import Settings
-from nop_sim.scenario import load_scenario
-from nop_sim.train import (
+from nop_sim.run.scenario import load_scenario
+from nop_sim.studies.train import (
     MECHANICS,
     Engine,
     Field,
@@ -161,7 +161,7 @@ def test_a_search_from_the_field_finds_a_far_deviation():
 
 # -- PSRO's meta-game -----------------------------------------------------------------------
 def _synthetic_table(players, k, strength, n, seed=0):
-    from nop_sim.train.meta import ProfileTable
+    from nop_sim.studies.train.meta import ProfileTable
 
     rng = np.random.default_rng(seed)
     table = ProfileTable(players)
@@ -173,7 +173,7 @@ def _synthetic_table(players, k, strength, n, seed=0):
 
 
 def test_meta_game_a_dominant_member_takes_all():
-    from nop_sim.train.meta import regret, solve
+    from nop_sim.studies.train.meta import regret, solve
 
     table = _synthetic_table(4, 3, lambda a, m: 3.0 if a == 1 else 1.0, 6000)
     u = table.tensor([0, 1, 2])
@@ -184,7 +184,7 @@ def test_meta_game_a_dominant_member_takes_all():
 def test_meta_game_a_cycle_is_mixed():
     """Rock-paper-scissors at a table of four: each beats the next; the symmetric
     equilibrium mixes all three equally, and its regret is about 0."""
-    from nop_sim.train.meta import ProfileTable, regret, solve
+    from nop_sim.studies.train.meta import ProfileTable, regret, solve
 
     beats = {(0, 1), (1, 2), (2, 0)}
     table = _synthetic_table(4, 3, lambda a, m: 0.1 + sum((a, b) in beats for b in m), 20_000)
@@ -478,7 +478,7 @@ def test_a_mixture_seat_brings_its_rows_into_the_first_population(tmp_path):
                      {"scenario": "elsewhere"})
     text = FREE_HEDGE.replace('all = {preset = "balanced", hedge = 0.0}', f'all = "@{mix}"')
     scn = load_scenario(_scenario(tmp_path, text, "warm.toml"))
-    from nop_sim.train import start_population
+    from nop_sim.studies.train import start_population
 
     rows, labels, weights = start_population(scn)
     assert np.array_equal(rows, np.stack([agent_row(NEVER_HEDGE), agent_row("hedger")]))

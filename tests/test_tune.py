@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from nop_sim.cli import main
-from nop_sim.scenario import Scenario, ScenarioError, Target, load_scenario
-from nop_sim.tune import TuneConfig, objective, tune_folder
+from nop_sim.run.scenario import Scenario, ScenarioError, Target, load_scenario
+from nop_sim.studies.tune import TuneConfig, objective, tune_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 CHIPS = """
@@ -70,7 +70,7 @@ def test_target_metrics_agree_with_the_balance_report(tmp_path):
     """Every [targets] name is measured, and the report's key metrics match the analysis."""
     from nop_sim.games import get_game
     from nop_sim.games.new_order import analysis as A
-    from nop_sim.runner import load_tables, run_scenario
+    from nop_sim.run.runner import load_tables, run_scenario
 
     scn = Scenario.from_mapping({"game": {"chips": 30},
                                  "seats": {"rotate": ["balanced", "maniac", "rock", "station"]},
@@ -132,7 +132,7 @@ def test_same_seed_same_trials_with_1_and_2_workers(tmp_path):
 
 def test_tune_writes_a_best_scenario_that_runs_as_is(tmp_path):
     """The whole command, small: outputs, terminal, report, and best.toml runs as it is."""
-    from nop_sim.runner import run_scenario
+    from nop_sim.run.runner import run_scenario
 
     out = tmp_path / "tune"
     res = CliRunner().invoke(main, ["tune", str(_scenario(tmp_path)), "--trials", "8",
@@ -155,7 +155,7 @@ def test_tune_writes_a_best_scenario_that_runs_as_is(tmp_path):
 def test_chips_toward_60_hands_holds_on_another_seed(tmp_path):
     """Tuning chips alone toward median_hands = 60 (match length grows with chips): the best
     chips, run as best.toml with another seed, gives a median within 10% of 60."""
-    from nop_sim.runner import load_tables, run_scenario
+    from nop_sim.run.runner import load_tables, run_scenario
 
     out = tmp_path / "tune"
     res = CliRunner().invoke(main, ["tune", str(_scenario(tmp_path)), "--trials", "20",

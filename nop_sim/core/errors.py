@@ -26,7 +26,7 @@ class SettingsError(ValueError):
 
 class FolderBusy(RuntimeError):
     """Another process is writing into the folder a command would write into; the
-    message names it (:mod:`nop_sim.folder_lock`). The command line exits 1."""
+    message names it (:mod:`nop_sim.run.folder_lock`). The command line exits 1."""
 
 
 class RuleViolation(AssertionError):

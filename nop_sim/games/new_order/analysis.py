@@ -95,7 +95,7 @@ class MissingData(KeyError):
 # ---------------------------------------------------------------------------
 @dataclass
 class RunData:
-    """A finished run: its manifest and merged tables (see :mod:`nop_sim.runner`)."""
+    """A finished run: its manifest and merged tables (see :mod:`nop_sim.run.runner`)."""
 
     manifest: dict[str, Any]
     tables: dict[str, pd.DataFrame]
@@ -179,7 +179,7 @@ DRAFT_COLUMNS = ("point", "match", "seat", "card", "count")
 
 def load_run(folder: str | Path) -> RunData:
     """Read ``manifest.json`` and the merged Parquet tables of a finished run."""
-    from nop_sim.runner import load_tables
+    from nop_sim.run.runner import load_tables
 
     folder = Path(folder)
     # the drafts run to millions of rows: only the columns the analysis reads
@@ -1413,8 +1413,8 @@ def compare(run_a: RunData, run_b: RunData, **options) -> pd.DataFrame:
     """Every key metric of point 0 (``point_a``, ``point_b``) of ``run_a`` (A) and
     ``run_b`` (B): B minus A with a 95% interval, Holm-corrected p-values and the
     ``finding`` flag; what ``nop-sim compare`` writes to ``compare.csv`` (plus a few
-    descriptive columns). See :mod:`nop_sim.compare` for the statistics, the
+    descriptive columns). See :mod:`nop_sim.studies.compare` for the statistics, the
     thresholds (``min_effect``) and the pairing of matches."""
-    from nop_sim.compare import compare as compare_tables  # it builds on this module
+    from nop_sim.studies.compare import compare as compare_tables  # it builds on this module
 
     return compare_tables(run_a, run_b, **options)

@@ -63,7 +63,7 @@ def _load(folder: Path) -> _Training:
 
 # -- sections ------------------------------------------------------------------------------
 def _statement(tr: dict) -> str:
-    from nop_sim.train.search import statement
+    from nop_sim.studies.train.search import statement
 
     return statement(tr["exploitability"] / 100, tr["exploitability_low"] / 100,
                      tr["exploitability_high"] / 100, tr.get("search_matches", 0),

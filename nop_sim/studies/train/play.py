@@ -121,8 +121,8 @@ class Engine:
         self.hands = 0
         self.on_play = None  # called after every batch (progress)
         if scheduler:
-            from nop_sim.runner import dask_client
-            from nop_sim.train.errors import TrainError
+            from nop_sim.run.runner import dask_client
+            from nop_sim.studies.train.errors import TrainError
 
             self.client = dask_client(scheduler, TrainError)
 

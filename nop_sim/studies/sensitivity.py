@@ -13,7 +13,7 @@ Two methods, chosen by the sweep's design:
   bootstrap intervals, from ``SALib.analyze.delta``; no special design needed.
 
 Key metrics per point are the game's own (``Game.point_metrics``, the rows of
-:func:`nop_sim.summary.point_summary`), the mean work per match, and the
+:func:`nop_sim.run.summary.point_summary`), the mean work per match, and the
 largest seat and preset advantage (``|win rate - fair|``); the game is never
 named here.
 
@@ -41,8 +41,8 @@ import pandas as pd
 from nop_sim import reporting as R
 from nop_sim.core.stats import CONFIDENCE, normal_quantile
 from nop_sim.games import Game
-from nop_sim.runner import RunError, load_tables, not_a_run, run_game
-from nop_sim.scenario import SWEEP_OPTIONS
+from nop_sim.run.runner import RunError, load_tables, not_a_run, run_game
+from nop_sim.run.scenario import SWEEP_OPTIONS
 
 __all__ = ["MIN_DELTA_POINTS", "MIN_SOBOL_SAMPLES", "NOISE_POINTS", "Sensitivity",
            "SensitivityError", "Study", "Written", "load_study", "sensitivity",

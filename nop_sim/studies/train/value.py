@@ -38,10 +38,10 @@ import pandas as pd
 from nop_sim.core.stats import mean_interval, wilson_interval
 from nop_sim.games.new_order import types as T
 from nop_sim.reporting import atomic_write
-from nop_sim.train.errors import TrainError
-from nop_sim.train.play import Engine, Field, duel
-from nop_sim.train.search import SearchConfig, SearchResult, best_response, check_gain
-from nop_sim.train.space import MECHANICS, Space, space_for
+from nop_sim.studies.train.errors import TrainError
+from nop_sim.studies.train.play import Engine, Field, duel
+from nop_sim.studies.train.search import SearchConfig, SearchResult, best_response, check_gain
+from nop_sim.studies.train.space import MECHANICS, Space, space_for
 
 __all__ = ["disruptor_table", "exploit", "load_strong", "restricted_play", "value_folder"]
 
@@ -131,7 +131,7 @@ def exploit(scn, folder: Path, *, budget: int, threads: int | None = None,
             progress: Callable[[int, int], None] | None = None) -> SearchResult:
     """A fresh best-response search of about ``budget`` matches against ``folder``'s strong
     field, from ``scn``'s seed: an independent check of the exploitability it states."""
-    from nop_sim.train.trainer import rules_key
+    from nop_sim.studies.train.trainer import rules_key
 
     fld, training = load_strong(folder)
     settings = scn.settings_at(scn.points()[0])
@@ -176,7 +176,7 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     merges with the saved rows of the same field, rules, seed and search; a stopped run
     resumes, and a run for some mechanics keeps the others' rows. Rows of another
     field, rules, seed or budget are replaced; their mechanics are returned third."""
-    from nop_sim.train.trainer import rules_key
+    from nop_sim.studies.train.trainer import rules_key
 
     folder = Path(folder)
     fld, training = load_strong(folder)

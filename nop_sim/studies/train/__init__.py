@@ -11,25 +11,25 @@
 
 Example::
 
-    from nop_sim.scenario import load_scenario
-    from nop_sim.train import TrainConfig, train_folder
+    from nop_sim.run.scenario import load_scenario
+    from nop_sim.studies.train import TrainConfig, train_folder
 
     scn = load_scenario("scenarios/baseline.toml")
     result = train_folder(scn, "reports/baseline-train", TrainConfig(budget=200_000))
     print(result.exploitability, result.row)
 """
 
-from nop_sim.train.errors import TrainError
-from nop_sim.train.play import Duel, Engine, Field, duel, match_states
-from nop_sim.train.search import (
+from nop_sim.studies.train.errors import TrainError
+from nop_sim.studies.train.play import Duel, Engine, Field, duel, match_states
+from nop_sim.studies.train.search import (
     SearchConfig,
     SearchResult,
     best_response,
     check_gain,
     statement,
 )
-from nop_sim.train.space import MECHANICS, SEARCH_POWER, Space, space_for
-from nop_sim.train.trainer import (
+from nop_sim.studies.train.space import MECHANICS, SEARCH_POWER, Space, space_for
+from nop_sim.studies.train.trainer import (
     TrainConfig,
     TrainResult,
     rules_key,

@@ -3,7 +3,7 @@
 How a trial is scored
 ---------------------
 A trial is the scenario with the trial's settings in ``[game]`` (no sweep).
-Its ``matches`` are split into chunks of the runner (:func:`nop_sim.runner.plan_chunks`,
+Its ``matches`` are split into chunks of the runner (:func:`nop_sim.run.runner.plan_chunks`,
 chunk size ``max(8, ceil(matches / 16))``) and played by the game's own ``play_chunk``: seats rotate exactly
 as ``nop-sim run`` rotates them, and a chunk's numbers depend only on its seed.
 Every trial plays the same seeds (common random numbers: two trials differ by
@@ -13,7 +13,7 @@ their settings, not by their luck). After each rung (``matches / 4``,
 fall behind the others at the same rung.
 
 The objective is the distance to the targets: the root of the weighted sum
-of squared relative misses (:meth:`nop_sim.scenario.Target.miss`, 0 when a
+of squared relative misses (:meth:`nop_sim.run.scenario.Target.miss`, 0 when a
 bound holds), the sweep ranking's distance with weights. Its interval, and
 each target metric's, is a cluster bootstrap over chunks (chunks are
 independent blocks of matches; the game's ``target_metrics`` reweights them).
@@ -50,8 +50,8 @@ import pandas as pd
 import tomli_w
 
 from nop_sim.games import get_game
-from nop_sim.runner import Chunk, concat_tables, plan_chunks
-from nop_sim.scenario import Scenario, Target, TuneAxis
+from nop_sim.run.runner import Chunk, concat_tables, plan_chunks
+from nop_sim.run.scenario import Scenario, Target, TuneAxis
 
 __all__ = ["TuneConfig", "TuneError", "TuneResult", "objective", "tune_folder"]
 
@@ -176,7 +176,7 @@ class _Player:
         self.workers, self.scheduler = max(1, workers), scheduler
         self.pool = self.client = None
         if scheduler:
-            from nop_sim.runner import dask_client
+            from nop_sim.run.runner import dask_client
 
             self.client = dask_client(scheduler, TuneError)
         elif self.workers > 1:
@@ -502,7 +502,7 @@ def tune_folder(scn: Scenario, out: str | Path, cfg: TuneConfig, *, workers: int
     cannot be tuned, :class:`TuneError` for a folder or scheduler that stops it.
     """
     from nop_sim.reporting import atomic_write
-    from nop_sim.runner import _git_revision, _versions
+    from nop_sim.run.runner import _git_revision, _versions
 
     game = get_game(scn.kind)
     if not scn.tune:

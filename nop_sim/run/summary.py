@@ -18,7 +18,7 @@ from nop_sim.core.stats import holm_intervals, wilson_test
 from nop_sim.games import Game
 from nop_sim.reporting.format import pval
 from nop_sim.reporting.render import md_table
-from nop_sim.runner import load_tables, run_game
+from nop_sim.run.runner import load_tables, run_game
 
 __all__ = ["point_summary", "write_summary"]
 

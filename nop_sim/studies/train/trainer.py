@@ -8,7 +8,7 @@ Approach to Multiagent Reinforcement Learning"):
    population fill the meta-game's table (:mod:`.meta`), which is solved for
    a symmetric mixture: the field.
 2. Round ``r`` searches the best single-seat deviation against that field
-   (:func:`~nop_sim.train.search.best_response`: many starts, CMA-ES
+   (:func:`~nop_sim.studies.train.search.best_response`: many starts, CMA-ES
    restarts, racing, a fresh check). Its checked gain is the field's
    exploitability, as found by that search. When its 95% interval lies
    below ``epsilon``, the next round searches again with twice the matches
@@ -25,7 +25,7 @@ The strong field is the mixture after the last round, over the whole
 population. A final search with a new seed and twice a round's matches at
 every stage (``FINAL``) measures it: its gain, a lower bound on what a
 deviation can win against the field, goes into ``strong.toml`` with the
-search's size (:func:`~nop_sim.train.search.statement`).
+search's size (:func:`~nop_sim.studies.train.search.statement`).
 
 Averaging parameters is not mixing strategies: the average of two best
 responses in parameter space plays like neither (the last closing note saw
@@ -60,11 +60,11 @@ import pandas as pd
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_row, preset_names, write_agent_file
 from nop_sim.reporting import atomic_write
-from nop_sim.train.errors import TrainError
-from nop_sim.train.meta import ProfileTable, max_members, regret, solve
-from nop_sim.train.play import Engine, Field, duel
-from nop_sim.train.search import SearchConfig, best_response, statement
-from nop_sim.train.space import Space, space_for
+from nop_sim.studies.train.errors import TrainError
+from nop_sim.studies.train.meta import ProfileTable, max_members, regret, solve
+from nop_sim.studies.train.play import Engine, Field, duel
+from nop_sim.studies.train.search import SearchConfig, best_response, statement
+from nop_sim.studies.train.space import Space, space_for
 
 __all__ = ["TrainConfig", "TrainResult", "rules_key", "start_population", "train_folder",
            "train_settings"]
@@ -524,6 +524,6 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
 
 
 def _versions() -> dict:
-    from nop_sim.runner import _versions as versions
+    from nop_sim.run.runner import _versions as versions
 
     return versions()

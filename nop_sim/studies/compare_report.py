@@ -3,9 +3,9 @@
 :func:`compare_sources` turns each source into a finished run folder (a
 scenario file is run into ``OUT/a`` or ``OUT/b`` with the other side's seed,
 chunk size and match count, so that matches pair up), compares them with
-:func:`nop_sim.compare.compare_runs` and writes into ``OUT``:
+:func:`nop_sim.studies.compare.compare_runs` and writes into ``OUT``:
 
-- ``compare.csv``: one row per metric, the columns of :data:`nop_sim.compare.COLUMNS`;
+- ``compare.csv``: one row per metric, the columns of :data:`nop_sim.studies.compare.COLUMNS`;
 - ``report.html`` / ``report.md`` (with ``figures/`` and ``tables/``), built
   with the shared toolkit :mod:`nop_sim.reporting`.
 """
@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
-from nop_sim.compare import FAMILIES, MIN_EFFECT, CompareError, Comparison, compare_runs
 from nop_sim.games.new_order import analysis as A
+from nop_sim.studies.compare import FAMILIES, MIN_EFFECT, CompareError, Comparison, compare_runs
 
 __all__ = ["SECTIONS", "CompareResult", "compare_sources", "load_finished", "write_compare"]
 
@@ -32,7 +32,7 @@ __all__ = ["SECTIONS", "CompareResult", "compare_sources", "load_finished", "wri
 # ---------------------------------------------------------------------------
 def load_finished(path: str | Path) -> A.RunData:
     """A finished run folder, or :class:`CompareError` saying in one line why not."""
-    from nop_sim.runner import RunError, not_a_run
+    from nop_sim.run.runner import RunError, not_a_run
 
     path = Path(path)
     if not path.exists():
@@ -65,8 +65,8 @@ def _is_scenario(path: Path) -> bool:
 def _run_scenario(path: Path, out: Path, like: A.RunData | None, matches, seed, workers,
                   progress) -> Path:
     """Run a scenario file into ``out``, with ``like``'s seed, chunk and matches if given."""
-    from nop_sim.runner import run_scenario
-    from nop_sim.scenario import ScenarioError, load_scenario
+    from nop_sim.run.runner import run_scenario
+    from nop_sim.run.scenario import ScenarioError, load_scenario
 
     extra = []
     if like is not None:

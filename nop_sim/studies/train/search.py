@@ -44,8 +44,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from nop_sim.core.stats import mean_interval, wilson_interval
-from nop_sim.train.play import Duel, Engine, Field, duel
-from nop_sim.train.space import Space
+from nop_sim.studies.train.play import Duel, Engine, Field, duel
+from nop_sim.studies.train.space import Space
 
 __all__ = ["SearchConfig", "SearchResult", "best_response", "check_gain", "statement"]
 

@@ -1,11 +1,11 @@
 """``nop-sim sweep --train``: a strong agent for every sweep point, cached by its settings.
 
-Each point becomes a scenario of its own (:func:`~nop_sim.scenario.point_scenario`)
+Each point becomes a scenario of its own (:func:`~nop_sim.run.scenario.point_scenario`)
 and trains into ``<cache>/<fingerprint>-<budget>-e<epsilon>-psro/``, where the fingerprint is the
 point's: its settings, starting seats and seed. A point trained before with the
 same budget is read back, not trained again, whichever sweep it was part of.
 The sweep then seats that point's agent in every seat of the point
-(:attr:`~nop_sim.scenario.Scenario.point_seats`), so every point reports under
+(:attr:`~nop_sim.run.scenario.Scenario.point_seats`), so every point reports under
 strong play.
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nop_sim.games import SeatFile
-from nop_sim.scenario import Scenario, point_key, point_scenario
-from nop_sim.train.trainer import TrainConfig, train_folder
+from nop_sim.run.scenario import Scenario, point_key, point_scenario
+from nop_sim.studies.train.trainer import TrainConfig, train_folder
 
 __all__ = ["DEFAULT_CACHE", "train_points"]
 

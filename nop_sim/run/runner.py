@@ -57,10 +57,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nop_sim.folder_lock import LOCK_FILES, hold_folder
 from nop_sim.games import Game, game_of_folder, get_game
 from nop_sim.games.registry import seat_names
-from nop_sim.scenario import Scenario
+from nop_sim.run.folder_lock import LOCK_FILES, hold_folder
+from nop_sim.run.scenario import Scenario
 
 __all__ = ["Chunk", "MatchLog", "RunError", "RunResult", "not_a_run", "plan_chunks", "run_chunk",
            "run_scenario", "load_match_log", "load_tables"]
@@ -402,7 +402,7 @@ def _finished_parts(out: Path, chunks: list[Chunk], game: Game
 
 def _git_revision() -> str | None:
     try:
-        root = Path(__file__).resolve().parents[1]
+        root = Path(__file__).resolve().parents[2]
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
                              text=True, timeout=5)
         return out.stdout.strip() or None
@@ -618,7 +618,7 @@ def _worker_context(kind: str):
 
     Forked from multiprocessing's fork server where the platform has one: a
     clean process, started once, that imports nop-sim and loads the game's
-    compiled kernels (:mod:`nop_sim.forkserver`), so each worker starts in
+    compiled kernels (:mod:`nop_sim.run.forkserver`), so each worker starts in
     milliseconds instead of importing and loading for a second. Spawned
     elsewhere (Windows), and when this process's environment no longer is the
     one the server was started with (another numba cache, say). Never a
@@ -634,7 +634,7 @@ def _worker_context(kind: str):
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
     if _server_env is None:
-        ctx.set_forkserver_preload(["nop_sim.forkserver"])
+        ctx.set_forkserver_preload(["nop_sim.run.forkserver"])
         import signal
         import threading
 
@@ -663,8 +663,8 @@ def _local(workers: int):
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
         from concurrent.futures.thread import ThreadPoolExecutor
 
-        from nop_sim.compiling import kernels_compiled, mark_compiled
         from nop_sim.core.profiling import add, phase
+        from nop_sim.run.compiling import kernels_compiled, mark_compiled
 
         player = part_player(game)
         compiled = game.warm_up is None or kernels_compiled(scn.kind)
@@ -836,7 +836,7 @@ def run_scenario(scn: Scenario, out: str | Path, *, workers: int | None = None,
     (work in the game's unit, ``Game.work``: hands, turns).
     A run that fails before its first chunk is written leaves ``out`` as it
     was; after that, every finished chunk is kept for ``resume``. The run
-    holds ``out`` (:func:`nop_sim.folder_lock.hold_folder`): a second run into
+    holds ``out`` (:func:`nop_sim.run.folder_lock.hold_folder`): a second run into
     it meanwhile is refused at once (:class:`nop_sim.core.errors.FolderBusy`).
     """
     out = Path(out)
