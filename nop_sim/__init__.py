@@ -1,8 +1,8 @@
 """nop-sim: Monte Carlo balance analysis for New Order Poker.
 
 The public names below are imported on first use (PEP 562), not when the
-package is: ``import nop_sim.games.new_order.referee`` must not compile or even import the
-kernels, so that the referee stays independent of the engine it checks.
+package is: ``import nop_sim.games.new_order.referee`` must not compile or even
+import the kernels, so that the referee stays independent of the engine it checks.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--out", type=Path,
-                        default=Path(__file__).resolve().parents[1] / "nop_sim" / "data"
+                        default=Path(__file__).resolve().parents[1] / "nop_sim" / "games" / "new_order" / "data"
                         / "showdown_baseline.csv")
     args = parser.parse_args()
     rows = []

@@ -4,7 +4,7 @@ Compile time is part of a user's wait, so the decorators also keep the number
 of compiled specialisations down. Numba compiles a jitted callee once per
 tuple of argument types *as the caller sees them*, and a constant argument
 is seen as its literal value: ``_row(ev, g, EV_DEAL, seat)`` and
-``_row(ev, g, EV_DRAWN, seat)`` (kernels.eventlog) would be two compilations,
+``_row(ev, g, EV_DRAWN, seat)`` (New Order's kernels.eventlog) would be two compilations,
 each of which every caller up the chain then links, re-optimises and
 re-emits. The
 dispatcher below erases literal values before asking for a specialisation,
@@ -38,7 +38,7 @@ made by ``numba.njit``. Because that is an internal, pyproject.toml bounds
 numba to the range tested, and ``make test-numba-range`` runs
 tests/test_jit.py (which fails if the override stops taking effect) and a
 golden hash on the lowest and the highest numba of it.
-The compile firewall (kernels.firewall) is in the same position.
+The compile firewall (games/new_order/kernels/firewall.py) is in the same position.
 
 Two more duties live here, next to ``cache=True``: numba's cache is guarded
 by one digest over every kernel source (:func:`_guard_cache`), and with

@@ -832,7 +832,7 @@ def score_row_unforced(cards, i, wild_ranks, lv_a, lv_b, order):
     subset (a card repeats: several decks; or a rare pattern the tables leave open).
 
     The brute force allocates, this does not: it runs without reference counting
-    (kernels.common's evaluator, the match's hottest callee, thus pays no atomic
+    (New Order's kernels.common evaluator, the match's hottest callee, thus pays no atomic
     incref/decref per call).
     """
     sm = 0
