@@ -1,1 +1,3 @@
-"""Numba kernels: plain arrays and scalars only, no Python objects."""
+"""The numba every game shares: the jit helpers (:mod:`._jit`), the RNG (:mod:`.rng`)
+and the hand evaluator (:mod:`.evaluate`, :mod:`.evaltable`). Plain arrays and scalars
+only, no Python objects. Each game's own kernels live in its package."""
