@@ -1,7 +1,7 @@
 """The Ordered Hand game (SPEC section 9) as a registered game.
 
-The engine, agents, referee and report live in :mod:`nop_sim.games.ordered_hand`; this
-module declares them. Its store: ``matches`` (one row per game), ``seats``,
+The engine, agents, referee and report live beside it in
+:mod:`nop_sim.games.ordered_hand`; this module declares them. Its store: ``matches`` (one row per game), ``seats``,
 ``counts``, ``events`` (rows, appended) and ``arrays`` (blocks played by
 category and size, summed); see :func:`play_chunk`.
 A game can be won by several players at once (a shared win), so a fair seat
