@@ -24,8 +24,9 @@ Approach to Multiagent Reinforcement Learning"):
    field.
 
 The strong field is the mixture after the last round, over the whole
-population. A final search with a new seed and
-twice a round's matches at every stage (``FINAL``) measures it: its gain,
+population. A final search with a new seed, and the matches the rounds left
+of the budget (at least twice the last round's at every stage, ``FINAL``),
+measures it: its gain,
 a lower bound on what a deviation can win against the field, goes into
 ``strong.toml`` with the search's size
 (:func:`~nop_sim.train.search.statement`). Training has converged only when
@@ -368,9 +369,12 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         fld = Field.of(pop.rows[members], sigma, members)
         engine.matches = 0
         starts = np.concatenate([pop.rows, presets])
+        # the final search takes what the rounds left of the budget, at least FINAL times
+        # the last round's search: the larger it is, the more its claim is worth
+        left = (cfg.budget - state["spent"]) / round_cost(1)
+        final_scale = max(FINAL * state["scale"], 0.95 * left)
         res = best_response(engine, settings, space, fld, starts, (cfg.seed, 10**9),
-                            search.scaled(FINAL * state["scale"]), eps,
-                            tag={"round": state["round"]})
+                            search.scaled(final_scale), eps, tag={"round": state["round"]})
         spend(res.matches)
         hist = pd.DataFrame(res.history)
         hist["phase"] = "final-" + hist["phase"]
