@@ -17,15 +17,20 @@ Approach to Multiagent Reinforcement Learning"):
    (a small search misses what a larger one finds: a 2M-match training that
    stopped at its first quiet round was beaten by 5 points by a 400,000-match
    search).
-3. Otherwise the deviation joins the population, more matches of the
-   population go into the table (drawn from the field and uniformly over
-   the members), and the meta-game is solved again: the next field.
+3. Otherwise the deviation joins the population and the meta-game is
+   solved again, twice measured where it matters: every member plays one
+   seat against the field's draws (a duel on common seeds), those matches go
+   into the table, and it is solved anew. The last solution is the next
+   field.
 
 The strong field is the mixture after the last round, over the whole
-population. A final search with a new seed and twice a round's matches at
-every stage (``FINAL``) measures it: its gain, a lower bound on what a
-deviation can win against the field, goes into ``strong.toml`` with the
-search's size (:func:`~nop_sim.studies.train.search.statement`).
+population. A final search with a new seed, and the matches the rounds left
+of the budget (at least twice the last round's at every stage, ``FINAL``),
+measures it: its gain,
+a lower bound on what a deviation can win against the field, goes into
+``strong.toml`` with the search's size
+(:func:`~nop_sim.studies.train.search.statement`). Training has converged only when
+that search, too, finds nothing that gains ``epsilon``.
 
 Averaging parameters is not mixing strategies: the average of two best
 responses in parameter space plays like neither (the last closing note saw
@@ -81,7 +86,7 @@ class TrainConfig:
     epsilon: float = 1.0          # win-rate points
     seed: int = 0
     search: SearchConfig = field(default_factory=SearchConfig)
-    meta_matches: int = 4000      # matches drawn for the meta-game's table each round
+    meta_matches: int = 16000     # matches for the meta-game's table each round
     max_rounds: int = 1000
 
     def __post_init__(self):
@@ -165,7 +170,7 @@ def _presets() -> np.ndarray:
 
 
 def _meta_matches(cfg: TrainConfig, players: int) -> int:
-    """Matches drawn for the table each round: ``cfg.meta_matches``, at most a 25th of the
+    """Matches for the table each round: ``cfg.meta_matches``, at most a 25th of the
     budget."""
     return min(cfg.meta_matches, max(players * 50, cfg.budget // 25))
 
@@ -218,14 +223,19 @@ class _Population:
         self.state["table"] = self.table.to_json()
 
     def sample(self, engine: Engine, settings, n: int, key: tuple[int, ...]) -> int:
-        """``n`` matches of the population, seats drawn half from the field and half
-        uniformly over the members, into the table; returns the matches played."""
+        """About ``n`` matches where the field's payoffs are read: every member in one seat
+        against the field's draws (a duel, on common seeds), so each member's payoff
+        against the mixture now is measured, not inferred from profiles far from it;
+        every match goes into the table. Returns the matches played."""
         members = np.asarray(self.state["members"])
-        mix = 0.5 * np.asarray(self.state["sigma"]) + 0.5 / len(members)
-        fld = Field.of(self.rows[members], mix, members)
-        n = max(self.players, -(-n // self.players) * self.players)
-        d = duel(engine, settings, fld, np.zeros((0, T.N_AGENT_PARAMS)), n, key)
+        fld = Field.of(self.rows[members], self.state["sigma"], members)
+        per = max(self.players, -(-n // ((len(members) + 1) * self.players)) * self.players)
+        d = duel(engine, settings, fld, self.rows[members], per, key)
         self.table.add(fld.ids[d.draws], d.ref_winner)
+        for c, member in enumerate(members):
+            seated = fld.ids[d.draws].copy()
+            seated[np.arange(per), d.seat] = member
+            self.table.add(seated, d.winner[c])
         self.state["table"] = self.table.to_json()
         return d.matches
 
@@ -301,8 +311,10 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
     state.setdefault("scale", 1)
     # a finished training asked for more goes on (its rounds and table are kept): a smaller
     # epsilon its last round no longer meets, or a budget with room for a larger search
-    if state["rounds"]:
-        state["converged"] = state["rounds"][-1]["high"] < cfg.epsilon  # points
+    if state["rounds"]:  # points: the last round and the final search found nothing
+        fin = state["final"]
+        state["converged"] = bool(state["rounds"][-1]["high"] < cfg.epsilon
+                                  and (fin is None or fin["high"] < cfg.epsilon))
     if state["final"] is not None and (affordable(2 * state["scale"]) if state["converged"]
                                        else affordable(state["scale"])):
         state["final"] = None
@@ -358,13 +370,18 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         fld = Field.of(pop.rows[members], sigma, members)
         engine.matches = 0
         starts = np.concatenate([pop.rows, presets])
+        # the final search takes what the rounds left of the budget, at least FINAL times
+        # the last round's search: the larger it is, the more its claim is worth
+        left = (cfg.budget - state["spent"]) / round_cost(1)
+        final_scale = max(FINAL * state["scale"], 0.95 * left)
         res = best_response(engine, settings, space, fld, starts, (cfg.seed, 10**9),
-                            search.scaled(FINAL * state["scale"]), eps,
-                            tag={"round": state["round"]})
+                            search.scaled(final_scale), eps, tag={"round": state["round"]})
         spend(res.matches)
         hist = pd.DataFrame(res.history)
         hist["phase"] = "final-" + hist["phase"]
         frames.append(hist)
+        # converged means the final, largest search found nothing either
+        state["converged"] = bool(state["converged"] and res.high < eps)
         state["final"] = {"exploitability": 100 * res.gain, "low": 100 * res.low,
                           "high": 100 * res.high, "check_matches": res.n_check,
                           "matches": res.matches, "starts": res.starts,
@@ -388,8 +405,8 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
 
 def _least_exploitable(state: dict) -> tuple[int, list[int], list[float]]:
     """The strong field, as ``(round, members, weights)``: the mixture now -- the solution
-    over the largest population, which every best response so far has joined. (An
-    earlier round's mixture was checked, this one not yet: the final search checks it.)"""
+    over the largest population, which every best response so far has joined. (Earlier
+    mixtures were checked and found wanting; this one the final search checks.)"""
     return state["round"], list(state["members"]), list(state["sigma"])
 
 
