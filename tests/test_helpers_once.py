@@ -3,6 +3,7 @@ the worst kind"). A second definition anywhere in ``nop_sim`` fails here."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -42,6 +43,32 @@ def test_a_shared_helper_is_defined_in_one_module(pattern):
     assert _holders(pattern) == ([ONCE[pattern]] if ONCE[pattern] else [])
 
 
+def _exception_classes(path: Path) -> list[str]:
+    """Classes in ``path`` whose bases name an exception (``...Error``, ``...Exception``,
+    ``MissingData`` style subclasses of ours are caught by their ``Error`` base)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            bases = [ast.unparse(b) for b in node.bases]
+            if any(re.search(r"(Error|Exception|Warning)$", b) for b in bases):
+                found.append(node.name)
+    return found
+
+
+def test_every_error_class_lives_in_core_errors():
+    # cli.py's click exceptions (_Failure) are how the command line prints an error, not
+    # errors the package raises; core/errors.py cannot import click.
+    outside = {str(p.relative_to(PACKAGE)): _exception_classes(p) for p in PACKAGE.rglob("*.py")
+               if p.relative_to(PACKAGE).as_posix() not in ("core/errors.py", "cli.py")}
+    assert {k: v for k, v in outside.items() if v} == {}
+    from nop_sim.core import errors
+
+    for name in errors.__all__:
+        obj = getattr(errors, name)
+        assert not isinstance(obj, type) or issubclass(obj, Exception), name
+
+
 def test_old_import_paths_still_work():
     from nop_sim.core import errors
     from nop_sim.games.new_order.referee import RuleViolation
@@ -54,6 +81,23 @@ def test_old_import_paths_still_work():
     assert RuleViolation is OrderedRuleViolation is errors.RuleViolation
     assert issubclass(errors.SettingsError, ValueError)
     assert issubclass(errors.RuleViolation, AssertionError)
+
+    from nop_sim.games.new_order.agents import AgentError
+    from nop_sim.games.new_order.analysis import MissingData
+    from nop_sim.games.new_order.disruptors import MixError
+    from nop_sim.run.runner import RunError
+    from nop_sim.run.scenario import ScenarioError
+    from nop_sim.studies.compare import CompareError
+    from nop_sim.studies.sensitivity import SensitivityError
+    from nop_sim.studies.train import TrainError
+    from nop_sim.studies.tune import TuneError
+
+    assert (AgentError, MissingData, MixError, RunError, ScenarioError, CompareError,
+            SensitivityError, TrainError, TuneError) == (
+        errors.AgentError, errors.MissingData, errors.MixError, errors.RunError,
+        errors.ScenarioError, errors.CompareError, errors.SensitivityError, errors.TrainError,
+        errors.TuneError)
+    assert str(MissingData("no table")) == "no table"  # a sentence, not KeyError's repr
 
 
 def test_did_you_mean():

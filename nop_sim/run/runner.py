@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from nop_sim.core.errors import RunError
 from nop_sim.games import Game, game_of_folder, get_game
 from nop_sim.games.registry import seat_names
 from nop_sim.run.folder_lock import LOCK_FILES, hold_folder
@@ -65,10 +66,6 @@ from nop_sim.run.scenario import Scenario
 __all__ = ["Chunk", "MatchLog", "RunError", "RunResult", "not_a_run", "plan_chunks", "run_chunk",
            "run_scenario", "load_match_log", "load_tables"]
 
-
-
-class RunError(ValueError):
-    """A run that cannot start or continue (bad output folder, changed scenario, scheduler)."""
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import tomli_w
 
-from nop_sim.core.errors import did_you_mean
+from nop_sim.core.errors import ScenarioError, did_you_mean
 from nop_sim.games import DEFAULT_KIND, Game, SeatFile, game_kinds, get_game
 from nop_sim.games.registry import changed_label
 
@@ -45,10 +45,6 @@ RUN_KEYS = {"matches": (1, 100_000_000), "seed": (0, 2**63 - 1), "chunk": (1, 1_
             "log_sample": (0, 100_000_000)}
 RUN_DEFAULTS = {"matches": 1000, "seed": 0, "chunk": 250, "log_sample": 0}
 SEAT_KEYS = ("all", "seat", "rotate")
-
-
-class ScenarioError(ValueError):
-    """A scenario file, field or override that cannot be used; the message says why."""
 
 
 @dataclass(frozen=True)

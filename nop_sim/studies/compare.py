@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nop_sim.core.errors import did_you_mean
+from nop_sim.core.errors import CompareError, did_you_mean
 from nop_sim.core.stats import (
     CONFIDENCE,
     holm_intervals,
@@ -96,10 +96,6 @@ MIN_EFFECT: dict[str, tuple[float, bool]] = {
     "stack_gini": (0.02, False),
     "category_share": (0.01, False),
 }
-
-
-class CompareError(ValueError):
-    """Two runs that cannot be compared, or a source that is no finished run (one line)."""
 
 
 @dataclass

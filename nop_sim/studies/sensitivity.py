@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
+from nop_sim.core.errors import SensitivityError
 from nop_sim.core.stats import CONFIDENCE, normal_quantile
 from nop_sim.games import Game
 from nop_sim.run.runner import RunError, load_tables, not_a_run, run_game
@@ -58,10 +59,6 @@ TOO_NOISY = 0.5         # a metric whose variance across points is mostly noise:
 PRIMARY = {"sobol": "ST", "delta": "delta"}
 INDEX_NAMES = {"ST": "total (ST)", "ST_raw": "total, noise kept", "S1": "first order (S1)",
                "delta": "delta"}
-
-
-class SensitivityError(ValueError):
-    """A folder or sweep sensitivity indices cannot be computed for; the message says why."""
 
 
 @dataclass

@@ -78,16 +78,12 @@ from typing import Any
 
 import numpy as np
 
-from nop_sim.core.errors import did_you_mean
+from nop_sim.core.errors import AgentError, did_you_mean
 from nop_sim.games.new_order import types as T
 
 __all__ = ["AgentError", "AgentFile", "DRAFT_VALUES", "PRESETS", "agent_bounds", "agent_row",
            "agent_table", "draw_rows", "load_agent_file", "preset_names", "read_agent_file",
            "training_text", "write_agent_file"]
-
-
-class AgentError(ValueError):
-    """An unknown preset or policy parameter, or a parameter out of range."""
 
 
 # What a Disruptor card is worth to a heuristic drafter, in rough chips: the

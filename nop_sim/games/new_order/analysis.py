@@ -47,6 +47,7 @@ import pandas as pd
 from scipy import stats
 
 from nop_sim.core.column import Category
+from nop_sim.core.errors import MissingData
 from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval, A.holm, ...)
     ALPHA,
     CONFIDENCE,
@@ -81,13 +82,6 @@ __all__ = [
 
 CATEGORY_LABELS = tuple(c.label for c in Category)
 N_CATEGORIES = len(CATEGORY_LABELS)
-
-
-class MissingData(KeyError):
-    """The run's tables lack what a statistic needs (an older engine, another game kind)."""
-
-    def __str__(self) -> str:  # KeyError quotes its message; this one is a sentence
-        return str(self.args[0]) if self.args else "missing data"
 
 
 # ---------------------------------------------------------------------------

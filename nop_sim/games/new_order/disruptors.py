@@ -21,7 +21,7 @@ from importlib import resources
 
 import numpy as np
 
-from nop_sim.core.errors import did_you_mean
+from nop_sim.core.errors import MixError, did_you_mean
 from nop_sim.games.new_order import types as T
 
 __all__ = [
@@ -45,10 +45,6 @@ STACK_RULES = T.STACK_NAMES
 # (or a flag) and stacks multiply, add or once.
 _COPY_BY_COPY = ("safety_net",)
 MAX_COPIES = 64
-
-
-class MixError(ValueError):
-    """A Disruptor mix names an unknown card or a bad number of copies."""
 
 
 @dataclass(frozen=True)

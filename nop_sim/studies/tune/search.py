@@ -49,6 +49,7 @@ import optuna
 import pandas as pd
 import tomli_w
 
+from nop_sim.core.errors import TuneError
 from nop_sim.games import get_game
 from nop_sim.run.runner import Chunk, concat_tables, plan_chunks
 from nop_sim.run.scenario import Scenario, Target, TuneAxis
@@ -57,10 +58,6 @@ __all__ = ["TuneConfig", "TuneError", "TuneResult", "objective", "tune_folder"]
 
 STUDY = "tune"
 _TRIAL_KEY, _RERUN_KEY, _SAMPLER_KEY, _BOOT_KEY = 0x7472, 0x7265, 0x7361, 0x626F
-
-
-class TuneError(RuntimeError):
-    """A study that cannot start or continue (the folder holds another one, the scheduler)."""
 
 
 @dataclass(frozen=True)
