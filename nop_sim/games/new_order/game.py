@@ -37,7 +37,7 @@ TARGETS = {
     "unresolved_share": "share of matches hitting max_hands",
     "max_seat_advantage": "largest |seat win rate - 1/players|",
     "max_preset_advantage": "largest |preset win rate - 1/players|",
-    "fee_share": "manipulation fees as a share of chips moved",
+    "fee_share": "Ledger fees as a share of chips moved",
     "manipulations_per_hand": "manipulations (column moves) per hand",
     "hedges_per_hand": "hedge placements per hand",
     "hedge_hit_rate": "share of hedges that pay",

@@ -153,7 +153,7 @@ def pay_dead(g, ps, tmp, amount):
 
 
 @jit(_nrt=False)
-def manipulation_fee(g, ps, p):
+def ledger_fee(g, ps, p):
     """The fee ``p`` pays now: the dart, at most the price ceiling, less what ``p``'s
     brokers take off (their amount, stacked as the catalog says: 2 per broker)."""
     f = g[G_DART]
@@ -207,7 +207,7 @@ def _manipulate(st, cfg, out, rng, p, stake, s1, cat, e):
     counts, catst, oplayer, ev = out[OUT_COUNTS], out[OUT_CAT], out[OUT_PLAYER], out[OUT_EVENTS]
     made = 0
     while made < settings[S_PROMOTIONS]:
-        fee = manipulation_fee(g, ps, p)
+        fee = ledger_fee(g, ps, p)
         if ps[p, P_CHIPS] - fee < 1:  # the fee is paid in full and the action still needs a chip
             break
         if made > 0 and cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:  # the column moved

@@ -154,7 +154,7 @@ P_FIELDS = (
     ("SCORE", 1, ""),
     ("ELIM_HAND", 1, ""),
     ("ELIM_KEY", 1, "orders players eliminated in the same hand"),
-    ("FEE_OFF", 1, "taken off the manipulation fee this hand (brokers held, stacked)"),
+    ("FEE_OFF", 1, "taken off the Ledger fee this hand (brokers held, stacked)"),
     ("MAX_DISCARD", 1, "most cards discarded in the Draw this hand (deep_draw or the rules)"),
     ("EXEMPT", 1, ""),
     ("HFUND", 1, "hedge payout multiplier (hedge_fund)"),

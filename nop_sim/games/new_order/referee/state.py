@@ -14,7 +14,7 @@ class _Seat:
 
     wild_ranks: int  # bit rank - 2 per wild rank (deuces_wild counted in)
     elevation: tuple[int, ...]  # positions each category is elevated (elevator)
-    fee_off: int  # taken off the manipulation fee (broker)
+    fee_off: int  # taken off the Ledger fee (broker)
     max_discard: int  # cards that may be discarded in the Draw (deep_draw)
     ante_exempt: bool
     hedge_fund: int  # hedge payout multiplier
