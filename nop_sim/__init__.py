@@ -25,7 +25,6 @@ _EXPORTS = {
     "best_hand": "nop_sim.evaluator",
     "evaluate": "nop_sim.evaluator",
     "profile": "nop_sim.evaluator",
-    "beats": "nop_sim.games.ordered_hand.blocks",
     "classify_block": "nop_sim.games.ordered_hand.blocks",
     "classify_blocks": "nop_sim.games.ordered_hand.blocks",
     "DEFAULT_COLUMN": "nop_sim.core.column",
@@ -44,7 +43,6 @@ __all__ = [
     "load_settings",
     "play_matches",
     "BestHand",
-    "beats",
     "best_category",
     "classify_block",
     "classify_blocks",
@@ -81,4 +79,4 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from nop_sim.games.new_order.engine import MatchResults, play_matches
     from nop_sim.games.new_order.referee import check_results
     from nop_sim.games.new_order.rules import Settings, SettingsError, load_settings
-    from nop_sim.games.ordered_hand.blocks import beats, classify_block, classify_blocks
+    from nop_sim.games.ordered_hand.blocks import classify_block, classify_blocks

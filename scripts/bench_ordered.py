@@ -25,9 +25,9 @@ _COMPILE_SNIPPET = """
 import time, warnings
 warnings.simplefilter("ignore")
 t = time.perf_counter()
-from nop_sim.games.ordered_hand import OrderedSettings, play_ordered
-play_ordered(OrderedSettings(), "random", 10, seed=0)
-play_ordered(OrderedSettings(players=2, betting=True), ["bettor", "raiser"], 10, seed=0)
+from nop_sim.games.ordered_hand import OrderedSettings, play_matches
+play_matches(OrderedSettings(), "random", 10, seed=0)
+play_matches(OrderedSettings(players=2, betting=True), ["bettor", "raiser"], 10, seed=0)
 print(time.perf_counter() - t)
 """
 
@@ -47,13 +47,13 @@ def games_per_second(settings, agents, n_games: int, repeats: int = 3) -> tuple[
     The serial driver runs on one thread, so CPU time is the time of one
     core; on a busy machine it is the steadier of the two figures.
     """
-    from nop_sim.games.ordered_hand import play_ordered
+    from nop_sim.games.ordered_hand import play_matches
 
-    play_ordered(settings, agents, 512, seed=1)  # compiled (or loaded from cache) here
+    play_matches(settings, agents, 512, seed=1)  # compiled (or loaded from cache) here
     best_cpu = best_wall = float("inf")
     for r in range(repeats):
         t_wall, t_cpu = time.perf_counter(), time.process_time()
-        play_ordered(settings, agents, n_games, seed=100 + r)
+        play_matches(settings, agents, n_games, seed=100 + r)
         best_cpu = min(best_cpu, time.process_time() - t_cpu)
         best_wall = min(best_wall, time.perf_counter() - t_wall)
     return n_games / best_cpu, n_games / best_wall

@@ -16,9 +16,10 @@ import pytest
 
 from nop_sim.core.column import DEFAULT_COLUMN, Column
 from nop_sim.evaluator import evaluate
+from nop_sim.games import ordered_hand
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.rules import Settings
-from nop_sim.games.ordered_hand import OrderedSettings, play_ordered
+from nop_sim.games.ordered_hand import OrderedSettings
 
 
 def _md5(*arrays: np.ndarray) -> str:
@@ -103,8 +104,8 @@ ORDERED_HASHES = {
 
 
 @pytest.mark.parametrize("name", list(ORDERED_CONFIGS))
-def test_play_ordered_output_hash(name):
+def test_ordered_hand_output_hash(name):
     settings, agents = ORDERED_CONFIGS[name]
-    r = play_ordered(OrderedSettings(**settings), agents, 300, seed=0, log=True)
+    r = ordered_hand.play_matches(OrderedSettings(**settings), agents, 300, seed=0, log=True)
     digest = _md5(r.games, r.log.decks, r.log.events, r.log.starts)
     assert digest == ORDERED_HASHES[name]

@@ -23,8 +23,8 @@ PACKAGE = Path(nop_sim.__file__).resolve().parent
 
 ORDERED = """
 import hashlib
-from nop_sim.games.ordered_hand import play_ordered
-r = play_ordered(n_games=40, seed=1)
+from nop_sim.games.ordered_hand import play_matches
+r = play_matches(n_games=40, seed=1)
 print(hashlib.sha1(r.games.tobytes()).hexdigest())
 """
 

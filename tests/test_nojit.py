@@ -17,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
+from nop_sim.games import ordered_hand
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.rules import Settings
-from nop_sim.games.ordered_hand import OrderedSettings, play_ordered
+from nop_sim.games.ordered_hand import OrderedSettings
 
 TESTS = Path(__file__).parent
 
@@ -37,7 +38,7 @@ def digest(*arrays) -> str:
 def ordered_digests() -> list[str]:
     out = []
     for kw, agents, n in ORDERED:
-        r = play_ordered(OrderedSettings(**kw), agents, n, seed=7, log=True)
+        r = ordered_hand.play_matches(OrderedSettings(**kw), agents, n, seed=7, log=True)
         out.append(digest(r.games, r.log.decks, r.log.events, r.log.starts))
     return out
 

@@ -7,7 +7,7 @@ import ordered_reference
 import pytest
 
 from nop_sim.core.column import Column
-from nop_sim.games.ordered_hand import OrderedAgent, OrderedSettings, SettingsError, play_ordered
+from nop_sim.games.ordered_hand import OrderedAgent, OrderedSettings, SettingsError, play_matches
 from nop_sim.games.ordered_hand.engine import GAMES_PER_CHUNK, _chunk_states
 from nop_sim.games.ordered_hand.kernels import play as K
 from nop_sim.games.ordered_hand.referee import RuleViolation, check_game, check_result
@@ -37,10 +37,10 @@ SCENARIOS = [
 @pytest.mark.parametrize("settings, agents", SCENARIOS)
 def test_referee_replays_logged_games(settings, agents):
     n = 300
-    result = play_ordered(settings, agents, n, seed=11, log=True)
+    result = play_matches(settings, agents, n, seed=11, log=True)
     assert check_result(result) == n
     # The log-free run plays exactly the same games.
-    plain = play_ordered(settings, agents, n, seed=11)
+    plain = play_matches(settings, agents, n, seed=11)
     np.testing.assert_array_equal(plain.games, result.games)
 
 
@@ -51,7 +51,7 @@ LONG_HANDS = (OrderedSettings(players=2, hand_size=25), "low")
 
 def test_referee_checks_tied_and_shared_stock_outs():
     settings, agents = LONG_HANDS
-    result = play_ordered(settings, agents, 64, seed=11, log=True)
+    result = play_matches(settings, agents, 64, seed=11, log=True)
     shared = np.flatnonzero(result.games[:, K.F_END] == K.END_SHARED)
     assert shared.size >= 2
     # The referee tries every five-card subset of 25 cards: check a few games only.
@@ -65,7 +65,7 @@ def test_scenarios_reach_every_ending_and_bet_response():
     ends = set()
     totals = np.zeros(K.N_FIELDS, dtype=np.int64)
     for settings, agents in [*SCENARIOS, LONG_HANDS]:
-        g = play_ordered(settings, agents, 300, seed=11).games
+        g = play_matches(settings, agents, 300, seed=11).games
         ends.update(np.unique(g[:, K.F_END]).tolist())
         totals += g.sum(axis=0)
     assert ends == {K.END_EMPTIED, K.END_STOCK_OUT, K.END_SHARED, K.END_CAPPED}
@@ -82,7 +82,7 @@ def _tamper(result, game, mutate):
 
 
 def test_referee_catches_broken_rules():
-    result = play_ordered(OrderedSettings(), "random", 40, seed=3, log=True)
+    result = play_matches(OrderedSettings(), "random", 40, seed=3, log=True)
     ev = result.log.game_events(0)
     draws = np.flatnonzero(ev[:, 1] == K.EV_DRAW)
     plays = np.flatnonzero(ev[:, 1] == K.EV_PLAY)
@@ -123,7 +123,7 @@ def test_referee_catches_broken_rules():
 
 
 def test_a_bet_without_advanced_rules_is_caught():
-    result = play_ordered(TWO_BET, ["bettor", "raiser"], 20, seed=5, log=True)
+    result = play_matches(TWO_BET, ["bettor", "raiser"], 20, seed=5, log=True)
     i = next(i for i in range(20) if (result.log.game_events(i)[:, 1] == K.EV_BET).any())
     plain = OrderedSettings(players=2)
     with pytest.raises(RuleViolation, match="Bet without"):
@@ -132,17 +132,17 @@ def test_a_bet_without_advanced_rules_is_caught():
 
 def test_same_seed_same_games_whatever_the_chunking():
     n = 2 * GAMES_PER_CHUNK + 37
-    whole = play_ordered(OrderedSettings(), "random", n, seed=42).games
-    again = play_ordered(OrderedSettings(), "random", n, seed=42).games
+    whole = play_matches(OrderedSettings(), "random", n, seed=42).games
+    again = play_matches(OrderedSettings(), "random", n, seed=42).games
     assert whole.tobytes() == again.tobytes()
-    head = play_ordered(OrderedSettings(), "random", GAMES_PER_CHUNK, seed=42).games
-    tail = play_ordered(OrderedSettings(), "random", n - GAMES_PER_CHUNK, seed=42,
+    head = play_matches(OrderedSettings(), "random", GAMES_PER_CHUNK, seed=42).games
+    tail = play_matches(OrderedSettings(), "random", n - GAMES_PER_CHUNK, seed=42,
                         first_game=GAMES_PER_CHUNK).games
     np.testing.assert_array_equal(np.concatenate([head, tail]), whole)
     for workers in (2, 3, None):
-        par = play_ordered(OrderedSettings(), "random", n, seed=42, workers=workers).games
+        par = play_matches(OrderedSettings(), "random", n, seed=42, workers=workers).games
         np.testing.assert_array_equal(par, whole)
-    other = play_ordered(OrderedSettings(), "random", n, seed=43).games
+    other = play_matches(OrderedSettings(), "random", n, seed=43).games
     assert other.tobytes() != whole.tobytes()
 
 
@@ -159,7 +159,7 @@ def test_chunk_streams_are_seed_sequence_children():
 
 
 def test_records_dataframe():
-    result = play_ordered(TWO_BET, ["bettor", "raiser"], 500, seed=1)
+    result = play_matches(TWO_BET, ["bettor", "raiser"], 500, seed=1)
     df = result.records()
     assert len(df) == 500
     assert set(df["end"].cat.categories) == set(K.END_NAMES)
@@ -205,25 +205,25 @@ def test_settings_accept_text_columns_and_mappings():
 
 def test_bad_agents_and_arguments():
     with pytest.raises(ValueError, match="agent 'nobody'"):
-        play_ordered(OrderedSettings(), "nobody", 1)
+        play_matches(OrderedSettings(), "nobody", 1)
     with pytest.raises(ValueError, match="3 agents"):
-        play_ordered(OrderedSettings(), ["low"] * 3, 1)
+        play_matches(OrderedSettings(), ["low"] * 3, 1)
     with pytest.raises(ValueError, match="play='best'"):
         OrderedAgent(play="best")
     with pytest.raises(ValueError, match="first_game"):
-        play_ordered(OrderedSettings(), "low", 1, first_game=3)
+        play_matches(OrderedSettings(), "low", 1, first_game=3)
     with pytest.raises(ValueError, match="seed"):
-        play_ordered(OrderedSettings(), "low", 1, seed=-1)
+        play_matches(OrderedSettings(), "low", 1, seed=-1)
     with pytest.raises(ValueError, match="workers"):
-        play_ordered(OrderedSettings(), "low", 1, workers=0)
+        play_matches(OrderedSettings(), "low", 1, workers=0)
 
 
 def test_custom_agents_and_zero_games():
     cautious = OrderedAgent(play="low", insert="builder", check_prob=0.5)
-    result = play_ordered(OrderedSettings(players=2), [cautious, "high"], 200, seed=2, log=True)
+    result = play_matches(OrderedSettings(players=2), [cautious, "high"], 200, seed=2, log=True)
     assert check_result(result) == 200
     assert result.agent_names == ("custom", "high")
-    assert play_ordered(OrderedSettings(), "low", 0).games.shape == (0, K.N_FIELDS)
+    assert play_matches(OrderedSettings(), "low", 0).games.shape == (0, K.N_FIELDS)
 
 
 def test_fast_legal_blocks_equal_the_obvious_enumeration():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from nop_sim.core.cards import parse_cards
-from nop_sim.games.ordered_hand import OrderedSettings, play_ordered
+from nop_sim.games.ordered_hand import OrderedSettings, play_matches
 from nop_sim.games.ordered_hand.agents import PRESETS, agent_table
 from nop_sim.games.ordered_hand.kernels import play as K
 from nop_sim.games.ordered_hand.referee import (
@@ -32,7 +32,7 @@ def logged():
     """{line-up: 400 logged games}; the referee accepts every one of them."""
     out = {}
     for line_up in LINE_UPS:
-        r = play_ordered(TWO_BET, list(line_up), 400, seed=21, log=True)
+        r = play_matches(TWO_BET, list(line_up), 400, seed=21, log=True)
         assert check_result(r) == 400
         out[line_up] = r
     return out
@@ -118,7 +118,7 @@ def test_r14_one_card_cannot_raise():
     short = OrderedSettings(players=2, betting=True, hand_size=2)
     answers = {K.EV_FOLD: 0, K.EV_CALL: 0, K.EV_RAISE: 0}
     for line_up in (("random", "random"), ("bettor", "random")):
-        r = play_ordered(short, list(line_up), 400, seed=21, log=True)
+        r = play_matches(short, list(line_up), 400, seed=21, log=True)
         assert check_result(r) == 400
         for g in range(r.n_games):
             events = r.log.game_events(g)
@@ -332,5 +332,5 @@ def test_r15_the_referee_refuses_a_clear_before_a_full_round(logged):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_referee_finds_no_violation_in_advanced_rule_games(seed):
     for line_up in [*LINE_UPS, ("raiser", "random")]:
-        r = play_ordered(TWO_BET, list(line_up), 200, seed=seed, log=True)
+        r = play_matches(TWO_BET, list(line_up), 200, seed=seed, log=True)
         assert check_result(r) == 200

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from nop_sim.games import ordered_hand
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.events import to_records
 from nop_sim.games.new_order.rules import Settings
-from nop_sim.games.ordered_hand import play_ordered
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 
 FORBIDDEN = ("nop_sim.kernels", "nop_sim.games.new_order.kernels", "nop_sim.games.new_order.engine",
@@ -80,7 +80,7 @@ def test_new_order_referee_replays_without_the_engine(tmp_path):
 
 
 def test_ordered_referee_replays_without_the_engine(tmp_path):
-    result = play_ordered(OrderedSettings(players=2, betting=True), "random", 20, seed=3,
+    result = ordered_hand.play_matches(OrderedSettings(players=2, betting=True), "random", 20, seed=3,
                           log=True)
     games = [(result.log.decks[i], result.log.game_events(i), result.games[i])
              for i in range(result.n_games)]

@@ -2,7 +2,9 @@
 
 Settings, agents, the engine and its numba kernels (:mod:`.kernels`: the game's
 play and the block rules), hand histories, the plain-Python referee, analysis
-and the report; :mod:`.blocks` is the public block API (``nop_sim.beats``...).
+and the report; :mod:`.blocks` is the public block API (:func:`beats`,
+:func:`classify_block`, re-exported here). The entry points have New Order's
+names: :func:`play_matches`, ``history.render_history``, ``report.write_report``.
 :mod:`.game` declares it to the registry; importing this package registers it.
 
 The public names are imported on first use (PEP 562), so that
@@ -22,7 +24,10 @@ _EXPORTS = {
     "OrderedAgent": "nop_sim.games.ordered_hand.agents",
     "OrderedLog": "nop_sim.games.ordered_hand.engine",
     "OrderedResult": "nop_sim.games.ordered_hand.engine",
-    "play_ordered": "nop_sim.games.ordered_hand.engine",
+    "beats": "nop_sim.games.ordered_hand.blocks",
+    "classify_block": "nop_sim.games.ordered_hand.blocks",
+    "classify_blocks": "nop_sim.games.ordered_hand.blocks",
+    "play_matches": "nop_sim.games.ordered_hand.engine",
     "OrderedSettings": "nop_sim.games.ordered_hand.settings",
     "SettingsError": "nop_sim.games.ordered_hand.settings",
 }
@@ -34,7 +39,10 @@ __all__ = [
     "OrderedResult",
     "OrderedSettings",
     "SettingsError",
-    "play_ordered",
+    "beats",
+    "classify_block",
+    "classify_blocks",
+    "play_matches",
 ]
 
 
@@ -53,5 +61,6 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from nop_sim.games.ordered_hand.agents import PRESETS, OrderedAgent
-    from nop_sim.games.ordered_hand.engine import OrderedLog, OrderedResult, play_ordered
+    from nop_sim.games.ordered_hand.blocks import beats, classify_block, classify_blocks
+    from nop_sim.games.ordered_hand.engine import OrderedLog, OrderedResult, play_matches
     from nop_sim.games.ordered_hand.settings import OrderedSettings, SettingsError

@@ -22,7 +22,7 @@ from nop_sim.games.ordered_hand.kernels import play as K
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.kernels.rng import seed_states
 
-__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "play_ordered"]
+__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "play_matches"]
 
 GAMES_PER_CHUNK = 256
 DECK_EVENT = -1  # a stored log's deck row: a = position in the deck (dealt from 0), b = card
@@ -149,7 +149,7 @@ def _play_unlogged(args: tuple, states: np.ndarray, games: np.ndarray, workers: 
         list(pool.map(run, bounds[:-1], bounds[1:]))
 
 
-def play_ordered(
+def play_matches(
     settings: OrderedSettings | None = None,
     agents: str | OrderedAgent | Sequence[str | OrderedAgent] = "random",
     n_games: int = 1000,

@@ -89,7 +89,7 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
     from nop_sim.core.column import Category
     from nop_sim.core.profiling import phase
     from nop_sim.games.ordered_hand.agents import agent_from_spec
-    from nop_sim.games.ordered_hand.engine import play_ordered
+    from nop_sim.games.ordered_hand.engine import play_matches
     from nop_sim.games.ordered_hand.kernels import play as K
 
     point = scn.points()[chunk.point]
@@ -106,7 +106,7 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
     for r, idx, seed in batches:
         specs = scn.seat_specs(point, r)
         with phase("simulation"):
-            res = play_ordered(settings, [agent_from_spec(s) for s in specs], int(idx.size),
+            res = play_matches(settings, [agent_from_spec(s) for s in specs], int(idx.size),
                                seed=seed, workers=1, log=scn.log_sample > 0)
         games[idx] = res.games
         if res.log is not None:
@@ -226,16 +226,16 @@ def fair_win_rate(matches: pd.DataFrame, players: int) -> float:
 def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
     """``count`` games (one game is one "hand" here) of the first sweep point."""
     from nop_sim.games.ordered_hand.agents import agent_from_spec
-    from nop_sim.games.ordered_hand.engine import play_ordered
-    from nop_sim.games.ordered_hand.history import game_records, render_game
+    from nop_sim.games.ordered_hand.engine import play_matches
+    from nop_sim.games.ordered_hand.history import game_records, render_history
 
     point = scn.points()[0]
     settings = scn.settings_at(point)
     specs = scn.seat_specs(point, 0)
     names = registry.seat_names(map(seat_label, specs))
-    log = play_ordered(settings, [agent_from_spec(s) for s in specs], count, seed=scn.seed,
+    log = play_matches(settings, [agent_from_spec(s) for s in specs], count, seed=scn.seed,
                        log=True).log
-    text = "\n\n".join(render_game(settings, log.decks[i], log.game_events(i), names, i + 1)
+    text = "\n\n".join(render_history(settings, log.decks[i], log.game_events(i), names, i + 1)
                        for i in range(count))
     return text, [rec for i in range(count) for rec in game_records(log.game_events(i), i)]
 
@@ -243,37 +243,37 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
 def stored_hands(log) -> tuple[str, list[dict]]:
     """A stored game: its deck rows (kind ``DECK_EVENT``) then its events."""
     from nop_sim.games.ordered_hand.engine import DECK_EVENT
-    from nop_sim.games.ordered_hand.history import game_records, render_game
+    from nop_sim.games.ordered_hand.history import game_records, render_history
 
     ev = log.events
     is_deck = (ev["kind"] == DECK_EVENT).to_numpy()
     deck = ev[is_deck].sort_values("a")["b"].to_numpy(np.int8)
     rows = ev.loc[~is_deck, ["player", "kind", "a", "b"]].to_numpy(np.int64)
-    return (render_game(log.settings, deck, rows, log.names, log.match + 1),
+    return (render_history(log.settings, deck, rows, log.names, log.match + 1),
             game_records(rows, log.match))
 
 
 def referee(settings, specs: list, n: int, seed: int) -> int:
     from nop_sim.games.ordered_hand.agents import agent_from_spec
-    from nop_sim.games.ordered_hand.engine import play_ordered
+    from nop_sim.games.ordered_hand.engine import play_matches
     from nop_sim.games.ordered_hand.referee import check_result
 
-    res = play_ordered(settings, [agent_from_spec(s) for s in specs], n, seed=seed, log=True)
+    res = play_matches(settings, [agent_from_spec(s) for s in specs], n, seed=seed, log=True)
     return check_result(res)
 
 
 def write_report(out):
-    from nop_sim.games.ordered_hand.report import write_ordered_report
+    from nop_sim.games.ordered_hand.report import write_report as write
 
-    return write_ordered_report(out)
+    return write(out)
 
 
 def compile_kernels() -> None:
     """Compile (or load) the Ordered Hand engine: one game, unlogged and logged."""
-    from nop_sim.games.ordered_hand.engine import play_ordered
+    from nop_sim.games.ordered_hand.engine import play_matches
 
-    play_ordered(n_games=1, workers=1)
-    play_ordered(n_games=1, workers=1, log=True)
+    play_matches(n_games=1, workers=1)
+    play_matches(n_games=1, workers=1, log=True)
 
 
 GAME = register_game(Game(

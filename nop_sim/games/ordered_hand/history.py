@@ -15,7 +15,7 @@ from nop_sim.core.column import Category
 from nop_sim.games.ordered_hand.kernels import play as K
 from nop_sim.games.ordered_hand.referee import py_classify_block
 
-__all__ = ["game_records", "render_game"]
+__all__ = ["game_records", "render_history"]
 
 _END_TEXT = {K.END_EMPTIED: "a sequence was emptied", K.END_STOCK_OUT: "the stock ran out",
              K.END_SHARED: "the stock ran out, win shared", K.END_CAPPED: "the turn cap was hit"}
@@ -25,7 +25,7 @@ def _cards(cards: Sequence[int]) -> str:
     return " ".join(format_card(c) for c in cards) if cards else "(empty)"
 
 
-def render_game(settings, deck, events, names: Sequence[str], number: int = 1) -> str:
+def render_history(settings, deck, events, names: Sequence[str], number: int = 1) -> str:
     """The history of one logged game as text.
 
     Parameters

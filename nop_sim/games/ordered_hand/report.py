@@ -1,6 +1,6 @@
 """The Ordered Hand report: figures and tables of a finished run, as HTML and Markdown.
 
-:func:`write_ordered_report` reads a results folder of an ``ordered-hand``
+:func:`write_report` reads a results folder of an ``ordered-hand``
 scenario (see :mod:`nop_sim.run.runner`), computes the summaries of
 :mod:`nop_sim.games.ordered_hand.analysis` and writes, with the toolkit of
 :mod:`nop_sim.reporting`, in the same folder:
@@ -28,7 +28,7 @@ from nop_sim import reporting as R
 from nop_sim.games.ordered_hand import analysis as A
 from nop_sim.reporting import CYCLE, PALETTE, Note, SectionSpec, Table, interval_err
 
-__all__ = ["REPORT_SECTIONS", "SECTIONS", "write_ordered_report"]
+__all__ = ["REPORT_SECTIONS", "SECTIONS", "write_report"]
 
 END_COLOURS = {"emptied": PALETTE["green"], "stock_out": PALETTE["blue"],
                "shared": PALETTE["orange"], "capped": PALETTE["vermillion"]}
@@ -394,7 +394,7 @@ def build_ordered_report(out: str | Path, strict: bool = False) -> R.Report:
     return R.Report(f"{manifest['scenario']['name']}: Ordered Hand report", meta, sections)
 
 
-def write_ordered_report(out: str | Path) -> Path:
+def write_report(out: str | Path) -> Path:
     """Write ``report.html``, ``report.md``, ``figures/`` and ``tables/`` into a finished
     ``ordered-hand`` run folder; returns the HTML path."""
     return R.write_report(build_ordered_report(out), out)
