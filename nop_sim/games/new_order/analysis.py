@@ -330,13 +330,6 @@ def survival(run: RunData) -> pd.DataFrame:
 # ---------------------------------------------------------------------------
 # 3. Seats and 4. strategies
 # ---------------------------------------------------------------------------
-def _players_col(run: RunData, frame: pd.DataFrame) -> np.ndarray:
-    if "players" in frame.columns:
-        return frame["players"].to_numpy(float)
-    lookup = {p: run.players(p) for p in frame["point"].unique()}
-    return frame["point"].map(lookup).to_numpy(float)
-
-
 def seat_fairness(run: RunData, tests: bool = True) -> pd.DataFrame:
     """Win rate per seat against 1/players: Wilson interval, its score test, Holm.
 

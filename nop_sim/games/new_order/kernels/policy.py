@@ -113,11 +113,6 @@ from nop_sim.kernels.rng import below, uniform
 N_CAT = 13
 
 
-@jit(_nrt=False)
-def is_random(cfg, p):
-    return cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5
-
-
 # -- judged strength -------------------------------------------------------------------
 @jit(_nrt=False)
 def single_strength(st, cfg, p):
