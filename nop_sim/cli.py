@@ -1057,7 +1057,17 @@ def _compile_line(e) -> str:
 
 @main.group(context_settings=CONTEXT)
 def bench():
-    """Speed benchmarks (medians, with a peer measured in the same run)."""
+    """Speed benchmarks (medians, with a peer measured in the same run), as JSON.
+
+    They ship with the package: an installed nop-sim measures itself.
+
+    \b
+    Examples:
+      nop-sim bench evaluator --hands 1000000
+      nop-sim bench engine --seconds 5 --cold
+      nop-sim bench runner --matches 100000 --workers 2
+      nop-sim bench ordered --games 50000
+    """
 
 
 @bench.command("evaluator", context_settings=CONTEXT)
@@ -1082,56 +1092,66 @@ def bench_evaluator_cmd(n_hands: int, repeats: int, no_compile: bool):
                           indent=2))
 
 
-def _run_script(name: str, args: list[str]) -> None:
-    # A fresh interpreter: a benchmark's --cold must set NUMBA_CACHE_DIR before
-    # numba is imported, and this process has imported it already.
-    import subprocess
+@bench.command("engine", context_settings=CONTEXT)
+@click.option("--seconds", default=5.0, show_default=True, type=click.FloatRange(0.001, 3600),
+              help="Time per measurement.")
+@click.option("--cold", is_flag=True, help="Time a full compile (an empty numba cache).")
+def bench_engine_cmd(seconds: float, cold: bool):
+    """Hands and matches per second of the New Order engine, as JSON on stdout.
 
-    script = Path(__file__).resolve().parents[1] / "scripts" / name
-    if not script.exists():
-        raise click.UsageError(f"{script} is not here: this benchmark runs from a source checkout")
-    code = subprocess.call([sys.executable, str(script), *args])
-    if code:
-        sys.exit(code)
-
-
-@bench.command("engine", context_settings={**CONTEXT, "ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def bench_engine_cmd(args):
-    """Hands and matches per second of the match engine, as JSON (scripts/bench_engine.py).
-
-    Extra arguments go to the script (try --help).
+    One core and all cores, balanced then random agents, and the compile
+    time of a fresh process (loading the cache, or a full compile with
+    --cold).
 
     \b
-    Example:
-      nop-sim bench engine --seconds 5
+    Examples:
+      nop-sim bench engine
+      nop-sim bench engine --seconds 5 --cold
     """
-    _run_script("bench_engine.py", list(args))
+    from nop_sim.studies.bench import bench_engine
+
+    click.echo(json.dumps(bench_engine(seconds, cold=cold)))
 
 
-@bench.command("runner", context_settings={**CONTEXT, "ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def bench_runner_cmd(args):
-    """The runner's rate against the in-process engine's, and its start-up cost, as JSON
-    (scripts/bench_runner.py).
+@bench.command("runner", context_settings=CONTEXT)
+@click.option("--scenario", type=click.Path(path_type=Path, dir_okay=False),
+              help="A New Order scenario without a [sweep]  [default: the baseline's game "
+                   "and seats]")
+@click.option("--matches", "n_matches", default=21_000, show_default=True,
+              type=click.IntRange(1, None), help="Matches per repeat.")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256))
+@click.option("--repeats", default=3, show_default=True, type=click.IntRange(1, 50))
+def bench_runner_cmd(scenario: Path | None, n_matches: int, workers: int, repeats: int):
+    """The runner's rate against the in-process engine's on the same cores
+    (runner_share), its phases and start-up cost, as JSON on stdout.
 
     \b
-    Example:
+    Examples:
+      nop-sim bench runner
       nop-sim bench runner --matches 100000 --workers 2
     """
-    _run_script("bench_runner.py", list(args))
+    from nop_sim.studies.bench import bench_runner
+
+    with _one_line():
+        figures = bench_runner(scenario, n_matches, workers, repeats)
+    click.echo(json.dumps(figures, indent=2))
 
 
-@bench.command("ordered", context_settings={**CONTEXT, "ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def bench_ordered_cmd(args):
-    """Games per second of the Ordered Hand engine, as JSON (scripts/bench_ordered.py).
+@bench.command("ordered", context_settings=CONTEXT)
+@click.option("--games", "n_games", default=200_000, show_default=True,
+              type=click.IntRange(1, None), help="Games per set-up (half for the extra mixes).")
+@click.option("--no-compile", is_flag=True, help="Skip the cold-cache compile measurement.")
+def bench_ordered_cmd(n_games: int, no_compile: bool):
+    """Games per second of the Ordered Hand engine on one core, as JSON on stdout.
 
     \b
-    Example:
-      nop-sim bench ordered --games 50000
+    Examples:
+      nop-sim bench ordered
+      nop-sim bench ordered --games 50000 --no-compile
     """
-    _run_script("bench_ordered.py", list(args))
+    from nop_sim.studies.bench import bench_ordered
+
+    click.echo(json.dumps(bench_ordered(n_games, compile_time=not no_compile)))
 
 
 def run():  # pragma: no cover - console entry for python -m

@@ -63,6 +63,42 @@ def test_bench_evaluator_reports_the_promised_fields():
         assert figures[key] > 0
 
 
+def test_bench_engine_runner_and_ordered_run_from_the_package(tmp_path, monkeypatch):
+    # from an empty folder: nothing of the checkout (scripts/, scenarios/) is at hand
+    monkeypatch.chdir(tmp_path)
+    res = run("bench", "ordered", "--games", "50", "--no-compile")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["games_per_s_4p"] > 0
+    res = run("bench", "engine", "--seconds", "0.001")
+    assert res.exit_code == 0, res.output
+    figures = json.loads(res.output)
+    assert figures["hands_per_s"] > 0 and figures["compile_s"] > 0
+    assert not figures["cold_compile"]
+    res = run("bench", "runner", "--matches", "8", "--workers", "1", "--repeats", "1")
+    assert res.exit_code == 0, res.output
+    figures = json.loads(res.output)
+    assert figures["runner_hands_per_s"] > 0 and figures["startup_s"] > 0
+
+
+def test_bench_runner_plays_the_baseline_when_installed():
+    import tomllib
+    from pathlib import Path
+
+    from nop_sim.studies.bench.runner import BASELINE
+
+    shipped = tomllib.loads((Path(__file__).parents[1] / "scenarios" / "baseline.toml")
+                            .read_text(encoding="utf-8"))
+    shipped.pop("targets")
+    assert tomllib.loads(BASELINE) == shipped
+
+
+def test_bench_runner_refuses_a_sweep_in_one_line(tmp_path):
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('[game]\nkind = "new-order"\n[sweep]\ndart_cap = [10, 20]\n')
+    res = CliRunner().invoke(main, ["bench", "runner", "--scenario", str(sweep)])
+    assert res.exit_code == 2 and "without a [sweep]" in res.output, res.output
+
+
 def test_version_and_module_entry():
     res = run("--version")
     assert res.exit_code == 0 and "nop-sim" in res.output

@@ -29,8 +29,9 @@ highest of them.
 
 Why not numba's documented first-class functions (``types.FunctionType``):
 both routes were measured against these intrinsics in one session (numba
-0.68.1, 2 shared cores, medians of 3, ``scripts/bench_engine.py --seconds 5``
-and ``scripts/compile_times.py`` on an empty cache). Each passes the
+0.68.1, 2 shared cores, medians of 3, the engine benchmark with 5 s per
+measurement and a per-group compile timer on an empty cache: today's ``nop-sim
+bench engine --seconds 5`` and ``--cold``). Each passes the
 evaluator in ``cfg`` and the draft as an argument down to ``_play_hand``.
 
 * ``numba.cfunc(sig, cache=True)`` callees, passed to the driver (called

@@ -1,6 +1,4 @@
-"""Benchmark the Ordered Hand engine on one core; prints one JSON object.
-
-    .venv/bin/python scripts/bench_ordered.py [--games 200000]
+"""The Ordered Hand engine's speed on one core (``nop-sim bench ordered``).
 
 ``games_per_s_4p``: 4 players, default rules, ``random`` agents.
 ``games_per_s_2p_advanced``: 2 players with the advanced (betting) rules,
@@ -13,13 +11,13 @@ adds other agent mixes.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
+
+__all__ = ["bench_ordered"]
 
 _COMPILE_SNIPPET = """
 import time, warnings
@@ -32,7 +30,7 @@ print(time.perf_counter() - t)
 """
 
 
-def compile_seconds() -> float:
+def _compile_seconds() -> float:
     """Import + first games in a child process whose numba cache starts empty."""
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
@@ -41,7 +39,7 @@ def compile_seconds() -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def games_per_second(settings, agents, n_games: int, repeats: int = 3) -> tuple[float, float]:
+def _games_per_second(settings, agents, n_games: int, repeats: int = 3) -> tuple[float, float]:
     """(games per CPU second, games per wall second), best of ``repeats`` runs.
 
     The serial driver runs on one thread, so CPU time is the time of one
@@ -56,31 +54,30 @@ def games_per_second(settings, agents, n_games: int, repeats: int = 3) -> tuple[
         play_matches(settings, agents, n_games, seed=100 + r)
         best_cpu = min(best_cpu, time.process_time() - t_cpu)
         best_wall = min(best_wall, time.perf_counter() - t_wall)
-    return n_games / best_cpu, n_games / best_wall
+    # max(): a tiny run can finish inside the CPU clock's resolution
+    return n_games / max(best_cpu, 1e-9), n_games / max(best_wall, 1e-9)
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200_000)
-    parser.add_argument("--no-compile", action="store_true", help="skip the compile_s child")
-    args = parser.parse_args(argv)
+def bench_ordered(n_games: int = 200_000, compile_time: bool = True) -> dict:
+    """Games per second of the serial driver (``n_games`` per set-up; half for the extras);
+    ``compile_time``: also time a cold compile in a child process."""
     import warnings
 
-    warnings.simplefilter("ignore")
     from nop_sim.games.ordered_hand import OrderedSettings
 
+    warnings.simplefilter("ignore")
     four = OrderedSettings(players=4)
     two_bet = OrderedSettings(players=2, betting=True)
+    half = max(1, n_games // 2)
     runs = {
-        "4p": (four, "random", args.games),
-        "2p_advanced": (two_bet, ["bettor", "raiser"], args.games),
-        "4p_builder": (four, "builder", args.games // 2),
-        "4p_low_high_builder_random": (four, ["low", "high", "builder", "random"],
-                                       args.games // 2),
-        "2p_advanced_random": (two_bet, "random", args.games // 2),
-        "2p_plain_random": (OrderedSettings(players=2), "random", args.games // 2),
+        "4p": (four, "random", n_games),
+        "2p_advanced": (two_bet, ["bettor", "raiser"], n_games),
+        "4p_builder": (four, "builder", half),
+        "4p_low_high_builder_random": (four, ["low", "high", "builder", "random"], half),
+        "2p_advanced_random": (two_bet, "random", half),
+        "2p_plain_random": (OrderedSettings(players=2), "random", half),
     }
-    rates = {k: games_per_second(*v) for k, v in runs.items()}
+    rates = {k: _games_per_second(*v) for k, v in runs.items()}
     out = {
         "games_per_s_4p": round(rates["4p"][0]),
         "games_per_s_2p_advanced": round(rates["2p_advanced"][0]),
@@ -88,14 +85,10 @@ def main(argv=None) -> None:
         "wall_games_per_s_2p_advanced": round(rates["2p_advanced"][1]),
         "extra_games_per_s": {k: round(v[0]) for k, v in rates.items()
                               if k not in ("4p", "2p_advanced")},
-        "games": args.games,
+        "games": n_games,
         "threads": 1,
         "load_average_1min": round(os.getloadavg()[0], 2),
     }
-    if not args.no_compile:
-        out["compile_s"] = round(compile_seconds(), 2)
-    print(json.dumps(out))
-
-
-if __name__ == "__main__":
-    main()
+    if compile_time:
+        out["compile_s"] = round(_compile_seconds(), 2)
+    return out

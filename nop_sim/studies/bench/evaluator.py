@@ -1,13 +1,7 @@
-"""Benchmarks: speeds measured as medians, with a reference measured in the same run.
-
-Never timed inside unit tests: the machines are shared and noisy, so each
-figure is the median of several repeats and compared with a peer measured
-alongside it.
-"""
+"""The evaluator's speed (``nop-sim bench evaluator``), beside eval7's in the same run."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -272,7 +266,3 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
         result["cached_start_s"] = _compile_seconds(cold=False)
     result["cpu_count"] = os.cpu_count()
     return {key: (round(v, 3) if isinstance(v, float) else v) for key, v in result.items()}
-
-
-if __name__ == "__main__":  # pragma: no cover
-    print(json.dumps(bench_evaluator(), indent=2))

@@ -1,0 +1,115 @@
+"""The New Order match engine's speed (``nop-sim bench engine``).
+
+One core: 4 players, default settings, every rule and Disruptor in play,
+``balanced`` agents in every seat (then the same with ``random`` agents).
+``hands_per_s`` / ``matches_per_s`` count per CPU-second of the one working
+thread (``time.process_time``), so a machine shared with other jobs does not
+halve them; ``wall_hands_per_s`` is the same run by the wall clock.
+``parallel_hands_per_s`` uses every core numba sees (wall clock).
+
+The compile figures come from a fresh interpreter: ``compile_s`` is its first
+one-thread call's time, loading from numba's cache when it is warm, a full
+compile with ``cold`` (a fresh, temporary cache directory);
+``callees_compile_s`` (the evaluator and the draft) and ``engine_compile_s``
+(the match driver) are its two independent parts, which the runner compiles
+in two processes at once. The parallel driver is compiled only when a call
+asks for more than one thread; ``parallel_compile_s`` is that first call's
+extra time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+__all__ = ["bench_engine"]
+
+# Run in a fresh interpreter (imports not timed); prints the compile figures as JSON.
+_COMPILE_SNIPPET = """
+import json, time
+import numba
+from nop_sim.games.new_order.engine import compile_callees, compile_engine, play_matches
+from nop_sim.games.new_order.rules import Settings
+
+settings = Settings()
+t = time.perf_counter()
+compile_callees()
+callees_s = time.perf_counter() - t
+compile_engine()
+engine_s = time.perf_counter() - t - callees_s
+play_matches(settings, "balanced", n_matches=1, seed=0, threads=1)
+compile_s = time.perf_counter() - t
+t = time.perf_counter()
+play_matches(settings, "balanced", n_matches=2, seed=0,
+             threads=numba.config.NUMBA_NUM_THREADS, chunk_size=1)
+print(json.dumps({"compile_s": compile_s, "callees_compile_s": callees_s,
+                  "engine_compile_s": engine_s,
+                  "parallel_compile_s": time.perf_counter() - t}))
+"""
+
+
+def _compile_times(cold: bool) -> dict:
+    """The compile figures of a fresh interpreter; ``cold``: with an empty numba cache."""
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="nop_sim_bench_") as cache:
+        if cold:
+            env["NUMBA_CACHE_DIR"] = cache
+        out = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET], env=env, check=True,
+                             capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _measure(play, settings, agents, seconds, threads, chunk_size, seed=1):
+    """(hands/s, matches/s, hands per CPU-second, matches per CPU-second)."""
+    n = 64
+    hands = matches = 0
+    elapsed = cpu = 0.0
+    while elapsed < seconds:
+        t = time.perf_counter()
+        c = time.process_time()
+        r = play(settings, agents, n_matches=n, seed=seed, threads=threads, chunk_size=chunk_size)
+        cpu += time.process_time() - c
+        dt = time.perf_counter() - t
+        elapsed += dt
+        hands += r.count("hands")
+        matches += r.n_matches
+        seed += 1
+        if dt < seconds / 4:
+            n *= 2
+    return hands / elapsed, matches / elapsed, hands / cpu, matches / cpu
+
+
+def bench_engine(seconds: float = 5.0, cold: bool = False) -> dict:
+    """Hands and matches per second of the engine, ``seconds`` per measurement.
+
+    ``cold``: the compile figures are of a full compile (an empty numba cache).
+    """
+    import numba
+
+    from nop_sim.games.new_order.engine import play_matches
+    from nop_sim.games.new_order.rules import Settings
+
+    compiled = _compile_times(cold)
+    settings = Settings()
+    cores = numba.config.NUMBA_NUM_THREADS
+    # load both drivers outside the clock (the child above filled the cache unless cold)
+    play_matches(settings, "balanced", n_matches=1, seed=0, threads=1)
+    play_matches(settings, "balanced", n_matches=2, seed=0, threads=cores, chunk_size=1)
+    out = {"players": settings.players, "settings": "default",
+           **{k: round(v, 2) for k, v in compiled.items()}, "cold_compile": cold,
+           "cores": cores}
+    for agents in ("balanced", "random"):
+        whps, _, hps, mps = _measure(play_matches, settings, agents, seconds, 1, 32)
+        phps, _, _, _ = _measure(play_matches, settings, agents, seconds, cores, 8)
+        key = "" if agents == "balanced" else "random_"
+        out[f"{key}hands_per_s"] = round(hps)
+        out[f"{key}matches_per_s"] = round(mps, 1)
+        out[f"{key}wall_hands_per_s"] = round(whps)
+        out[f"{key}parallel_hands_per_s"] = round(phps)
+    out["python"] = sys.version.split()[0]
+    out["numba"] = numba.__version__
+    return out

@@ -1,0 +1,144 @@
+"""The runner against the engine it drives (``nop-sim bench runner``).
+
+The same matches are played twice, in turn, ``repeats`` times:
+
+* ``engine``: in-process, ``play_matches(..., threads=W)`` per seat rotation,
+  in the run's chunks (the engine's rate with nothing around it);
+* ``runner``: ``run_scenario`` with ``W`` local worker processes into a fresh
+  folder (no report): planning, workers, tables, Parquet, checksums, merge.
+
+``runner_share`` is the median runner rate over the median engine rate
+(the issue's goal: at least 0.85 on a long run). ``startup_s`` is the fixed
+cost of a run: the median wall time of ``nop-sim run`` for one match per
+worker in a fresh process (imports, loading the cached kernels, writing and
+merging; so small a run plays in the main process). ``workers_start_s`` is
+the first long run's phase "start": from asking for workers until every one
+is ready (wall), which includes starting the fork server that loads the
+kernels once (later runs of the same process reuse it; the main process
+plays meanwhile); ``profile`` is all phases of the last long run
+(``nop-sim run --profile``).
+
+Without a scenario the bench plays :data:`BASELINE`, the game and seats of
+scenarios/baseline.toml, which an installed nop-sim does not ship.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from nop_sim.core.errors import ScenarioError
+
+__all__ = ["BASELINE", "bench_runner"]
+
+# scenarios/baseline.toml without its comments and targets (tests/test_cli.py checks
+# that the two agree)
+BASELINE = """\
+description = "SPEC defaults, 4 players, presets rotated across seats"
+
+[game]
+kind = "new-order"
+players = 4
+chips = "auto"
+dart_start = 1
+dart_step = 1
+dart_cap = 20
+fee_to = "pot"
+hedge_cost = 5
+hedge_payout = 20
+disruptors = "default"
+
+[seats]
+rotate = ["balanced", "manipulator", "hedger", "rock"]
+
+[run]
+matches = 2000
+seed = 20261129
+chunk = 125
+log_sample = 50
+"""
+
+
+def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
+                 workers: int = 2, repeats: int = 3) -> dict:
+    """The runner's rate against the engine's on ``workers`` cores, and its start-up cost.
+
+    ``scenario``: a New Order scenario file without a ``[sweep]`` (default
+    :data:`BASELINE`), played with ``n_matches`` matches.
+    """
+    from nop_sim.games.new_order.engine import play_matches
+    from nop_sim.run.runner import plan_chunks, run_scenario
+    from nop_sim.run.scenario import load_scenario
+
+    work = Path(tempfile.mkdtemp(prefix="nop-bench-runner-"))
+    try:
+        if scenario is None:
+            scenario = work / "baseline.toml"
+            scenario.write_text(BASELINE, encoding="utf-8")
+        scn = load_scenario(scenario, [f"run.matches={n_matches}"])
+        if scn.kind != "new-order" or len(scn.points()) != 1:
+            raise ScenarioError(f"{scenario}: bench runner takes a New Order scenario without "
+                             "a [sweep]")
+        point = scn.points()[0]
+        settings = scn.settings_at(point)
+        chunks = plan_chunks(scn)
+
+        def engine_threads() -> int:
+            # the engine on W threads: each rotation's matches as one call, in the run's chunks
+            hands = 0
+            for r in range(scn.n_rotations):
+                n = sum(int(np.sum((c.first_match + np.arange(c.n_matches)) % scn.n_rotations
+                                   == r)) for c in chunks)
+                res = play_matches(settings, scn.seat_specs(point, r), n, seed=r,
+                                   chunk_size=max(1, scn.chunk // scn.n_rotations),
+                                   threads=workers)
+                hands += res.count("hands")
+            return hands
+
+        engine_threads()  # compile or load the parallel driver outside the clock
+        times: dict[str, list[float]] = {"engine": [], "runner": []}
+        hands = {}
+        profile = None
+        first_start = None
+        for i in range(repeats):
+            t = time.perf_counter()
+            hands["engine"] = engine_threads()
+            times["engine"].append(time.perf_counter() - t)
+            out = work / f"run{i}"
+            t = time.perf_counter()
+            res = run_scenario(scn, out, workers=workers)
+            times["runner"].append(time.perf_counter() - t)
+            hands["runner"] = res.n_work
+            profile = res.profile
+            if first_start is None:
+                first_start = profile.get("start", 0.0)
+            shutil.rmtree(out)
+        # the fixed cost a user waits for: a one-match-per-worker run in a fresh process
+        startup = []
+        for i in range(repeats):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "nop_sim", "run", str(scenario), "--matches",
+                            str(workers), "--set", "run.chunk=1", "--workers", str(workers),
+                            "--no-report", "--quiet", "--out", str(work / f"tiny{i}")],
+                           check=True, stdout=subprocess.DEVNULL)
+            startup.append(time.perf_counter() - t)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    rate = {k: hands[k] / float(np.median(v)) for k, v in times.items()}
+    return {
+        "scenario": scn.name, "matches": n_matches, "workers": workers, "repeats": repeats,
+        "engine_hands_per_s": round(rate["engine"]),
+        "runner_hands_per_s": round(rate["runner"]),
+        "runner_share": round(rate["runner"] / rate["engine"], 3),
+        "engine_s": [round(t, 2) for t in times["engine"]],
+        "runner_s": [round(t, 2) for t in times["runner"]],
+        "startup_s": round(float(np.median(startup)), 2),
+        "workers_start_s": round(first_start or 0.0, 2),
+        "profile": {k: round(v, 2) for k, v in (profile or {}).items()},
+    }
