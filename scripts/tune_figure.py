@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from nop_sim.store import load_tables
+
 
 def main() -> None:
     ap = argparse.ArgumentParser()
@@ -62,7 +64,7 @@ def main() -> None:
                     "424242", "--matches", str(args.check), "--workers", str(args.workers),
                     "-q", "--no-report", "--out", str(check_out)], check=True,
                    stdout=subprocess.DEVNULL)
-    median = float(pd.read_parquet(check_out / "matches.parquet")["hands"].median())
+    median = float(load_tables(check_out, ["matches"])["matches"]["hands"].median())
     print(json.dumps({
         "command": "nop-sim " + " ".join(cmd[3:-2]), "wall_seconds": round(wall, 1),
         "trials": args.trials, "pruned": manifest["totals"]["pruned"],

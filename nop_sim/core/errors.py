@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-__all__ = ["FolderBusy", "RuleViolation", "SettingsError", "did_you_mean"]
+__all__ = ["FolderBusy", "RuleViolation", "RunError", "SettingsError", "did_you_mean"]
 
 
 class SettingsError(ValueError):
@@ -42,3 +42,9 @@ def did_you_mean(value: object, allowed: Iterable[object]) -> str:
     """
     close = difflib.get_close_matches(str(value), [str(a) for a in allowed], n=1)
     return f" Did you mean {close[0]!r}?" if close else ""
+
+
+class RunError(ValueError):
+    """A run that cannot start or continue, or a run folder that cannot be read (bad
+    output folder, changed scenario, scheduler, an unfinished or damaged store); the
+    message is one line saying what to do (:mod:`nop_sim.store`, :mod:`nop_sim.run.runner`)."""
