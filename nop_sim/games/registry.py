@@ -55,7 +55,7 @@ class Game:
 
     Results
     -------
-    tables : the tables each chunk writes, merged by appending rows; ``events``
+    tables : the tables each chunk writes, read back by appending rows; ``events``
         (the logged matches, possibly empty) is one of them
     summed_tables : long tables ``point, <keys...>, value`` whose values are
         summed over chunks (per-point counters)
@@ -148,7 +148,7 @@ class Game:
 
     @property
     def result_tables(self) -> tuple[str, ...]:
-        """The merged tables an analysis reads by default (all but ``events``)."""
+        """The tables an analysis reads by default (all but ``events``)."""
         return tuple(t for t in (*self.tables, *self.summed_tables) if t != "events")
 
 
