@@ -25,6 +25,7 @@ import click  # noqa: E402
 import numpy as np  # noqa: E402
 
 from nop_sim import __version__  # noqa: E402
+from nop_sim.core.errors import RunError  # noqa: E402
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -242,7 +243,7 @@ def _run_options(f):
                      help="Write results and summary only (nop-sim report builds it later)."),
         click.option("--profile", is_flag=True,
                      help="Print where the time went: worker start, simulation, tables, "
-                          "writes, checksums, merge, report."),
+                          "writes, checksums, report."),
     ]):
         f = deco(f)
     return f
@@ -307,9 +308,10 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
 
 
 def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile):
+    # here, not at the top: numba and Arrow load slowly, and --help need not wait
     from nop_sim.core.profiling import format_profile, phase, take
     from nop_sim.games.new_order.agents import training_text
-    from nop_sim.run.runner import RunError, run_scenario
+    from nop_sim.run.runner import run_scenario
 
     # The interpreter's last collection walks every object the run's libraries made
     # (0.4 s with the report's loaded too): there is nothing left to collect by then.
@@ -430,7 +432,7 @@ def _report_of(out: Path, copy, preload):
 
 def _build_report(out: Path):
     """The report of the run's game (manifest.json's scenario.kind), or None."""
-    from nop_sim.run.runner import run_game
+    from nop_sim.run.match_log import run_game  # here: start-up time (the games' modules)
 
     return run_game(out).write_report(Path(out))
 
@@ -816,7 +818,7 @@ def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
     """
     from click.core import ParameterSource
 
-    from nop_sim.run.runner import not_a_run
+    from nop_sim.store import not_a_run  # here: start-up time (Arrow)
 
     if source.is_dir():
         other = not_a_run(source)
@@ -841,7 +843,7 @@ def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
 
 def _stored_hands(out: Path, match_id: int, point: int, json_path) -> None:
     """The stored history of one logged match of a results folder."""
-    from nop_sim.run.runner import RunError, load_match_log
+    from nop_sim.run.match_log import load_match_log  # here: start-up time (the games)
 
     try:
         log = load_match_log(out, match_id, point)
@@ -883,7 +885,6 @@ def report_cmd(results_dir):
       nop-sim report reports/baseline
     """
     from nop_sim.run import renderer
-    from nop_sim.run.runner import RunError
     from nop_sim.run.summary import write_summary
 
     try:
@@ -940,7 +941,6 @@ def compare_cmd(a, b, out_dir, point_a, point_b, min_effect, matches, seed, work
       nop-sim compare scenarios/baseline.toml scenarios/cap30.toml --matches 5000
       nop-sim compare reports/ledger_sweep reports/ledger_sweep --point-b 3
     """
-    from nop_sim.run.runner import RunError
     from nop_sim.studies.compare import CompareError, parse_min_effect
     from nop_sim.studies.compare_report import compare_sources
 
@@ -1123,7 +1123,8 @@ def bench_engine_cmd(seconds: float, cold: bool):
 @click.option("--repeats", default=3, show_default=True, type=click.IntRange(1, 50))
 def bench_runner_cmd(scenario: Path | None, n_matches: int, workers: int, repeats: int):
     """The runner's rate against the in-process engine's on the same cores
-    (runner_share), its phases and start-up cost, as JSON on stdout.
+    (runner_share), a whole `nop-sim run` command's in a fresh process (command_share),
+    its phases and start-up cost, as JSON on stdout.
 
     \b
     Examples:

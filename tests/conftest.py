@@ -56,8 +56,8 @@ def real_workers(monkeypatch):
     """Runs with --workers N > 1 start their N worker processes even when small.
 
     (A small run otherwise plays here after its first part: starting workers
-    would cost more than they save; see ``runner.WORKERS_WORTH``.)
+    would cost more than they save; see ``executors.WORKERS_WORTH``.)
     """
-    import nop_sim.run.runner as runner
+    from nop_sim.run import executors
 
-    monkeypatch.setattr(runner, "WORKERS_WORTH", 0.0)
+    monkeypatch.setattr(executors, "WORKERS_WORTH", 0.0)

@@ -129,7 +129,7 @@ def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_duplicating(tmp
     finished_before = {p.name: (p / "done.json").stat().st_mtime_ns
                        for p in chunks.glob("p*") if (p / "done.json").exists()}
     assert 3 <= len(finished_before) < 60, "the kill should land mid-run"
-    assert not (out / "matches.parquet").exists()
+    assert json.loads((out / "manifest.json").read_text())["status"] == "running"
     # damage one finished chunk: resume must notice and redo it
     damaged = sorted(finished_before)[0]
     victim = chunks / damaged / "matches.parquet"
@@ -304,11 +304,11 @@ def test_unreachable_scheduler_is_one_line_exit_1(tmp_path, monkeypatch):
 
 
 def test_a_disk_error_is_one_line_exit_1_and_takes_nothing_back_it_wrote(tmp_path, monkeypatch):
-    import nop_sim.run.runner as runner
+    from nop_sim import store
 
     good = write(tmp_path, GOOD.replace("matches = 2", "matches = 4"), "good.toml")
     out = tmp_path / "out"
-    real = runner._write_part
+    real = store.write_part
     calls = []
 
     def full_disk(folder, chunks, tables, *rest):
@@ -317,7 +317,7 @@ def test_a_disk_error_is_one_line_exit_1_and_takes_nothing_back_it_wrote(tmp_pat
             raise OSError(28, "No space left on device", str(folder / "chunks" / chunks[0].name))
         real(folder, chunks, tables, *rest)
 
-    monkeypatch.setattr(runner, "_write_part", full_disk)
+    monkeypatch.setattr(store, "write_part", full_disk)
     code, output = invoke("run", good, "--out", out, "--workers", 1, "--quiet")
     assert_runtime_error(code, output, "No space left on device")
     assert "p0000-c000001" in output
@@ -400,7 +400,7 @@ def test_read_table_streams_row_groups_into_categories(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from nop_sim.run.runner import _read_table
+    from nop_sim.store import _read_table
 
     path = tmp_path / "t.parquet"
     with pq.ParquetWriter(path, pa.schema([("n", pa.int64()), ("x", pa.float64()),
@@ -451,7 +451,7 @@ def _snapshot(folder: Path) -> dict:
 
 @pytest.mark.parametrize("where", ["new", "empty", "stopped"])
 def test_a_run_that_fails_to_start_leaves_the_folder_as_it_was(tmp_path, monkeypatch, where):
-    import nop_sim.run.runner as runner
+    from nop_sim.run import executors
 
     scn = load_scenario(write(tmp_path, GOOD.replace("matches = 2", "matches = 4")))
     out = tmp_path / "out"
@@ -466,7 +466,7 @@ def test_a_run_that_fails_to_start_leaves_the_folder_as_it_was(tmp_path, monkeyp
     def broken_executor(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(runner, "_executor", broken_executor)
+    monkeypatch.setattr(executors, "executor", broken_executor)
     with pytest.raises(OSError):
         run_scenario(scn, out, workers=1, resume=where == "stopped")
     assert _snapshot(out) == before
@@ -705,10 +705,10 @@ def test_profile_names_every_phase_and_the_parts_hold_every_chunk_once(tmp_path,
     assert code == 0, output
     lines = output.split("profile (seconds")[1].splitlines()
     shown = {line.split()[0] for line in lines[1:] if line.strip()}
-    assert {"start", "simulation", "tables", "write", "checksums", "merge", "summary",
+    assert {"start", "simulation", "tables", "write", "checksums", "summary",
             "wall"} <= shown, output
-    # parts: consecutive chunks, each chunk in exactly one part, and the merged
-    # tables in plan order
+    # parts: consecutive chunks, each chunk in exactly one part, and the tables read
+    # back in plan order
     held = []
     for folder in sorted((out / "chunks").glob("p*")):
         names = [c["name"] for c in json.loads((folder / "done.json").read_text())["chunks"]]
@@ -722,10 +722,11 @@ def test_profile_names_every_phase_and_the_parts_hold_every_chunk_once(tmp_path,
 
 
 def test_a_part_is_sized_by_the_time_its_chunks_take():
-    from nop_sim.run.runner import PART_SECONDS, Chunk, PartResult, _PartPlan
+    from nop_sim.run.executors import PartResult
+    from nop_sim.run.planning import PART_SECONDS, Chunk, PartPlan
 
     chunks = [Chunk(0, i, 10 * i, 10, 0, i) for i in range(40)]
-    plan = _PartPlan(chunks, {c.name: i for i, c in enumerate(chunks)}, workers=1)
+    plan = PartPlan(chunks, {c.name: i for i, c in enumerate(chunks)}, workers=1)
     first = plan.next()
     assert len(first) == 1  # nothing measured yet
     # a chunk of 10 matches took a tenth of PART_SECONDS: the next part holds ten
@@ -743,7 +744,8 @@ def test_chunks_played_together_give_each_chunks_rows_and_the_same_sums(tmp_path
     import pyarrow as pa
 
     from nop_sim.games import get_game
-    from nop_sim.run.runner import _concat, _summed
+    from nop_sim.store import concat as _concat
+    from nop_sim.store import summed as _summed
 
     path = write(tmp_path, SMALL.replace("matches = 12", "matches = 9"))
     scn = load_scenario(path, ["run.chunk=4", "run.log_sample=5"])
@@ -769,7 +771,7 @@ def test_workers_fork_from_a_server_that_loaded_the_kernels(monkeypatch):
     from concurrent.futures import ProcessPoolExecutor
 
     from nop_sim.games import get_game
-    from nop_sim.run import runner
+    from nop_sim.run import executors as runner
 
     if runner._server_env not in (None, runner._environment()):
         pytest.skip("an earlier test started the fork server in another environment")
@@ -784,33 +786,44 @@ def test_workers_fork_from_a_server_that_loaded_the_kernels(monkeypatch):
     assert runner._worker_context("new-order").get_start_method() == "spawn"
 
 
-def test_merged_bytes_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path):
+def test_tables_read_back_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path):
     # parts are cut by the time chunks take (and a resumed run keeps the old ones):
-    # the same rows in other parts must merge to the same file, pages included
+    # the same rows in other parts must read back as the same tables, the summed
+    # tables added up by key, text columns as the same categories
     import itertools
-    from types import SimpleNamespace
 
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    from nop_sim.run.runner import MERGE_ROWS, Chunk, Merger
+    from nop_sim import store
+    from nop_sim.run.planning import Chunk
 
-    n = 2 * MERGE_ROWS + 777
+    n = 2 * (1 << 16) + 777
     rng = np.random.default_rng(3)
-    rows = pa.table({"match": np.arange(n), "value": rng.integers(0, 10**9, n),
-                     "text": pa.array([" ".join(map(str, rng.integers(0, 13, 13)))
+    rows = pa.table({"point": np.zeros(n, np.int64), "match": np.arange(n),
+                     "value": rng.integers(0, 10**9, n),
+                     "text": pa.array([" ".join(map(str, rng.integers(0, 13, 3)))
                                        for _ in range(n)], pa.large_string())})
-    game = SimpleNamespace(tables=("rows",), summed_tables=(), work="hands")
-    merged = []
+    counters = pa.table({"point": np.zeros(n, np.int64), "stat": rng.integers(0, 50, n),
+                         "value": rng.integers(0, 100, n)})
+    read = []
     for cuts in ([0, n // 3, 2 * n // 3, n], [0, 5, 1000, 70_001, 70_002, n - 9, n]):
         out = tmp_path / f"cut{len(cuts)}"
-        merger = Merger(out, game)
-        for i, (lo, hi) in enumerate(itertools.pairwise(cuts)):
-            chunk = Chunk(0, i, lo, hi - lo, 0, i)
-            (out / "chunks" / chunk.name).mkdir(parents=True)
-            pq.write_table(rows.slice(lo, hi - lo), out / "chunks" / chunk.name / "rows.parquet")
-            merger.add([chunk])
-        merger.finish()
-        merged.append((out / "rows.parquet").read_bytes())
-    assert merged[0] == merged[1]
-    assert pq.read_table(tmp_path / "cut4" / "rows.parquet").equals(rows)
+        chunks = [Chunk(0, i, lo, hi - lo, 0, i) for i, (lo, hi) in
+                  enumerate(itertools.pairwise(cuts))]
+        for chunk in chunks[::-1]:  # written in any order: read in plan order
+            part = {"rows": rows.slice(chunk.first_match, chunk.n_matches),
+                    "arrays": store.summed(counters.slice(chunk.first_match, chunk.n_matches))}
+            store.write_part(out, [chunk], part, 1)
+        store.write_json(out / "manifest.json", {
+            "n_chunks": len(chunks), "status": "finished",
+            "tables": {"rows": ["rows"], "summed": ["arrays"]}})
+        read.append(store.load_tables(out))
+    for name in ("rows", "arrays"):
+        pd.testing.assert_frame_equal(read[0][name], read[1][name], obj=name)
+    assert read[0]["rows"]["match"].tolist() == list(range(n))
+    want = counters.to_pandas().groupby(["point", "stat"], as_index=False)["value"].sum()
+    pd.testing.assert_frame_equal(read[0]["arrays"], want, check_dtype=False)
+    # a part gone: one line that says how to rebuild it
+    shutil.rmtree(tmp_path / "cut4" / "chunks" / "p0000-c000001")
+    with pytest.raises(store.RunError, match="--resume"):
+        store.load_tables(tmp_path / "cut4")

@@ -47,11 +47,6 @@ class ScenarioError(ValueError):
     (:mod:`nop_sim.run.scenario`)."""
 
 
-class RunError(ValueError):
-    """A run that cannot start or continue (bad output folder, changed scenario, scheduler)
-    (:mod:`nop_sim.run.runner`)."""
-
-
 class CompareError(ValueError):
     """Two runs that cannot be compared, or a source that is no finished run (one line)
     (:mod:`nop_sim.studies.compare`)."""
@@ -98,3 +93,9 @@ def did_you_mean(value: object, allowed: Iterable[object]) -> str:
     """
     close = difflib.get_close_matches(str(value), [str(a) for a in allowed], n=1)
     return f" Did you mean {close[0]!r}?" if close else ""
+
+
+class RunError(ValueError):
+    """A run that cannot start or continue, or a run folder that cannot be read (bad
+    output folder, changed scenario, scheduler, an unfinished or damaged store); the
+    message is one line saying what to do (:mod:`nop_sim.store`, :mod:`nop_sim.run.runner`)."""

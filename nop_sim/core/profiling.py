@@ -26,7 +26,6 @@ PHASES = {
     "tables": "building the result tables from the engine's arrays",
     "write": "Parquet writes (and fsync)",
     "checksums": "sha256 of the written files",
-    "merge": "merging the parts into the run's tables",
     "summary": "the summary",
     "report": "the report",
 }

@@ -55,7 +55,7 @@ class Game:
 
     Results
     -------
-    tables : the tables each chunk writes, merged by appending rows; ``events``
+    tables : the tables each chunk writes, read back by appending rows; ``events``
         (the logged matches, possibly empty) is one of them
     summed_tables : long tables ``point, <keys...>, value`` whose values are
         summed over chunks (per-point counters)
@@ -105,7 +105,7 @@ class Game:
     fresh_hands(scn, count) : ``(text, records)``: readable histories of
         ``count`` fresh hands of the scenario's first sweep point and their
         JSON-ready event records (``nop-sim hands SCENARIO``)
-    stored_hands(log) : ``(text, records)`` of a :class:`~nop_sim.run.runner.MatchLog`
+    stored_hands(log) : ``(text, records)`` of a :class:`~nop_sim.run.match_log.MatchLog`
         read back from a run folder (``nop-sim hands RUN --match N``)
     referee(settings, specs, n, seed) : play ``n`` logged matches with these
         seat specs and replay each in plain Python; return the number checked,
@@ -148,7 +148,7 @@ class Game:
 
     @property
     def result_tables(self) -> tuple[str, ...]:
-        """The merged tables an analysis reads by default (all but ``events``)."""
+        """The tables an analysis reads by default (all but ``events``)."""
         return tuple(t for t in (*self.tables, *self.summed_tables) if t != "events")
 
 

@@ -1,5 +1,8 @@
-"""Running scenarios: load and plan (:mod:`.scenario`), play chunks in processes or
-on Dask and store them (:mod:`.runner`, :mod:`.forkserver`, :mod:`.folder_lock`),
-compile ahead (:mod:`.compiling`), draw figures off the main process
-(:mod:`.renderer`) and summarise a run folder (:mod:`.summary`). Generic: every
-game is reached through the registry."""
+"""Running scenarios: load (:mod:`.scenario`), plan chunks and parts (:mod:`.planning`),
+play them here, in processes or on Dask (:mod:`.executors`, :mod:`.forkserver`), tie a
+run together and keep its folder whole (:mod:`.runner`, :mod:`.folder_lock`), record
+where results came from (:mod:`.provenance`), read logged matches back
+(:mod:`.match_log`), compile ahead (:mod:`.compiling`), draw figures off the main
+process (:mod:`.renderer`) and summarise a run folder (:mod:`.summary`). The run
+folder itself is :mod:`nop_sim.store`, below the games. Generic: every game is reached
+through the registry."""

@@ -18,7 +18,8 @@ from nop_sim.core.stats import holm_intervals, wilson_test
 from nop_sim.games import Game
 from nop_sim.reporting.format import pval
 from nop_sim.reporting.render import md_table
-from nop_sim.run.runner import load_tables, run_game
+from nop_sim.run.match_log import run_game
+from nop_sim.store import load_tables
 
 __all__ = ["point_summary", "write_summary"]
 

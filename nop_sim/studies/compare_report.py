@@ -21,7 +21,11 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
+from nop_sim.core.errors import RunError
 from nop_sim.games.new_order import analysis as A
+from nop_sim.run.runner import run_scenario
+from nop_sim.run.scenario import ScenarioError, load_scenario
+from nop_sim.store import not_a_run
 from nop_sim.studies.compare import FAMILIES, MIN_EFFECT, CompareError, Comparison, compare_runs
 
 __all__ = ["SECTIONS", "CompareResult", "compare_sources", "load_finished", "write_compare"]
@@ -32,8 +36,6 @@ __all__ = ["SECTIONS", "CompareResult", "compare_sources", "load_finished", "wri
 # ---------------------------------------------------------------------------
 def load_finished(path: str | Path) -> A.RunData:
     """A finished run folder, or :class:`CompareError` saying in one line why not."""
-    from nop_sim.run.runner import RunError, not_a_run
-
     path = Path(path)
     if not path.exists():
         raise CompareError(f"{path}: no such run folder or scenario file")
@@ -65,9 +67,6 @@ def _is_scenario(path: Path) -> bool:
 def _run_scenario(path: Path, out: Path, like: A.RunData | None, matches, seed, workers,
                   progress) -> Path:
     """Run a scenario file into ``out``, with ``like``'s seed, chunk and matches if given."""
-    from nop_sim.run.runner import run_scenario
-    from nop_sim.run.scenario import ScenarioError, load_scenario
-
     extra = []
     if like is not None:
         extra += [f"run.seed={like.manifest['seed']}", f"run.chunk={like.manifest['chunk']}",

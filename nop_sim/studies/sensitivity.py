@@ -39,11 +39,12 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
-from nop_sim.core.errors import SensitivityError
+from nop_sim.core.errors import RunError, SensitivityError
 from nop_sim.core.stats import CONFIDENCE, normal_quantile
 from nop_sim.games import Game
-from nop_sim.run.runner import RunError, load_tables, not_a_run, run_game
+from nop_sim.run.match_log import run_game
 from nop_sim.run.scenario import SWEEP_OPTIONS
+from nop_sim.store import load_tables, not_a_run
 
 __all__ = ["MIN_DELTA_POINTS", "MIN_SOBOL_SAMPLES", "NOISE_POINTS", "Sensitivity",
            "SensitivityError", "Study", "Written", "load_study", "sensitivity",

@@ -65,6 +65,7 @@ from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval,
     wilson_interval,
     wilson_test,
 )
+from nop_sim.store import load_tables
 
 __all__ = [
     "ALPHA", "MissingData", "RunData", "load_run",
@@ -89,7 +90,7 @@ N_CATEGORIES = len(CATEGORY_LABELS)
 # ---------------------------------------------------------------------------
 @dataclass
 class RunData:
-    """A finished run: its manifest and merged tables (see :mod:`nop_sim.run.runner`)."""
+    """A finished run: its manifest and tables (see :mod:`nop_sim.store`)."""
 
     manifest: dict[str, Any]
     tables: dict[str, pd.DataFrame]
@@ -172,9 +173,7 @@ DRAFT_COLUMNS = ("point", "match", "seat", "card", "count")
 
 
 def load_run(folder: str | Path) -> RunData:
-    """Read ``manifest.json`` and the merged Parquet tables of a finished run."""
-    from nop_sim.run.runner import load_tables
-
+    """Read ``manifest.json`` and the Parquet tables of a finished run."""
     folder = Path(folder)
     # the drafts run to millions of rows: only the columns the analysis reads
     tables = load_tables(folder, columns={"drafts": DRAFT_COLUMNS})

@@ -168,7 +168,7 @@ def play_chunks(scn, chunks) -> dict:
     appended in chunk order, with ``arrays`` added up per point.
 
     Every chunk still plays its own seeded batches (one per seat rotation,
-    :meth:`nop_sim.run.runner.Chunk.rotation_batches`), so a chunk's rows never
+    :meth:`nop_sim.run.planning.Chunk.rotation_batches`), so a chunk's rows never
     depend on which others share its call; the chunks of one sweep point go
     to the engine in one call (:func:`nop_sim.games.new_order.engine.play_batches`) and their
     tables are built once.
@@ -250,7 +250,7 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     ``g % R``.
 
     Each rotation's matches of a chunk are one batch with its own seed
-    (:meth:`nop_sim.run.runner.Chunk.rotation_batches`), so results stay
+    (:meth:`nop_sim.run.planning.Chunk.rotation_batches`), so results stay
     independent of workers and of the chunks played beside it. Batches with
     no logged match go to the engine in one call; a batch with one plays on
     its own, with its event log. Returns the arrays by name: per-match rows

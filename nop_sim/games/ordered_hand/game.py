@@ -58,7 +58,7 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
 
     Game ``g`` of the run seats rotation ``g % R`` of ``[seats] rotate``; each
     rotation's games of the chunk are one serial call seeded from ``chunk.seed``
-    (see :meth:`nop_sim.run.runner.Chunk.rotation_batches`), so a chunk's rows never
+    (see :meth:`nop_sim.run.planning.Chunk.rotation_batches`), so a chunk's rows never
     depend on the worker count or the order chunks finish in.
 
     Tables

@@ -1,7 +1,7 @@
 """The Ordered Hand report: figures and tables of a finished run, as HTML and Markdown.
 
 :func:`write_report` reads a results folder of an ``ordered-hand``
-scenario (see :mod:`nop_sim.run.runner`), computes the summaries of
+scenario (see :mod:`nop_sim.store`), computes the summaries of
 :mod:`nop_sim.games.ordered_hand.analysis` and writes, with the toolkit of
 :mod:`nop_sim.reporting`, in the same folder:
 
@@ -27,6 +27,7 @@ import pandas as pd
 from nop_sim import reporting as R
 from nop_sim.games.ordered_hand import analysis as A
 from nop_sim.reporting import CYCLE, PALETTE, Note, SectionSpec, Table, interval_err
+from nop_sim.store import load_tables
 
 __all__ = ["REPORT_SECTIONS", "SECTIONS", "write_report"]
 
@@ -382,8 +383,6 @@ SECTIONS = tuple(s.id for s in REPORT_SECTIONS)
 
 def build_ordered_report(out: str | Path, strict: bool = False) -> R.Report:
     """The report of a finished ``ordered-hand`` run folder, built but not written."""
-    from nop_sim.run.runner import load_tables
-
     out = Path(out)
     manifest = json.loads((out / "manifest.json").read_text())
     ctx = _Ordered(load_tables(out), manifest, A.point_labels(manifest))

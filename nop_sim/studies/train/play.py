@@ -29,6 +29,8 @@ import numpy as np
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import draw_rows
 from nop_sim.kernels.rng import keyed_states
+from nop_sim.run.executors import dask_client
+from nop_sim.studies.train.errors import TrainError
 
 __all__ = ["Duel", "Engine", "Field", "duel", "match_states"]
 
@@ -121,9 +123,6 @@ class Engine:
         self.hands = 0
         self.on_play = None  # called after every batch (progress)
         if scheduler:
-            from nop_sim.run.runner import dask_client
-            from nop_sim.studies.train.errors import TrainError
-
             self.client = dask_client(scheduler, TrainError)
 
     def close(self) -> None:

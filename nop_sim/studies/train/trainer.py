@@ -62,9 +62,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_row, preset_names, write_agent_file
 from nop_sim.reporting import atomic_write
+from nop_sim.run.provenance import versions
 from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.meta import ProfileTable, max_members, regret, solve
 from nop_sim.studies.train.play import Engine, Field, duel
@@ -532,15 +532,10 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         "at_bounds": result.space.at_bounds(result.row),
         "throughput": {"seconds": result.seconds, "engine_seconds": result.engine_seconds,
                        "matches": int(result.matches), "hands": int(result.hands)},
-        "versions": _versions(), "started": started,
+        "versions": versions(), "started": started,
         "ended": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "status": "finished",
     }
     atomic_write(out / "manifest.json", json.dumps(manifest, indent=1, default=float))
     return result
 
-
-def _versions() -> dict:
-    from nop_sim.run.runner import _versions as versions
-
-    return versions()

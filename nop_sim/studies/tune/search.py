@@ -3,7 +3,7 @@
 How a trial is scored
 ---------------------
 A trial is the scenario with the trial's settings in ``[game]`` (no sweep).
-Its ``matches`` are split into chunks of the runner (:func:`nop_sim.run.runner.plan_chunks`,
+Its ``matches`` are split into chunks of the runner (:func:`nop_sim.run.planning.plan_chunks`,
 chunk size ``max(8, ceil(matches / 16))``) and played by the game's own ``play_chunk``: seats rotate exactly
 as ``nop-sim run`` rotates them, and a chunk's numbers depend only on its seed.
 Every trial plays the same seeds (common random numbers: two trials differ by
@@ -51,8 +51,12 @@ import tomli_w
 
 from nop_sim.core.errors import TuneError
 from nop_sim.games import get_game
-from nop_sim.run.runner import Chunk, concat_tables, plan_chunks
+from nop_sim.reporting import atomic_write
+from nop_sim.run.executors import dask_client
+from nop_sim.run.planning import Chunk, plan_chunks
+from nop_sim.run.provenance import git_revision, versions
 from nop_sim.run.scenario import Scenario, Target, TuneAxis
+from nop_sim.store import concat_tables
 
 __all__ = ["TuneConfig", "TuneError", "TuneResult", "objective", "tune_folder"]
 
@@ -173,8 +177,6 @@ class _Player:
         self.workers, self.scheduler = max(1, workers), scheduler
         self.pool = self.client = None
         if scheduler:
-            from nop_sim.run.runner import dask_client
-
             self.client = dask_client(scheduler, TuneError)
         elif self.workers > 1:
             from concurrent.futures import ThreadPoolExecutor
@@ -498,9 +500,6 @@ def tune_folder(scn: Scenario, out: str | Path, cfg: TuneConfig, *, workers: int
     (``total = trials + top``). Raises :class:`ValueError` for a scenario that
     cannot be tuned, :class:`TuneError` for a folder or scheduler that stops it.
     """
-    from nop_sim.reporting import atomic_write
-    from nop_sim.run.runner import _git_revision, _versions
-
     game = get_game(scn.kind)
     if not scn.tune:
         raise ValueError(f"{scn.source}: has no [tune] table: add the settings to search, "
@@ -534,7 +533,7 @@ def tune_folder(scn: Scenario, out: str | Path, cfg: TuneConfig, *, workers: int
                              "fingerprint": scn.fingerprint(), "text": scn.text},
                 "config": asdict(cfg), "sampler": sampler, "pruner": "successive halving",
                 "rungs": _rungs(cfg), "chunk": _chunk_size(cfg),
-                "versions": _versions(), "git": _git_revision()}
+                "versions": versions(), "git": git_revision()}
     atomic_write(manifest_path, json.dumps(_jsonable(manifest), indent=2))
     reused = len(_finished(study))
     distributions = _distributions(scn.tune)

@@ -1,0 +1,333 @@
+"""Where parts are played: here, in local worker processes, or on a Dask cluster.
+
+An executor is ``parts(game, scn, plan, out)``: it takes parts from the
+:class:`~nop_sim.run.planning.PartPlan` and yields each :class:`PartResult` as
+it finishes. The game plays each part (``Game.play_chunks``, else its
+``play_chunk`` chunk by chunk, :func:`part_player`). A small run plays in the
+main process; a larger one starts worker processes, forked from a fork server
+that loaded the kernels once (the main process plays meanwhile), or uses a Dask
+cluster. A local worker writes its part into the run folder itself
+(:func:`nop_sim.store.write_part`); a Dask worker, which need not share the
+run's disk, sends its tables back.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from functools import partial
+from multiprocessing import forkserver
+from pathlib import Path
+
+from nop_sim import store
+from nop_sim.core.errors import RunError
+from nop_sim.core.profiling import add, current, phase, take
+from nop_sim.games import Game, get_game
+from nop_sim.run.compiling import kernels_compiled, mark_compiled
+from nop_sim.run.planning import Chunk, PartPlan
+from nop_sim.run.scenario import Scenario
+
+__all__ = ["PartResult", "dask_client", "executor", "part_player", "play_part"]
+
+WORKERS_WORTH = 1.5  # seconds of simulation workers must save to be started (their start-up)
+STARTING_PART = 0.2  # seconds of play a part played here while the workers start aims at
+# A run of this many matches or more starts the workers' fork server at once, while
+# this process loads its kernels: even cheap matches (50 us) then save WORKERS_WORTH.
+EARLY_SERVER_MATCHES = 60_000
+
+
+@dataclass
+class PartResult:
+    """What a worker sends back for a part: its tables (None when it wrote them itself),
+    the work done and its phase times (:mod:`nop_sim.core.profiling`)."""
+
+    chunks: list[Chunk]
+    tables: dict | None
+    work: int
+    seconds: float   # CPU seconds of the thread that played it
+    profile: dict[str, float]
+
+
+def chunk_tables(game: Game) -> tuple[str, ...]:
+    """Every table a chunk of ``game`` writes: its row tables, then its summed ones."""
+    return (*game.tables, *game.summed_tables)
+
+
+def checked(game: Game, chunk: Chunk, tables: dict) -> dict:
+    """The tables a game's chunk returned, refused unless they are the ones it declares."""
+    if set(tables) != set(chunk_tables(game)):
+        raise RuntimeError(f"game {game.kind!r}: chunk {chunk.name} returned tables "
+                           f"{sorted(tables)}; its descriptor declares "
+                           f"{sorted(chunk_tables(game))}")
+    return tables
+
+
+def _chunk_by_chunk(play_chunk: Callable, scn: Scenario, chunks: list[Chunk]) -> dict:
+    """Consecutive chunks' tables, each played by ``play_chunk`` and appended (the
+    ``Game.play_chunks`` of a game that has none)."""
+    game = get_game(scn.kind)
+    played = [checked(game, c, play_chunk(scn, c)) for c in chunks]
+    return {name: store.concat([p[name] for p in played]) for name in played[0]}
+
+
+def part_player(game: Game) -> Callable:
+    """What plays a part of ``game``: ``(scn, chunks) -> tables`` (``Game.play_chunks``,
+    else its ``play_chunk`` chunk by chunk). Picklable: executors ship it to workers."""
+    return game.play_chunks or partial(_chunk_by_chunk, game.play_chunk)
+
+
+def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
+              out: Path | None = None, store_version: int = 0) -> PartResult:
+    """Play consecutive chunks (``play`` is :func:`part_player`'s) into one set of tables.
+
+    With ``out``, write them there as one part (:func:`nop_sim.store.write_part`) and
+    send back only the work done; without, send the tables (a Dask worker need not
+    share the run's disk). Executors ship this function and ``play`` to their workers.
+    """
+    load_kernels(scn.kind)
+    # the part's own CPU time sizes the next parts (the clock would count other
+    # processes sharing the cores)
+    t0 = time.thread_time()
+    sim0 = current("simulation")
+    t = time.perf_counter()
+    tables = play(scn, chunks)
+    # what the game did beside the phase it marks "simulation": its tables
+    add("tables", time.perf_counter() - t - (current("simulation") - sim0))
+    game = get_game(scn.kind)
+    checked(game, chunks[0], tables)
+    with phase("tables"):
+        tables = {name: store.arrow(table) for name, table in tables.items()}
+        for name in game.summed_tables:  # a part stores its counters summed
+            tables[name] = store.summed(tables[name])
+    seconds = time.thread_time() - t0
+    done = store.column_sum(tables["counts"], work)
+    if out is not None:
+        store.write_part(out, chunks, tables, store_version)
+        tables = None
+    return PartResult(chunks, tables, done, seconds, take())
+
+
+_loaded: set[str] = set()
+
+
+def load_kernels(kind: str) -> None:
+    """Load the game's compiled kernels in this process, once (timed as "start")."""
+    if kind not in _loaded:
+        load = get_game(kind).load_kernels
+        if load is not None:
+            with phase("start"):
+                load()
+        _loaded.add(kind)
+
+
+def _leave_ctrl_c_to_the_run() -> None:
+    """A local worker ends quietly on Ctrl-C, as soon as its kernel call returns: the
+    run reports the interruption once (a half-written part is a ``.tmp-*`` folder,
+    removed later), instead of a traceback from every worker."""
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+
+
+def _worker_ready(play: Callable) -> tuple[float, tuple[str, ...]]:
+    """A new worker's first task: import the game (unpickling ``play``, its
+    ``play_chunk``, registers it) and Parquet (the store's import); return the
+    clock, and the games whose kernels it has loaded (a fork server's workers
+    have them already)."""
+    return time.perf_counter(), tuple(sorted(_loaded))
+
+
+def serial(game: Game, scn: Scenario, plan: PartPlan, out: Path) -> Iterator[PartResult]:
+    """Parts played here, one after another (``--workers 1``)."""
+    while plan:
+        part = play_part(part_player(game), scn, plan.next(), game.work)
+        plan.learn(part)
+        yield part
+
+
+_server_env: tuple | None = None  # what the fork server was started with (None: not started)
+
+
+def _environment() -> tuple:
+    """The settings a worker inherits from its parent's environment (numba's, nop-sim's)."""
+    return tuple(sorted((k, v) for k, v in os.environ.items()
+                        if k.startswith(("NUMBA_", "NOP_SIM_", "PYTHON"))))
+
+
+def _worker_context(kind: str):
+    """How a local run starts its workers.
+
+    Forked from multiprocessing's fork server where the platform has one: a
+    clean process, started once, that imports nop-sim and loads the game's
+    compiled kernels (:mod:`nop_sim.run.forkserver`), so each worker starts in
+    milliseconds instead of importing and loading for a second. Spawned
+    elsewhere (Windows), and when this process's environment no longer is the
+    one the server was started with (another numba cache, say). Never a
+    plain fork: numba's thread pools and Arrow's do not survive it.
+    """
+    global _server_env
+    env = _environment()
+    if "forkserver" not in multiprocessing.get_all_start_methods() or (
+            _server_env is not None and _server_env != env):
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    if _server_env is None:
+        ctx.set_forkserver_preload(["nop_sim.run.forkserver"])
+        previous = os.environ.get("NOP_SIM_PRELOAD")
+        os.environ["NOP_SIM_PRELOAD"] = kind  # read by the server as it starts
+        # the server starts with Ctrl-C ignored (an ignored signal stays ignored
+        # through exec): the run handles it, never a traceback from the server
+        main = threading.current_thread() is threading.main_thread()
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            forkserver.ensure_running()
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, handler)
+            if previous is None:
+                os.environ.pop("NOP_SIM_PRELOAD", None)
+            else:
+                os.environ["NOP_SIM_PRELOAD"] = previous
+        _server_env = env
+    return ctx
+
+
+def local(workers: int):
+    """``parts``: ``workers`` local processes, after a first part played here."""
+    def parts(game: Game, scn: Scenario, plan: PartPlan, out: Path) -> Iterator[PartResult]:
+        player = part_player(game)
+        compiled = game.warm_up is None or kernels_compiled(scn.kind)
+        if compiled and scn.matches * len(scn.points()) >= EARLY_SERVER_MATCHES:
+            _worker_context(scn.kind)  # surely worth workers: their server starts now
+        if compiled:
+            # With the kernels compiled, the first part is played here: its time says
+            # whether workers would save more than their start-up costs. A small run
+            # (make run) ends here without starting any.
+            first = play_part(player, scn, plan.next(), game.work)
+            plan.learn(first)
+            yield first
+            left = plan.per_match * sum(c.n_matches for c in plan.left())
+            if left * (1 - 1 / workers) < WORKERS_WORTH:
+                plan.workers = 1
+                yield from serial(game, scn, plan, out)
+                return
+        # cold, the kernels compile once here, into numba's cache, while spawned
+        # workers import; they load them from there
+        ctx = _worker_context(scn.kind) if compiled else multiprocessing.get_context("spawn")
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                   initializer=_leave_ctrl_c_to_the_run)
+        try:
+            t0 = time.perf_counter()
+            # every worker starts now (one task each); starting them waits for the
+            # fork server or the spawns, on a thread, while this process plays
+            with ThreadPoolExecutor(1) as starter:
+                ready = starter.submit(
+                    lambda: [pool.submit(_worker_ready, player) for _ in range(workers)])
+                if not compiled:
+                    with phase("compile"):
+                        game.warm_up(pool)
+                    mark_compiled(scn.kind)
+                while compiled and plan and not (ready.done() and all(
+                        f.done() for f in ready.result())):
+                    part = play_part(player, scn, plan.next(STARTING_PART), game.work)
+                    plan.learn(part)
+                    yield part
+                ready = ready.result()
+            pending = {}
+
+            def submit():
+                chunks = plan.next()
+                fut = pool.submit(play_part, player, scn, chunks, game.work, out,
+                                  game.store_version)
+                pending[fut] = chunks
+
+            for _ in range(2 * workers):
+                if plan:
+                    submit()
+            if pending or all(f.done() for f in ready):  # (no wait when nothing is left)
+                add("start", max(f.result()[0] for f in ready) - t0 if ready else 0.0)
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    pending.pop(fut)
+                    part = fut.result()
+                    plan.learn(part)
+                    if plan:
+                        submit()
+                    yield part
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return parts
+
+
+_NO_DASK = ("--scheduler needs dask.distributed: pip install 'nop-sim[dask]' "
+            "(or pip install 'dask[distributed]')")
+
+
+def dask_client(address: str, error: type[Exception] | None = None):
+    """A ``distributed.Client`` of the scheduler at ``address`` (``--scheduler``), or
+    ``error`` (default :class:`RunError`) with one line saying what is missing.
+
+    How long it waits for the scheduler: ``NOP_SIM_DASK_TIMEOUT`` (e.g. "30s", default 10s).
+    """
+    error = error or RunError
+    try:
+        # here, not at the top: an optional dependency, slow to import
+        from distributed import Client
+    except ImportError:
+        raise error(_NO_DASK) from None
+    try:
+        return Client(address, timeout=os.environ.get("NOP_SIM_DASK_TIMEOUT", "10s"))
+    except (OSError, TimeoutError) as exc:
+        raise error(f"--scheduler {address}: cannot reach the Dask scheduler ({exc}); "
+                    f"check the address (tcp://HOST:PORT) and that it is running") from None
+
+
+def dask(address: str):
+    """``parts``: the workers of the Dask scheduler at ``address``; tables come back."""
+    def parts(game: Game, scn: Scenario, plan: PartPlan, out: Path) -> Iterator[PartResult]:
+        from distributed import as_completed  # here: optional, slow to import
+
+        client = dask_client(address)
+        try:
+            n = max(1, sum(client.nthreads().values()))
+            plan.workers = n
+
+            def submit():
+                chunks = plan.next()
+                return client.submit(play_part, part_player(game), scn, chunks, game.work,
+                                     key=f"nop-{chunks[0].name}-{len(chunks)}-{chunks[0].seed}",
+                                     pure=False)
+
+            running = as_completed([submit() for _ in range(2 * n) if plan])
+            for fut in running:
+                part = fut.result()
+                plan.learn(part)
+                if plan:
+                    running.add(submit())
+                yield part
+        finally:
+            client.close()
+    return parts
+
+
+def executor(workers: int, scheduler: str | None):
+    """``parts(game, scn, plan, out)``: yields each :class:`PartResult` as it finishes."""
+    if scheduler:
+        try:
+            import distributed  # noqa: F401 - here: optional, slow to import
+        except ImportError:
+            raise RunError(_NO_DASK) from None
+        return dask(scheduler)
+    return serial if workers <= 1 else local(workers)
+
+
+def store_part(out: Path, game: Game, part: PartResult) -> None:
+    """Write a part the worker sent back as tables (a worker with ``out`` wrote it already)."""
+    if part.tables is not None:
+        store.write_part(out, part.chunks, part.tables, game.store_version)
+

@@ -1,0 +1,102 @@
+"""A run folder read through its game: the game of a folder, and its logged matches.
+
+:mod:`nop_sim.store` reads a folder's tables without knowing the game; here the
+registry names the folder's game (:func:`run_game`) and rebuilds a logged match
+with its seats and settings (:func:`load_match_log`), for ``nop-sim hands RUN``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from nop_sim.core.errors import RunError
+from nop_sim.games import Game, game_of_folder, get_game
+from nop_sim.games.registry import seat_names
+from nop_sim.run.scenario import Scenario
+from nop_sim.store import read_manifest, read_rows
+
+__all__ = ["MatchLog", "load_match_log", "run_game"]
+
+
+def run_game(out: str | Path) -> Game:
+    """The game of a run folder (its manifest's ``scenario.kind``); :class:`RunError` if unknown."""
+    try:
+        return game_of_folder(out)
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class MatchLog:
+    """One logged match read back from a run folder (:func:`load_match_log`).
+
+    ``events`` are the match's rows of the ``events`` table in play order, in
+    the columns its game logs (``Game.play_chunk`` documents them); the game's
+    ``stored_hands`` reads them back.
+    """
+
+    kind: str
+    point: int
+    match: int
+    events: pd.DataFrame
+    names: list[str]  # "Seat 0 (preset)", one per seat
+    settings: Any     # the game's settings at the sweep point
+
+    def records(self) -> list[dict[str, Any]]:
+        """The events as JSON-ready dicts (what ``nop-sim hands --json`` writes)."""
+        return get_game(self.kind).stored_hands(self)[1]
+
+    def history(self) -> str:
+        """The match as a readable hand history."""
+        return get_game(self.kind).stored_hands(self)[0]
+
+
+def _list_ids(ids: list[int], limit: int = 20) -> str:
+    text = ", ".join(map(str, ids[:limit]))
+    return text + (f", ... ({len(ids)} matches)" if len(ids) > limit else "")
+
+
+def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
+    """The stored event log of match ``match`` at sweep point ``point`` of a run folder.
+
+    Raises :class:`RunError` (one line) when the folder holds no such log,
+    naming the matches that were logged.
+    """
+    out = Path(out)
+    manifest = read_manifest(out)
+    try:
+        text = manifest["scenario"]["text"]
+        n_points = int(manifest["n_points"])
+    except (ValueError, KeyError, TypeError):
+        raise RunError(f"{out / 'manifest.json'}: is damaged") from None
+    game = run_game(out)
+    if not 0 <= point < n_points:
+        raise RunError(f"{out}: --point {point} is not a sweep point of this run: "
+                       + (f"use 0 to {n_points - 1}" if n_points > 1
+                          else "it has none, leave --point out"))
+    data = tomllib.loads(text)
+    if not data.get("run", {}).get("log_sample", 0):
+        raise RunError(f"{out}: no match was logged ([run] log_sample = 0); to keep one match "
+                       f"in N, run again with --set run.log_sample=N into a new --out")
+    ids = read_rows(out, "events", point, columns=["point", "match"])
+    logged = sorted(set(ids["match"].tolist()))
+    where = f" of point {point}" if n_points > 1 else ""
+    if match not in logged:
+        raise RunError(f"{out}: match {match}{where} was not logged; logged: "
+                       + (_list_ids(logged) if logged else "none"))
+    events = read_rows(out, "events", point, match)
+    seats = read_rows(out, "seats", point, match).sort_values("seat")
+    # one row per seat 0..players-1, sorted; a mixture's seat named with the row it played
+    # (mix_row: stores since mixtures)
+    names = seat_names(seats["preset"], seats["mix_row"] if "mix_row" in seats else None)
+    # the settings only: the stored seats table names the seats, and an agent file a
+    # [seats] entry names ("@path", relative to where the run started) need not be there now
+    data.pop("seats", None)
+    scn = Scenario.from_mapping(data, source=str(out / "manifest.json"))
+    settings = scn.settings_at(scn.points()[point])
+    return MatchLog(game.kind, point, match, events, names, settings)

@@ -1,0 +1,523 @@
+"""The run folder: write parts, read tables back. Below every game and its analysis.
+
+A run folder holds each row once::
+
+    manifest.json              scenario (and its game's kind), resolved settings, seed,
+                               versions, git, times, and the tables its parts hold
+                               (``tables``: ``rows`` appended, ``summed`` added up)
+    chunks/p0000-c000000/      one folder per finished part, named after its first
+        matches.parquet ...    chunk, renamed into place when complete; done.json
+                               lists its chunks (seeds, sizes) and files (checksums)
+
+The parts are the store: :func:`load_tables` reads a table's part files in plan
+order (their folder names sort so), appending rows and adding up the summed
+tables (``point, <keys...>, value``) by key, so the rows read back depend on the
+run's chunks only, never on how they were cut into parts, the worker count or
+the backend. Nothing is merged or written again when a run ends.
+
+A part is written into a ``.tmp-*`` folder and renamed into place
+(:func:`write_part`): a run killed at any moment leaves only whole parts;
+``--resume`` checks every part's checksums (:func:`finished_parts`), redoes
+damaged ones and runs the rest. Folders of an older store hold merged tables
+(``<table>.parquet`` beside the manifest, no ``tables`` in it): they are read as
+they are, and a run that resumes one removes them when it finishes.
+
+Plain data only: no game, no scenario. What a game stores is passed in (its
+table names, its store version); the game of a folder and its match logs are
+read one layer up (:mod:`nop_sim.run.match_log`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from nop_sim.core.errors import RunError
+from nop_sim.core.profiling import phase
+
+__all__ = ["RunError", "concat_tables", "finished_parts", "load_tables", "not_a_run",
+           "part_chunks", "read_manifest", "read_rows", "remove_merged", "write_json",
+           "write_part"]
+
+DONE = "done.json"
+
+
+# ---------------------------------------------------------------------------
+# Arrow helpers
+# ---------------------------------------------------------------------------
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def arrow(table) -> pa.Table:
+    """A chunk table as a ``pyarrow.Table`` (games may return pandas or Arrow tables)."""
+    return table if isinstance(table, pa.Table) else pa.Table.from_pandas(table,
+                                                                         preserve_index=False)
+
+
+def concat(tables: list) -> pa.Table:
+    """Chunk tables of one name, appended; empty ones (whose text columns have no type
+    yet) give way to the others."""
+    tables = [arrow(t) for t in tables]
+    full = [t for t in tables if t.num_rows] or tables[:1]
+    if len(full) == 1:
+        return full[0]
+    schema = full[0].schema
+    return pa.concat_tables([t.select(schema.names).cast(schema) for t in full])
+
+
+def summed(table: pa.Table) -> pa.Table:
+    """A summed table's rows with equal keys added up (first-seen key order)."""
+    keys = [k for k in table.column_names if k != "value"]
+    if table.num_rows == 0 or not keys:
+        return table
+    out = table.group_by(keys, use_threads=False).aggregate([("value", "sum")])
+    return out.rename_columns([*keys, "value"]).select(table.column_names).cast(table.schema)
+
+
+def concat_tables(parts: list[dict], names: Iterable[str] | None = None
+                  ) -> dict[str, pd.DataFrame]:
+    """Several chunks' tables (as ``Game.play_chunk`` returns them), appended, as pandas:
+    every table, or those of ``names``."""
+    names = list(parts[0]) if names is None else list(names)
+    return {name: concat([p[name] for p in parts]).to_pandas() for name in names}
+
+
+def column_sum(table: pa.Table, column: str) -> int:
+    """The sum of an Arrow table's integer column (0 when empty)."""
+    return int(pc.sum(table.column(column)).as_py() or 0)
+
+
+def read_part(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
+    """One stored part's table, read whole on this thread.
+
+    ``pq.read_table`` goes through the dataset layer and Arrow's thread pool:
+    about six times the CPU of a plain ``ParquetFile.read`` for the small
+    files a part holds, taken from the workers' cores during a run.
+    """
+    with pq.ParquetFile(path) as f:
+        return f.read(columns=columns, use_threads=False)
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Write ``data`` as JSON through a temporary file renamed into place."""
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=str))
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------
+# Writing parts, and finding the ones a run can keep
+# ---------------------------------------------------------------------------
+def write_part(out: Path, chunks: Sequence, tables: Mapping[str, pa.Table],
+               store_version: int) -> None:
+    """Write a part's tables into a temporary folder, then rename it into place.
+
+    A part is a run of consecutive chunks (each with ``name``, ``n_matches`` and
+    ``seed``) stored together, one file per table: its folder is named after its
+    first chunk, and ``done.json`` lists every chunk it holds with its seed, and
+    every file with its rows and checksum.
+    """
+    final = out / "chunks" / chunks[0].name
+    tmp = out / "chunks" / f".tmp-{chunks[0].name}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    done = {"chunk": chunks[0].name, "n_matches": sum(c.n_matches for c in chunks),
+            "chunks": [{"name": c.name, "n_matches": c.n_matches, "seed": c.seed} for c in chunks],
+            "store_version": store_version, "files": {}}
+    try:
+        for name, table in tables.items():
+            path = tmp / f"{name}.parquet"
+            with phase("write"):
+                pq.write_table(table, path)
+                with open(path, "rb") as fh:
+                    os.fsync(fh.fileno())
+            with phase("checksums"):
+                done["files"][name] = {"rows": table.num_rows, "sha256": sha256(path)}
+        (tmp / DONE).write_text(json.dumps(done, indent=1))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+
+
+def _listed_chunks(done: dict) -> list[dict]:
+    """The chunks a part's ``done.json`` lists (an old one-chunk folder lists itself)."""
+    return done.get("chunks") or [{"name": done["chunk"], "n_matches": done["n_matches"],
+                                   "seed": done["seed"]}]
+
+
+def part_chunks(folder: Path, plan: Mapping[str, Any], tables: Iterable[str],
+                store_version: int) -> list | None:
+    """The chunks of ``plan`` (name -> chunk) a part folder holds, or None unless it is
+    complete and matches the plan: every file of ``tables`` there with its checksum,
+    every chunk's seed and size, the game's ``store_version``."""
+    try:
+        done = json.loads((folder / DONE).read_text())
+        listed = _listed_chunks(done)
+        chunks = [plan.get(c["name"]) for c in listed]
+        if any(c is None or (c.n_matches, c.seed) != (m["n_matches"], m["seed"])
+               for c, m in zip(chunks, listed, strict=True)):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if done.get("store_version", 1) != store_version:
+        return None  # an older store's chunk is redone, not mixed in
+    files = done.get("files", {})
+    if set(files) != set(tables):
+        return None
+    for name, meta in files.items():
+        path = folder / f"{name}.parquet"
+        if not path.is_file() or sha256(path) != meta.get("sha256"):
+            return None
+    return chunks
+
+
+def _part_folders(out: Path) -> list[Path]:
+    """The part folders of a run, in plan order (their names sort so)."""
+    chunks = out / "chunks"
+    return sorted(p for p in chunks.glob("p*") if p.is_dir()) if chunks.is_dir() else []
+
+
+def finished_parts(out: Path, chunks: Sequence, tables: Iterable[str], store_version: int
+                   ) -> tuple[dict[str, list], list[Path]]:
+    """The part folders whose chunks can be reused (folder name -> chunks), and the
+    folders that cannot (damaged, stale or overlapping: removed once the run starts)."""
+    plan = {c.name: c for c in chunks}
+    tables = tuple(tables)
+    parts: dict[str, list] = {}
+    stale: list[Path] = []
+    claimed: set[str] = set()
+    for folder in _part_folders(out):
+        held = part_chunks(folder, plan, tables, store_version)
+        if held is None or claimed & {c.name for c in held}:
+            stale.append(folder)
+            continue
+        claimed |= {c.name for c in held}
+        parts[folder.name] = held
+    return parts, stale
+
+
+def remove_merged(out: Path, tables: Iterable[str]) -> None:
+    """Remove an older store's merged tables (``<table>.parquet`` beside the manifest):
+    once a run of the folder finishes, its parts are the store."""
+    for name in tables:
+        (out / f"{name}.parquet").unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------------------
+# What a folder is
+# ---------------------------------------------------------------------------
+def not_a_run(out: str | Path) -> str | None:
+    """What a folder another nop-sim command wrote is, when it is not a run, and what to
+    do with it, as one line (None for anything else: a run folder, an empty one).
+
+    The folders of ``nop-sim train`` (``strong.toml``, ``state.json``, a manifest
+    of kind ``train``), ``tune`` (``study.db``, ``best.toml``), ``compare``
+    (``compare.csv``) and ``sensitivity`` (``sensitivity.csv``) hold no match
+    tables; a command that reads or writes a run names them instead of calling
+    them an unfinished or damaged run.
+    """
+    out = Path(out)
+    try:
+        manifest = json.loads((out / "manifest.json").read_text())
+        manifest = manifest if isinstance(manifest, dict) else {}
+    except (OSError, ValueError):
+        manifest = {}
+    scenario = (manifest.get("scenario") or {}) if isinstance(manifest.get("scenario"),
+                                                                dict) else {}
+    source = scenario.get("source") or "SCENARIO"
+    if manifest.get("kind") == "train" or ((out / "state.json").is_file()
+                                          and "points" not in manifest):
+        strong = out / "strong.toml"
+        if strong.is_file():
+            return (f"{out}: is a training folder (nop-sim train), not a run: it holds a "
+                    f"trained agent, {strong}, and no match tables; play the agent with "
+                    f"nop-sim run {source} --set seats.all=@{strong} (every seat) and read "
+                    f"that run, or read the training's report, {out / 'report.html'}")
+        return (f"{out}: is a training folder (nop-sim train) whose training has not "
+                f"finished (no strong.toml yet), not a run: finish it with nop-sim train "
+                f"{source} --resume --out {out}, then play the agent with nop-sim run "
+                f"{source} --set seats.all=@{strong}")
+    if manifest.get("command") == "tune" or (out / "study.db").is_file():
+        best = out / "best.toml"
+        return (f"{out}: is a tune folder (nop-sim tune), not a run: its best settings are "
+                f"{best}; run them with nop-sim run {best} and read that run, or read the "
+                f"study's report, {out / 'report.html'}")
+    if not manifest:
+        for name, command in (("compare.csv", "compare"), ("sensitivity.csv", "sensitivity")):
+            if (out / name).is_file():
+                return (f"{out}: is the output of nop-sim {command} ({out / name}, "
+                        f"{out / 'report.html'}), not a run; give the run folder it was "
+                        f"made from")
+    return None
+
+
+def read_manifest(out: str | Path) -> dict:
+    """The manifest of a run folder; :class:`RunError` (one line) for any other folder,
+    one without a manifest, or a damaged one."""
+    out = Path(out)
+    other = not_a_run(out)
+    if other is not None:
+        raise RunError(other)
+    try:
+        manifest = json.loads((out / "manifest.json").read_text())
+    except FileNotFoundError:
+        raise RunError(f"{out}: not a nop-sim results folder (no manifest.json)") from None
+    except (OSError, ValueError):
+        raise RunError(f"{out / 'manifest.json'}: is damaged") from None
+    if not isinstance(manifest, dict):
+        raise RunError(f"{out / 'manifest.json'}: is damaged")
+    return manifest
+
+
+# ---------------------------------------------------------------------------
+# Reading tables back
+# ---------------------------------------------------------------------------
+class _Parts:
+    """The part files of a finished run, in plan order, and the tables they hold."""
+
+    def __init__(self, out: Path, manifest: dict):
+        self.out = out
+        try:
+            layout = manifest["tables"]
+            self.rows = tuple(layout["rows"])
+            self.summed = tuple(layout["summed"])
+            finished = manifest.get("status") == "finished"
+            n_chunks = int(manifest["n_chunks"])
+        except (KeyError, TypeError, ValueError):
+            raise RunError(f"{out / 'manifest.json'}: is damaged") from None
+        if not finished:
+            raise RunError(f"{out}: the run did not finish — finish it with nop-sim run ... "
+                           f"--resume --out {out}")
+        self.folders: list[Path] = []
+        self.points: list[set[int]] = []  # the sweep points of each part's chunks
+        held = 0
+        for folder in _part_folders(out):
+            try:
+                listed = _listed_chunks(json.loads((folder / DONE).read_text()))
+                self.points.append({int(c["name"][1:5]) for c in listed})
+            except (OSError, ValueError, KeyError, TypeError):
+                raise RunError(f"{folder / DONE}: is damaged; rebuild it with nop-sim run ... "
+                               f"--resume --out {out}") from None
+            self.folders.append(folder)
+            held += len(listed)
+        if held != n_chunks:
+            raise RunError(f"{out}: its parts hold {held} of the run's {n_chunks} chunks; "
+                           f"rebuild them with nop-sim run ... --resume --out {out}")
+
+    def files(self, name: str, point: int | None = None) -> list[Path]:
+        return [f / f"{name}.parquet" for f, points in zip(self.folders, self.points, strict=True)
+                if point is None or point in points]
+
+
+def _text_columns(schema: pa.Schema) -> list[str]:
+    """The text columns of an Arrow schema (read as pandas categories)."""
+    return [f.name for f in schema if pa.types.is_string(f.type) or
+            pa.types.is_large_string(f.type)]
+
+
+def _plain(paths: Sequence[Path], schema: pa.Schema, text: list[str]) -> pd.DataFrame:
+    """The files' rows appended, the general way (any type, nulls)."""
+    tables = [pq.read_table(p, columns=schema.names, read_dictionary=text) for p in paths]
+    full = [t for t in tables if t.num_rows] or tables[:1]
+    if len(full) > 1:
+        first = full[0].schema
+        table = pa.concat_tables([t.select(first.names).cast(first) for t in full])
+    else:
+        table = full[0]
+    return table.unify_dictionaries().to_pandas()
+
+
+def _read_table(paths: Path | Sequence[Path], columns: Sequence[str] | None = None
+                ) -> pd.DataFrame:
+    """Parquet files' rows appended in order, text columns as pandas categories.
+
+    The drafts of a ten-million-hand sweep run to millions of rows in
+    thousands of row groups. Reading them whole and then converting held the
+    Arrow tables, their chunks and the pandas frame at once, three times the
+    frame's size; here the columns are preallocated and filled one batch at a
+    time, and card ids stay category codes (categories in the order first met).
+    """
+    paths = [paths] if isinstance(paths, Path) else list(paths)
+    counts = [pq.read_metadata(p).num_rows for p in paths]
+    # the first file with rows types the table (an empty part's text columns may have none)
+    schema = pq.read_schema(paths[next((i for i, n in enumerate(counts) if n), 0)])
+    if columns is not None:
+        schema = pa.schema([f for f in schema if f.name in set(columns)])
+    text = _text_columns(schema)
+    plain = [f for f in schema if f.name not in text]
+    if any(not (pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
+                or pa.types.is_boolean(f.type)) for f in plain):
+        return _plain(paths, schema, text)
+    n = sum(counts)
+    data = {f.name: np.empty(n, dtype=f.type.to_pandas_dtype()) for f in plain}
+    codes = {name: np.empty(n, dtype=np.int32) for name in text}
+    labels: dict[str, dict[str, int]] = {name: {} for name in text}
+    pos = 0
+    for path, count in zip(paths, counts, strict=True):
+        if not count:
+            continue
+        pf = pq.ParquetFile(path, read_dictionary=text)
+        for batch in pf.iter_batches(batch_size=1 << 16, columns=schema.names):
+            k = batch.num_rows
+            for name in data:
+                col = batch.column(name)
+                if col.null_count:
+                    return _plain(paths, schema, text)
+                data[name][pos:pos + k] = col.to_numpy(zero_copy_only=False)
+            for name in text:
+                col = batch.column(name)
+                if not pa.types.is_dictionary(col.type):
+                    return _plain(paths, schema, text)
+                index = labels[name]
+                remap = np.array([index.setdefault(v, len(index))
+                                  for v in col.dictionary.to_pylist()] or [0], dtype=np.int32)
+                idx = col.indices.to_numpy(zero_copy_only=False)
+                out = codes[name][pos:pos + k]
+                if col.null_count:
+                    valid = ~np.asarray(col.is_null())
+                    out[:] = -1
+                    out[valid] = remap[idx[valid].astype(np.int64)]
+                else:
+                    out[:] = remap[idx]
+            pos += k
+    frame = {}
+    for f in schema:
+        if f.name in text:
+            cats = list(labels[f.name])
+            frame[f.name] = pd.Categorical.from_codes(codes[f.name], categories=cats)
+        else:
+            frame[f.name] = data[f.name]
+    return pd.DataFrame(frame, copy=False)
+
+
+def _read_point(paths: Sequence[Path], point: int) -> pd.DataFrame:
+    """One sweep point's rows of a table's files, text columns as pandas categories."""
+    schema = pq.read_schema(paths[0])
+    text = _text_columns(schema)
+    filters = [("point", "==", point)] if "point" in schema.names else None
+    tables = [pq.read_table(p, filters=filters, read_dictionary=text) for p in paths]
+    full = [t for t in tables if t.num_rows] or tables[:1]
+    if len(full) > 1:
+        first = full[0].schema
+        table = pa.concat_tables([t.select(first.names).cast(first) for t in full])
+    else:
+        table = full[0]
+    return table.unify_dictionaries().to_pandas()
+
+
+def _read_summed(paths: Sequence[Path], point: int | None) -> pd.DataFrame:
+    """A summed table: every part's rows added up by key, sorted by key, values int64."""
+    table = concat([read_part(p) for p in paths])
+    keys = [k for k in table.column_names if k != "value"]
+    if point is not None and "point" in keys:
+        table = table.filter(pc.equal(table.column("point"), point))
+    if table.num_rows == 0:
+        return pd.DataFrame(columns=[*keys, "value"])
+    frame = summed(table).select([*keys, "value"]).to_pandas()
+    frame["value"] = frame["value"].astype(np.int64)
+    frame = frame.sort_values(keys, kind="stable").reset_index(drop=True)
+    for name in _text_columns(table.schema):  # as every other table's: categories, first met
+        frame[name] = pd.Categorical(frame[name], categories=pd.unique(frame[name]))
+    return frame
+
+
+def _read_merged(out: Path, name: str, point: int | None,
+                 columns: Sequence[str] | None) -> pd.DataFrame:
+    """A table of an older store's folder, merged beside the manifest."""
+    path = out / f"{name}.parquet"
+    if not path.exists():
+        raise RunError(f"{out}: {path.name} is missing; the run did not finish — "
+                       f"finish it with nop-sim run ... --resume --out {out}")
+    return _read_table(path, columns) if point is None else _read_point([path], point)
+
+
+def load_tables(out: str | Path, names: Iterable[str] | None = None,
+                point: int | None = None,
+                columns: Mapping[str, Sequence[str]] | None = None) -> dict[str, pd.DataFrame]:
+    """The tables of a finished run folder, each row once, in plan order.
+
+    ``names``: which ones; by default every table the folder holds but
+    ``events`` (the game's ``result_tables``). ``point``: only that sweep
+    point's rows (read from the parts that hold them: memory stays that of one
+    point however many there are). ``columns``: table -> the columns to read
+    (every column of a table not named). Raises :class:`RunError` (one line)
+    for a folder that is not a finished run, or a part that cannot be read.
+    """
+    out = Path(out)
+    manifest = read_manifest(out)
+    merged = "tables" not in manifest  # an older store: merged tables beside the manifest
+    parts = None if merged else _Parts(out, manifest)
+    if names is None:
+        names = ([p.stem for p in sorted(out.glob("*.parquet")) if p.stem != "events"]
+                 if merged else [t for t in (*parts.rows, *parts.summed) if t != "events"])
+    tables = {}
+    for name in names:
+        if parts is not None and name not in (*parts.rows, *parts.summed):
+            raise RunError(f"{out}: holds no table {name!r}; its tables: "
+                           f"{', '.join((*parts.rows, *parts.summed))}")
+        wanted = (columns or {}).get(name)
+        try:
+            if parts is None:
+                tables[name] = _read_merged(out, name, point, wanted)
+            elif name in parts.summed:
+                tables[name] = _read_summed(parts.files(name, point), point)
+            else:
+                files = parts.files(name, point)
+                if not files:  # a point no part holds: the table's columns, no rows
+                    files = parts.files(name)[:1]
+                    tables[name] = _read_point(files, -1 if point is None else point)
+                else:
+                    tables[name] = (_read_table(files, wanted) if point is None
+                                    else _read_point(files, point))
+        except RunError:
+            raise
+        except Exception as exc:  # pyarrow raises several kinds for damaged files
+            raise RunError(f"{out}: its table {name} cannot be read ({exc.__class__.__name__}); "
+                           f"rebuild it with nop-sim run ... --resume --out {out}") from None
+    return tables
+
+
+def read_rows(out: str | Path, name: str, point: int, match: int | None = None,
+              columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """Table ``name``'s rows at sweep ``point`` (and of match ``match`` only, when
+    given), read with Parquet filters from the parts that hold the point.
+    ``columns``: those only. Raises :class:`RunError` as :func:`load_tables` does."""
+    out = Path(out)
+    manifest = read_manifest(out)
+    if "tables" in manifest:
+        parts = _Parts(out, manifest)
+        if name not in (*parts.rows, *parts.summed):
+            raise RunError(f"{out}: holds no table {name!r}")
+        paths = parts.files(name, point) or parts.files(name)[:1]
+    else:
+        paths = [out / f"{name}.parquet"]
+        if not paths[0].exists():
+            raise RunError(f"{out}: {paths[0].name} is missing; the run did not finish — "
+                           f"finish it with nop-sim run ... --resume --out {out}")
+    filters = [("point", "==", point)] + ([("match", "==", match)] if match is not None else [])
+    try:
+        tables = [pq.read_table(p, columns=columns, filters=filters) for p in paths]
+    except Exception as exc:  # pyarrow raises several kinds for damaged files
+        raise RunError(f"{out}: its table {name} cannot be read ({exc.__class__.__name__}); "
+                       f"rebuild it with nop-sim run ... --resume --out {out}") from None
+    return concat(tables).to_pandas()
