@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
-from nop_sim.games.new_order import types as T
 
 __all__ = ["SECTIONS", "write_train_report"]
 
@@ -155,7 +154,7 @@ def _field(t: _Training):
     space = t.manifest["space"]
     names = space["names"]
     lo, hi = np.array(space["low"]), np.array(space["high"])
-    idx = [T.AGENT_PARAM_NAMES.index(n) for n in names]
+    idx = [space["columns"].index(n) for n in names]
     labels, weights, rows = t.strong()
     power = np.asarray(space.get("power") or np.ones(len(names)))
     units = np.clip((rows[:, idx] - lo) / (hi - lo), 0, 1) ** (1 / power)  # the search's cube
