@@ -533,8 +533,8 @@ def _trainable(scn, command: str):
         from nop_sim.games import registered_games
 
         kinds = [g.kind for g in registered_games() if g.trainable]
-        raise click.UsageError(f"{scn.source}: nop-sim {command} trains parameter-row agents, "
-                               f"which games {', '.join(kinds)} have; {scn.kind} does not")
+        raise click.UsageError(f"{scn.source}: nop-sim {command} trains the agents of games that "
+                               f"declare a policy space ({', '.join(kinds)}); {scn.kind} does not")
 
 
 @main.command("train", context_settings=CONTEXT)
