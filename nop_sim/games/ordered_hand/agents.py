@@ -153,6 +153,11 @@ def agent_from_spec(spec: str | Mapping[str, Any] | OrderedAgent) -> OrderedAgen
         return PRESETS[name]
     if not isinstance(spec, Mapping):
         raise ValueError(f"{spec!r} is not a preset name or a table of agent parameters")
+    rows = getattr(spec, "rows", ())  # a seat read from a mixture file is no one agent
+    if len(rows) > 1:
+        raise ValueError(f"{getattr(spec, 'label', 'the agent')} (file "
+                         f"{getattr(spec, 'path', '?')}) is a mixture of {len(rows)} rows, "
+                         f"which plays one row per game (nop-sim run), not one fixed agent")
     params = dict(spec)
     base = agent_from_spec(params.pop("preset", "low")).as_dict()
     known = list(base)

@@ -58,6 +58,7 @@ N_AGENT_PARAMS = len(NAMES)
 PLAY_LOW, PLAY_STRONG = 1, 3            # K.PLAY_*; 0 is PLAY_RANDOM
 INSERT_RANDOM, INSERT_BUILDER = 0, 2    # K.INSERT_*
 RESPOND_RANDOM, RESPOND_CHANCE = 0, 4   # K.RESPOND_*
+_RESPOND = NAMES.index("respond")
 
 MECHANICS: dict[str, dict[str, float]] = {
     "betting": {"bet": 0.0},
@@ -121,12 +122,7 @@ def agent_row(spec: str | Mapping[str, Any] | Sequence[float]) -> np.ndarray:
     from nop_sim.games.ordered_hand.agents import OrderedAgent, agent_from_spec
 
     if isinstance(spec, (str, Mapping, OrderedAgent)):
-        rows = getattr(spec, "rows", ())
-        if len(rows) > 1:
-            raise ValueError(f"{getattr(spec, 'label', 'the agent')} (file "
-                             f"{getattr(spec, 'path', '?')}) is a mixture of {len(rows)} rows, "
-                             f"which plays one row per match, not one fixed row")
-        return agent_from_spec(dict(spec) if isinstance(spec, Mapping) else spec).row()
+        return _as_chance(agent_from_spec(spec).row())  # refuses a mixture: no one row
     row = np.asarray(spec, dtype=float)
     if row.shape != (N_AGENT_PARAMS,):
         raise ValueError(f"an Ordered Hand agent row needs {N_AGENT_PARAMS} numbers "
@@ -140,7 +136,17 @@ def agent_row(spec: str | Mapping[str, Any] | Sequence[float]) -> np.ndarray:
         if name not in choices and not 0.0 <= row[i] <= 1.0:
             raise ValueError(f"agent parameter {name} = {row[i]} is out of range: "
                              f"allowed 0 to 1")
-    return agent_from_spec(spec_of(row)).row()
+    return _as_chance(agent_from_spec(spec_of(row)).row())
+
+
+def _as_chance(row: np.ndarray) -> np.ndarray:
+    """``row`` with a fixed answer to a Bet other than random written as the chance answer
+    it is a corner of (the same games, bit for bit: its row carries the corner), so a
+    preset's row is the row a search pinned to ``respond = chance`` plays as it."""
+    if int(row[_RESPOND]) != RESPOND_RANDOM:
+        row = row.copy()
+        row[_RESPOND] = RESPOND_CHANCE
+    return row
 
 
 def read_agent_file(path: str | Path) -> AgentFile:

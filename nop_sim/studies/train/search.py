@@ -268,8 +268,14 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
     if known is not None and len(known):
         pool.extend(space.pin(row) for row in np.atleast_2d(known))
     # 3. the selection race on fresh seeds, among rows that deviate: a row of the field
-    # plays the reference's own matches and would 'gain' exactly 0 +- 0
-    deviates = [r for r in pool if not any(np.allclose(r, f) for f in fld.rows)]
+    # plays the reference's own matches and would 'gain' exactly 0 +- 0, and so does a
+    # row that differs from one only where the space searches nothing and pins nothing
+    # (what these rules never read: an Ordered Hand Bet where there is no betting)
+    cols = np.concatenate([space.index(), [space.columns.index(n) for n in space.fixed]])
+    cols = cols.astype(np.int64)
+    deviates = [r for r in pool
+                if not any(np.allclose(r, f) or np.allclose(r[cols], f[cols])
+                           for f in fld.rows)]
     pool = np.stack(deviates or pool)
     d = racer.duel(pool, cfg.select, (10**6,))
     g = d.gain()
