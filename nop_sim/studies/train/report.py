@@ -240,11 +240,22 @@ def _value(t: _Training):
     return blocks
 
 
+def _work_unit(manifest: dict) -> str:
+    """The game's unit of work (``hands``, ``turns``): the engine counts it."""
+    from nop_sim.games import DEFAULT_KIND, get_game
+
+    try:
+        return get_game(manifest["scenario"].get("kind") or DEFAULT_KIND).work
+    except (KeyError, AttributeError):
+        return "hands"
+
+
 def _throughput(t: _Training):
     tp = t.manifest["throughput"]
     sec, eng = tp["seconds"], tp["engine_seconds"]
     share = 1 - eng / sec if sec > 0 else float("nan")
-    return [R.Note(f"{tp['matches']:,} matches ({tp['hands']:,} hands) in {sec:.1f} s: "
+    unit = _work_unit(t.manifest)
+    return [R.Note(f"{tp['matches']:,} matches ({tp['hands']:,} {unit}) in {sec:.1f} s: "
                    f"{tp['matches'] / max(sec, 1e-9):,.0f} matches/s; the engine ran "
                    f"{eng:.1f} s of it, so orchestration took {100 * share:.1f}%.")]
 
