@@ -307,8 +307,8 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
 
 
 def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile):
-    from nop_sim.core.agent_files import training_text
     from nop_sim.core.profiling import format_profile, phase, take
+    from nop_sim.games.agent_files import training_text
     from nop_sim.run.runner import RunError, run_scenario
 
     # The interpreter's last collection walks every object the run's libraries made
@@ -625,7 +625,7 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
       nop-sim exploit scenarios/baseline.toml --strong reports/baseline-train \\
           --seed 7 --budget-matches 4000000
     """
-    from nop_sim.core.agent_files import training_text
+    from nop_sim.games.agent_files import training_text
     from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.search import statement
     from nop_sim.studies.train.value import exploit

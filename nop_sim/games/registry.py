@@ -69,7 +69,7 @@ class PolicySpace:
         parameters, :class:`SeatFile` of one row, or a row of numbers) as a checked row,
         raising ``ValueError`` naming what is wrong
     read_agent_file(path) : an agent file as ``rows`` (tables ``agent_row`` takes),
-        ``weights``, ``training``, ``path`` (:class:`nop_sim.core.agent_files.AgentFile`)
+        ``weights``, ``training``, ``path`` (:class:`nop_sim.games.agent_files.AgentFile`)
     write_agent_file(path, rows, weights, training, header) : write rows (of numbers)
         and weights as an agent file that ``read_agent_file`` and the game's seats take
     play_field(settings, tables, table_of, states, threads) : play match ``i`` with the

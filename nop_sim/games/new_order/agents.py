@@ -74,8 +74,8 @@ from typing import Any
 
 import numpy as np
 
-from nop_sim.core.agent_files import AgentFile, draw_rows, read_rows, training_text, write_rows
 from nop_sim.core.errors import did_you_mean
+from nop_sim.games.agent_files import AgentFile, draw_rows, read_rows, training_text, write_rows
 from nop_sim.games.new_order import types as T
 
 __all__ = ["AgentError", "AgentFile", "DRAFT_VALUES", "PRESETS", "agent_bounds", "agent_row",
@@ -229,7 +229,7 @@ def agent_table(seats: str | Sequence, players: int) -> np.ndarray:
 
 def read_agent_file(path: str | Path) -> AgentFile:
     """Read an agent file: one ``[agent]`` table, or a mixture of ``[[agent]]`` tables
-    (:func:`nop_sim.core.agent_files.read_rows`), every row checked by :func:`agent_row`.
+    (:func:`nop_sim.games.agent_files.read_rows`), every row checked by :func:`agent_row`.
     Raises :class:`AgentError`, one line naming the file (and the table and row)."""
     return read_rows(path, agent_row, T.AGENT_PARAM_NAMES, AgentError)
 
@@ -254,7 +254,7 @@ def load_agent_file(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def write_agent_file(path: str | Path, rows: Sequence, weights: Sequence[float],
                      training: Mapping[str, Any], header: str = "") -> Path:
-    """Write an agent file atomically (:func:`nop_sim.core.agent_files.write_rows`); a row
+    """Write an agent file atomically (:func:`nop_sim.games.agent_files.write_rows`); a row
     is a parameter table or a full row of ``N_AGENT_PARAMS`` numbers, written as every
     parameter by name, checked by :func:`agent_row`. Raises :class:`AgentError`."""
     return write_rows(path, rows, weights, training, header, agent_row, T.AGENT_PARAM_NAMES,

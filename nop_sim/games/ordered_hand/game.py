@@ -17,7 +17,13 @@ import numpy as np
 import pandas as pd
 
 from nop_sim.games import registry
-from nop_sim.games.ordered_hand.policy import POLICY, check_spec, play_seats, read_agent_file
+from nop_sim.games.ordered_hand.policy import (
+    POLICY,
+    check_spec,
+    compile_field_driver,
+    play_seats,
+    read_agent_file,
+)
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.games.registry import Game, register_game
 
@@ -291,7 +297,7 @@ GAME = register_game(Game(
     referee=referee,
     write_report=write_report,
     store_version=3,  # 3: no drafts table, no stand-in hands/unresolved columns
-    kernels={"engine": compile_kernels},
+    kernels={"engine": compile_kernels, "field driver": compile_field_driver},
     kernel_sources=("games/ordered_hand/types.py", "games/ordered_hand/kernels/*.py"),
     agent_file=read_agent_file,
     policy=POLICY,

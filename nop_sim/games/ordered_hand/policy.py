@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from nop_sim.core.agent_files import AgentFile, draw_rows, read_rows, write_rows
+from nop_sim.games.agent_files import AgentFile, draw_rows, read_rows, write_rows
 from nop_sim.games.registry import FieldPlay, PolicySpace, SeatFile
 
 # The agents and the kernels are imported where they are used, never at the top: the
@@ -49,7 +49,8 @@ from nop_sim.games.registry import FieldPlay, PolicySpace, SeatFile
 # (tests/test_referee_independent.py). The kernel's constants are therefore written
 # out here; tests/test_policy_spaces.py checks them against the kernel's.
 
-__all__ = ["MECHANICS", "NAMES", "POLICY", "agent_row", "check_spec", "play_field",
+__all__ = ["MECHANICS", "NAMES", "POLICY", "agent_row", "check_spec", "compile_field_driver",
+           "play_field",
            "play_seats", "read_agent_file", "spec_of", "write_agent_file"]
 
 NAMES = ("play", "check_prob", "insert", "bet", "bet_prob", "respond", "take_win",
@@ -151,7 +152,7 @@ def _as_chance(row: np.ndarray) -> np.ndarray:
 
 def read_agent_file(path: str | Path) -> AgentFile:
     """An Ordered Hand agent file: ``[agent]`` or ``[[agent]]`` tables of
-    :class:`OrderedAgent` fields (:func:`nop_sim.core.agent_files.read_rows`)."""
+    :class:`OrderedAgent` fields (:func:`nop_sim.games.agent_files.read_rows`)."""
     return read_rows(path, agent_row, NAMES)
 
 
@@ -202,6 +203,16 @@ def play_field(settings, tables: np.ndarray, table_of: np.ndarray, states: np.nd
                      seat_work=np.repeat(turns[:, None], settings.players, axis=1))
 
 
+def compile_field_driver() -> None:
+    """Compile (or load) the per-game-table driver (training, mixture seats)."""
+    from nop_sim.games.ordered_hand.settings import OrderedSettings
+    from nop_sim.kernels.rng import keyed_states
+
+    s = OrderedSettings(players=2, betting=True)
+    play_field(s, np.stack([agent_row("bettor"), agent_row("raiser")])[None],
+               np.zeros(1, np.int64), keyed_states((0,), 1), threads=1)
+
+
 _MIX_TAG = 0x6D6978  # "mix": a mixture seat's draws have keys of their own
 
 
@@ -210,7 +221,7 @@ def play_seats(settings, specs: list, n_games: int, seed: int, log: bool = False
 
     Without a mixture seat it is :func:`~nop_sim.games.ordered_hand.engine.play_ordered`.
     A mixture seat (an agent file of several rows) plays row ``k`` of game ``g`` drawn
-    by :func:`nop_sim.core.agent_files.draw_rows` from ``(seed, "mix")``; the deals are
+    by :func:`nop_sim.games.agent_files.draw_rows` from ``(seed, "mix")``; the deals are
     those ``play_ordered`` gives for ``seed``. Logging mixtures is not supported.
     """
     from nop_sim.games.ordered_hand.agents import agent_from_spec

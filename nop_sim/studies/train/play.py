@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nop_sim.core.agent_files import draw_rows
+from nop_sim.games.agent_files import draw_rows
 from nop_sim.games.registry import FieldPlay, policy_of
 from nop_sim.kernels.rng import keyed_states
 
