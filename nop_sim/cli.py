@@ -310,8 +310,8 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
 def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile):
     # here, not at the top: numba and Arrow load slowly, and --help need not wait
     from nop_sim.core.profiling import format_profile, phase, take
-    from nop_sim.games.new_order.agents import training_text
-    from nop_sim.run.runner import run_scenario
+    from nop_sim.games.agent_files import training_text
+    from nop_sim.run.runner import RunError, run_scenario
 
     # The interpreter's last collection walks every object the run's libraries made
     # (0.4 s with the report's loaded too): there is nothing left to collect by then.
@@ -535,8 +535,8 @@ def _trainable(scn, command: str):
         from nop_sim.games import registered_games
 
         kinds = [g.kind for g in registered_games() if g.trainable]
-        raise click.UsageError(f"{scn.source}: nop-sim {command} trains parameter-row agents, "
-                               f"which games {', '.join(kinds)} have; {scn.kind} does not")
+        raise click.UsageError(f"{scn.source}: nop-sim {command} trains the agents of games that "
+                               f"declare a policy space ({', '.join(kinds)}); {scn.kind} does not")
 
 
 @main.command("train", context_settings=CONTEXT)
@@ -627,7 +627,7 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
       nop-sim exploit scenarios/baseline.toml --strong reports/baseline-train \\
           --seed 7 --budget-matches 4000000
     """
-    from nop_sim.games.new_order.agents import training_text
+    from nop_sim.games.agent_files import training_text
     from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.search import statement
     from nop_sim.studies.train.value import exploit
@@ -639,16 +639,16 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
     with _one_line(TrainError, progress=progress):
         res = exploit(scn, strong_dir, budget=budget, threads=workers, scheduler=scheduler,
                       progress=lambda d, t: progress(d, t, d))
-        _, training = _strong_training(strong_dir)
+        _, training = _strong_training(strong_dir, scn)
     found = statement(res.gain, res.low, res.high, res.matches, res.starts)
     click.echo(f"{scn.name}, seed {scn.seed}: {found}")
     click.echo(f"strong.toml says: {training_text(training)}")
 
 
-def _strong_training(folder: Path):
+def _strong_training(folder: Path, scn):
     from nop_sim.studies.train.value import load_strong
 
-    return load_strong(folder)
+    return load_strong(folder, scn.settings_at(scn.points()[0]))
 
 
 @main.command("value", context_settings=CONTEXT)
@@ -656,8 +656,9 @@ def _strong_training(folder: Path):
 @click.option("--strong", "strong_dir", type=click.Path(path_type=Path), required=True,
               help="A training folder (nop-sim train's --out) holding strong.toml.")
 @click.option("--mechanic", "mechanics", multiple=True, metavar="NAME",
-              help="Restrict only these (repeatable): manipulation, hedging, drafting, "
-                   "drawing, bluffing [default: all].")
+              help="Restrict only these (repeatable): the game's mechanics, New Order's "
+                   "manipulation, hedging, drafting, drawing, bluffing; Ordered Hand's betting, "
+                   "raising, repositioning [default: all].")
 @_train_options
 def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler, overrides,
               quiet):
@@ -677,18 +678,19 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
       nop-sim train scenarios/baseline.toml
       nop-sim value scenarios/baseline.toml --strong reports/baseline-train
     """
-    from nop_sim.studies.train import MECHANICS, TrainError
+    from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.report import write_train_report
     from nop_sim.studies.train.value import value_folder
 
+    scn = _load(scenario, overrides, None, seed)
+    _trainable(scn, "value")
+    MECHANICS = scn.game_type.policy.mechanics  # noqa: N806  (the game's, read once)
     for m in mechanics:
         if m not in MECHANICS:
             from nop_sim.core.errors import did_you_mean
 
             raise click.BadParameter(f"no mechanic {m!r}.{did_you_mean(m, MECHANICS)} "
                                      f"Allowed: {', '.join(MECHANICS)}", param_hint="--mechanic")
-    scn = _load(scenario, overrides, None, seed)
-    _trainable(scn, "value")
     progress = _Progress(quiet, "matches", label="matches")
     with _one_line(TrainError), _holding(strong_dir, "wait for it to finish"):
         # an AgentError is a ValueError: exit 2

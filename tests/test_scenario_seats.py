@@ -137,8 +137,10 @@ def test_labels_and_fingerprints_follow_the_file(tmp_path):
     assert load_scenario(scn_path).fingerprint() != before
 
 
-def test_the_ordered_hand_game_refuses_agent_files(strong):
-    with pytest.raises(ScenarioError, match="cannot be read from files"):
+def test_the_ordered_hand_game_refuses_a_new_order_agent_file(strong):
+    """Ordered Hand reads its own agent files (tests/test_policy_spaces.py), not New
+    Order's: the file and the parameter it does not know are named."""
+    with pytest.raises(ScenarioError, match="unknown Ordered Hand agent parameter"):
         load_scenario(ROOT / "scenarios" / "ordered_hand.toml", [f"seats.all=@{strong}"])
 
 

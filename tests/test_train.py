@@ -30,10 +30,10 @@ from nop_sim.cli import main
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_row, agent_table
 from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.policy import MECHANICS
 from nop_sim.games.new_order.rules import Settings
 from nop_sim.run.scenario import load_scenario
 from nop_sim.studies.train import (
-    MECHANICS,
     Engine,
     Field,
     SearchConfig,
@@ -377,9 +377,13 @@ def test_bad_agent_files_exit_2(tmp_path):
 
 
 def test_train_refuses_a_game_without_parameter_agents(tmp_path):
-    path = Path(__file__).resolve().parents[1] / "scenarios" / "ordered_hand.toml"
+    import highcard_game  # noqa: F401  (registers the test-only game "high-card": no policy)
+
+    path = tmp_path / "hc.toml"
+    path.write_text('[game]\nkind = "high-card"\n')
     r = _cli(["train", str(path), "--budget-matches", "100"])
-    assert r.exit_code == 2 and "new-order" in r.output
+    assert r.exit_code == 2 and "declare a policy space" in r.output
+    assert "new-order" in r.output and "ordered-hand" in r.output
 
 
 SWEEP = """

@@ -20,11 +20,82 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_KIND", "Game", "SeatFile", "changed_label", "game_kinds", "game_of_folder",
-           "get_game", "register_game", "registered_games", "seat_label", "seat_name",
-           "seat_names"]
+__all__ = ["DEFAULT_KIND", "FieldPlay", "Game", "PolicySpace", "SeatFile", "changed_label",
+           "game_kinds", "game_of_folder", "get_game", "policy_of", "register_game",
+           "registered_games", "seat_label", "seat_name", "seat_names"]
 
 DEFAULT_KIND = "new-order"  # a scenario's [game] without ``kind``, a manifest without one
+
+
+@dataclass(frozen=True)
+class FieldPlay:
+    """What a :attr:`PolicySpace.play_field` returns, per match (one table each):
+
+    place : int ``(n, players)``, 1 for a winner (every sharer of a shared win), else
+        2, 3, ... (the order the game ranks the others in)
+    work : int64 ``(n,)`` the match's units of work (New Order's hands, Ordered Hand's
+        turns): throughput
+    seat_work : int64 ``(n, players)`` the units each seat took part in (a New Order
+        seat's hands to its elimination)
+    extras : name -> array ``(n, players, ...)``: what else a seat did that a game's
+        ``field_tables`` reads (New Order: ``hedges``, ``drafted``); may be empty
+    """
+
+    place: Any
+    work: Any
+    seat_work: Any
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PolicySpace:
+    """A game's policies as rows of numbers: what strong play (``nop_sim.studies.train``)
+    searches. Every callable is a module-level function (Dask ships ``play_field``).
+
+    names : the row's columns, in order (a row is float64 ``(len(names),)``)
+    bounds() : ``(lowest, highest)`` float64 arrays over ``names``: the legal box, which a
+        search spans for every parameter it moves
+    searched(settings) : the names a search moves under these rules (those that can
+        matter), in row order; the others keep the value of the row a search starts from
+    fixed : parameters pinned in every search (switches such as a random style, which
+        are styles, not skills: the presets that set them join every search as starts)
+    mechanics : mechanic -> ``{parameter: value}``, the pins that switch it off (restricted
+        play: ``nop-sim value``); the values must be legal
+    power : parameter -> the power a search raises its unit coordinate to (1 where not
+        given): a wide range that acts mostly at its low end
+    discrete : parameters whose values are whole numbers (a choice among styles, a
+        flag): a search rounds them
+    presets() : the preset names; agent_row(spec) : a seat spec (preset name, table of
+        parameters, :class:`SeatFile` of one row, or a row of numbers) as a checked row,
+        raising ``ValueError`` naming what is wrong
+    read_agent_file(path) : an agent file as ``rows`` (tables ``agent_row`` takes),
+        ``weights``, ``training``, ``path`` (:class:`nop_sim.games.agent_files.AgentFile`)
+    write_agent_file(path, rows, weights, training, header) : write rows (of numbers)
+        and weights as an agent file that ``read_agent_file`` and the game's seats take
+    play_field(settings, tables, table_of, states, threads) : play match ``i`` with the
+        table ``tables[table_of[i]]`` (float ``(players, len(names))``, one row per seat)
+        from RNG state ``states[i]`` (uint64 ``(4,)``): a :class:`FieldPlay`, matches in
+        order; a match depends only on its table and state (common random numbers), so
+        slicing a batch never changes it
+    field_tables(settings, won, extras) : optional; tables of the strong field in every
+        seat (``won`` bool ``(n,)`` of one seat per match, ``extras`` that seat's) such as
+        New Order's Disruptor table, as a pandas DataFrame (written as
+        ``drafts.parquet``); None: none
+    """
+
+    names: tuple[str, ...]
+    bounds: Callable[[], tuple[Any, Any]]
+    searched: Callable[[Any], tuple[str, ...]]
+    mechanics: Mapping[str, Mapping[str, float]]
+    presets: Callable[[], tuple[str, ...]]
+    agent_row: Callable[[Any], Any]
+    read_agent_file: Callable[[Path], Any]
+    write_agent_file: Callable[..., Any]
+    play_field: Callable[..., FieldPlay]
+    fixed: Mapping[str, float] = field(default_factory=dict)
+    power: Mapping[str, float] = field(default_factory=dict)
+    discrete: tuple[str, ...] = ()
+    field_tables: Callable[[Any, Any, Mapping], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -74,9 +145,10 @@ class Game:
         seats were equal (``1/players`` unless wins can be shared)
     store_version : bumped when the game's chunk tables change shape; an older
         chunk is redone on resume, never mixed in
-    trainable : its agents are rows of :mod:`nop_sim.games.new_order.agents` parameters and its
-        settings play through :func:`nop_sim.games.new_order.engine.play_field`, so ``nop-sim
-        train`` and ``value`` can search them
+    policy : optional; the game's :class:`PolicySpace`: its agents as rows of parameters,
+        their legal box, mechanics, presets, agent files and a ``play_field`` over
+        per-match tables, so ``nop-sim train``, ``value``, ``exploit`` and ``sweep
+        --train`` can search them (:attr:`trainable`); None: they refuse the game
 
     Play, replay, report
     --------------------
@@ -140,7 +212,12 @@ class Game:
     kernel_sources: tuple[str, ...] = ()
     agent_file: Callable[[Path], Any] | None = None
     store_version: int = 1
-    trainable: bool = False
+    policy: PolicySpace | None = None
+
+    @property
+    def trainable(self) -> bool:
+        """It declares a policy space: the strong-play commands can train its agents."""
+        return self.policy is not None
 
     def __post_init__(self) -> None:
         if self.fair_win_rate is None:
@@ -302,6 +379,20 @@ def register_game(game: Game) -> Game:
 def registered_games() -> tuple[Game, ...]:
     """Every registered game, in registration order."""
     return tuple(_GAMES.values())
+
+
+def policy_of(settings) -> PolicySpace:
+    """The policy space of the game whose settings class ``settings`` is an instance of;
+    ``ValueError`` naming the game when it declares none."""
+    for game in _GAMES.values():
+        if isinstance(settings, game.settings):
+            if game.policy is None:
+                kinds = [g.kind for g in _GAMES.values() if g.policy is not None]
+                raise ValueError(f"the game {game.kind!r} declares no policy space, so its "
+                                 f"agents cannot be trained; games that do: "
+                                 f"{', '.join(kinds) or 'none'}")
+            return game.policy
+    raise ValueError(f"no registered game plays settings of type {type(settings).__name__}")
 
 
 def game_kinds() -> tuple[str, ...]:

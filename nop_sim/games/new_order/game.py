@@ -24,6 +24,7 @@ from nop_sim.games.new_order.agents import (
     preset_names,
     read_agent_file,
 )
+from nop_sim.games.new_order.policy import POLICY
 from nop_sim.games.new_order.rules import Settings
 from nop_sim.games.registry import Game, register_game
 
@@ -665,5 +666,5 @@ GAME = register_game(Game(
     referee=referee,
     write_report=write_report,
     store_version=3,  # 2: events tables; 3: seats.mix_row
-    trainable=True,
+    policy=POLICY,
 ))

@@ -29,6 +29,14 @@ Presets
 
 Every preset except ``random`` plays a block that empties its sequence when it
 has one.
+
+A parameterised answer to a Bet, ``respond = "chance"``, is what training
+searches (:mod:`nop_sim.games.ordered_hand.policy`): raise with ``raise_prob``
+when a raise is found, else call with ``call_prob`` (moving a card when
+``call_move``: the first move the raise search tried), else fold. The fixed
+answers are its corners: ``fold`` is (0, 0, off), ``raise_else_fold`` (1, 0,
+off), ``raise_else_call`` (1, 1, on); their rows carry those values, so a
+preset's row plays the same with ``respond`` set to ``chance``.
 """
 
 from __future__ import annotations
@@ -51,7 +59,11 @@ _RESPOND = {
     "fold": K.RESPOND_FOLD,
     "raise_else_call": K.RESPOND_RAISE_ELSE_CALL,
     "raise_else_fold": K.RESPOND_RAISE_ELSE_FOLD,
+    "chance": K.RESPOND_CHANCE,
 }
+# (raise_prob, call_prob, call_move) a fixed answer plays as under "chance"
+_RESPOND_AS_CHANCE = {"random": (1.0, 1.0, 1.0), "fold": (0.0, 0.0, 0.0),
+                      "raise_else_call": (1.0, 1.0, 1.0), "raise_else_fold": (1.0, 0.0, 0.0)}
 
 
 @dataclass(frozen=True)
@@ -65,8 +77,11 @@ class OrderedAgent:
     check_prob : float in [0, 1], chance to check when a play exists
     bet : bool, bet when holding a block that beats a non-empty middle
     bet_prob : float in [0, 1], chance to bet when ``bet`` applies
-    respond : {"random", "fold", "raise_else_call", "raise_else_fold"}
+    respond : {"random", "fold", "raise_else_call", "raise_else_fold", "chance"}
     take_win : bool, always play a block that empties the sequence
+    raise_prob, call_prob : float in [0, 1], read under ``respond = "chance"``: the
+        chance to raise when a raise is found, else to call (else fold)
+    call_move : bool, read under ``respond = "chance"``: a call moves a card
     """
 
     play: str = "low"
@@ -76,6 +91,9 @@ class OrderedAgent:
     bet_prob: float = 1.0
     respond: str = "raise_else_fold"
     take_win: bool = True
+    raise_prob: float = 1.0
+    call_prob: float = 0.0
+    call_move: bool = False
 
     def __post_init__(self) -> None:
         for name, table in (("play", _PLAY), ("insert", _INSERT), ("respond", _RESPOND)):
@@ -84,7 +102,7 @@ class OrderedAgent:
                 raise ValueError(
                     f"agent {name}={value!r} is not allowed: use one of {', '.join(table)}"
                 )
-        for name in ("check_prob", "bet_prob"):
+        for name in ("check_prob", "bet_prob", "raise_prob", "call_prob"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
                 raise ValueError(f"agent {name}={value!r} is not allowed: use a number in [0, 1]")
@@ -99,6 +117,9 @@ class OrderedAgent:
         out[K.A_BET_PROB] = self.bet_prob
         out[K.A_RESPOND] = _RESPOND[self.respond]
         out[K.A_TAKE_WIN] = 1.0 if self.take_win else 0.0
+        chance = ((self.raise_prob, self.call_prob, 1.0 if self.call_move else 0.0)
+                  if self.respond == "chance" else _RESPOND_AS_CHANCE[self.respond])
+        out[K.A_RAISE_PROB], out[K.A_CALL_PROB], out[K.A_CALL_MOVE] = chance
         return out
 
     def as_dict(self) -> dict:
@@ -132,6 +153,11 @@ def agent_from_spec(spec: str | Mapping[str, Any] | OrderedAgent) -> OrderedAgen
         return PRESETS[name]
     if not isinstance(spec, Mapping):
         raise ValueError(f"{spec!r} is not a preset name or a table of agent parameters")
+    rows = getattr(spec, "rows", ())  # a seat read from a mixture file is no one agent
+    if len(rows) > 1:
+        raise ValueError(f"{getattr(spec, 'label', 'the agent')} (file "
+                         f"{getattr(spec, 'path', '?')}) is a mixture of {len(rows)} rows, "
+                         f"which plays one row per game (nop-sim run), not one fixed agent")
     params = dict(spec)
     base = agent_from_spec(params.pop("preset", "low")).as_dict()
     known = list(base)

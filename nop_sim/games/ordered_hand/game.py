@@ -17,6 +17,13 @@ import numpy as np
 import pandas as pd
 
 from nop_sim.games import registry
+from nop_sim.games.ordered_hand.policy import (
+    POLICY,
+    check_spec,
+    compile_field_driver,
+    play_seats,
+    read_agent_file,
+)
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.games.registry import Game, register_game
 
@@ -28,11 +35,9 @@ def check_seat(spec) -> None:
 
 
 def check_seats(specs: list, players: int) -> None:
-    from nop_sim.games.ordered_hand.agents import agent_from_spec
-
     for spec in specs:
         try:
-            agent_from_spec(spec)
+            check_spec(spec)  # a mixture file's every row
         except TypeError as exc:
             raise ValueError(str(exc)) from None
 
@@ -88,8 +93,6 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
     """
     from nop_sim.core.column import Category
     from nop_sim.core.profiling import phase
-    from nop_sim.games.ordered_hand.agents import agent_from_spec
-    from nop_sim.games.ordered_hand.engine import play_matches
     from nop_sim.games.ordered_hand.kernels import play as K
 
     point = scn.points()[chunk.point]
@@ -106,8 +109,7 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
     for r, idx, seed in batches:
         specs = scn.seat_specs(point, r)
         with phase("simulation"):
-            res = play_matches(settings, [agent_from_spec(s) for s in specs], int(idx.size),
-                               seed=seed, workers=1, log=scn.log_sample > 0)
+            res = play_seats(settings, specs, int(idx.size), seed, log=scn.log_sample > 0)
         games[idx] = res.games
         if res.log is not None:
             logs.append(_logged_games(res.log, chunk.first_match + idx, scn.log_sample))
@@ -295,6 +297,8 @@ GAME = register_game(Game(
     referee=referee,
     write_report=write_report,
     store_version=3,  # 3: no drafts table, no stand-in hands/unresolved columns
-    kernels={"engine": compile_kernels},
+    kernels={"engine": compile_kernels, "field driver": compile_field_driver},
     kernel_sources=("games/ordered_hand/types.py", "games/ordered_hand/kernels/*.py"),
+    agent_file=read_agent_file,
+    policy=POLICY,
 ))

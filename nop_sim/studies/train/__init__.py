@@ -1,7 +1,9 @@
 """Strong play: train agents toward a best response, and value each mechanic under it.
 
 * :mod:`.space` -- which policy parameters a search moves, in which bounds;
-  the mechanics restricted play takes away (:data:`MECHANICS`).
+  the mechanics restricted play takes away. Every game says these through its
+  :class:`~nop_sim.games.registry.PolicySpace` (the Game's ``policy``): this
+  package imports no game.
 * :mod:`.play` -- candidates against a field on common seeds, one engine batch.
 * :mod:`.search` -- the best single-seat deviation: many starts, CMA-ES restarts, racing.
 * :mod:`.meta` -- the population's meta-game: a payoff table by play, its mixture.
@@ -28,7 +30,7 @@ from nop_sim.studies.train.search import (
     check_gain,
     statement,
 )
-from nop_sim.studies.train.space import MECHANICS, SEARCH_POWER, Space, space_for
+from nop_sim.studies.train.space import Space, space_for
 from nop_sim.studies.train.trainer import (
     TrainConfig,
     TrainResult,
@@ -38,7 +40,7 @@ from nop_sim.studies.train.trainer import (
     train_settings,
 )
 
-__all__ = ["MECHANICS", "SEARCH_POWER", "Duel", "Engine", "Field", "SearchConfig",
+__all__ = ["Duel", "Engine", "Field", "SearchConfig",
            "SearchResult", "Space", "TrainConfig", "TrainError", "TrainResult", "best_response",
            "check_gain", "duel", "match_states", "rules_key", "space_for",
            "start_population", "statement", "train_folder", "train_settings"]

@@ -13,8 +13,8 @@ a paired difference whose expectation is the candidate's win rate minus
 1/players (the field's seats are exchangeable).
 
 All candidates of a duel and the reference go to the engine as one call of
-:func:`nop_sim.games.new_order.engine.play_field` (one table per match, one RNG state per
-match): no Python runs per match. A :class:`Engine` plays that call in this
+the game's ``play_field`` (:class:`~nop_sim.games.registry.PolicySpace`: one table
+per match, one RNG state per match): no Python runs per match. A :class:`Engine` plays that call in this
 process (numba threads), or split into slices over a Dask cluster; each match
 depends only on its table and its state, so the split never changes a number.
 """
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nop_sim.games.new_order import types as T
-from nop_sim.games.new_order.agents import draw_rows
+from nop_sim.games.agent_files import draw_rows
+from nop_sim.games.registry import FieldPlay, policy_of
 from nop_sim.kernels.rng import keyed_states
 from nop_sim.run.executors import dask_client
 from nop_sim.studies.train.errors import TrainError
@@ -47,7 +47,7 @@ _DRAW_TAG = 0x6D6978  # "mix": a field's draws have keys of their own
 
 @dataclass(frozen=True)
 class Field:
-    """A symmetric mixture: ``rows`` float64 ``(K, N_AGENT_PARAMS)``, ``weights`` ``(K,)``
+    """A symmetric mixture: ``rows`` float64 ``(K, parameters)``, ``weights`` ``(K,)``
     summing to 1, and ``ids``, each row's index in a training's population (or -1)."""
 
     rows: np.ndarray
@@ -77,28 +77,31 @@ class Field:
 class Duel:
     """Per candidate ``c`` and match ``i`` (``won`` etc. are ``(k, n)``), and the reference.
 
-    won : the candidate won the match; ref_won : the seat's field occupant won it
-    hands : hands the candidate played (to its elimination or the match's end)
-    hedges : Hedging Tokens it placed; drafted : ``(k, n, 25)`` cards it drafted per id
+    won : the candidate won the match (alone or shared); ref_won : the seat's field
+        occupant won it
+    hands : the game's units of work the candidate took part in (New Order: hands to
+        its elimination or the match's end; Ordered Hand: turns)
+    extras : name -> ``(k, n, ...)`` what else the candidate did (the game's
+        :attr:`~nop_sim.games.registry.FieldPlay.extras`: New Order's ``hedges``, ``drafted``)
     seat : ``(n,)`` the candidate's seat in match ``i``; matches : matches played in all
     draws : ``(n, players)`` the field's row of each seat (the candidate replaces one)
-    winner : ``(k, n)`` the winning seat of each candidate match; ref_winner ``(n,)``
-    ref_drafted : ``(n, 25)`` what the reference occupant of the seat drafted
-    hand_total : hands played in all matches of the duel (throughput)
+    winner : ``(k, n)`` the winning seat of each candidate match (the first of a shared
+        win); ref_winner ``(n,)``
+    ref_extras : name -> ``(n, ...)`` the extras of the reference occupant of the seat
+    hand_total : units of work in all matches of the duel (throughput)
     """
 
     won: np.ndarray
     ref_won: np.ndarray | None
     hands: np.ndarray
-    hedges: np.ndarray
-    drafted: np.ndarray
+    extras: dict
     seat: np.ndarray
     matches: int
     hand_total: int
     draws: np.ndarray | None = None
     winner: np.ndarray | None = None
     ref_winner: np.ndarray | None = None
-    ref_drafted: np.ndarray | None = None
+    ref_extras: dict | None = None
 
     def gain(self) -> np.ndarray:
         """``(k, n)`` paired differences won - ref_won (needs the reference)."""
@@ -106,7 +109,7 @@ class Duel:
 
 
 class Engine:
-    """Plays :func:`~nop_sim.games.new_order.engine.play_field` batches here (threads) or on Dask.
+    """Plays a game's ``play_field`` batches here (threads) or on Dask.
 
     threads : numba threads in this process (default: numba's setting)
     scheduler : a Dask scheduler address; the batch is cut into ``slice_size`` slices
@@ -130,46 +133,44 @@ class Engine:
             self.client.close()
             self.client = None
 
-    def play(self, settings, tables: np.ndarray, table_of: np.ndarray, states: np.ndarray):
-        """``(match, player, drafted)`` arrays of the batch, in match order."""
-        from nop_sim.games.new_order.engine import play_field
-
+    def play(self, settings, tables: np.ndarray, table_of: np.ndarray,
+             states: np.ndarray) -> FieldPlay:
+        """The batch's :class:`~nop_sim.games.registry.FieldPlay`, in match order."""
+        play_field = policy_of(settings).play_field
         t0 = time.perf_counter()
         if self.client is None:
-            r = play_field(settings, tables, table_of, states, threads=self.threads)
-            out = (r.match, r.player, r.drafted)
+            out = play_field(settings, tables, table_of, states, threads=self.threads)
         else:
             cuts = range(0, len(table_of), self.slice_size)
-            futures = [self.client.submit(_play_slice, settings, tables,
+            futures = [self.client.submit(play_field, settings, tables,
                                           table_of[a:a + self.slice_size],
-                                          states[a:a + self.slice_size], pure=False)
+                                          states[a:a + self.slice_size], threads=1,
+                                          pure=False)
                        for a in cuts]
             parts = self.client.gather(futures)
-            out = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+            out = FieldPlay(place=np.concatenate([p.place for p in parts]),
+                            work=np.concatenate([p.work for p in parts]),
+                            seat_work=np.concatenate([p.seat_work for p in parts]),
+                            extras={k: np.concatenate([p.extras[k] for p in parts])
+                                    for k in parts[0].extras})
         self.engine_seconds += time.perf_counter() - t0
         self.matches += len(table_of)
-        self.hands += int(out[0][:, T.M_HANDS].sum())
+        self.hands += int(out.work.sum())
         if self.on_play is not None:
             self.on_play()
         return out
 
 
-def _play_slice(settings, tables, table_of, states):
-    from nop_sim.games.new_order.engine import play_field
-
-    r = play_field(settings, tables, table_of, states, threads=1)
-    return r.match, r.player, r.drafted
-
-
 def duel(engine: Engine, settings, field: Field, cands: np.ndarray, n: int,
          key: tuple[int, ...], reference: bool = True) -> Duel:
-    """Play ``n`` matches per candidate row (``cands`` ``(k, N_AGENT_PARAMS)``) in one seat
+    """Play ``n`` matches per candidate row (``cands`` ``(k, parameters)``) in one seat
     of ``field``, and the reference (the field as drawn) on the same matches.
 
     ``n`` should be a multiple of ``players`` for an even share of seats.
     """
     players = settings.players
-    cands = np.atleast_2d(np.asarray(cands, T.PARAM_DTYPE))
+    width = np.asarray(field.rows).shape[1]
+    cands = np.asarray(cands, np.float64).reshape(-1, width)
     k = cands.shape[0]
     ids = np.arange(n)
     seat = ids % players
@@ -178,27 +179,25 @@ def duel(engine: Engine, settings, field: Field, cands: np.ndarray, n: int,
     # match-major tables: (match i, candidate c) at i * reps + c, so the engine's threads,
     # which take contiguous ranges, each get every candidate's share of long and short
     # matches; the reference (the field as drawn) is the last of each match
-    tables = np.repeat(np.asarray(field.rows, T.PARAM_DTYPE)[draws][:, None], reps, axis=1)
+    tables = np.repeat(np.asarray(field.rows, np.float64)[draws][:, None], reps, axis=1)
     tables[ids, :k, seat, :] = cands[None, :, :]
     tables = tables.reshape(n * reps, players, -1)
     states = match_states(key, n)
-    match, player, drafted = engine.play(settings, np.ascontiguousarray(tables),
-                                         np.arange(n * reps, dtype=np.int64),
-                                         np.repeat(states, reps, axis=0))
+    r = engine.play(settings, np.ascontiguousarray(tables),
+                    np.arange(n * reps, dtype=np.int64), np.repeat(states, reps, axis=0))
 
     def by_candidate(a):  # (n * reps, ...) in match-major order -> (reps, n, ...)
+        a = np.asarray(a)
         return np.swapaxes(a.reshape(n, reps, *a.shape[1:]), 0, 1)
 
-    player, drafted = by_candidate(player), by_candidate(drafted)
-    won = player[:, ids, seat, T.PL_PLACE] == 1
-    winner = np.argmax(player[:, :, :, T.PL_PLACE] == 1, axis=2)
-    elim = player[:, ids, seat, T.PL_ELIMINATED_HAND]
-    total = by_candidate(match[:, T.M_HANDS])
-    hands = np.where(elim > 0, elim, total)
-    hedges = player[:, ids, seat, T.PL_HEDGES_PLACED]
-    drafted = drafted[:, ids, seat]
+    place = by_candidate(r.place)
+    won = place[:, ids, seat] == 1
+    winner = np.argmax(place == 1, axis=2)
+    total = by_candidate(r.work)
+    hands = by_candidate(r.seat_work)[:, ids, seat]
+    extras = {name: by_candidate(a)[:, ids, seat] for name, a in r.extras.items()}
     return Duel(won=won[:k], ref_won=won[k] if reference else None, hands=hands[:k],
-                hedges=hedges[:k], drafted=drafted[:k], seat=seat, matches=reps * n,
-                hand_total=int(total.sum()), draws=draws, winner=winner[:k],
+                extras={name: a[:k] for name, a in extras.items()}, seat=seat,
+                matches=reps * n, hand_total=int(total.sum()), draws=draws, winner=winner[:k],
                 ref_winner=winner[k] if reference else None,
-                ref_drafted=drafted[k] if reference else None)
+                ref_extras={name: a[k] for name, a in extras.items()} if reference else None)

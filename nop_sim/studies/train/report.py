@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
-from nop_sim.games.new_order import types as T
 
 __all__ = ["SECTIONS", "write_train_report"]
 
@@ -155,7 +154,7 @@ def _field(t: _Training):
     space = t.manifest["space"]
     names = space["names"]
     lo, hi = np.array(space["low"]), np.array(space["high"])
-    idx = [T.AGENT_PARAM_NAMES.index(n) for n in names]
+    idx = [space["columns"].index(n) for n in names]
     labels, weights, rows = t.strong()
     power = np.asarray(space.get("power") or np.ones(len(names)))
     units = np.clip((rows[:, idx] - lo) / (hi - lo), 0, 1) ** (1 / power)  # the search's cube
@@ -241,11 +240,22 @@ def _value(t: _Training):
     return blocks
 
 
+def _work_unit(manifest: dict) -> str:
+    """The game's unit of work (``hands``, ``turns``): the engine counts it."""
+    from nop_sim.games import DEFAULT_KIND, get_game
+
+    try:
+        return get_game(manifest["scenario"].get("kind") or DEFAULT_KIND).work
+    except (KeyError, AttributeError):
+        return "hands"
+
+
 def _throughput(t: _Training):
     tp = t.manifest["throughput"]
     sec, eng = tp["seconds"], tp["engine_seconds"]
     share = 1 - eng / sec if sec > 0 else float("nan")
-    return [R.Note(f"{tp['matches']:,} matches ({tp['hands']:,} hands) in {sec:.1f} s: "
+    unit = _work_unit(t.manifest)
+    return [R.Note(f"{tp['matches']:,} matches ({tp['hands']:,} {unit}) in {sec:.1f} s: "
                    f"{tp['matches'] / max(sec, 1e-9):,.0f} matches/s; the engine ran "
                    f"{eng:.1f} s of it, so orchestration took {100 * share:.1f}%.")]
 

@@ -15,7 +15,7 @@ field with a small step never reached, won 18 points). So:
 
 1. **Screen the starts.** The caller's starts (the field's rows, every
    preset, every earlier best response), each again with every mechanic of
-   :data:`.space.MECHANICS` switched off (corners of the box), and
+   the game (:attr:`.space.Space.mechanics`) switched off (corners of the box), and
    ``random_starts`` points drawn uniformly over the whole box race together
    (successive halving on common seeds: all play the first stage, the better
    half the next, ...).
@@ -46,9 +46,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from nop_sim.core.stats import mean_interval, wilson_interval
-from nop_sim.games.new_order import types as T
 from nop_sim.studies.train.play import Duel, Engine, Field, duel
-from nop_sim.studies.train.space import MECHANICS, Space
+from nop_sim.studies.train.space import Space
 
 __all__ = ["SearchConfig", "SearchResult", "best_response", "check_gain", "statement"]
 
@@ -77,10 +76,10 @@ class SearchConfig:
         lam = self.popsize_for(dim)
         return [(lam * 2**j, max(1, self.generations // 2**j)) for j in range(self.runs)]
 
-    def cost(self, dim: int, unit: int, n_starts: int = 20) -> int:
+    def cost(self, dim: int, unit: int, n_starts: int = 20, *, mechanics: int) -> int:
         """The most matches one search plays (for budgeting), with ``n_starts`` starts
-        from the caller."""
-        total = _race_cost(n_starts * (1 + len(MECHANICS)) + self.random_starts, self.screen,
+        from the caller, each also with each of the game's ``mechanics`` switched off."""
+        total = _race_cost(n_starts * (1 + mechanics) + self.random_starts, self.screen,
                            unit)
         for lam, gens in self.plan(dim):
             total += gens * _race_cost(lam, self.race, unit)
@@ -200,23 +199,16 @@ class _Racer:
         return sums / counts, wins, counts
 
 
-def _switched_off(rows: np.ndarray, pins: dict[str, float]) -> np.ndarray:
-    """``rows`` with the parameters of ``pins`` set to its values."""
-    out = np.array(rows, float)
-    for name, value in pins.items():
-        out[:, T.AGENT_PARAM_NAMES.index(name)] = value
-    return out
-
-
 def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np.ndarray,
                   key: tuple[int, ...], cfg: SearchConfig, epsilon: float,
                   tag: dict | None = None, known: np.ndarray | None = None,
                   switches: bool = True) -> SearchResult:
     """Search the best row to put in one seat of the field ``fld`` (see the module docstring).
 
-    starts : rows ``(k, N_AGENT_PARAMS)`` the search starts from (the field's rows, presets,
-        earlier best responses); pinned to ``space`` -- rows whose switches (``random``,
-        ``station``) the space pins also race as they are when the space restricts nothing
+    starts : rows ``(k, parameters)`` the search starts from (the field's rows, presets,
+        earlier best responses); pinned to ``space`` -- rows whose switches (the game's
+        ``fixed``: New Order's ``random``, ``station``) the space pins also race as they
+        are when the space restricts nothing
     known : rows that beat similar fields before; they join the screen and the selection
     switches : whether starts whose switches the space pins also race as they are (when
         the space restricts nothing else); off for searches that must be equal efforts
@@ -232,10 +224,10 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
     # often sits in (issue 20: against one field a search that could not bluff found 6.9
     # points where the free search, from the same starts, found none); a restricted
     # space pins these the same way, so its screen is as large as the free one's
-    starts = np.concatenate([starts, *(_switched_off(starts, pins)
-                                       for pins in MECHANICS.values())])
+    starts = np.concatenate([starts, *(space.switched_off(starts, mechanic)
+                                       for mechanic in space.mechanics)])
     pinned = np.stack([space.pin(r) for r in starts])
-    free = switches and set(space.fixed) <= {"random", "station"}  # nothing restricted
+    free = switches and set(space.fixed) <= set(space.switches)  # nothing restricted
     as_given = [r for r, p in zip(starts, pinned, strict=True) if free and not np.allclose(r, p)]
     rng = np.random.default_rng(np.random.SeedSequence([*key, 11]))
     randoms = space.random_rows(rng, cfg.random_starts, pinned[0])
@@ -276,8 +268,14 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
     if known is not None and len(known):
         pool.extend(space.pin(row) for row in np.atleast_2d(known))
     # 3. the selection race on fresh seeds, among rows that deviate: a row of the field
-    # plays the reference's own matches and would 'gain' exactly 0 +- 0
-    deviates = [r for r in pool if not any(np.allclose(r, f) for f in fld.rows)]
+    # plays the reference's own matches and would 'gain' exactly 0 +- 0, and so does a
+    # row that differs from one only where the space searches nothing and pins nothing
+    # (what these rules never read: an Ordered Hand Bet where there is no betting)
+    cols = np.concatenate([space.index(), [space.columns.index(n) for n in space.fixed]])
+    cols = cols.astype(np.int64)
+    deviates = [r for r in pool
+                if not any(np.allclose(r, f) or np.allclose(r[cols], f[cols])
+                           for f in fld.rows)]
     pool = np.stack(deviates or pool)
     d = racer.duel(pool, cfg.select, (10**6,))
     g = d.gain()
@@ -312,7 +310,7 @@ def check_gain(engine: Engine, settings, fld: Field, row: np.ndarray, key: tuple
     seeds, in batches until its 95% interval is above or below ``epsilon`` (or
     ``cfg.check_max`` matches; ``epsilon`` NaN plays them all).
 
-    ``rows`` (optional, ``(k, N_AGENT_PARAMS)``): more rows checked on the same matches,
+    ``rows`` (optional, ``(k, parameters)``): more rows checked on the same matches,
     whose duel is returned in ``check`` (e.g. a restricted deviation beside a free one).
     """
     unit = settings.players
@@ -344,9 +342,13 @@ def _joined(parts: list[Duel]) -> Duel:
     def cat(name, axis):
         return np.concatenate([getattr(p, name) for p in parts], axis=axis)
 
+    def extras(name, axis):
+        return {k: np.concatenate([getattr(p, name)[k] for p in parts], axis=axis)
+                for k in getattr(parts[0], name)}
+
     return Duel(won=cat("won", 1), ref_won=cat("ref_won", 0), hands=cat("hands", 1),
-                hedges=cat("hedges", 1), drafted=cat("drafted", 1), seat=cat("seat", 0),
+                extras=extras("extras", 1), seat=cat("seat", 0),
                 matches=sum(p.matches for p in parts),
                 hand_total=sum(p.hand_total for p in parts), draws=cat("draws", 0),
                 winner=cat("winner", 1), ref_winner=cat("ref_winner", 0),
-                ref_drafted=cat("ref_drafted", 0))
+                ref_extras=extras("ref_extras", 0))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nop_sim.games import SeatFile
+from nop_sim.games.registry import policy_of
 from nop_sim.run.scenario import Scenario, point_key, point_scenario
 from nop_sim.studies.train.trainer import TrainConfig, train_folder
 
@@ -29,8 +30,6 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
                  progress: Callable[[int, int, int], None] | None = None,
                  say: Callable[[str], None] | None = None) -> Scenario:
     """``scn`` with every point's seats taken by the agent trained for that point."""
-    from nop_sim.games.new_order.agents import read_agent_file
-
     points = scn.points()
     seats = {}
     for i, point in enumerate(points):
@@ -44,6 +43,7 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
 
         result = train_folder(sub, folder, cfg, threads=threads, scheduler=scheduler,
                               resume=True, progress=tick)
+        read_agent_file = policy_of(sub.settings_at(sub.points()[0])).read_agent_file
         seats[point_key(point)] = SeatFile.from_agent_file(
             read_agent_file(folder / "strong.toml"), given=str(folder / "strong.toml"),
             label=f"trained(point {i})")

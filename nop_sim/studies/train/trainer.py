@@ -62,7 +62,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim.games.new_order.agents import agent_row, preset_names, write_agent_file
+from nop_sim.games.registry import SeatFile, policy_of, seat_label
 from nop_sim.reporting import atomic_write
 from nop_sim.run.provenance import versions
 from nop_sim.studies.train.errors import TrainError
@@ -98,7 +98,7 @@ class TrainConfig:
 
 @dataclass
 class TrainResult:
-    rows: np.ndarray              # the strong field's rows (K, N_AGENT_PARAMS)
+    rows: np.ndarray              # the strong field's rows (K, parameters)
     weights: np.ndarray           # and its mixture (K,)
     rounds: int
     converged: bool
@@ -139,10 +139,8 @@ def start_population(scn, point=None) -> tuple[np.ndarray, list[str], np.ndarray
     """The scenario's seats as a first population: ``(rows, labels, weights)``, each
     distinct row once, in seat order; a seat given a mixture file brings all its rows, with
     their weights (the others weigh one seat's share)."""
-    from nop_sim.games import SeatFile
-    from nop_sim.games.registry import seat_label
-
     point = scn.points()[0] if point is None else point
+    agent_row = policy_of(scn.settings_at(point)).agent_row
     rows: list[list[float]] = []
     labels: list[str] = []
     weights: list[float] = []
@@ -153,7 +151,8 @@ def start_population(scn, point=None) -> tuple[np.ndarray, list[str], np.ndarray
                          for i, (row, w) in enumerate(zip(spec.rows, spec.weights,
                                                           strict=True))]
             else:
-                parts = [(agent_row(spec).tolist(), seat_label(spec, "balanced"), 1.0)]
+                parts = [(agent_row(spec).tolist(),
+                          seat_label(spec, scn.game_type.default_seat), 1.0)]
             for row, label, w in parts:
                 if row in rows:
                     weights[rows.index(row)] += w
@@ -165,8 +164,10 @@ def start_population(scn, point=None) -> tuple[np.ndarray, list[str], np.ndarray
     return np.asarray(rows, float), labels, w / w.sum()
 
 
-def _presets() -> np.ndarray:
-    return np.stack([agent_row(name) for name in preset_names()])
+def presets(settings) -> np.ndarray:
+    """The rows of the game's presets, every search's starts."""
+    policy = policy_of(settings)
+    return np.stack([policy.agent_row(name) for name in policy.presets()])
 
 
 def _meta_matches(cfg: TrainConfig, players: int) -> int:
@@ -182,7 +183,8 @@ def _fit_budget(cfg: TrainConfig, space: Space, players: int, n_starts: int) -> 
     """The search, shrunk when the budget cannot hold three rounds and the final search
     (which counts ``FINAL`` rounds)."""
     s = cfg.search
-    cost = s.cost(space.dim, players, n_starts) + _meta_matches(cfg, players)
+    cost = (s.cost(space.dim, players, n_starts, mechanics=len(space.mechanics))
+            + _meta_matches(cfg, players))
     if (3 + FINAL) * cost > cfg.budget:
         s = s.scaled(cfg.budget / ((3 + FINAL) * cost))
     return s
@@ -266,7 +268,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
     space = space_for(settings, restrict)
     players = settings.players
     eps = cfg.epsilon / 100.0
-    presets = _presets()
+    starting = presets(settings)
     if state is None:
         first, labels, weights = population
         state = {"version": STATE_VERSION, "round": 0,
@@ -281,7 +283,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         search = SearchConfig(**{k: tuple(v) if isinstance(v, list) else v
                                  for k, v in state["search"].items()})
     else:
-        search = _fit_budget(cfg, space, players, len(state["population"]) + len(presets) + 4)
+        search = _fit_budget(cfg, space, players, len(state["population"]) + len(starting) + 4)
         state["search"] = asdict(search)
     pop = _Population(state, players)
     base = (state["seconds"], state["engine_seconds"], state["hands"], engine.engine_seconds,
@@ -297,7 +299,8 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
     def round_cost(scale: float | None = None) -> int:
         scale = state.get("scale", 1) if scale is None else scale
         return search.scaled(scale).cost(space.dim, players,
-                                         len(state["population"]) + len(presets))
+                                         len(state["population"]) + len(starting),
+                                         mechanics=len(space.mechanics))
 
     def affordable(scale: float) -> bool:
         """Room for a round at ``scale`` and the final search after it."""
@@ -338,7 +341,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         r = state["round"]
         fld = pop.field()
         engine.matches = 0
-        starts = np.concatenate([pop.rows, presets])
+        starts = np.concatenate([pop.rows, starting])
         res = best_response(engine, settings, space, fld, starts, (cfg.seed, r),
                             search.scaled(state["scale"]), eps, tag={"round": r})
         spend(res.matches)
@@ -369,7 +372,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         strong_round, members, sigma = _least_exploitable(state)
         fld = Field.of(pop.rows[members], sigma, members)
         engine.matches = 0
-        starts = np.concatenate([pop.rows, presets])
+        starts = np.concatenate([pop.rows, starting])
         # the final search takes what the rounds left of the budget, at least FINAL times
         # the last round's search: the larger it is, the more its claim is worth
         left = (cfg.budget - state["spent"]) / round_cost(1)
@@ -514,7 +517,7 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
                              "found, checked on fresh matches",
         "epsilon": cfg.epsilon, "converged": bool(result.converged),
     }
-    write_agent_file(out / "strong.toml", result.rows, result.weights, training,
+    policy_of(settings).write_agent_file(out / "strong.toml", result.rows, result.weights, training,
                      f"The strong field for {scn.name}, written by nop-sim train: a mixture of "
                      f"{len(result.weights)} policy row(s);\n"
                      f"each seat given this file draws its row for each match by weight.\n"
@@ -525,7 +528,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         "kind": "train", "scenario": {"name": scn.name, "source": scn.source, "kind": scn.kind,
                                       "text": scn.text, "fingerprint": scn.fingerprint()},
         "seed": cfg.seed, "config": {**asdict(cfg), "search_used": asdict(result.search)},
-        "space": {"names": list(result.space.names), "low": result.space.lo.tolist(),
+        "space": {"columns": list(result.space.columns),
+                  "names": list(result.space.names), "low": result.space.lo.tolist(),
                   "high": result.space.hi.tolist(), "fixed": dict(result.space.fixed),
                   "power": result.space._power().tolist()},
         "training": training,

@@ -9,7 +9,7 @@ difference of two equal searches against the strong field:
 
 Both searches walk the same space, from the same starts, on the same seeds,
 with the same budget: the restricted one pins the mechanic's parameters
-(:data:`.space.MECHANICS`) in every row it plays. Where a mechanic cannot
+(the game's ``mechanics``) in every row it plays. Where a mechanic cannot
 matter, the two play the same matches the same way and the value is 0
 exactly; elsewhere both deviations are checked on the same fresh matches,
 and the value's interval is that of the paired differences. A value is a
@@ -18,10 +18,11 @@ so it is an estimate of what the mechanic is worth to a player who searches
 this hard, not a bound; below 0 beyond noise means the free search found
 less than the restricted one, and a larger budget is needed to tell.
 
-The Disruptor table plays the strong field in every seat and compares a
-seat's win rate in the matches where it drafted a card with those where it
-did not (Wilson intervals). It is an association, not an effect: a seat that
-lives longer drafts more cards.
+A game may add tables of the strong field in every seat (its
+``field_tables``): New Order's Disruptor table compares a seat's win rate in
+the matches where it drafted a card with those where it did not (Wilson
+intervals). It is an association, not an effect: a seat that lives longer
+drafts more cards.
 """
 
 from __future__ import annotations
@@ -35,15 +36,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim.core.stats import mean_interval, wilson_interval
-from nop_sim.games.new_order import types as T
+from nop_sim.core.stats import mean_interval
+from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
 from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.play import Engine, Field, duel
 from nop_sim.studies.train.search import SearchConfig, SearchResult, best_response, check_gain
-from nop_sim.studies.train.space import MECHANICS, Space, space_for
+from nop_sim.studies.train.space import Space, space_for
 
-__all__ = ["disruptor_table", "exploit", "load_strong", "restricted_play", "value_folder"]
+__all__ = ["exploit", "field_tables", "load_strong", "restricted_play", "value_folder"]
 
 _SEARCH_KEY = 2 * 10**9      # every search of a value run: the same seeds
 _CHECK_KEY = 2 * 10**9 + 1   # the paired check of each mechanic
@@ -52,19 +53,19 @@ _CHECK_KEY = 2 * 10**9 + 1   # the paired check of each mechanic
 def _restricted(space: Space, mechanic: str) -> Space:
     """``space`` with the mechanic's parameters pinned in every row, and nothing else
     changed: the same coordinates, so a search in it is the free search's equal."""
-    return dataclasses.replace(space, fixed={**space.fixed, **MECHANICS[mechanic]})
+    return dataclasses.replace(space, fixed={**space.fixed, **space.mechanics[mechanic]})
 
 
-def _starts(fld: Field) -> np.ndarray:
-    from nop_sim.games.new_order.agents import agent_row, preset_names
+def _starts(settings, fld: Field) -> np.ndarray:
+    from nop_sim.studies.train.trainer import presets
 
-    return np.concatenate([fld.rows, np.stack([agent_row(p) for p in preset_names()])])
+    return np.concatenate([fld.rows, presets(settings)])
 
 
 def free_search(engine: Engine, settings, fld: Field, cfg: SearchConfig,
                 seed: int) -> SearchResult:
     """The best unrestricted deviation against ``fld`` (the search every value shares)."""
-    return best_response(engine, settings, space_for(settings), fld, _starts(fld),
+    return best_response(engine, settings, space_for(settings), fld, _starts(settings, fld),
                          (seed, _SEARCH_KEY), cfg, float("nan"), tag={"mechanic": "none"},
                          switches=False)
 
@@ -77,15 +78,16 @@ def restricted_play(engine: Engine, settings, fld: Field, mechanic: str, cfg: Se
     ``seed`` only, so a row never changes with the others asked for."""
     start = engine.matches
     space = _restricted(space_for(settings), mechanic)
-    res = best_response(engine, settings, space, fld, _starts(fld), (seed, _SEARCH_KEY), cfg,
-                        float("nan"), tag={"mechanic": mechanic}, switches=False)
+    res = best_response(engine, settings, space, fld, _starts(settings, fld),
+                        (seed, _SEARCH_KEY), cfg, float("nan"), tag={"mechanic": mechanic},
+                        switches=False)
     check = check_gain(engine, settings, fld, free.row,
-                       (seed, _CHECK_KEY, list(MECHANICS).index(mechanic)), cfg, float("nan"),
-                       rows=res.row[None, :]).check
+                       (seed, _CHECK_KEY, list(space.mechanics).index(mechanic)), cfg,
+                       float("nan"), rows=res.row[None, :]).check
     g = check.gain()
     full, restricted = mean_interval(g[0]), mean_interval(g[1])
     value = mean_interval(check.won[0].astype(float) - check.won[1].astype(float))
-    return {"mechanic": mechanic, "pinned": json.dumps(MECHANICS[mechanic]),
+    return {"mechanic": mechanic, "pinned": json.dumps(space.mechanics[mechanic]),
             "loss": 100 * value["mean"], "loss_low": 100 * value["ci_low"],
             "loss_high": 100 * value["ci_high"],
             "gain_full": 100 * full["mean"], "gain_full_low": 100 * full["ci_low"],
@@ -95,35 +97,19 @@ def restricted_play(engine: Engine, settings, fld: Field, mechanic: str, cfg: Se
             "gain_restricted_high": 100 * restricted["ci_high"],
             "check_matches": int(g.shape[1]), "matches": engine.matches - start,
             "search_matches": int(res.matches), "search_starts": int(res.starts),
-            **{f"p_{n}": float(v) for n, v in zip(T.AGENT_PARAM_NAMES, res.row, strict=True)}}
+            **{f"p_{n}": float(v) for n, v in zip(space.columns, res.row, strict=True)}}
 
 
-def disruptor_table(engine: Engine, settings, fld: Field, n: int, seed: int) -> pd.DataFrame:
-    """Per Disruptor of the mix: a strong seat's win rate when it drafted the card and
-    when it did not, in ``n`` matches of the strong field in every seat."""
+def field_tables(engine: Engine, settings, fld: Field, n: int, seed: int) -> pd.DataFrame:
+    """The game's tables of the strong field in every seat (its ``field_tables``: New
+    Order's Disruptor table), from ``n`` matches; an empty table for a game without."""
+    tables = policy_of(settings).field_tables
+    if tables is None:
+        return pd.DataFrame()
     players = settings.players
     n = max(players, -(-n // players) * players)
-    d = duel(engine, settings, fld, np.zeros((0, T.N_AGENT_PARAMS)), n, (seed, 3 * 10**9))
-    won = d.ref_won
-    drafted = d.ref_drafted > 0
-    _, mix = settings.to_arrays()
-    in_mix = sorted({int(t) for t in mix.deck})
-    rows = []
-    for card in in_mix:
-        has = drafted[:, card]
-        k1, n1 = int(won[has].sum()), int(has.sum())
-        k0, n0 = int(won[~has].sum()), int((~has).sum())
-        lo1, hi1 = wilson_interval(k1, n1)
-        lo0, hi0 = wilson_interval(k0, n0)
-        rows.append({"card": T.DISRUPTOR_IDS[card], "matches_drafted": n1,
-                     "win_drafted": k1 / n1 if n1 else np.nan, "win_drafted_low": float(lo1),
-                     "win_drafted_high": float(hi1), "matches_not": n0,
-                     "win_not": k0 / n0 if n0 else np.nan, "win_not_low": float(lo0),
-                     "win_not_high": float(hi0)})
-    out = pd.DataFrame(rows)
-    if len(out):
-        out["difference"] = out["win_drafted"] - out["win_not"]
-    return out
+    d = duel(engine, settings, fld, np.zeros((0, fld.rows.shape[1])), n, (seed, 3 * 10**9))
+    return tables(settings, d.ref_won, d.ref_extras)
 
 
 def exploit(scn, folder: Path, *, budget: int, threads: int | None = None,
@@ -133,15 +119,16 @@ def exploit(scn, folder: Path, *, budget: int, threads: int | None = None,
     field, from ``scn``'s seed: an independent check of the exploitability it states."""
     from nop_sim.studies.train.trainer import rules_key
 
-    fld, training = load_strong(folder)
     settings = scn.settings_at(scn.points()[0])
+    fld, training = load_strong(folder, settings)
     if training.get("rules") not in (None, rules_key(settings)):
         raise TrainError(f"{Path(folder) / 'strong.toml'} was trained for other rules "
                          f"(scenario {training.get('scenario')!r}); train for {scn.source} first")
     space = space_for(settings)
-    starts = _starts(fld)
+    starts = _starts(settings, fld)
     base = SearchConfig()
-    cfg = base.scaled(budget / base.cost(space.dim, settings.players, len(starts)))
+    cfg = base.scaled(budget / base.cost(space.dim, settings.players, len(starts),
+                                         mechanics=len(space.mechanics)))
     engine = Engine(threads=threads, scheduler=scheduler)
     engine.on_play = (lambda: progress(min(engine.matches, budget), budget)) if progress else None
     try:
@@ -151,16 +138,17 @@ def exploit(scn, folder: Path, *, budget: int, threads: int | None = None,
         engine.close()
 
 
-def load_strong(folder: Path) -> tuple[Field, dict]:
-    """The strong field (a mixture) and training table of a training folder's strong.toml."""
+def load_strong(folder: Path, settings) -> tuple[Field, dict]:
+    """The strong field (a mixture) and training table of a training folder's strong.toml,
+    read as an agent file of the game ``settings`` are for."""
     path = Path(folder) / "strong.toml"
     if not path.exists():
         raise ValueError(f"--strong {folder}: no strong.toml there; train first "
                          f"(nop-sim train SCENARIO --out {folder})")
-    from nop_sim.games.new_order.agents import agent_row, read_agent_file
-
-    f = read_agent_file(path)
-    return Field.of(np.stack([agent_row(r) for r in f.rows]), f.weights), dict(f.training)
+    policy = policy_of(settings)
+    f = policy.read_agent_file(path)
+    rows = np.stack([policy.agent_row(r) for r in f.rows])
+    return Field.of(rows, f.weights), dict(f.training)
 
 
 def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
@@ -179,14 +167,16 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     from nop_sim.studies.train.trainer import rules_key
 
     folder = Path(folder)
-    fld, training = load_strong(folder)
     settings = scn.settings_at(scn.points()[0])
+    fld, training = load_strong(folder, settings)
     if training.get("rules") not in (None, rules_key(settings)):
         raise TrainError(f"{folder / 'strong.toml'} was trained for other rules (scenario "
                          f"{training.get('scenario')!r}); train for {scn.source} first")
-    per = budget * 0.9 / (1 + len(MECHANICS))
+    space = space_for(settings)
+    per = budget * 0.9 / (1 + len(space.mechanics))
     base = SearchConfig()
-    cfg = base.scaled(min(1.0, per / base.cost(space_for(settings).dim, settings.players)))
+    cfg = base.scaled(min(1.0, per / base.cost(space.dim, settings.players,
+                                               mechanics=len(space.mechanics))))
     identity = json.loads(json.dumps({"rules": rules_key(settings), "seed": scn.seed,
                                       "field": [fld.rows.tolist(), fld.weights.tolist()],
                                       "search": asdict(cfg), "method": 2}))
@@ -202,19 +192,19 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
                     free = free_search(engine, settings, fld, cfg, scn.seed)
                 saved[name] = restricted_play(engine, settings, fld, name, cfg, scn.seed, free)
                 free_row = free.row.tolist()
-                _save(folder, saved, identity, free_row, scn.name, budget)
+                _save(folder, saved, identity, free_row, scn.name, budget, space)
             rows.append(saved[name])
-        drafts = disruptor_table(engine, settings, fld, max(int(budget * 0.1), 400), scn.seed)
+        drafts = field_tables(engine, settings, fld, max(int(budget * 0.1), 400), scn.seed)
     finally:
         engine.close()
-    _save(folder, saved, identity, free_row, scn.name, budget)
+    _save(folder, saved, identity, free_row, scn.name, budget, space)
     atomic_write(folder / "drafts.parquet", drafts.to_parquet(index=False))
     return pd.DataFrame(rows), drafts, replaced
 
 
 def _save(folder: Path, saved: dict, identity: dict, free_row, scenario: str,
-          budget: int) -> None:
-    table = pd.DataFrame([saved[m] for m in MECHANICS if m in saved])
+          budget: int, space: Space) -> None:
+    table = pd.DataFrame([saved[m] for m in space.mechanics if m in saved])
     atomic_write(folder / "value.parquet", table.to_parquet(index=False))
     atomic_write(folder / "value.json", json.dumps(
         {"scenario": scenario, "budget": budget, "identity": identity, "free_row": free_row},

@@ -124,7 +124,11 @@ A_BET = 3  # 1: bet when holding a block that beats a non-empty middle
 A_BET_PROB = 4  # chance to bet when the bet condition holds
 A_RESPOND = 5  # RESPOND_*: answer to the opponent's Bet
 A_TAKE_WIN = 6  # 1: always play a block that empties the sequence
-N_AGENT_PARAMS = 7
+# read under RESPOND_CHANCE only (the other answers are fixed rules):
+A_RAISE_PROB = 7  # chance to raise when a raise is found
+A_CALL_PROB = 8  # chance to call, when not raising (else fold)
+A_CALL_MOVE = 9  # 1: a call moves a card (the first move a raise search tried); 0: none
+N_AGENT_PARAMS = 10
 
 PLAY_RANDOM = 0  # uniform over the legal moves (every beating block, check, bet)
 PLAY_LOW = 1  # the weakest block that beats the middle
@@ -139,6 +143,7 @@ RESPOND_RANDOM = 0  # a uniform real move; Fold, Call, or Raise if a block then 
 RESPOND_FOLD = 1
 RESPOND_RAISE_ELSE_CALL = 2  # raise when a block beats the middle after a real move (R14)
 RESPOND_RAISE_ELSE_FOLD = 3
+RESPOND_CHANCE = 4  # raise with A_RAISE_PROB, else call with A_CALL_PROB, else fold
 
 # ---- actions and responses -----------------------------------------------------
 ACT_PLAY = 0
@@ -522,6 +527,16 @@ def _keeping_move(seq, o, length, mid_cat, mid_tb, position_of, blocks):
     return np.int64(-1), np.int64(-1)
 
 
+@jit(inline="always")
+def _chance(rng, p):
+    """True with probability ``p``; 0 and 1 draw nothing (a rule, not a coin)."""
+    if p >= 1.0:
+        return True
+    if p <= 0.0:
+        return False
+    return _rand_unit(rng) < p
+
+
 @jit
 def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, blocks):
     """Seat ``o``'s answer to a Bet: (RESP_*, move from, move to).
@@ -530,8 +545,23 @@ def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, 
     some block beats the middle; a sequence of one card cannot raise. A Call
     moves the card or, with from == to, nothing. The scratch row of ``seq``
     is used to try moves.
+
+    ``RESPOND_CHANCE`` decides first (coins only for chances strictly between 0
+    and 1) whether it may raise (``A_RAISE_PROB``) and else call (``A_CALL_PROB``);
+    a call moves the first card the raise search tried (``A_CALL_MOVE`` 1) or
+    none. With (1, 1, 1) it plays as ``RESPOND_RAISE_ELSE_CALL``, with (1, 0, 0)
+    as ``RESPOND_RAISE_ELSE_FOLD``, with (0, 0, 0) as ``RESPOND_FOLD``.
     """
     policy = np.int64(agents[o, A_RESPOND])
+    may_raise = True
+    may_call = policy == RESPOND_RAISE_ELSE_CALL
+    call_move = True
+    if policy == RESPOND_CHANCE:
+        may_raise = _chance(rng, agents[o, A_RAISE_PROB])
+        may_call = _chance(rng, agents[o, A_CALL_PROB])
+        call_move = agents[o, A_CALL_MOVE] > 0
+        if not may_raise and not may_call:
+            return RESP_FOLD, np.int64(0), np.int64(0)
     if policy == RESPOND_FOLD:
         return RESP_FOLD, np.int64(0), np.int64(0)
     if policy == RESPOND_RANDOM:
@@ -547,9 +577,12 @@ def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, 
         n = _legal_blocks_call(seq, SCRATCH_ROW, length, mid_cat, mid_tb, position_of, blocks)
         r = below(rng, 3 if n > 0 else 2)
         return r, src, dst
-    src, dst = _keeping_move(seq, o, length, mid_cat, mid_tb, position_of, blocks)
-    if src >= 0:
-        return RESP_RAISE, src, dst
+    if may_raise:
+        src, dst = _keeping_move(seq, o, length, mid_cat, mid_tb, position_of, blocks)
+        if src >= 0:
+            return RESP_RAISE, src, dst
+    elif not call_move:  # a call that moves nothing: no move to look for
+        return RESP_CALL, np.int64(0), np.int64(0)
     # Look for a move that puts a card next to one of its rank and makes a raise.
     # (Every such move is real: the card lands beside a card it was not next to.)
     call_src = np.int64(0)
@@ -562,6 +595,8 @@ def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, 
                 continue
             jj = j - 1 if j > i else j  # index of card j once card i is taken out
             for dst in (jj, jj + 1):
+                if not may_raise:  # the first move tried is the call's
+                    return RESP_CALL, np.int64(i), np.int64(dst)
                 _copy_row(seq, o, SCRATCH_ROW, length)
                 _move(seq, SCRATCH_ROW, length, i, dst)
                 # No block beat the middle before the move, so a new one must hold
@@ -577,7 +612,9 @@ def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, 
                     found = True
                     call_src = np.int64(i)
                     call_dst = np.int64(dst)
-    if policy == RESPOND_RAISE_ELSE_CALL:
+    if may_call and not call_move:
+        return RESP_CALL, np.int64(0), np.int64(0)
+    if may_call:
         # The first move tried, or none (from == to) when no card has a partner to join.
         return RESP_CALL, call_src, call_dst
     return RESP_FOLD, np.int64(0), np.int64(0)
@@ -1030,3 +1067,34 @@ def _play_games(chunk_size, n_players, hand_size, betting, max_turns, position_o
                     rng_states[c], out_games, log, ev, ev_n, out_ev_start, out_decks)
     if log:
         out_ev_start[n_games] = ev_n[0]
+
+
+@jit
+def _play_tables(chunk_size, n_players, hand_size, betting, max_turns, position_of, tables,
+                 table_of, rng_states, out_games):
+    """Like :func:`_play_games` (unlogged), but game ``g`` seats the parameter table
+    ``tables[table_of[g]]`` (float64 (k, n_players, N_AGENT_PARAMS)): mixture seats, and
+    with ``chunk_size`` 1 one RNG state per game (training's common random numbers).
+
+    Parameters
+    ----------
+    table_of : (n_games,) int64, each game's table
+    rng_states : (n_chunks, 4) uint64, advanced in place
+    out_games : (n_games, N_FIELDS) int32, written in place
+    """
+    n_games = out_games.shape[0]
+    ev = np.zeros((0, 4), dtype=np.int16)
+    ev_n = np.zeros(1, dtype=np.int64)
+    deck = np.empty(DECK_SIZE, dtype=np.int8)
+    seq = np.full((MAX_PLAYERS + 1, MAX_SEQ + 1), -1, dtype=np.int8)
+    slen = np.zeros(MAX_PLAYERS + 1, dtype=np.int64)
+    blocks = np.zeros((MAX_BLOCKS, 4), dtype=np.int64)
+    counts = np.zeros(23, dtype=np.int64)
+    st = np.zeros(N_STATE, dtype=np.int64)
+    for c in range(rng_states.shape[0]):
+        for g in range(c * chunk_size, min(n_games, (c + 1) * chunk_size)):
+            for f in range(N_FIELDS):
+                out_games[g, f] = 0
+            _play_game(n_players, hand_size, betting, max_turns, position_of,
+                       tables[table_of[g]], rng_states[c], deck, seq, slen, blocks, counts, st,
+                       out_games, g, False, ev, ev_n)

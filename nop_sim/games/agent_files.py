@@ -1,0 +1,290 @@
+"""Agent files, the same for every game: one ``[agent]`` table, or a mixture of ``[[agent]]``.
+
+A game's agent is a row of parameters; a file holds one row (a plain
+``[agent]`` table) or a mixture (``[[agent]]`` tables, each with a
+``weight``), and a ``[training]`` table of provenance. The format and the
+draw of a mixture's row per match are shared here; what a row may hold is
+the game's: every reader and writer takes the game's ``check_row`` (raise
+the game's error for a row it refuses) and its parameter names (named in
+messages, and the keys a row of numbers is written under).
+
+:func:`draw_rows` draws the row each match of a mixture seat plays,
+counter-based, so workers, chunks and Dask draw the same rows.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["AgentFile", "draw_rows", "read_rows", "training_text", "write_rows"]
+
+
+@dataclass(frozen=True)
+class AgentFile:
+    """An agent file as read by :func:`read_rows`.
+
+    Attributes
+    ----------
+    rows : the parameter tables, one per row in file order (row 0 first), each
+        as written (parameter -> value, optionally ``preset`` as the base),
+        without ``weight``; checked by the game's row check
+    weights : each row's share of the matches, float, normalised to sum 1
+        (``(1.0,)`` for a plain ``[agent]`` file)
+    training : the ``[training]`` table, ``{}`` when the file has none
+    path : the file read
+    """
+
+    rows: tuple[dict, ...]
+    weights: tuple[float, ...]
+    training: dict
+    path: str
+
+    @property
+    def is_mixture(self) -> bool:
+        """More than one row: a seat draws its row per match."""
+        return len(self.rows) > 1
+
+
+# the two ways of writing the agent in one file, which TOML refuses as a redefinition
+_ONE_TABLE = re.compile(r"^[ \t]*\[[ \t]*agent[ \t]*\]", re.MULTILINE)
+_ROW_TABLE = re.compile(r"^[ \t]*\[\[[ \t]*agent[ \t]*\]\]", re.MULTILINE)
+
+
+def read_rows(path: str | Path, check_row: Callable[[Any], Any], names: Sequence[str],
+              error: type[Exception] = ValueError) -> AgentFile:
+    """Read an agent file: one ``[agent]`` table, or a mixture of ``[[agent]]`` tables.
+
+    Each ``[[agent]]`` table is one row of the mixture: ``weight`` (a positive
+    number, its share of the matches relative to the other rows) and its
+    parameters, as an ``[agent]`` table takes them (all of them, or some with
+    ``preset`` as the base). A plain ``[agent]`` table is one row of weight 1
+    (a ``weight`` there is allowed and means nothing). Raises ``error``, one
+    line naming the file (and the table and row), for a missing or unreadable
+    file, broken TOML (with tomllib's line and column), ``[agent]`` and
+    ``[[agent]]`` in one file, no agent, an empty ``[[agent]]`` array, a row
+    without a weight or with a weight that is not a positive number, a row
+    ``check_row`` refuses (it raises ``error``), or a ``[training]`` that is not
+    a table.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise error(f"agent file {path} not found")
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except OSError as exc:
+        raise error(f"agent file {path}: cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise error(f"agent file {path}: not UTF-8 text (a TOML file is)") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        if _ONE_TABLE.search(text) and _ROW_TABLE.search(text):
+            raise error(
+                f"agent file {path}: holds both an [agent] table and [[agent]] tables: write "
+                f"one [agent] table (one agent), or only [[agent]] tables (a mixture, each "
+                f"with a weight)") from None
+        raise error(f"agent file {path}: not valid TOML: {exc}") from None
+    agent = data.get("agent")
+    if isinstance(agent, Mapping):
+        given, mixture = [agent], False
+    elif isinstance(agent, list) and not agent:
+        raise error(f"agent file {path}: its [[agent]] array is empty (agent = []): give "
+                    f"one [agent] table, or one [[agent]] table per row of a mixture, "
+                    f"each with a weight")
+    elif isinstance(agent, list):
+        given, mixture = agent, True
+    else:
+        raise error(f"agent file {path}: needs an [agent] table of policy parameters "
+                    f"({', '.join(names)}), or [[agent]] tables of a "
+                    f"mixture, each with a weight")
+    rows, weights = [], []
+    for k, row in enumerate(given):
+        where = f"[[agent]] row {k}" if mixture else "[agent]"
+        if not isinstance(row, Mapping):
+            raise error(f"agent file {path}: {where} is not a table of parameters, got "
+                        f"{row!r}")
+        params = dict(row)
+        weight = params.pop("weight", None)
+        if weight is None and mixture:
+            raise error(f"agent file {path}: {where} has no weight: give every [[agent]] "
+                        f"row weight = a positive number (its share of the matches, "
+                        f"relative to the other rows)")
+        if weight is not None:
+            _check_weight(weight, f"agent file {path}: {where}", error)
+        try:
+            check_row(params)
+        except error as exc:
+            raise error(f"agent file {path}: {where}: {exc}") from None
+        rows.append(params)
+        weights.append(float(weight) if mixture else 1.0)
+    training = data.get("training", {})
+    if not isinstance(training, Mapping):
+        raise error(f"agent file {path}: training must be a table ([training]), "
+                    f"got {training!r}")
+    total = math.fsum(weights)
+    return AgentFile(rows=tuple(rows), weights=tuple(w / total for w in weights),
+                     training=dict(training), path=str(path))
+
+
+def _check_weight(weight: Any, where: str, error: type[Exception]) -> None:
+    """Refuse a weight that is not a positive, finite number; ``where`` starts the message."""
+    if isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)):
+        raise error(f"{where}: weight = {weight!r} is not a number: use a positive "
+                    f"number (the row's share of the matches)")
+    if not (math.isfinite(float(weight)) and float(weight) > 0):
+        raise error(f"{where}: weight = {weight!r} is not allowed: use a positive, "
+                    f"finite number (the row's share of the matches)")
+
+
+def write_rows(path: str | Path, rows: Sequence, weights: Sequence[float],
+               training: Mapping[str, Any], header: str, check_row: Callable[[Any], Any],
+               names: Sequence[str], error: type[Exception] = ValueError) -> Path:
+    """Write an agent file atomically; :func:`read_rows` reads back the same rows,
+    the weights normalised to sum 1, and the training table.
+
+    ``rows`` holds one parameter table per row (a mapping as an ``[agent]``
+    table takes it, or a full row of numbers, written under ``names``);
+    ``weights`` one positive number per row (relative shares, written as
+    given). One row is written as a plain ``[agent]`` table (no weight), which
+    every reader of agent files takes; more as ``[[agent]]`` tables, ``weight``
+    first. ``header`` becomes ``#`` comment lines at the top; ``training`` the
+    ``[training]`` table (left out when empty). Raises ``error`` for rows and
+    weights that do not pair up, a weight that is not a positive number, a row
+    with a ``weight`` key, or a row ``check_row`` refuses; returns ``path``.
+    """
+    import tomli_w
+
+    # here, not at the top: the reporting package loads pandas, which the engine (and
+    # so every worker) importing this module never needs
+    from nop_sim.reporting.write import atomic_write
+
+    rows, weights = list(rows), list(weights)
+    if not rows or len(rows) != len(weights):
+        raise error(f"write_agent_file: {len(rows)} rows and {len(weights)} weights: "
+                    f"give one weight per row, at least one row")
+    tables = []
+    for k, (row, weight) in enumerate(zip(rows, weights, strict=True)):
+        _check_weight(weight, f"write_agent_file {path}: row {k}", error)
+        if isinstance(row, Mapping):
+            if "weight" in row:
+                raise error(f"write_agent_file {path}: row {k} has a weight key: give "
+                            f"the weights as weights")
+            table = {key: float(v) if isinstance(v, np.number) else v for key, v in row.items()}
+        else:
+            table = dict(zip(names, np.asarray(row, dtype=float).tolist(), strict=False))
+        try:
+            check_row(table if isinstance(row, Mapping) else row)
+        except error as exc:
+            raise error(f"write_agent_file {path}: row {k}: {exc}") from None
+        tables.append(table)
+    text = "".join(f"# {line}\n" for line in header.splitlines())
+    if len(tables) == 1:
+        text += tomli_w.dumps({"agent": tables[0]})
+    else:
+        text += "\n".join("[[agent]]\n" + tomli_w.dumps({"weight": float(w), **t})
+                          for t, w in zip(tables, weights, strict=True))
+    if training:
+        text += "\n" + tomli_w.dumps({"training": dict(training)})
+    return atomic_write(path, text)
+
+
+def draw_rows(weights: Sequence[float], key: tuple[int, ...], match_ids: np.ndarray,
+              seat: int) -> np.ndarray:
+    """The row of a mixture each match plays at one seat: int64 ``(n,)``, in ``[0, len(weights))``.
+
+    Counter-based: match ``i``'s row depends only on ``key``, ``match_ids[i]``
+    and ``seat``, never on the other ids, their order or how they are cut into
+    chunks, so workers, chunking and Dask draw the same rows. The rule:
+
+    1. ``base = SeedSequence(key).generate_state(1, uint64)[0]`` (``key``: a
+       tuple of non-negative ints naming the draw, e.g. a run's ``(seed, tag)``);
+    2. ``h = mix(base + id * 0x9E3779B97F4A7C15)``, then
+       ``h = mix(h ^ ((seat + 1) * 0xD1B54A32D192ED69))``, in uint64 arithmetic
+       (wrapping), where ``mix`` is splitmix64's finaliser
+       (``z ^= z >> 30; z *= 0xBF58476D1CE4E5B9; z ^= z >> 27;
+       z *= 0x94D049BB133111EB; z ^= z >> 31``);
+    3. ``u = (h >> 11) * 2**-53``, uniform in [0, 1);
+    4. the row is the first ``k`` with ``u < cumsum(w)[k] / sum(w)``
+       (``searchsorted(..., side="right")``).
+
+    ``weights``: positive numbers (need not sum to 1); ``match_ids``: non-negative
+    integers; ``seat``: a non-negative integer.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.size < 1 or not (np.isfinite(w).all() and (w > 0).all()):
+        raise ValueError(f"weights must be one positive number per row, got {weights!r}")
+    ids = np.asarray(match_ids)
+    if ids.ndim != 1 or not (ids.size == 0 or np.issubdtype(ids.dtype, np.integer)):
+        raise ValueError(f"match_ids must be a 1-d array of integers, got {ids.dtype} "
+                         f"shape {ids.shape}")
+    if ids.size and ids.min() < 0:
+        raise ValueError(f"match_ids must be non-negative, got {ids.min()}")
+    if int(seat) < 0:
+        raise ValueError(f"seat must be non-negative, got {seat}")
+    base = np.random.SeedSequence([int(k) for k in key]).generate_state(1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        h = _splitmix(base + ids.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        h = _splitmix(h ^ (np.uint64(int(seat) + 1) * np.uint64(0xD1B54A32D192ED69)))
+    u = (h >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    cum = np.cumsum(w)
+    cum /= cum[-1]
+    return np.minimum(np.searchsorted(cum, u, side="right"), w.size - 1).astype(np.int64)
+
+
+def _splitmix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, element-wise on uint64 (wrapping)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
+                  ) -> str:
+    """What an agent file's ``[training]`` table says, in plain words (one clause,
+    no final stop): the scenario and matches it was trained on, and its exploitability
+    with the 95% interval (win-rate points a best single-seat deviation gains over
+    1/players); "unknown" where the table lacks it.
+
+    ``overrides``: the parameters a seat changed on top of the file (``{preset =
+    "@file", manipulate = 0}``); the agent played is then not the one trained, so
+    the text names the changes and states no exploitability for it.
+    """
+    def number(key: str) -> float | None:
+        value = training.get(key)
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return float(value) if ok else None
+
+    made = []
+    if training.get("scenario"):
+        made.append(f"for scenario {training['scenario']}")
+    matches = number("matches")
+    if matches is not None:
+        made.append(f"on {int(matches):,} matches")
+    text = f"trained {' '.join(made)}" if made else "no training record"
+    if overrides:
+        changed = ", ".join(f"{k}={v}" for k, v in sorted(overrides.items()))
+        return (f"{text}, then changed here ({changed}): the file's exploitability was "
+                f"measured for the agent as trained and does not apply to this one, so how "
+                f"much a seat that deviates from it could gain is unknown")
+    e, lo, hi = number("exploitability"), number("exploitability_low"), number(
+        "exploitability_high")
+    if e is None:
+        return (f"{text}; its exploitability is unknown, so is how much a seat that "
+                f"deviates from it could gain")
+    text += f"; its exploitability at training: {e:.1f} points"
+    if lo is not None and hi is not None:
+        text += f" (95% interval {lo:.1f} to {hi:.1f})"
+    if training.get("converged") is False:
+        text += ", training had not converged"
+    return text + (" — the best single-seat deviation a fresh search found gains that much "
+                   "win rate over it (a lower bound: a stronger search may find more)")
+
