@@ -318,7 +318,7 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
     atexit.register(gc.freeze)
     copy = preload = None
     if not no_report:
-        from nop_sim.run import renderer
+        from nop_sim.reporting import forked as renderer
 
         # A copy of this process imports the report's libraries on the other core while
         # the run plays, then writes the report; without one (one core, no fork, or a
@@ -407,9 +407,9 @@ def _preload_report():
 
 
 def _report_in_copy(out: Path):
-    """The report, written by the copy :func:`nop_sim.run.renderer.ahead` started: it forks
-    once more to build half of it (:func:`nop_sim.run.renderer.fork`)."""
-    from nop_sim.run import renderer
+    """The report, written by the copy :func:`nop_sim.reporting.forked.ahead` started: it forks
+    once more to build half of it (:func:`nop_sim.reporting.forked.fork`)."""
+    from nop_sim.reporting import forked as renderer
 
     # What exists now outlives the report: the collector need not walk it again
     # (0.1-0.2 s of collections in the report), nor touch the fork's copy of it.
@@ -886,7 +886,7 @@ def report_cmd(results_dir):
     Example:
       nop-sim report reports/baseline
     """
-    from nop_sim.run import renderer
+    from nop_sim.reporting import forked as renderer
     from nop_sim.run.summary import write_summary
 
     try:

@@ -16,7 +16,7 @@ from nop_sim.core.stats import newcombe_interval, wilson_interval
 from nop_sim.games.new_order import analysis as A
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import load_scenario
-from nop_sim.studies.compare import COLUMNS, CompareError, compare_runs, parse_min_effect
+from nop_sim.studies.compare import COLUMNS, CompareError, compare, compare_runs, parse_min_effect
 
 HEDGE = """
 name = "hedge{cost}"
@@ -77,7 +77,7 @@ def test_hedge_cost_5_against_15_finds_the_hedgers_win_rate(hedge_runs):
     assert row["finding"]
     assert cmp.pairable and "pair up" in cmp.pairing_reason
     # the same table from the notebook API
-    table = A.compare(a, b, n_boot=200)
+    table = compare(a, b, n_boot=200)
     pd.testing.assert_frame_equal(table[list(COLUMNS)], cmp.csv)
 
 

@@ -142,7 +142,7 @@ def _written(folder: Path) -> dict[str, bytes]:
 
 def _report_with_forks_on(small_run: Path, tmp_path: Path) -> Path:
     """A copy of ``small_run`` whose report was written with forking on."""
-    from nop_sim.run import renderer
+    from nop_sim.reporting import forked as renderer
 
     run = tmp_path / "run"
     shutil.copytree(small_run, run)
@@ -156,7 +156,7 @@ def _report_with_forks_on(small_run: Path, tmp_path: Path) -> Path:
 
 def test_a_forked_copy_builds_part_of_the_same_report(small_run, small_report, tmp_path,
                                                     monkeypatch):
-    from nop_sim.run import renderer
+    from nop_sim.reporting import forked as renderer
 
     forks, fork = [], renderer.fork
     monkeypatch.setattr(renderer, "fork", lambda fn, *args: forks.append(fork(fn, *args))
@@ -170,7 +170,7 @@ def test_a_forked_copy_builds_part_of_the_same_report(small_run, small_report, t
 
 def test_a_large_run_builds_its_report_in_one_process(small_run, tmp_path, monkeypatch):
     # a copy would double the memory a large run's tables take, for no time saved
-    from nop_sim.run import renderer
+    from nop_sim.reporting import forked as renderer
 
     forks = []
     monkeypatch.setattr(renderer, "fork", lambda fn, *args: forks.append(fn))
@@ -181,7 +181,7 @@ def test_a_large_run_builds_its_report_in_one_process(small_run, tmp_path, monke
 
 
 def test_what_the_copy_raises_is_raised_here_and_one_that_dies_is_an_error():
-    from nop_sim.run import renderer
+    from nop_sim.reporting import forked as renderer
 
     renderer.enable()
     try:
@@ -200,7 +200,7 @@ def test_what_the_copy_raises_is_raised_here_and_one_that_dies_is_an_error():
 
 
 def test_a_copy_started_ahead_does_its_one_job_and_ends():
-    from nop_sim.run import renderer
+    from nop_sim.reporting import forked as renderer
 
     copy = renderer.ahead(lambda: None)
     if copy is None:
@@ -219,7 +219,7 @@ def test_a_copy_started_ahead_does_its_one_job_and_ends():
 
 def test_a_failing_copy_leaves_its_sections_to_this_process(small_run, small_report, tmp_path,
                                                            monkeypatch):
-    from nop_sim.run import renderer
+    from nop_sim.reporting import forked as renderer
 
     class Dead:
         def result(self):

@@ -3,6 +3,6 @@ play them here, in processes or on Dask (:mod:`.executors`, :mod:`.forkserver`),
 run together and keep its folder whole (:mod:`.runner`, :mod:`.folder_lock`), record
 where results came from (:mod:`.provenance`), read logged matches back
 (:mod:`.match_log`), compile ahead (:mod:`.compiling`), draw figures off the main
-process (:mod:`.renderer`) and summarise a run folder (:mod:`.summary`). The run
+process and summarise a run folder (:mod:`.summary`). The run
 folder itself is :mod:`nop_sim.store`, below the games. Generic: every game is reached
 through the registry."""

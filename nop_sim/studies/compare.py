@@ -4,7 +4,8 @@
 ::
 
     from nop_sim.games.new_order import analysis as A
-    table = A.compare(A.load_run("reports/baseline"), A.load_run("reports/cap30"))
+    from nop_sim.studies.compare import compare
+    table = compare(A.load_run("reports/baseline"), A.load_run("reports/cap30"))
     table[table["finding"]]
 
 One row per metric (:data:`COLUMNS`; :func:`compare_runs` adds ``family``,

@@ -77,7 +77,7 @@ __all__ = [
     "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset",
     "dart_over_hands", "promotions", "hedging_summary", "hedging_by_category",
     "hedging_by_preset", "disruptor_stats", "stack_inequality", "elimination_timing",
-    "alive_over_hands", "point_metrics", "rank_points", "findings", "compare",
+    "alive_over_hands", "point_metrics", "rank_points", "findings",
     "CATEGORY_LABELS", "METRICS",
 ]
 
@@ -1395,12 +1395,3 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
 # ---------------------------------------------------------------------------
 # Two runs side by side
 # ---------------------------------------------------------------------------
-def compare(run_a: RunData, run_b: RunData, **options) -> pd.DataFrame:
-    """Every key metric of point 0 (``point_a``, ``point_b``) of ``run_a`` (A) and
-    ``run_b`` (B): B minus A with a 95% interval, Holm-corrected p-values and the
-    ``finding`` flag; what ``nop-sim compare`` writes to ``compare.csv`` (plus a few
-    descriptive columns). See :mod:`nop_sim.studies.compare` for the statistics, the
-    thresholds (``min_effect``) and the pairing of matches."""
-    from nop_sim.studies.compare import compare as compare_tables  # it builds on this module
-
-    return compare_tables(run_a, run_b, **options)

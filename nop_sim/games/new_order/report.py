@@ -52,6 +52,7 @@ from nop_sim.reporting import (
     pct_ci,
     pval,
 )
+from nop_sim.reporting import forked as renderer
 
 __all__ = ["PALETTE", "POINT_SECTIONS", "STYLE", "SWEEP_SECTIONS", "build_report",
            "write_report"]
@@ -1279,7 +1280,7 @@ SWEEP_SECTIONS = [
 # Entry points
 # ---------------------------------------------------------------------------
 # Sections a forked copy of this process builds while this one builds the others
-# (nop_sim.run.renderer), about half the work each. Measured on the baseline (s; the
+# (nop_sim.reporting.forked), about half the work each. Measured on the baseline (s; the
 # tables the headline needs are computed here anyway): headline 0.60, length 0.15,
 # seats 0.07, Disruptors 0.40 here; strategies 0.26, the column 0.50, the ledger
 # 0.18, hedging 0.18, chips 0.15 there, their tables computed again (the headline's
@@ -1296,10 +1297,8 @@ def _build_elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, list
 
 def _elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, Callable]:
     """Fork a copy to build :data:`ELSEWHERE`, where forking is on and the run is small
-    (:func:`nop_sim.run.renderer.small_run`): spec id -> a callable waiting for its blocks
+    (:func:`nop_sim.reporting.forked.small_run`): spec id -> a callable waiting for its blocks
     (for :func:`~nop_sim.reporting.build_sections`)."""
-    from nop_sim.run import renderer
-
     matches = int(run.manifest.get("totals", {}).get("matches", 0))
     forked = (renderer.fork(_build_elsewhere, run, point, strict)
               if renderer.small_run(matches) else None)
@@ -1311,7 +1310,7 @@ def _elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, Callable]:
 def build_report(run: A.RunData, point: int | None = None, strict: bool = False) -> R.Report:
     """The report of a loaded run, built but not written (see :func:`write_report`).
 
-    Where forking is on (:func:`nop_sim.run.renderer.enable`), a forked copy of
+    Where forking is on (:func:`nop_sim.reporting.forked.enable`), a forked copy of
     this process builds the sections of :data:`ELSEWHERE` meanwhile.
     """
     sections: list[R.Section] = []
