@@ -766,24 +766,36 @@ def test_chunks_played_together_give_each_chunks_rows_and_the_same_sums(tmp_path
     assert isinstance(together["matches"], pa.Table)
 
 
+_FORK_SERVER_CHECK = """
+import os
+from concurrent.futures import ProcessPoolExecutor
+
+from nop_sim.games import get_game
+from nop_sim.run import executors as runner
+
+ctx = runner._worker_context("new-order")
+assert ctx.get_start_method() == "forkserver", ctx.get_start_method()
+play = runner.part_player(get_game("new-order"))
+with ProcessPoolExecutor(2, mp_context=ctx) as pool:
+    ready = [pool.submit(runner._worker_ready, play) for _ in range(2)]
+    loaded = [f.result()[1] for f in ready]
+    assert loaded == [("new-order",)] * 2, loaded
+# a worker must see this process's numba settings: another cache, another start
+os.environ["NUMBA_CACHE_DIR"] = "/elsewhere"
+assert runner._worker_context("new-order").get_start_method() == "spawn"
+"""
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="no fork server on Windows")
-def test_workers_fork_from_a_server_that_loaded_the_kernels(monkeypatch):
-    from concurrent.futures import ProcessPoolExecutor
+def test_workers_fork_from_a_server_that_loaded_the_kernels():
+    # in a fresh interpreter: this process's fork server, if an earlier test started
+    # one, preloaded whichever game that test played
 
-    from nop_sim.games import get_game
-    from nop_sim.run import executors as runner
-
-    if runner._server_env not in (None, runner._environment()):
-        pytest.skip("an earlier test started the fork server in another environment")
-    ctx = runner._worker_context("new-order")
-    assert ctx.get_start_method() == "forkserver"
-    play = runner.part_player(get_game("new-order"))
-    with ProcessPoolExecutor(2, mp_context=ctx) as pool:
-        ready = [pool.submit(runner._worker_ready, play) for _ in range(2)]
-        assert [f.result()[1] for f in ready] == [("new-order",)] * 2
-    # a worker must see this process's numba settings: another cache, another start
-    monkeypatch.setenv("NUMBA_CACHE_DIR", "/elsewhere")
-    assert runner._worker_context("new-order").get_start_method() == "spawn"
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", _FORK_SERVER_CHECK], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_tables_read_back_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path):
