@@ -23,11 +23,14 @@ what noise alone gives: the lower end of its 95% interval lies above the
 delta study the noise level is measured: :data:`DUMMIES` dummy knobs, random
 orders of the points drawn from the run's seed (a dummy column of a Latin
 hypercube is a random order of the points, and the delta index reads a knob
-through its ranks only), are put through the same estimator with the same
-bootstrap, and the level is their :data:`NOISE_QUANTILE` quantile (SALib's
-dummy-parameter idea, as a permutation distribution). At 50 points the delta
-index of a dummy is about 0.1 to 0.25, so an interval that merely excludes 0
-says nothing. Otherwise a knob is **within noise** (its index is no larger
+through its ranks only), are put through the same estimator (SALib's
+dummy-parameter idea, as a permutation distribution). The level is their
+``1 - 0.05 / m`` quantile, ``m`` the number of (metric, knob) pairs analysed:
+what a knob with no effect stays below, all pairs counted together
+(Bonferroni), so that a study of many metrics and knobs calls an inert knob
+"matters" for any of them at most 5% of the time. At 50 points the delta index
+of a dummy is about 0.1 to 0.25, so an interval that merely excludes 0 says
+nothing. Otherwise a knob is **within noise** (its index is no larger
 than the level) or **too noisy to tell** (above the level, but its interval
 reaches it); a metric where no knob matters is reported as too noisy to tell.
 
@@ -55,12 +58,13 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
-from nop_sim.core.stats import CONFIDENCE, normal_quantile
+from nop_sim.core.stats import ALPHA, CONFIDENCE, normal_quantile
 from nop_sim.games import Game
 from nop_sim.run.runner import RunError, load_tables, not_a_run, run_game
 from nop_sim.run.scenario import SWEEP_OPTIONS
 
-__all__ = ["DUMMIES", "MIN_DELTA_POINTS", "NOISE_QUANTILE", "MIN_SOBOL_SAMPLES", "NOISE_POINTS", "Sensitivity",
+__all__ = ["DUMMIES", "MIN_DELTA_POINTS", "MIN_SOBOL_SAMPLES", "NOISE_POINTS", "Sensitivity",
+           "delta_null", "noise_quantile",
            "SensitivityError", "Study", "Written", "load_study", "sensitivity",
            "sensitivity_indices", "write_sensitivity"]
 
@@ -68,8 +72,9 @@ MIN_SOBOL_SAMPLES = 8   # base samples of a Saltelli design; fewer make the boot
 MIN_DELTA_POINTS = 40   # SALib's delta bins each setting into classes of at least 10 points
 NOISE_POINTS = 64       # points the noise estimate looks at, spread over the sweep
 MATTERS = 0.05          # Sobol': an index (noise taken off) whose interval starts above this matters
-DUMMIES = 50            # delta: knobs with no effect the noise level is measured on
-NOISE_QUANTILE = 0.95   # the noise level: the index 95% of knobs with no effect stay below
+DUMMIES = 400           # delta: knobs with no effect the noise level is measured on
+DUMMY_RESAMPLES = 5     # bootstrap of each dummy's bias reduction (fewer than a knob's: the
+                        # dummies' spread only grows, which raises the level, never lowers it)
 _DUMMY_KEY = 0x64756D   # spawn key of the dummies' random stream ("dum")
 Z = normal_quantile(CONFIDENCE)
 TOO_NOISY = 0.5         # Sobol': a metric whose variance across points is mostly noise: no verdict
@@ -282,22 +287,26 @@ def sensitivity_indices(study: Study, *, resamples: int = 200
     seed = study.seed % (2**32 - 1) + 1  # SALib draws unseeded for a seed of 0
     dummies = (_dummy_ranks(len(study.metrics), study.seed) if study.method == "delta"
                else None)
-    for number, metric in enumerate(study.metrics.columns):
+    for metric in study.metrics.columns:
         y = study.metrics[metric].to_numpy(float)
         if not np.isfinite(y).all():
             skipped[metric] = "not a number at some points"
-            continue
-        if np.std(y) <= 1e-12 * (1 + abs(np.mean(y))):
+        elif np.std(y) <= 1e-12 * (1 + abs(np.mean(y))):
             skipped[metric] = "the same at every point"
+    analysed = [m for m in study.metrics.columns if m not in skipped]
+    quantile = noise_quantile(len(analysed) * len(study.knobs))
+    for number, metric in enumerate(study.metrics.columns):
+        if metric in skipped:
             continue
+        y = study.metrics[metric].to_numpy(float)
         share = float(study.noise[metric] / np.var(y))
         share_se = float(study.noise_se[metric] / np.var(y))
         if dummies is not None:
             rng = np.random.default_rng(np.random.SeedSequence(
                 study.seed, spawn_key=(_DUMMY_KEY, number)))
-            null_delta, null_s1 = delta_null(y, dummies, resamples, rng)
-            levels = {"delta": float(np.quantile(null_delta, NOISE_QUANTILE)),
-                      "S1": float(np.quantile(null_s1, NOISE_QUANTILE))}
+            null_delta, null_s1 = delta_null(y, dummies, DUMMY_RESAMPLES, rng)
+            levels = {"delta": float(np.quantile(null_delta, quantile)),
+                      "S1": float(np.quantile(null_s1, quantile))}
         else:
             levels = {"ST": MATTERS, "S1": MATTERS,
                       "ST_raw": (share if np.isfinite(share) else 0.0) + MATTERS}
@@ -369,6 +378,12 @@ def _verdict(low: float, value: float, level: float, noise_share: float) -> str:
 
 
 # -- the noise level of the delta index: knobs with no effect --------------------------------
+def noise_quantile(pairs: int) -> float:
+    """The quantile of the dummies' indices the noise level is: ``1 - 0.05 / pairs``
+    (0.95 for one pair, 0.9979 for 8 metrics x 3 knobs)."""
+    return 1 - ALPHA / max(pairs, 1)
+
+
 def _dummy_ranks(n_points: int, seed: int) -> np.ndarray:
     """:data:`DUMMIES` dummy knobs, each a random order of the points (ranks 0..n-1):
     (DUMMIES, n_points) int, drawn from the run's seed."""
@@ -391,15 +406,16 @@ def delta_null(y: np.ndarray, dummies: np.ndarray, resamples: int,
     exp = 2.0 / (7.0 + np.tanh((1500.0 - n) / 500.0))
     m = np.linspace(0, n, int(np.round(min(int(np.ceil(n ** exp)), 48))) + 1)
     grid = np.linspace(y.min(), y.max(), 100)
-    deltas, firsts = np.empty(len(dummies)), np.empty(len(dummies))
-    for k, x in enumerate(dummies):
-        idx = rng.integers(n, size=(resamples + 1, n))
-        rows = max(1, 4_000_000 // (100 * n))  # (rows, n, grid) floats at a time: 32 MB
-        d = np.concatenate([_delta_hat(y[i], x[i], grid, m)
-                            for i in np.array_split(idx, -(-len(idx) // rows))])
-        deltas[k] = np.mean(2.0 * d[0] - d[1:])
-        one = rng.integers(n, size=n)
-        firsts[k] = _first_order(y[one], x[one], m)
+    k, b = len(dummies), resamples + 1
+    idx = rng.integers(n, size=(k, b, n))
+    ys = y[idx].reshape(k * b, n)
+    xs = np.take_along_axis(dummies[:, None, :], idx, axis=2).reshape(k * b, n)
+    rows = max(1, 4_000_000 // (100 * n))  # (rows, n, grid) floats at a time: 32 MB
+    d = np.concatenate([_delta_hat(ys[i:i + rows], xs[i:i + rows], grid, m)
+                        for i in range(0, k * b, rows)]).reshape(k, b)
+    deltas = np.mean(2.0 * d[:, :1] - d[:, 1:], axis=1)
+    one = rng.integers(n, size=(k, n))
+    firsts = np.array([_first_order(y[o], x[o], m) for x, o in zip(dummies, one, strict=True)])
     return deltas, firsts
 
 
@@ -491,10 +507,13 @@ def _rule(s: Sensitivity) -> str:
     """What the verdicts mean, for this study's method."""
     name = INDEX_NAMES[s.primary]
     if s.study.method == "delta":
-        level = (f"the **noise level**: the {name} index that {NOISE_QUANTILE:.0%} of "
-                 f"{DUMMIES} dummy knobs with no effect stay below (random orders of the "
-                 f"points, seeded from the run, put through the same estimator and "
-                 f"bootstrap)")
+        pairs = s.table.groupby(["metric", "knob"]).ngroups
+        level = (f"the **noise level**: the {name} index that {DUMMIES:,} dummy knobs with no "
+                 f"effect stay below with probability {noise_quantile(pairs):.4g} (random "
+                 f"orders of the points, seeded from the run, put through the same "
+                 f"estimator): 1 - 5% / {pairs}, for the {pairs} metric-knob pairs tested, so "
+                 f"that a knob with no effect is called **matters** for any metric at most 5% "
+                 f"of the time")
     else:
         level = (f"the **noise level**: {MATTERS:.0%}, the noise share being taken off the "
                  f"total index already")
