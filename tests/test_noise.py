@@ -192,3 +192,20 @@ def test_heat_map_of_pure_noise_says_within_noise():
     signal = report_module._pair_figure("a", "b", _pooled(np.arange(6) * 20.0 + 30, 4.0),
                                         ["median_hands"])
     assert "differ beyond noise" in signal.caption and "within noise" not in signal.caption
+
+
+def test_the_terminal_names_the_tied_points_from_the_reports_table(tmp_path):
+    """nop-sim sweep and nop-sim report print the ranking's verdict from the table the
+    report wrote: the set of points when they are within noise."""
+    import json
+
+    from nop_sim.cli import _ranking_lines
+
+    r = A.rank_points(_frame([289.08, 289.8, 600.0], 20.0), {"median_hands": 60})
+    (tmp_path / "tables").mkdir()
+    r.to_csv(tmp_path / "tables" / "sweep_points.csv", index=False)
+    points = [{"params": {"chips": c}} for c in (40, 50, 60)]
+    (tmp_path / "manifest.json").write_text(json.dumps({"points": points}))
+    lines = _ranking_lines(tmp_path)
+    assert lines[0].startswith("no single best point: 2 of 3") and "chips = 40" in lines[1]
+    assert _ranking_lines(tmp_path / "elsewhere") == []

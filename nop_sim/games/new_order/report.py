@@ -1106,13 +1106,14 @@ def _ranking(s: _Sweep) -> list:
         t["point"] = [str(int(x)) for x in r["point"]]
     for k in swept:
         t[k] = r[k].astype(str)
+    if targets:  # first: what the ranking rests on, and whether it can tell the point apart
+        t["distance (95% CI)"] = [num_ci(x, lo, hi, 3) for x, lo, hi in zip(
+            r["distance"], r["distance_low"], r["distance_high"], strict=True)]
+        t["told apart from rank 1"] = ["–" if i == 0 else "no" if w else "yes"
+                                       for i, w in enumerate(r["with_best"])]
     for k in s.keys():
         t[A.METRICS[k][0]] = [_metric_text(k, v) for v in r[k]]
     if targets:
-        t["distance"] = [num_ci(x, lo, hi, 3) for x, lo, hi in
-                         zip(r["distance"], r["distance_low"], r["distance_high"], strict=True)]
-        t["apart from best"] = ["best" if i == 0 else "no" if w else "yes"
-                                for i, w in enumerate(r["with_best"])]
         lines = A.ranking_lines(r, swept)
         tied = A.best_points(r)
         blocks: list = [Note(
@@ -1339,7 +1340,8 @@ def _pair_heat(fig, ax, mat: np.ndarray, low: np.ndarray, high: np.ndarray, key:
 SWEEP_SECTIONS = [
     SectionSpec("sweep", "Sweep: points ranked",
                 "Every sweep point with its key numbers. With [targets], points are ranked by "
-                "their distance to the targets and the best one is highlighted.", _ranking),
+                "their distance to the targets; the best one is highlighted, or every point "
+                "that cannot be told apart from it.", _ranking),
     SectionSpec("sweep-params", "Sweep: metrics against each parameter",
                 "Each key number against each swept parameter: the line and band pool all "
                 "points with that value (95% interval); dots are single points.", _per_param),
