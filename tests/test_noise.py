@@ -192,6 +192,10 @@ def test_heat_map_of_pure_noise_says_within_noise():
     signal = report_module._pair_figure("a", "b", _pooled(np.arange(6) * 20.0 + 30, 4.0),
                                         ["median_hands"])
     assert "differ beyond noise" in signal.caption and "within noise" not in signal.caption
+    # many cells of pure noise: their extremes lie far apart, yet no cell stands out
+    many = np.random.default_rng(5).normal(34.5, 4.0 / 1.96, 6)
+    assert report_module.heat_noise(many.reshape(3, 2), many.reshape(3, 2) - 4,
+                                    many.reshape(3, 2) + 4)["within"]
 
 
 def test_the_terminal_names_the_tied_points_from_the_reports_table(tmp_path):

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
+from nop_sim.core.stats import ALPHA, CONFIDENCE, normal_quantile
 from nop_sim.games.new_order import analysis as A
 from nop_sim.games.new_order.agents import training_text
 from nop_sim.games.registry import seat_name
@@ -1273,25 +1274,30 @@ def _pair_figure(a: str, b: str, pooled: pd.DataFrame, keys: list[str]) -> R.Fig
 def heat_noise(mat: np.ndarray, low: np.ndarray, high: np.ndarray) -> dict[str, float | bool]:
     """How the spread of a heat map's cells compares with their noise.
 
-    ``half``: the typical (median) half-width of the cells' 95% intervals;
-    ``span``: highest minus lowest cell; ``within``: the highest and lowest cells
-    cannot be told apart (their difference is no larger than the half-width of its
-    interval, ``hypot`` of the lowest cell's upper and the highest cell's lower half),
-    so no two cells can (NaN-free cells only; False without intervals, ``known`` False).
+    ``half``: the typical (median) half-width of the cells' 95% intervals; ``span``:
+    highest minus lowest cell; ``p``: Cochran's test that every cell holds one value
+    (``Q = sum ((v - weighted mean) / se)^2`` against chi-square with cells - 1 degrees of
+    freedom, ``se`` each cell's interval width / 3.92); ``within``: ``p`` > 0.05, the cells
+    cannot be told apart. Comparing only the highest and lowest cells would not do: the
+    extremes of many cells of pure noise lie further apart than two cells' intervals.
+    ``known`` is False where a cell has no interval (then ``within`` is False too).
     """
+    from scipy import stats  # imported when first needed, as nop_sim.core.stats does
+
     ok = np.isfinite(mat)
-    if not ok.any():
-        return {"half": np.nan, "span": np.nan, "within": False, "known": False}
-    v = mat[ok]
-    half = np.nanmedian(((high - low) / 2)[ok]) if np.isfinite(high[ok] - low[ok]).any() \
-        else np.nan
-    top, bottom = np.argmax(v), np.argmin(v)
-    below = v[top] - low[ok][top]
-    above = high[ok][bottom] - v[bottom]
-    known = bool(np.isfinite(below) and np.isfinite(above))
-    span = float(v[top] - v[bottom])
-    return {"half": float(half), "span": span, "known": known,
-            "within": known and span <= float(np.hypot(below, above))}
+    v, width = mat[ok], (high - low)[ok]
+    known = bool(ok.sum() > 1 and np.isfinite(width).all())
+    out = {"half": float(np.median(width) / 2) if known else np.nan,
+           "span": float(np.ptp(v)) if v.size else np.nan, "p": np.nan, "within": False,
+           "known": known}
+    if not known:
+        return out
+    se = np.clip(width / (2 * normal_quantile(CONFIDENCE)), 1e-12, None)
+    w = 1 / se**2
+    q = float(np.sum(w * (v - np.sum(w * v) / np.sum(w)) ** 2))
+    out["p"] = float(stats.chi2.sf(q, v.size - 1))
+    out["within"] = out["p"] > ALPHA
+    return out
 
 
 def _pair_heat(fig, ax, mat: np.ndarray, low: np.ndarray, high: np.ndarray, key: str) -> str:
@@ -1332,9 +1338,11 @@ def _pair_heat(fig, ax, mat: np.ndarray, low: np.ndarray, high: np.ndarray, key:
     if not noise["known"]:
         return spread + " (no interval for some cells: cannot tell whether this is noise)."
     if noise["within"]:
-        return spread + ": within noise, the highest and lowest cells cannot be told " \
-                        "apart (drawn in pale grey, no colour scale)."
-    return spread + ": the highest and lowest cells differ beyond noise."
+        return spread + f": within noise, the cells cannot be told apart (test that all " \
+                        f"hold one value: p = {noise['p']:.2g}; drawn in pale grey, no " \
+                        f"colour scale)."
+    return spread + f": the cells differ beyond noise (test that all hold one value: " \
+                    f"p = {noise['p']:.2g})."
 
 
 SWEEP_SECTIONS = [
