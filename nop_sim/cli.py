@@ -363,11 +363,34 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
     click.echo(f"summary: {summary}")
     if report:
         click.echo(f"report:  {report}")
+        for line in _ranking_lines(out):
+            click.echo(line)
     if profile:
         times = dict(result.profile)
         for k, v in take().items():
             times[k] = times.get(k, 0.0) + v
         click.echo(format_profile(times, time.perf_counter() - _STARTED))
+
+
+def _ranking_lines(out: Path) -> list[str]:
+    """The sweep ranking's verdict, read from the table its report wrote (no table, no
+    targets or no intervals: nothing): a best point only when it is told apart from
+    every other, else the points that cannot be told apart."""
+    table = out / "tables" / "sweep_points.csv"
+    if not table.is_file():
+        return []
+    import pandas as pd  # here: the report has imported it already
+
+    from nop_sim.games.new_order.analysis import ranking_lines
+
+    ranked = pd.read_csv(table)
+    if "with_best" not in ranked or ranked["distance"].isna().all():
+        return []
+    try:
+        points = json.loads((out / "manifest.json").read_text())["points"]
+    except (OSError, ValueError, KeyError):
+        return []
+    return ranking_lines(ranked, list(dict.fromkeys(k for p in points for k in p["params"])))
 
 
 def _holding(folder: Path, hint: str | None = None):
@@ -904,6 +927,8 @@ def report_cmd(results_dir):
     click.echo(f"summary: {summary}")
     if report:
         click.echo(f"report:  {report}")
+        for line in _ranking_lines(results_dir):
+            click.echo(line)
 
 
 class _Refusal(_Failure):

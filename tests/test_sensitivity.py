@@ -149,7 +149,8 @@ def test_cli_writes_table_and_report(sobol_run, tmp_path):
     assert code == 0, output
     assert "chips matters most for median_hands" in output
     table = (tmp_path / "sens" / "sensitivity.csv").read_text().splitlines()
-    assert table[0] == "metric,knob,index,value,ci_low,ci_high,noise_share,verdict"
+    assert table[0] == ("metric,knob,index,value,ci_low,ci_high,noise_share,noise_level,"
+                        "verdict")
     html = (tmp_path / "sens" / "report.html").read_text()
     assert "What matters for what" in html and "Simulation noise" in html
     assert "could not be built" not in html

@@ -17,13 +17,32 @@ Key metrics per point are the game's own (``Game.point_metrics``, the rows of
 largest seat and preset advantage (``|win rate - fair|``); the game is never
 named here.
 
+A knob is said to **matter** for a metric only when its index clearly exceeds
+what noise alone gives: the lower end of its 95% interval lies above the
+*noise level*, the index that a knob with no effect at all reaches. On a
+delta study the noise level is measured: :data:`DUMMIES` dummy knobs, random
+orders of the points drawn from the run's seed (a dummy column of a Latin
+hypercube is a random order of the points, and the delta index reads a knob
+through its ranks only), are put through the same estimator (SALib's
+dummy-parameter idea, as a permutation distribution). The level is their
+``1 - 0.05 / m`` quantile, ``m`` the number of (metric, knob) pairs analysed:
+what a knob with no effect stays below, all pairs counted together
+(Bonferroni), so that a study of many metrics and knobs calls an inert knob
+"matters" for any of them at most 5% of the time. At 50 points the delta index
+of a dummy is about 0.1 to 0.25, so an interval that merely excludes 0 says
+nothing. Otherwise a knob is **within noise** (its index is no larger
+than the level) or **too noisy to tell** (above the level, but its interval
+reaches it); a metric where no knob matters is reported as too noisy to tell.
+
 Every point is a Monte Carlo estimate, so simulation noise adds to the
 variance across points. Its size per point is estimated by a delete-one-chunk
 jackknife over (up to :data:`NOISE_POINTS`) points. Its share of the variance
 across points is what a setting with no effect at all shows as a raw total
 index (Jansen's estimator compares two independent estimates), so the total
 index ``ST`` is reported with that share taken off and its interval widened
-by the share's standard error; ``ST_raw`` is SALib's as it comes.
+by the share's standard error; ``ST_raw`` is SALib's as it comes. On a Sobol'
+study the noise level of ``ST`` and ``S1`` is :data:`MATTERS` (the noise is
+already taken off), of ``ST_raw`` the noise share plus :data:`MATTERS`.
 """
 
 from __future__ import annotations
@@ -40,22 +59,27 @@ import pandas as pd
 
 from nop_sim import reporting as R
 from nop_sim.core.errors import RunError, SensitivityError
-from nop_sim.core.stats import CONFIDENCE, normal_quantile
+from nop_sim.core.stats import ALPHA, CONFIDENCE, normal_quantile
 from nop_sim.games import Game
 from nop_sim.run.match_log import run_game
 from nop_sim.run.scenario import SWEEP_OPTIONS
 from nop_sim.store import load_tables, not_a_run
 
-__all__ = ["MIN_DELTA_POINTS", "MIN_SOBOL_SAMPLES", "NOISE_POINTS", "Sensitivity",
+__all__ = ["DUMMIES", "MIN_DELTA_POINTS", "MIN_SOBOL_SAMPLES", "NOISE_POINTS", "Sensitivity",
+           "delta_null", "noise_quantile",
            "SensitivityError", "Study", "Written", "load_study", "sensitivity",
            "sensitivity_indices", "write_sensitivity"]
 
 MIN_SOBOL_SAMPLES = 8   # base samples of a Saltelli design; fewer make the bootstrap meaningless
 MIN_DELTA_POINTS = 40   # SALib's delta bins each setting into classes of at least 10 points
 NOISE_POINTS = 64       # points the noise estimate looks at, spread over the sweep
-MATTERS = 0.05          # an index whose interval starts above this matters
+MATTERS = 0.05          # Sobol': an index (noise taken off) whose interval starts above this matters
+DUMMIES = 400           # delta: knobs with no effect the noise level is measured on
+DUMMY_RESAMPLES = 5     # bootstrap of each dummy's bias reduction (fewer than a knob's: the
+                        # dummies' spread only grows, which raises the level, never lowers it)
+_DUMMY_KEY = 0x64756D   # spawn key of the dummies' random stream ("dum")
 Z = normal_quantile(CONFIDENCE)
-TOO_NOISY = 0.5         # a metric whose variance across points is mostly noise: no verdict
+TOO_NOISY = 0.5         # Sobol': a metric whose variance across points is mostly noise: no verdict
 # the index a knob is ranked by, per method, and what the report calls it
 PRIMARY = {"sobol": "ST", "delta": "delta"}
 INDEX_NAMES = {"ST": "total (ST)", "ST_raw": "total, noise kept", "S1": "first order (S1)",
@@ -84,7 +108,9 @@ class Study:
 @dataclass
 class Sensitivity:
     """Indices of every key metric: ``table`` has one row per (metric, knob, index) with
-    ``metric, knob, index, value, ci_low, ci_high, noise_share, verdict``."""
+    ``metric, knob, index, value, ci_low, ci_high, noise_share, noise_level, verdict``
+    (``noise_level``: the index a knob with no effect reaches, see the module's text;
+    ``verdict``: matters, too noisy to tell, within noise or not computed)."""
 
     study: Study
     table: pd.DataFrame
@@ -95,17 +121,27 @@ class Sensitivity:
         return PRIMARY[self.study.method]
 
     def findings(self) -> list[str]:
-        """One line per metric some knob matters for, strongest first, then the knobs
-        that matter for nothing."""
+        """One line per metric, strongest first: the knob that matters most for it, or
+        that it is too noisy to tell; then the knobs that matter for nothing."""
         t = self.table[self.table["index"] == self.primary]
-        lines = []
+        name = INDEX_NAMES[self.primary]
+        lines, noisy = [], []
         for metric, g in t.groupby("metric", sort=False):
             top = g.sort_values("value", ascending=False).iloc[0]
-            if top["verdict"] == "matters":
-                lines.append((top["value"], f"{top['knob']} matters most for {metric}: "
-                              f"{INDEX_NAMES[self.primary]} {top['value']:.2f} "
-                              f"({top['ci_low']:.2f} to {top['ci_high']:.2f})"))
-        out = [text for _, text in sorted(lines, key=lambda v: -v[0])]
+            mattering = g[g["verdict"] == "matters"].sort_values("value", ascending=False)
+            if len(mattering):
+                m = mattering.iloc[0]
+                lines.append((m["value"], f"{m['knob']} matters most for {metric}: {name} "
+                              f"{m['value']:.2f} ({m['ci_low']:.2f} to {m['ci_high']:.2f}; "
+                              f"noise level {m['noise_level']:.2f})"))
+            elif np.isfinite(top["noise_level"]):
+                noisy.append(f"{metric}: too noisy to tell (no knob's {name} interval clears "
+                             f"the noise level {top['noise_level']:.2f}; largest: "
+                             f"{top['knob']} {top['value']:.2f}, {top['ci_low']:.2f} to "
+                             f"{top['ci_high']:.2f})")
+            else:
+                noisy.append(f"{metric}: too noisy to tell ({top['verdict']})")
+        out = [text for _, text in sorted(lines, key=lambda v: -v[0])] + noisy
         idle = [k for k in self.study.knobs
                 if not (t[(t["knob"] == k)]["verdict"] == "matters").any()]
         if idle:
@@ -247,34 +283,53 @@ def sensitivity_indices(study: Study, *, resamples: int = 200
     (metric -> why). Bootstrap intervals are 95%, seeded from the run's seed."""
     rows, skipped = [], {}
     seed = study.seed % (2**32 - 1) + 1  # SALib draws unseeded for a seed of 0
+    dummies = (_dummy_ranks(len(study.metrics), study.seed) if study.method == "delta"
+               else None)
     for metric in study.metrics.columns:
         y = study.metrics[metric].to_numpy(float)
         if not np.isfinite(y).all():
             skipped[metric] = "not a number at some points"
-            continue
-        if np.std(y) <= 1e-12 * (1 + abs(np.mean(y))):
+        elif np.std(y) <= 1e-12 * (1 + abs(np.mean(y))):
             skipped[metric] = "the same at every point"
+    analysed = [m for m in study.metrics.columns if m not in skipped]
+    quantile = noise_quantile(len(analysed) * len(study.knobs))
+    for number, metric in enumerate(study.metrics.columns):
+        if metric in skipped:
             continue
+        y = study.metrics[metric].to_numpy(float)
         share = float(study.noise[metric] / np.var(y))
         share_se = float(study.noise_se[metric] / np.var(y))
+        if dummies is not None:
+            rng = np.random.default_rng(np.random.SeedSequence(
+                study.seed, spawn_key=(_DUMMY_KEY, number)))
+            null_delta, null_s1 = delta_null(y, dummies, DUMMY_RESAMPLES, rng)
+            levels = {"delta": float(np.quantile(null_delta, quantile)),
+                      "S1": float(np.quantile(null_s1, quantile))}
+        else:
+            levels = {"ST": MATTERS, "S1": MATTERS,
+                      "ST_raw": (share if np.isfinite(share) else 0.0) + MATTERS}
         for index, knob, value, half in _analyze(study, y, resamples, seed):
             if index == "ST" and np.isfinite(share):
                 # Jansen's ST of a knob with no effect is the noise share, not 0: two
                 # independent estimates differ by their noise. Take it off, and widen the
                 # interval by the share's own uncertainty.
-                rows.append(_row(metric, knob, "ST_raw", value, half, share))
+                rows.append(_row(metric, knob, "ST_raw", value, half, share,
+                                 levels["ST_raw"]))
                 value, half = value - share, math.hypot(half, Z * np.nan_to_num(share_se))
-            rows.append(_row(metric, knob, index, value, half, share))
+            rows.append(_row(metric, knob, index, value, half, share, levels[index]))
     table = pd.DataFrame(rows, columns=["metric", "knob", "index", "value", "ci_low", "ci_high",
-                                        "noise_share"])
-    table["verdict"] = [_verdict(lo, v, ns) for lo, v, ns in
-                        zip(table["ci_low"], table["value"], table["noise_share"], strict=True)]
+                                        "noise_share", "noise_level"])
+    table["verdict"] = [
+        _verdict(lo, v, level, ns if study.method == "sobol" else np.nan)
+        for lo, v, level, ns in zip(table["ci_low"], table["value"], table["noise_level"],
+                                    table["noise_share"], strict=True)]
     return table, skipped
 
 
-def _row(metric, knob, index, value, half, share) -> dict:
+def _row(metric, knob, index, value, half, share, level) -> dict:
     return {"metric": metric, "knob": knob, "index": index, "value": value,
-            "ci_low": value - half, "ci_high": value + half, "noise_share": share}
+            "ci_low": value - half, "ci_high": value + half, "noise_share": share,
+            "noise_level": level}
 
 
 def _analyze(study: Study, y: np.ndarray, resamples: int, seed: int):
@@ -309,14 +364,105 @@ def _analyze(study: Study, y: np.ndarray, resamples: int, seed: int):
             yield index, study.knobs[j], float(res[key][j]), float(res[f"{key}_conf"][j])
 
 
-def _verdict(low: float, value: float, noise_share: float) -> str:
-    if not np.isfinite(value) or not np.isfinite(low):
+def _verdict(low: float, value: float, level: float, noise_share: float) -> str:
+    """``matters`` only when the whole interval lies above the noise level."""
+    if not np.isfinite(value) or not np.isfinite(low) or not np.isfinite(level):
         return "not computed"
-    if noise_share > TOO_NOISY:
-        return "too noisy"
-    if low > MATTERS:
+    if noise_share > TOO_NOISY:  # NaN (delta: the dummies measure the noise) never is
+        return "too noisy to tell"
+    if low > level:
         return "matters"
-    return "small" if low > 0 else "not shown"
+    return "too noisy to tell" if value > level else "within noise"
+
+
+# -- the noise level of the delta index: knobs with no effect --------------------------------
+def noise_quantile(pairs: int) -> float:
+    """The quantile of the dummies' indices the noise level is: ``1 - 0.05 / pairs``
+    (0.95 for one pair, 0.9979 for 8 metrics x 3 knobs)."""
+    return 1 - ALPHA / max(pairs, 1)
+
+
+def _dummy_ranks(n_points: int, seed: int) -> np.ndarray:
+    """:data:`DUMMIES` dummy knobs, each a random order of the points (ranks 0..n-1):
+    (DUMMIES, n_points) int, drawn from the run's seed."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_DUMMY_KEY,)))
+    return np.stack([rng.permutation(n_points) for _ in range(DUMMIES)])
+
+
+def delta_null(y: np.ndarray, dummies: np.ndarray, resamples: int,
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The delta index (bias-reduced, raw bootstrap) and first-order estimate of each dummy
+    knob in ``dummies`` (k, n), as SALib's ``delta.analyze`` computes them for a real knob:
+    ``2 d(one resample) - d(each of resamples more)`` averaged, and S1 on one resample.
+
+    Vectorised over the resamples (SALib's own loop takes about 10 ms per resample, 50
+    dummies x 200 resamples would take minutes); :func:`_delta_hat` equals SALib's
+    ``calc_delta`` (a test holds them together). Returns two (k,) arrays.
+    """
+    n = y.size
+    # SALib's equal-frequency partition of the ranks and its grid of outputs
+    exp = 2.0 / (7.0 + np.tanh((1500.0 - n) / 500.0))
+    m = np.linspace(0, n, int(np.round(min(int(np.ceil(n ** exp)), 48))) + 1)
+    grid = np.linspace(y.min(), y.max(), 100)
+    k, b = len(dummies), resamples + 1
+    idx = rng.integers(n, size=(k, b, n))
+    ys = y[idx].reshape(k * b, n)
+    xs = np.take_along_axis(dummies[:, None, :], idx, axis=2).reshape(k * b, n)
+    rows = max(1, 4_000_000 // (100 * n))  # (rows, n, grid) floats at a time: 32 MB
+    d = np.concatenate([_delta_hat(ys[i:i + rows], xs[i:i + rows], grid, m)
+                        for i in range(0, k * b, rows)]).reshape(k, b)
+    deltas = np.mean(2.0 * d[:, :1] - d[:, 1:], axis=1)
+    one = rng.integers(n, size=(k, n))
+    firsts = np.array([_first_order(y[o], x[o], m) for x, o in zip(dummies, one, strict=True)])
+    return deltas, firsts
+
+
+def _classes(x: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, list[slice]]:
+    """Sort order of each row of ``x`` (b, n) by ordinal rank (ties in order of appearance,
+    as scipy's ``rankdata(method="ordinal")``), and the slices of that order that fall in
+    each class ``m[j] < rank <= m[j + 1]``."""
+    order = np.argsort(x, axis=-1, kind="stable")
+    edges = np.floor(m).astype(int)
+    return order, [slice(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+
+def _kde(y: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Gaussian kernel density of each row of ``y`` (b, k) on ``grid``, Silverman's
+    bandwidth as scipy's ``gaussian_kde(bw_method="silverman")``: (b, len(grid))."""
+    k = y.shape[1]
+    h = (k * 3.0 / 4.0) ** (-1.0 / 5.0) * y.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (grid[None, None, :] - y[:, :, None]) / h[:, None, None]
+        return np.exp(-0.5 * z * z).sum(axis=1) / (k * h[:, None] * math.sqrt(2 * math.pi))
+
+
+def _delta_hat(y: np.ndarray, x: np.ndarray, grid: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Plischke et al.'s estimator (SALib's ``calc_delta``) of each row of ``y``, ``x``
+    (b, n): half the distance between the density of y and its density within each class
+    of x's ranks, weighted by the class's size; a class where y is constant is skipped."""
+    n = y.shape[1]
+    order, classes = _classes(x, m)
+    ys = np.take_along_axis(y, order, axis=1)
+    fy = _kde(y, grid)
+    d = np.zeros(len(y))
+    for cls in classes:
+        yc = ys[:, cls]
+        if yc.shape[1] == 0:
+            continue
+        varies = np.ptp(yc, axis=1) != 0
+        part = np.trapezoid(np.abs(fy - _kde(yc, grid)), grid, axis=1)
+        d += np.where(varies, yc.shape[1] / (2 * n) * np.nan_to_num(part), 0.0)
+    return d
+
+
+def _first_order(y: np.ndarray, x: np.ndarray, m: np.ndarray) -> float:
+    """SALib's ``sobol_first``: the share of y's variance its class means explain."""
+    if np.ptp(y) == 0:
+        return 0.0
+    order, classes = _classes(x[None, :], m)
+    ys = y[order[0]]
+    return float(sum(len(ys[c]) / len(y) * (ys[c].mean() - y.mean()) ** 2
+                     for c in classes if len(ys[c])) / np.var(y))
 
 
 def sensitivity(folder: str | Path, *, resamples: int = 200) -> Sensitivity:
@@ -344,6 +490,7 @@ def _ranked(s: Sensitivity) -> pd.DataFrame:
             f = first.loc[(metric, knob)]
             rows.append({"metric": metric, "rank": rank, "knob": knob,
                          INDEX_NAMES[s.primary]: R.num_ci(r["value"], r["ci_low"], r["ci_high"]),
+                         "noise level": R.num(r["noise_level"]),
                          INDEX_NAMES["S1"]: R.num_ci(f["value"], f["ci_low"], f["ci_high"]),
                          "noise share": R.pct(r["noise_share"]), "verdict": r["verdict"]})
     return pd.DataFrame(rows)
@@ -351,12 +498,31 @@ def _ranked(s: Sensitivity) -> pd.DataFrame:
 
 def _findings(s: Sensitivity):
     items = s.findings()
-    return [R.Bullets(items, links=["ranked"] * len(items)),
-            R.Note(f"A knob **matters** for a metric when the lower end of its "
-                   f"{INDEX_NAMES[s.primary]} interval is above {MATTERS:.0%}; **small**: "
-                   f"above 0; **not shown**: the interval reaches 0; **too noisy**: simulation "
-                   f"noise is more than {TOO_NOISY:.0%} of the metric's variance across points "
-                   f"(run more matches per point).", "muted")]
+    return [R.Bullets(items, links=["ranked"] * len(items)), R.Note(_rule(s), "muted")]
+
+
+def _rule(s: Sensitivity) -> str:
+    """What the verdicts mean, for this study's method."""
+    name = INDEX_NAMES[s.primary]
+    if s.study.method == "delta":
+        pairs = s.table.groupby(["metric", "knob"]).ngroups
+        level = (f"the **noise level**: the {name} index that {DUMMIES:,} dummy knobs with no "
+                 f"effect stay below with probability {noise_quantile(pairs):.4g} (random "
+                 f"orders of the points, seeded from the run, put through the same "
+                 f"estimator): 1 - 5% / {pairs}, for the {pairs} metric-knob pairs tested, so "
+                 f"that a knob with no effect is called **matters** for any metric at most 5% "
+                 f"of the time")
+    else:
+        level = (f"the **noise level**: {MATTERS:.0%}, the noise share being taken off the "
+                 f"total index already")
+    return (f"A knob **matters** for a metric only when its whole 95% {name} interval lies "
+            f"above {level}. **Too noisy to tell**: the index is above the noise level but "
+            f"its interval reaches it"
+            + (f", or simulation noise is more than {TOO_NOISY:.0%} of the metric's "
+               f"variance across points" if s.study.method == "sobol" else "")
+            + "; **within noise**: no larger than what a knob with no effect gets. Neither "
+            "says the knob has no effect: more matches per point, or more points, can "
+            "show one.")
 
 
 def _ranked_section(s: Sensitivity):
@@ -378,13 +544,18 @@ def _indices(s: Sensitivity):
             R.hbar_ci(ax, knobs, r["value"], r["ci_low"], r["ci_high"], color=color,
                       offset=offset, label=INDEX_NAMES[index], percent=False)
         ax.axvline(0, color="black", lw=0.6)
+        level = g.loc[g["index"] == second, "noise_level"].iloc[0]
+        if np.isfinite(level):
+            ax.axvline(level, color=R.PALETTE["blue"], ls="--", lw=1,
+                       label=f"noise level of {INDEX_NAMES[second]}")
         ax.set_xlabel("index (share of the variance across points)" if s.study.method == "sobol"
                       else "index")
         ax.set_title(metric, fontsize=10, loc="left")
         R.hbar_legend(ax, fontsize=8)
         blocks.append(R.png(fig, f"indices_{metric}",
                             f"{metric}: {INDEX_NAMES[second]} and first-order indices of each "
-                            f"knob, 95% bootstrap intervals."))
+                            f"knob, 95% bootstrap intervals; dashed: the noise level a knob's "
+                            f"interval must clear to matter."))
     if s.skipped:
         blocks.append(R.Note("No indices for: " + "; ".join(f"{k} ({v})"
                                                             for k, v in s.skipped.items()),
@@ -395,9 +566,11 @@ def _indices(s: Sensitivity):
 def _noise(s: Sensitivity):
     st = s.study
     if not st.noise_points:
-        return [R.Note("Simulation noise adds to the variance across points, but it could not "
-                       "be estimated here: every point is one chunk. Set [run] chunk below "
-                       "matches to measure it.", "warning")]
+        dummies = (" The noise level of every index is measured with dummy knobs all the "
+                   "same." if st.method == "delta" else "")
+        return [R.Note("Simulation noise adds to the variance across points, but its size "
+                       "per point could not be estimated here: every point is one chunk. Set "
+                       "[run] chunk below matches to measure it." + dummies, "warning")]
     rows = []
     for metric in st.metrics.columns:
         if metric in s.skipped:
@@ -409,7 +582,10 @@ def _noise(s: Sensitivity):
     fixed = (" Total indices are shown with the noise share taken off (`ST`; as SALib gives "
              "them: `ST_raw` in sensitivity.csv), their intervals widened by the share's own "
              "uncertainty." if st.method == "sobol" else
-             " The delta index is not corrected for it: read small values with care.")
+             f" The delta index is not corrected for it; it is compared with the noise level "
+             f"instead, what {DUMMIES} dummy knobs with no effect reach (the `noise level` "
+             f"column), which holds the noise of the points and the estimator's own bias at "
+             f"{len(st.metrics)} points.")
     text = (f"Each point is {st.matches_per_point:,} matches, an estimate with its own noise, "
             f"which adds to the variance across points. Noise per point is estimated by a "
             f"delete-one-chunk jackknife over {st.noise_points} points. Its share of the "

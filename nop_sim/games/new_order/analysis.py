@@ -77,7 +77,8 @@ __all__ = [
     "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset",
     "dart_over_hands", "promotions", "hedging_summary", "hedging_by_category",
     "hedging_by_preset", "disruptor_stats", "stack_inequality", "elimination_timing",
-    "alive_over_hands", "point_metrics", "rank_points", "findings",
+    "alive_over_hands", "point_metrics", "rank_points", "best_points", "ranking_lines",
+    "findings",
     "CATEGORY_LABELS", "METRICS",
 ]
 
@@ -1249,36 +1250,130 @@ def point_metrics(run: RunData, n_boot: int = 500,
     return pd.DataFrame(list(rows.values()))
 
 
-def rank_points(metrics: pd.DataFrame, targets: dict[str, float]) -> pd.DataFrame:
-    """Sweep points ordered by distance to the ``[targets]`` (best first).
+def rank_points(metrics: pd.DataFrame, targets: dict[str, float], *, n_draws: int = 4000,
+                seed: int = 0) -> pd.DataFrame:
+    """Sweep points ordered by distance to the ``[targets]`` (best first), with intervals.
 
     Each target contributes a relative miss: ``|value - target| / scale``
     where scale is the target itself (or, for targets at 0, the spread of the
     metric across points, else 1). ``max_*`` and ``unresolved_share``
     targets are ceilings: being under them costs nothing. ``distance`` is
-    the root of the summed squares; ``rank`` 1 is the best point.
+    the root of the summed squares; ``rank`` 1 is the best point (the smallest
+    distance, as estimated).
+
+    Intervals (95%) come from ``n_draws`` seeded draws of every targeted metric
+    of every point: a normal on each side of the estimate whose spread is what
+    the metric's own ``<name>_low``/``<name>_high`` interval gives (a split
+    normal, for asymmetric intervals), independent across metrics and points
+    (points play their own seeds). A draw's distance is computed as above, so
+    ceilings and the kink at 0 are handled as they are. Columns added:
+
+    - ``distance_low``, ``distance_high``: the distance's interval;
+    - ``behind``, ``behind_low``, ``behind_high``: the point's distance minus rank
+      1's, and its interval from the same draws;
+    - ``with_best``: the interval of ``behind`` reaches 0, so the point cannot be
+      told apart from rank 1 (True for rank 1 itself). Without an interval for
+      some targeted metric the intervals are NaN and ``with_best`` is True: then
+      nothing can be told apart. :func:`best_points` lists the points.
     """
     metrics = metrics.copy()
     used = [t for t in targets if t in metrics.columns]
     if not used:
-        metrics["distance"] = np.nan
-        metrics["rank"] = np.nan
+        for col in ("distance", "rank", "distance_low", "distance_high", "behind",
+                    "behind_low", "behind_high", "with_best"):
+            metrics[col] = np.nan
         return metrics
-    total = np.zeros(len(metrics))
+    n = len(metrics)
+    z = normal_quantile(CONFIDENCE)
+    rng = np.random.default_rng(seed)
+    total = np.zeros(n)
+    drawn = np.zeros((n_draws, n))
+    known = np.ones(n, bool)
     for name in used:
         target = float(targets[name])
         value = metrics[name].astype(float).to_numpy()
-        miss = value - target
-        if name.startswith("max_") or name == "unresolved_share":
-            miss = np.clip(miss, 0, None)
+        ceiling = name.startswith("max_") or name == "unresolved_share"
         scale = abs(target) if target else (np.nanstd(value) or 1.0)
-        rel = np.abs(miss) / scale
+
+        def relative(v, target=target, ceiling=ceiling, scale=scale):
+            miss = v - target
+            return np.abs(np.clip(miss, 0, None) if ceiling else miss) / scale
+
+        rel = relative(value)
         metrics[f"miss_{name}"] = rel
         total += np.nan_to_num(rel, nan=1e6) ** 2
+        low = metrics.get(f"{name}_low", pd.Series(np.nan, index=metrics.index))
+        high = metrics.get(f"{name}_high", pd.Series(np.nan, index=metrics.index))
+        below = np.clip(value - low.astype(float).to_numpy(), 0, None) / z
+        above = np.clip(high.astype(float).to_numpy() - value, 0, None) / z
+        known &= ~np.isfinite(value) | (np.isfinite(below) & np.isfinite(above))
+        e = rng.standard_normal((n_draws, n))
+        drawn += np.nan_to_num(relative(value + e * np.where(e < 0, below, above)),
+                               nan=1e6) ** 2
     metrics["distance"] = np.sqrt(total)
-    metrics = metrics.sort_values(["distance", "point"], kind="stable").reset_index(drop=True)
-    metrics["rank"] = np.arange(1, len(metrics) + 1)
+    drawn = np.sqrt(drawn)
+    a = (1 - CONFIDENCE) / 2
+    lo, hi = np.quantile(drawn, [a, 1 - a], axis=0)
+    # a percentile interval of a distance near a kink can miss its own estimate: keep it in
+    metrics["distance_low"] = np.where(known, np.minimum(lo, metrics["distance"]), np.nan)
+    metrics["distance_high"] = np.where(known, np.maximum(hi, metrics["distance"]), np.nan)
+    order = np.lexsort((metrics["point"].to_numpy(), metrics["distance"].to_numpy()))
+    best = order[0]
+    behind = drawn - drawn[:, [best]]
+    lo, hi = np.quantile(behind, [a, 1 - a], axis=0)
+    both = known & known[best]
+    metrics["behind"] = metrics["distance"] - metrics["distance"].iloc[best]
+    metrics["behind_low"] = np.where(both, lo, np.nan)
+    metrics["behind_high"] = np.where(both, hi, np.nan)
+    metrics["with_best"] = ~(metrics["behind_low"] > 0)
+    metrics = metrics.iloc[order].reset_index(drop=True)
+    metrics["rank"] = np.arange(1, n + 1)
     return metrics
+
+
+def best_points(ranked: pd.DataFrame) -> list[int]:
+    """The points of :func:`rank_points`'s frame that cannot be told apart from the best by
+    their distance to the targets (the best first): one point when it is separable."""
+    if "with_best" not in ranked or ranked["distance"].isna().all():
+        return []
+    return [int(p) for p in ranked.loc[ranked["with_best"].astype(bool), "point"]]
+
+
+def ranking_lines(ranked: pd.DataFrame, swept: list[str]) -> list[str]:
+    """What the ranking can say, in words: the best point when its distance is separable
+    from every other's, else the points that cannot be told apart from it."""
+    tied = best_points(ranked)
+    if not tied:
+        return []
+    best = ranked.iloc[0]
+
+    def settings(row) -> str:
+        return ", ".join(f"{k} = {row[k]}" for k in swept if k in row)
+
+    def dist(row) -> str:
+        if not np.isfinite(row["distance_low"]):
+            return f"{row['distance']:.3g}, no interval"
+        return f"{row['distance']:.3g}, 95% interval {row['distance_low']:.3g} to " \
+               f"{row['distance_high']:.3g}"
+
+    if not np.isfinite(best["distance_low"]):
+        return [f"closest to the targets by its estimate: point {int(best['point'])} "
+                f"({settings(best)}; distance {dist(best)}); the metrics have no intervals, "
+                f"so no point can be told apart from the others"]
+    if len(tied) == 1:
+        line = (f"best point: {int(best['point'])} ({settings(best)}; distance "
+                f"{dist(best)})")
+        if len(ranked) > 1:
+            nxt = ranked.iloc[1]
+            line += (f"; the next, point {int(nxt['point'])}, is {nxt['behind']:.3g} further "
+                     f"(95% interval {nxt['behind_low']:.3g} to {nxt['behind_high']:.3g})")
+        return [line]
+    shown = ", ".join(str(p) for p in tied[:12]) + (", ..." if len(tied) > 12 else "")
+    return [f"no single best point: {len(tied)} of {len(ranked)} points cannot be told apart "
+            f"by their distance to the targets (the interval of each one's difference from "
+            f"the closest reaches 0): points {shown}",
+            f"closest by its estimate: point {int(best['point'])} ({settings(best)}; distance "
+            f"{dist(best)})"]
 
 
 # ---------------------------------------------------------------------------

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
+from nop_sim.core.stats import ALPHA, CONFIDENCE, normal_quantile
 from nop_sim.games.new_order import analysis as A
 from nop_sim.games.new_order.agents import training_text
 from nop_sim.games.registry import seat_name
@@ -1107,23 +1108,34 @@ def _ranking(s: _Sweep) -> list:
         t["point"] = [str(int(x)) for x in r["point"]]
     for k in swept:
         t[k] = r[k].astype(str)
+    if targets:  # first: what the ranking rests on, and whether it can tell the point apart
+        t["distance (95% CI)"] = [num_ci(x, lo, hi, 3) for x, lo, hi in zip(
+            r["distance"], r["distance_low"], r["distance_high"], strict=True)]
+        t["told apart from rank 1"] = ["–" if i == 0 else "no" if w else "yes"
+                                       for i, w in enumerate(r["with_best"])]
     for k in s.keys():
         t[A.METRICS[k][0]] = [_metric_text(k, v) for v in r[k]]
     if targets:
-        t["distance"] = [num(x, 3) for x in r["distance"]]
-        best = r.iloc[0]
+        lines = A.ranking_lines(r, swept)
+        tied = A.best_points(r)
         blocks: list = [Note(
-            "Best point: " + f"{int(best['point'])} (" + ", ".join(
-                f"{k} = {best[k]}" for k in swept) + "). Targets: " + ", ".join(
-                f"{k} = {v:g}" for k, v in targets.items()) + ". Distance = root of the "
-            "summed squared relative misses; ceilings (max_*, unresolved_share) cost "
-            "nothing when met."), _ranking_figure(s)]
+            (lines[0][0].upper() + lines[0][1:] + ". " if lines else "")
+            + (f"{lines[1][0].upper() + lines[1][1:]}; the numbered sections below describe "
+               f"it. " if len(lines) > 1 else "")
+            + "Targets: " + ", ".join(f"{k} = {v:g}" for k, v in targets.items())
+            + ". Distance = root of the summed squared relative misses; ceilings (max_*, "
+            "unresolved_share) cost nothing when met. Its 95% interval comes from each "
+            "targeted metric's own interval (seeded draws); a point is told apart from the "
+            "best only when the interval of the difference of their distances leaves 0 out.",
+            "warning" if len(tied) > 1 else "p"), _ranking_figure(s)]
+        highlight = [i for i, w in enumerate(r["with_best"]) if w] or [0]
     else:
         blocks = [Note(f"No [targets] in the scenario: points are listed in order; the "
                        f"{len(POINT_SECTIONS)} numbered sections below describe point "
                        f"{s.best}.", "muted")]
+        highlight = []
     caption = "Sweep points" + (f" (best 60 of {len(t)})" if len(t) > 60 else "")
-    blocks.append(Table(t.head(60), caption, [0] if targets else [], "sweep_points.csv", r))
+    blocks.append(Table(t.head(60), caption, highlight[:60], "sweep_points.csv", r))
     return blocks
 
 
@@ -1134,13 +1146,22 @@ def _ranking_figure(s: _Sweep) -> R.Figure:
     fig, axes = R.figure(0.26 * len(top) + 1.2)
     ax = axes[0, 0]
     y = np.arange(len(top))[::-1]
-    colors = [PALETTE["vermillion"] if i == 0 else PALETTE["blue"] for i in range(len(top))]
+    tied = top["with_best"].astype(bool).to_numpy()
+    colors = [PALETTE["vermillion"] if t else PALETTE["blue"] for t in tied]
     ax.barh(y, top["distance"], color=colors, height=0.7)
+    if top["distance_low"].notna().any():
+        ax.errorbar(top["distance"], y, xerr=interval_err(
+            top["distance"].to_numpy(float), top["distance_low"].to_numpy(float),
+            top["distance_high"].to_numpy(float)), fmt="none", ecolor="black", lw=0.9,
+            capsize=2)
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlabel("distance to targets (relative, unitless)")
     ax.grid(axis="y", visible=False)
+    which = ("vermillion: the best point, told apart from every other" if tied.sum() == 1 else
+             f"vermillion: the {int(tied.sum())} points shown that cannot be told apart from "
+             f"the closest")
     return R.png(fig, "sweep_ranking", f"Distance to the targets of the best {len(top)} "
-                 "points (0 = every target met); vermillion: the best point.")
+                 f"points (0 = every target met) with 95% intervals; {which}.")
 
 
 def _per_param(s: _Sweep) -> list:
@@ -1232,41 +1253,104 @@ def _pair_figure(a: str, b: str, pooled: pd.DataFrame, keys: list[str]) -> R.Fig
     xs, ys = _sorted_values(pooled[b].tolist()), _sorted_values(pooled[a].tolist())
     nrows = -(-len(keys) // 2)
     fig, axes = R.figure((0.32 * len(ys) + 1.3) * nrows + 0.3, ncols=2, nrows=nrows)
+    notes = []
     for ax, key in zip(axes.ravel(), keys, strict=False):
-        mat = np.full((len(ys), len(xs)), np.nan)
+        mat, low, high = (np.full((len(ys), len(xs)), np.nan) for _ in range(3))
         for _, r in pooled.iterrows():
-            mat[ys.index(r[a]), xs.index(r[b])] = r[key]
-        _pair_heat(fig, ax, mat, key)
+            at = ys.index(r[a]), xs.index(r[b])
+            mat[at] = r[key]
+            low[at], high[at] = r.get(f"{key}_low", np.nan), r.get(f"{key}_high", np.nan)
+        notes.append(_pair_heat(fig, ax, mat, low, high, key))
         ax.set_xticks(range(len(xs)), [str(v) for v in xs])
         ax.set_yticks(range(len(ys)), [str(v) for v in ys])
         ax.set_xlabel(b)
         ax.set_ylabel(a)
     R.hide_unused(axes, len(keys))
     return R.png(fig, f"sweep_{a}_x_{b}", f"Key numbers for each {a} (rows) × {b} (columns), "
-                 "pooled over the other parameters.")
+                 "pooled over the other parameters. The colour scale is never narrower than "
+                 "the cells' typical 95% interval, so noise does not show as a gradient. "
+                 + " ".join(notes))
 
 
-def _pair_heat(fig, ax, mat: np.ndarray, key: str) -> None:
+def heat_noise(mat: np.ndarray, low: np.ndarray, high: np.ndarray) -> dict[str, float | bool]:
+    """How the spread of a heat map's cells compares with their noise.
+
+    ``half``: the typical (median) half-width of the cells' 95% intervals; ``span``:
+    highest minus lowest cell; ``p``: Cochran's test that every cell holds one value
+    (``Q = sum ((v - weighted mean) / se)^2`` against chi-square with cells - 1 degrees of
+    freedom, ``se`` each cell's interval width / 3.92); ``within``: ``p`` > 0.05, the cells
+    cannot be told apart. Comparing only the highest and lowest cells would not do: the
+    extremes of many cells of pure noise lie further apart than two cells' intervals.
+    ``known`` is False where a cell has no interval (then ``within`` is False too).
+    """
+    from scipy import stats  # imported when first needed, as nop_sim.core.stats does
+
+    ok = np.isfinite(mat)
+    v, width = mat[ok], (high - low)[ok]
+    known = bool(ok.sum() > 1 and np.isfinite(width).all())
+    out = {"half": float(np.median(width) / 2) if known else np.nan,
+           "span": float(np.ptp(v)) if v.size else np.nan, "p": np.nan, "within": False,
+           "known": known}
+    if not known:
+        return out
+    se = np.clip(width / (2 * normal_quantile(CONFIDENCE)), 1e-12, None)
+    w = 1 / se**2
+    q = float(np.sum(w * (v - np.sum(w * v) / np.sum(w)) ** 2))
+    out["p"] = float(stats.chi2.sf(q, v.size - 1))
+    out["within"] = out["p"] > ALPHA
+    return out
+
+
+def _pair_heat(fig, ax, mat: np.ndarray, low: np.ndarray, high: np.ndarray, key: str) -> str:
+    """Draw one heat map; return the caption's sentence on its noise."""
     kind = _kind(key)
     finite = mat[np.isfinite(mat)]
     lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+    noise = heat_noise(mat, low, high)
     flat = not hi > lo
-    norm = matplotlib.colors.Normalize(lo - 1 if flat else lo, hi + 1 if flat else hi)
-    im = ax.imshow(mat, cmap=R.SEQUENTIAL, norm=norm, aspect="auto")
+    # the colours never span less than a typical interval: a spread within noise stays pale
+    width = max(hi - lo, 2 * noise["half"]) if np.isfinite(noise["half"]) else hi - lo
+    mid = (lo + hi) / 2
+    norm = matplotlib.colors.Normalize(mid - width / 2 if width > 0 else lo - 1,
+                                       mid + width / 2 if width > 0 else hi + 1)
+    cmap = R.SEQUENTIAL
+    if noise["within"]:
+        # a neutral scale: the lightest quarter of the greys, no colour bar to read off
+        cmap = "Greys"
+        norm = matplotlib.colors.Normalize(norm.vmin, norm.vmin + 4 * (norm.vmax - norm.vmin))
+    im = ax.imshow(mat, cmap=cmap, norm=norm, aspect="auto")
     R.annotate_heat(ax, mat, (lambda v: f"{100 * v:.1f}") if kind != "plain" else
-                    (lambda v: f"{v:.3g}"), norm=norm, cmap=R.SEQUENTIAL)
-    ax.set_title(SHORT.get(key, key) + (" — the same everywhere" if flat else ""),
-                 loc="left", fontsize=9.5)
+                    (lambda v: f"{v:.3g}"), norm=norm, cmap=cmap)
+    title = SHORT.get(key, key)
+    if flat:
+        title += " — the same everywhere"
+    elif noise["within"]:
+        title += " — within noise"
+    ax.set_title(title, loc="left", fontsize=9.5)
     ax.grid(False)
-    if not flat:
+    if not flat and not noise["within"]:
         cb = fig.colorbar(im, ax=ax, shrink=0.9)
         cb.ax.yaxis.set_major_formatter(_formatter(kind))
+    name = SHORT.get(key, key)
+    if flat or not finite.size:
+        return f"{name}: the same in every cell."
+    spread = (f"{name}: cells span {_metric_text(key, hi - lo)}, typical 95% interval "
+              f"±{_metric_text(key, noise['half'])}")
+    if not noise["known"]:
+        return spread + " (no interval for some cells: cannot tell whether this is noise)."
+    if noise["within"]:
+        return spread + f": within noise, the cells cannot be told apart (test that all " \
+                        f"hold one value: p = {noise['p']:.2g}; drawn in pale grey, no " \
+                        f"colour scale)."
+    return spread + f": the cells differ beyond noise (test that all hold one value: " \
+                    f"p = {noise['p']:.2g})."
 
 
 SWEEP_SECTIONS = [
     SectionSpec("sweep", "Sweep: points ranked",
                 "Every sweep point with its key numbers. With [targets], points are ranked by "
-                "their distance to the targets and the best one is highlighted.", _ranking),
+                "their distance to the targets; the best one is highlighted, or every point "
+                "that cannot be told apart from it.", _ranking),
     SectionSpec("sweep-params", "Sweep: metrics against each parameter",
                 "Each key number against each swept parameter: the line and band pool all "
                 "points with that value (95% interval); dots are single points.", _per_param),
