@@ -41,23 +41,23 @@ golden hash on the lowest and the highest numba of it.
 The compile firewall (games/new_order/kernels/firewall.py) is in the same position.
 
 Two more duties live here, next to ``cache=True``: numba's cache is guarded
-by one digest over every kernel source (:func:`_guard_cache`), and with
+by a digest over the kernel sources (:func:`_guard_cache`), and with
 ``NUMBA_DISABLE_JIT=1`` the decorators hand back the plain Python functions,
 so that a debugger can step through any kernel (:func:`lookup_table`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 
 import numba
 import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
+
+from nop_sim.kernels.sources import kernel_digest, kernel_sources
 
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
@@ -129,47 +129,17 @@ def _typed(dispatcher):
     return dispatcher
 
 
-# -- numba's cache, guarded by one digest of every kernel source --------------------
-# Numba checks a cached kernel against its own file only: it keeps stale copies of
-# whatever it inlined from other files (the Ordered Hand kernels inline their
-# kernels/blocks.py and kernels/rng.py, the match kernels the evaluator, every
-# kernel the constants of core/types.py and its game's types.py). One digest over
-# every kernel source stamps each cache folder; when it differs, the folder's kernels
-# are dropped before the first kernel of that folder is even defined, so nothing
-# stale can be loaded. The sources are the shared ones below plus each registered
-# game's ``Game.kernel_sources``.
-_PACKAGE = Path(__file__).resolve().parent.parent
-SHARED_KERNEL_SOURCES = ("core/types.py", "kernels/*.py")
+# -- numba's cache, guarded by a digest of the sources its kernels may inline ------
+# A cached kernel inlines the kernels it calls and freezes the constants it reads (a
+# kernel the constants of core/types.py and its game's types.py). A digest over those
+# sources stamps each cache folder; when it differs, the folder's kernels are dropped
+# before the first kernel of that folder is even defined, so nothing stale can be
+# loaded. The shared kernels (this package) inline only SHARED_KERNEL_SOURCES; a game's
+# kernels inline those and the files its kernels package declares (its
+# ``Game.kernel_sources`` is that declaration). The games sit above this module and
+# declare themselves to it: nothing here imports a game.
 _STAMP = "nop_sim_kernels.stamp"
 _guarded: set[str] = set()
-
-
-def kernel_patterns() -> tuple[str, ...]:
-    """The glob patterns (relative to the package) of :func:`kernel_sources`: the shared
-    kernels' files, then every registered game's ``kernel_sources``."""
-    # Here, not at the top: the games sit above the kernels (their modules import this
-    # one), so the registry is asked when the first kernel is defined, not at import.
-    # It lends no kernel a constant, so it is no kernel source itself.
-    import nop_sim.games  # registers the shipped games
-
-    games = nop_sim.games.registered_games()
-    return SHARED_KERNEL_SOURCES + tuple(p for g in games for p in g.kernel_sources)
-
-
-@lru_cache(maxsize=1)
-def kernel_sources() -> tuple[Path, ...]:
-    """Every source file a cached kernel may inline (the files of :func:`kernel_patterns`)."""
-    return tuple(sorted({f for pattern in kernel_patterns() for f in _PACKAGE.glob(pattern)}))
-
-
-@lru_cache(maxsize=1)
-def kernel_digest() -> str:
-    """sha1 over the names and bytes of :func:`kernel_sources` (computed once per process)."""
-    digest = hashlib.sha1()
-    for f in kernel_sources():
-        digest.update(f"{f.relative_to(_PACKAGE).as_posix()}\0".encode())
-        digest.update(f.read_bytes())
-    return digest.hexdigest()
 
 
 def _guard_cache(dispatcher) -> None:
@@ -182,14 +152,15 @@ def _guard_cache(dispatcher) -> None:
     source_dir = Path(dispatcher.py_func.__code__.co_filename).resolve().parent
     stamp = cache_dir / _STAMP
     try:
-        if stamp.exists() and stamp.read_text() == kernel_digest():
+        digest = kernel_digest(source_dir)
+        if stamp.exists() and stamp.read_text() == digest:
             return
-        for src in kernel_sources():
+        for src in kernel_sources(source_dir):
             if src.parent == source_dir:
                 for f in [*cache_dir.glob(f"{src.stem}.*.nbi"), *cache_dir.glob(f"{src.stem}.*.nbc")]:
                     f.unlink(missing_ok=True)
         cache_dir.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(kernel_digest())
+        stamp.write_text(digest)
     except OSError:
         pass  # a read-only or shared cache: numba copes, at worst by recompiling
 

@@ -24,6 +24,7 @@ from nop_sim.games.new_order.agents import (
     preset_names,
     read_agent_file,
 )
+from nop_sim.games.new_order.kernels import KERNEL_SOURCES
 from nop_sim.games.new_order.policy import POLICY
 from nop_sim.games.new_order.rules import Settings
 from nop_sim.games.registry import Game, register_game
@@ -659,7 +660,7 @@ GAME = register_game(Game(
     load_kernels=load_kernels,
     kernels={"match driver": compile_driver, "evaluator and draft": compile_engine_callees,
              "parallel driver": compile_parallel, "evaluator": compile_evaluator},
-    kernel_sources=("games/new_order/types.py", "games/new_order/kernels/*.py"),
+    kernel_sources=KERNEL_SOURCES,
     agent_file=read_agent_file,
     fresh_hands=fresh_hands,
     stored_hands=stored_hands,

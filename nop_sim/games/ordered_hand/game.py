@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim.games import registry
+from nop_sim.games.ordered_hand.kernels import KERNEL_SOURCES
 from nop_sim.games.ordered_hand.policy import (
     POLICY,
     check_spec,
@@ -298,7 +299,7 @@ GAME = register_game(Game(
     write_report=write_report,
     store_version=3,  # 3: no drafts table, no stand-in hands/unresolved columns
     kernels={"engine": compile_kernels, "field driver": compile_field_driver},
-    kernel_sources=("games/ordered_hand/types.py", "games/ordered_hand/kernels/*.py"),
+    kernel_sources=KERNEL_SOURCES,
     agent_file=read_agent_file,
     policy=POLICY,
 ))
