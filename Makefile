@@ -57,6 +57,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check nop_sim tests scripts
+	$(BIN)/lint-imports
 
 clean-cache:
 	find . -name __pycache__ -type d -prune -not -path './$(VENV)/*' -exec rm -rf {} +

@@ -30,3 +30,16 @@ def test_the_store_loads_without_any_game():
             "sys.exit(any(m.startswith(('nop_sim.games', 'nop_sim.run')) for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                           env={"PYTHONPATH": str(ROOT)}).returncode == 0
+
+
+def test_no_import_circle_counting_imports_inside_functions():
+    grimp = pytest.importorskip("grimp")
+    sys.path.insert(0, str(ROOT))
+    try:
+        graph = grimp.build_graph("nop_sim")
+    finally:
+        sys.path.remove(str(ROOT))
+    circles = [(m, i) for m in sorted(graph.modules)
+               for i in graph.find_modules_directly_imported_by(m)
+               if graph.chain_exists(importer=i, imported=m)]
+    assert not circles, [graph.find_shortest_chain(importer=i, imported=m) for m, i in circles[:3]]
