@@ -104,7 +104,7 @@ def test_new_order_follows_an_edit_of_rng(tmp_path):
 def test_the_digest_covers_every_module_with_kernels():
     """A module that defines kernels (imports the jit helpers) is part of the digest."""
     import nop_sim.games  # noqa: F401  (every game declares its kernel sources)
-    from nop_sim.kernels.sources import kernel_sources
+    from nop_sim.core.kernel_sources import kernel_sources
 
     sources = set(kernel_sources())
     assert PACKAGE / "core" / "types.py" in sources
@@ -119,7 +119,7 @@ def test_the_digest_covers_every_module_a_kernel_module_imports():
     import ast
 
     import nop_sim.games  # noqa: F401  (every game declares its kernel sources)
-    from nop_sim.kernels.sources import kernel_sources
+    from nop_sim.core.kernel_sources import kernel_sources
 
     sources = set(kernel_sources())
     for path in sources:
@@ -140,8 +140,8 @@ def test_every_game_declares_its_kernel_sources():
     """A game with kernels names their files (``Game.kernel_sources``); each pattern
     matches files, and all of them are in the digest."""
     import nop_sim.games  # noqa: F401  (every game declares its kernel sources)
+    from nop_sim.core.kernel_sources import kernel_sources
     from nop_sim.games import registered_games
-    from nop_sim.kernels.sources import kernel_sources
 
     sources = set(kernel_sources())
     for game in registered_games():

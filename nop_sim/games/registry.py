@@ -172,7 +172,7 @@ class Game:
         the game's files that its cached kernels are compiled from or freeze
         constants of (its kernel modules, its ``types.py``); with the shared
         kernels' files they make the digest that guards numba's cache
-        (:func:`nop_sim.kernels.sources.kernel_sources`), so an edit of any of them
+        (:func:`nop_sim.core.kernel_sources.kernel_sources`), so an edit of any of them
         recompiles every kernel that may have inlined it
     fresh_hands(scn, count) : ``(text, records)``: readable histories of
         ``count`` fresh hands of the scenario's first sweep point and their

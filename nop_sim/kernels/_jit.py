@@ -57,7 +57,7 @@ import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
-from nop_sim.kernels.sources import kernel_digest, kernel_sources
+from nop_sim.core.kernel_sources import kernel_digest, kernel_sources
 
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 

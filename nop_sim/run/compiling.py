@@ -53,7 +53,7 @@ def _marker(kind: str):
 def _stamp() -> str:
     import numba
 
-    from nop_sim.kernels.sources import kernel_digest
+    from nop_sim.core.kernel_sources import kernel_digest
 
     return f"{kernel_digest()} numba {numba.__version__}"
 

@@ -9,4 +9,5 @@ registers it. The referee must stay importable without the engine, so nothing
 here imports the kernels at import time.
 """
 
-from nop_sim.games.new_order import game  # noqa: F401  (registers New Order Poker)
+import nop_sim.games.new_order.sources  # noqa: F401  (first: declares the kernels' sources)
+from nop_sim.games.new_order import game  # noqa: F401  (registers it)

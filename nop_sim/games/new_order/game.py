@@ -24,9 +24,9 @@ from nop_sim.games.new_order.agents import (
     preset_names,
     read_agent_file,
 )
-from nop_sim.games.new_order.kernels import KERNEL_SOURCES
 from nop_sim.games.new_order.policy import POLICY
 from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.sources import KERNEL_SOURCES
 from nop_sim.games.registry import Game, register_game
 
 __all__ = ["EVENT_COLUMNS", "GAME", "MIX_TAG", "TARGETS", "mix_rows", "play_chunk", "play_chunks",

@@ -16,7 +16,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from nop_sim.games.ordered_hand import game  # noqa: F401  (registers the Ordered Hand)
+import nop_sim.games.ordered_hand.sources  # noqa: F401  (first: declares the kernels' sources)
+from nop_sim.games.ordered_hand import game  # noqa: F401  (registers it)
 
 # public name -> the module that defines it
 _EXPORTS = {

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from nop_sim.games import registry
-from nop_sim.games.ordered_hand.kernels import KERNEL_SOURCES
 from nop_sim.games.ordered_hand.policy import (
     POLICY,
     check_spec,
@@ -26,6 +25,7 @@ from nop_sim.games.ordered_hand.policy import (
     read_agent_file,
 )
 from nop_sim.games.ordered_hand.settings import OrderedSettings
+from nop_sim.games.ordered_hand.sources import KERNEL_SOURCES
 from nop_sim.games.registry import Game, register_game
 
 __all__ = ["GAME", "fair_win_rate", "seat_label"]

@@ -1,6 +1,6 @@
 """Which source files numba's cached kernels may inline, and their digest.
 
-The jit helpers (:mod:`._jit`) stamp each cache folder with :func:`kernel_digest` of
+The jit helpers (:mod:`nop_sim.kernels._jit`) stamp each cache folder with :func:`kernel_digest` of
 its kernels' sources. Standard library only: a game's kernels package declares its
 sources here (:func:`declare_kernel_sources`) without loading numba.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 __all__ = ["SHARED_KERNEL_SOURCES", "declare_kernel_sources", "kernel_digest",
            "kernel_patterns", "kernel_sources"]
 
-_PACKAGE = Path(__file__).resolve().parent.parent
-SHARED_KERNEL_SOURCES = ("core/types.py", "kernels/*.py")
+_PACKAGE = Path(__file__).resolve().parent.parent  # the nop_sim package folder
+SHARED_KERNEL_SOURCES = ("core/types.py", "core/kernel_sources.py", "kernels/*.py")
 _declared: dict[Path, tuple[str, ...]] = {}  # a game's package folder -> its source patterns
 
 
