@@ -43,6 +43,7 @@ from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.play import Engine, Field, duel
 from nop_sim.studies.train.search import SearchConfig, SearchResult, best_response, check_gain
 from nop_sim.studies.train.space import Space, space_for
+from nop_sim.studies.train.trainer import presets, rules_key
 
 __all__ = ["exploit", "field_tables", "load_strong", "restricted_play", "value_folder"]
 
@@ -57,8 +58,6 @@ def _restricted(space: Space, mechanic: str) -> Space:
 
 
 def _starts(settings, fld: Field) -> np.ndarray:
-    from nop_sim.studies.train.trainer import presets
-
     return np.concatenate([fld.rows, presets(settings)])
 
 
@@ -117,13 +116,7 @@ def exploit(scn, folder: Path, *, budget: int, threads: int | None = None,
             progress: Callable[[int, int], None] | None = None) -> SearchResult:
     """A fresh best-response search of about ``budget`` matches against ``folder``'s strong
     field, from ``scn``'s seed: an independent check of the exploitability it states."""
-    from nop_sim.studies.train.trainer import rules_key
-
-    settings = scn.settings_at(scn.points()[0])
-    fld, training = load_strong(folder, settings)
-    if training.get("rules") not in (None, rules_key(settings)):
-        raise TrainError(f"{Path(folder) / 'strong.toml'} was trained for other rules "
-                         f"(scenario {training.get('scenario')!r}); train for {scn.source} first")
+    settings, fld = _strong_field(scn, folder)
     space = space_for(settings)
     starts = _starts(settings, fld)
     base = SearchConfig()
@@ -136,6 +129,17 @@ def exploit(scn, folder: Path, *, budget: int, threads: int | None = None,
                              float("nan"), tag={"check": "exploit"})
     finally:
         engine.close()
+
+
+def _strong_field(scn, folder: Path) -> tuple[object, Field]:
+    """``scn``'s settings (its first point) and ``folder``'s strong field, refused when
+    strong.toml was trained for other rules (another seed is the same rules)."""
+    settings = scn.settings_at(scn.points()[0])
+    fld, training = load_strong(folder, settings)
+    if training.get("rules") not in (None, rules_key(settings)):
+        raise TrainError(f"{Path(folder) / 'strong.toml'} was trained for other rules "
+                         f"(scenario {training.get('scenario')!r}); train for {scn.source} first")
+    return settings, fld
 
 
 def load_strong(folder: Path, settings) -> tuple[Field, dict]:
@@ -164,14 +168,8 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     merges with the saved rows of the same field, rules, seed and search; a stopped run
     resumes, and a run for some mechanics keeps the others' rows. Rows of another
     field, rules, seed or budget are replaced; their mechanics are returned third."""
-    from nop_sim.studies.train.trainer import rules_key
-
     folder = Path(folder)
-    settings = scn.settings_at(scn.points()[0])
-    fld, training = load_strong(folder, settings)
-    if training.get("rules") not in (None, rules_key(settings)):
-        raise TrainError(f"{folder / 'strong.toml'} was trained for other rules (scenario "
-                         f"{training.get('scenario')!r}); train for {scn.source} first")
+    settings, fld = _strong_field(scn, folder)
     space = space_for(settings)
     per = budget * 0.9 / (1 + len(space.mechanics))
     base = SearchConfig()
