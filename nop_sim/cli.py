@@ -25,7 +25,14 @@ import click  # noqa: E402
 import numpy as np  # noqa: E402
 
 from nop_sim import __version__  # noqa: E402
-from nop_sim.core.errors import RunError  # noqa: E402
+from nop_sim.core.cards import RANK_CHARS, parse_cards  # noqa: E402
+from nop_sim.core.column import DEFAULT_COLUMN, Category, Column  # noqa: E402
+from nop_sim.core.errors import RunError, did_you_mean  # noqa: E402
+from nop_sim.core.stats import wilson_interval  # noqa: E402
+
+# Imports inside functions: each command imports its study, the runner or the
+# kernels (numba) where it runs, so `nop-sim --help` and a usage error answer
+# in a fraction of a second; only the core's light modules are imported here.
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -46,8 +53,6 @@ def _wild_option(f):
 
 
 def _parse_column(text: str):
-    from nop_sim.core.column import Column
-
     try:
         return Column.parse(text)
     except ValueError as exc:
@@ -55,8 +60,6 @@ def _parse_column(text: str):
 
 
 def _parse_wild(text: str) -> int:
-    from nop_sim.core.cards import RANK_CHARS
-
     mask = 0
     for token in [t for t in text.replace(" ", ",").split(",") if t]:
         t = token.upper()
@@ -161,7 +164,6 @@ def eval_cmd(cards: str, column_text: str, wild_text: str, decks: int):
     Example:
       nop-sim eval "Ks Kd Kh 7c 7d Qs 2c" --column "Two Pair > Full House"
     """
-    from nop_sim.core.cards import parse_cards
     from nop_sim.evaluator import best_hand
 
     try:
@@ -197,8 +199,6 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
     Example:
       nop-sim frequencies --hands 2000000 --moved "Two Pair > Full House" --wild 2
     """
-    from nop_sim.core.column import DEFAULT_COLUMN, Category
-    from nop_sim.core.stats import wilson_interval
     from nop_sim.evaluator import best_category
     from nop_sim.studies.bench import random_hands
 
@@ -710,7 +710,6 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
     MECHANICS = scn.game_type.policy.mechanics  # noqa: N806  (the game's, read once)
     for m in mechanics:
         if m not in MECHANICS:
-            from nop_sim.core.errors import did_you_mean
 
             raise click.BadParameter(f"no mechanic {m!r}.{did_you_mean(m, MECHANICS)} "
                                      f"Allowed: {', '.join(MECHANICS)}", param_hint="--mechanic")

@@ -1,11 +1,15 @@
 """Imports point downward (STYLE.md): the import-linter contracts in pyproject.toml hold.
 
 The store (:mod:`nop_sim.store`) sits below the games: their analyses read a run
-folder through it, and nothing below the runner imports the runner.
+folder through it, and nothing below the runner imports the runner. Modules
+import at the top wherever the layers allow; an import of nop_sim kept inside a
+function says why in one line (a comment on or above it, or a module comment
+``# Imports inside functions: <why>``).
 """
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -43,3 +47,58 @@ def test_no_import_circle_counting_imports_inside_functions():
                for i in graph.find_modules_directly_imported_by(m)
                if graph.chain_exists(importer=i, imported=m)]
     assert not circles, [graph.find_shortest_chain(importer=i, imported=m) for m, i in circles[:3]]
+
+
+MODULE_REASON = "# Imports inside functions:"
+
+
+def _internal(node: ast.stmt) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return node.level > 0 or (node.module or "").split(".")[0] == "nop_sim"
+    return isinstance(node, ast.Import) and any(
+        a.name.split(".")[0] == "nop_sim" for a in node.names)
+
+
+def unexplained_imports(path: Path) -> list[str]:
+    """``file:line`` of each nop_sim import inside a function that gives no reason."""
+    text = path.read_text()
+    if MODULE_REASON in text:
+        return []
+    lines = text.splitlines()
+    found = []
+    for fn in ast.walk(ast.parse(text)):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for body in (getattr(n, f, None) for n in ast.walk(fn) for f in ("body", "orelse")):
+            if not isinstance(body, list):
+                continue
+            run: list[ast.stmt] = []
+            for stmt in [*body, None]:
+                if isinstance(stmt, ast.Import | ast.ImportFrom):
+                    run.append(stmt)
+                    continue
+                if any(_internal(s) for s in run):
+                    span = lines[run[0].lineno - 2:run[-1].end_lineno]
+                    if not any("#" in line for line in span):
+                        found.extend(f"{path.relative_to(ROOT)}:{s.lineno}"
+                                     for s in run if _internal(s))
+                run = []
+    return sorted(set(found))
+
+
+def test_imports_inside_functions_say_why():
+    missing = [m for p in sorted((ROOT / "nop_sim").rglob("*.py")) for m in unexplained_imports(p)]
+    assert not missing, missing
+
+
+def test_the_import_reason_check_catches_a_silent_import(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    silent = tmp_path / "silent.py"
+    silent.write_text("def f():\n    x = 1\n    from nop_sim.core import cards\n    return cards\n")
+    said = tmp_path / "said.py"
+    said.write_text("def f():\n    x = 1\n    # numba: start-up\n    from nop_sim import evaluator\n"
+                    "    import numpy\n    return evaluator\n")
+    outside = tmp_path / "outside.py"
+    outside.write_text("def f():\n    import numpy\n    return numpy\n")
+    assert unexplained_imports(silent) == ["silent.py:3"]
+    assert unexplained_imports(said) == [] and unexplained_imports(outside) == []

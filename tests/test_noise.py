@@ -46,19 +46,25 @@ def _study(y: np.ndarray, x: np.ndarray, seed: int = 1) -> S.Study:
                    0, 60, False, seed)
 
 
-def test_pure_noise_is_too_noisy_to_tell_and_never_matters():
-    """Points whose metric is noise only: no knob matters, whatever the seed, and the
-    finding says so; the noise level is what the dummies reach, well above 0."""
-    for seed in range(4):
+def test_pure_noise_is_called_matters_at_most_five_percent_of_the_time():
+    """Points whose metric is noise only: the noise level is a test at 5% for the whole
+    study (every metric and knob together), so over 20 studies at most 3 call any knob
+    "matters" (a rule that took any interval above 0 would call one in nearly every
+    study; binomial(20, 0.05) reaches 4 with probability 1.6%). The others say the metric
+    is too noisy to tell, and the noise level is what the dummies reach, well above 0."""
+    studies_with_a_finding = 0
+    for seed in range(20):
         rng = np.random.default_rng(seed)
         x = rng.random((50, 2))
-        s = S.Sensitivity(_study(rng.normal(size=50), x, seed),
-                          *S.sensitivity_indices(_study(rng.normal(size=50), x, seed),
-                                                 resamples=20))
-        assert not (s.table["verdict"] == "matters").any(), s.table
+        study = _study(rng.normal(size=50), x, seed)
+        s = S.Sensitivity(study, *S.sensitivity_indices(study, resamples=20))
         level = s.table.loc[s.table["index"] == "delta", "noise_level"]
         assert (level > 0.1).all(), level
-        assert s.findings()[0].startswith("y: too noisy to tell"), s.findings()
+        if (s.table["verdict"] == "matters").any():
+            studies_with_a_finding += 1
+        else:
+            assert s.findings()[0].startswith("y: too noisy to tell"), s.findings()
+    assert studies_with_a_finding <= 3
 
 
 def test_the_noise_level_is_reproducible():

@@ -26,6 +26,11 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 
+import nop_sim.kernels
+from nop_sim.core.kernel_sources import kernel_digest
+from nop_sim.games import get_game, registered_games
+from nop_sim.games.new_order.engine import refresh_kernel_cache
+
 # the note and its listener live with the numba options (kernels._jit installs it)
 from nop_sim.kernels._jit import COMPILE_NOTE, COMPILE_TIME, announce_compiles
 
@@ -41,8 +46,6 @@ def _marker(kind: str):
 
     import numba
 
-    import nop_sim.kernels
-
     folder = (Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR
               else Path(nop_sim.kernels.__file__).resolve().parent / "__pycache__")
     if not os.access(folder if folder.exists() else folder.parent, os.W_OK):
@@ -52,8 +55,6 @@ def _marker(kind: str):
 
 def _stamp() -> str:
     import numba
-
-    from nop_sim.core.kernel_sources import kernel_digest
 
     return f"{kernel_digest()} numba {numba.__version__}"
 
@@ -81,7 +82,6 @@ def mark_compiled(kind: str) -> None:
 
 def _compile_group(kind: str, name: str) -> float:
     """Compile one kernel group of a game in this (worker) process; its seconds."""
-    from nop_sim.games import get_game
 
     t = time.perf_counter()
     get_game(kind).kernels[name]()
@@ -119,8 +119,6 @@ def compile_all(workers: int | None = None,
     (:class:`CompileEvent`). A group starts when a worker is free for it, so
     the events say which groups run and how many are left.
     """
-    from nop_sim.games import registered_games
-    from nop_sim.games.new_order.engine import refresh_kernel_cache
 
     t0 = time.perf_counter()
     refresh_kernel_cache()  # drop stale kernels once, before the workers look at the cache

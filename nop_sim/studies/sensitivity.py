@@ -18,21 +18,23 @@ largest seat and preset advantage (``|win rate - fair|``); the game is never
 named here.
 
 A knob is said to **matter** for a metric only when its index clearly exceeds
-what noise alone gives: the lower end of its 95% interval lies above the
-*noise level*, the index that a knob with no effect at all reaches. On a
-delta study the noise level is measured: :data:`DUMMIES` dummy knobs, random
-orders of the points drawn from the run's seed (a dummy column of a Latin
-hypercube is a random order of the points, and the delta index reads a knob
-through its ranks only), are put through the same estimator (SALib's
-dummy-parameter idea, as a permutation distribution). The level is their
-``1 - 0.05 / m`` quantile, ``m`` the number of (metric, knob) pairs analysed:
-what a knob with no effect stays below, all pairs counted together
-(Bonferroni), so that a study of many metrics and knobs calls an inert knob
-"matters" for any of them at most 5% of the time. At 50 points the delta index
-of a dummy is about 0.1 to 0.25, so an interval that merely excludes 0 says
-nothing. Otherwise a knob is **within noise** (its index is no larger
-than the level) or **too noisy to tell** (above the level, but its interval
-reaches it); a metric where no knob matters is reported as too noisy to tell.
+what noise alone gives. On a delta study that is a test against knobs with no
+effect: :data:`DUMMIES` dummy knobs, random orders of the points drawn from the
+run's seed (a dummy column of a Latin hypercube is a random order of the
+points, and the delta index reads a knob through its ranks only), are put
+through the same estimator (SALib's dummy-parameter idea, as a permutation
+distribution). The *noise level* is their ``1 - 0.05 / m`` quantile, ``m`` the
+number of (metric, knob) pairs analysed; a knob matters when its index is above
+it. The dummies' indices carry the estimator's bias and spread at this many
+points, so this is a permutation test, all pairs counted together
+(Bonferroni): a knob with no effect is called "matters" for any metric at most
+5% of the time. At 50 points the delta index of a dummy is about 0.1 to 0.25,
+so an interval that merely excludes 0 says nothing. Otherwise a knob is **too
+noisy to tell** (its interval reaches above the level: an effect beyond noise
+is not ruled out) or **within noise** (its whole interval lies at or below
+it); a metric where no knob matters is reported as too noisy to tell. A Sobol'
+study has no such null distribution: there a knob matters only when the lower
+end of its 95% interval lies above the level.
 
 Every point is a Monte Carlo estimate, so simulation noise adds to the
 variance across points. Its size per point is estimated by a delete-one-chunk
@@ -135,7 +137,7 @@ class Sensitivity:
                               f"{m['value']:.2f} ({m['ci_low']:.2f} to {m['ci_high']:.2f}; "
                               f"noise level {m['noise_level']:.2f})"))
             elif np.isfinite(top["noise_level"]):
-                noisy.append(f"{metric}: too noisy to tell (no knob's {name} interval clears "
+                noisy.append(f"{metric}: too noisy to tell (no knob's {name} clears "
                              f"the noise level {top['noise_level']:.2f}; largest: "
                              f"{top['knob']} {top['value']:.2f}, {top['ci_low']:.2f} to "
                              f"{top['ci_high']:.2f})")
@@ -319,10 +321,12 @@ def sensitivity_indices(study: Study, *, resamples: int = 200
             rows.append(_row(metric, knob, index, value, half, share, levels[index]))
     table = pd.DataFrame(rows, columns=["metric", "knob", "index", "value", "ci_low", "ci_high",
                                         "noise_share", "noise_level"])
+    tested = study.method == "delta"
     table["verdict"] = [
-        _verdict(lo, v, level, ns if study.method == "sobol" else np.nan)
-        for lo, v, level, ns in zip(table["ci_low"], table["value"], table["noise_level"],
-                                    table["noise_share"], strict=True)]
+        _verdict(lo, v, hi, level, np.nan if tested else ns, tested)
+        for lo, v, hi, level, ns in zip(table["ci_low"], table["value"], table["ci_high"],
+                                        table["noise_level"], table["noise_share"],
+                                        strict=True)]
     return table, skipped
 
 
@@ -364,15 +368,17 @@ def _analyze(study: Study, y: np.ndarray, resamples: int, seed: int):
             yield index, study.knobs[j], float(res[key][j]), float(res[f"{key}_conf"][j])
 
 
-def _verdict(low: float, value: float, level: float, noise_share: float) -> str:
-    """``matters`` only when the whole interval lies above the noise level."""
-    if not np.isfinite(value) or not np.isfinite(low) or not np.isfinite(level):
+def _verdict(low: float, value: float, high: float, level: float, noise_share: float,
+             tested: bool) -> str:
+    """``matters``: above the noise level, the index itself when the level is a tested null
+    quantile (``tested``: delta, the dummies), else the whole interval (Sobol')."""
+    if not all(np.isfinite(v) for v in (low, value, high, level)):
         return "not computed"
     if noise_share > TOO_NOISY:  # NaN (delta: the dummies measure the noise) never is
         return "too noisy to tell"
-    if low > level:
+    if (value if tested else low) > level:
         return "matters"
-    return "too noisy to tell" if value > level else "within noise"
+    return "too noisy to tell" if (high if tested else value) > level else "within noise"
 
 
 # -- the noise level of the delta index: knobs with no effect --------------------------------
@@ -515,6 +521,12 @@ def _rule(s: Sensitivity) -> str:
     else:
         level = (f"the **noise level**: {MATTERS:.0%}, the noise share being taken off the "
                  f"total index already")
+    if s.study.method == "delta":
+        return (f"A knob **matters** for a metric only when its {name} index lies above "
+                f"{level}. **Too noisy to tell**: not above it, but its 95% interval reaches "
+                f"above it; **within noise**: its whole interval lies at or below what a knob "
+                f"with no effect gets. Neither says the knob has no effect: more matches per "
+                f"point, or more points, can show one.")
     return (f"A knob **matters** for a metric only when its whole 95% {name} interval lies "
             f"above {level}. **Too noisy to tell**: the index is above the noise level but "
             f"its interval reaches it"

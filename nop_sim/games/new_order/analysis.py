@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nop_sim.core.column import Category
+from nop_sim.core.column import DEFAULT_COLUMN, Category
 from nop_sim.core.errors import MissingData
 from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval, A.holm, ...)
     ALPHA,
@@ -65,6 +65,7 @@ from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval,
     wilson_interval,
     wilson_test,
 )
+from nop_sim.games.new_order.rules import Settings, auto_chips
 from nop_sim.store import load_tables
 
 __all__ = [
@@ -126,8 +127,6 @@ class RunData:
         return int(value)
 
     def starting_chips(self, point: int) -> int:
-        from nop_sim.games.new_order.rules import auto_chips
-
         chips = self.setting(point, "chips", "auto")
         return auto_chips(self.players(point)) if chips in (None, "auto") else int(chips)
 
@@ -263,7 +262,6 @@ def _gini_rows(matrix: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------
 def settings_changed(run: RunData, point: int) -> pd.DataFrame:
     """Settings of a point that differ from the SPEC defaults: setting, value, default."""
-    from nop_sim.games.new_order.rules import Settings
 
     defaults = Settings().to_dict()
     rows = []
@@ -593,7 +591,7 @@ def simulate_baseline_wins(players: int, n_deals: int, seed: int = 0,
     no draw, no wild, no Disruptor; the winner's category is the best
     (lowest id) among the players' best categories.
     """
-    from nop_sim.core.column import DEFAULT_COLUMN
+    # the evaluator loads numba; a finished run's analysis needs it only here
     from nop_sim.evaluator import best_category
 
     rng = np.random.default_rng(seed)

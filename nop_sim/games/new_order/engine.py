@@ -448,6 +448,7 @@ def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bound
 
 def _drive(bufs: dict[str, Any], n_chunks: int, threads: int | None) -> None:
     refresh_kernel_cache()
+    # after the refresh, so a stale cache is dropped before numba loads these kernels
     from nop_sim.games.new_order.kernels.match import play_chunks, play_chunks_serial
 
     previous = numba.get_num_threads()
@@ -464,6 +465,7 @@ def _drive(bufs: dict[str, Any], n_chunks: int, threads: int | None) -> None:
 
 def _callee_addresses() -> tuple[int, int]:
     refresh_kernel_cache()
+    # after the refresh, so a stale cache is dropped before numba loads these kernels
     from nop_sim.games.new_order.kernels.common import evaluator_address
     from nop_sim.games.new_order.kernels.disruptor import draft_address
 

@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 
 from nop_sim.core.cards import format_card
-from nop_sim.core.column import Category
+from nop_sim.core.column import DEFAULT_COLUMN, Category, Column
 from nop_sim.games.new_order import types as T
 from nop_sim.games.registry import seat_name
 
@@ -184,7 +184,6 @@ def write_json_lines(events: np.ndarray, path: str | Path) -> Path:
 
 def render_history(records: Iterable[dict[str, Any]], names: list[str] | None = None) -> str:
     """A poker-room style hand history of logged records (dicts of :func:`to_records`)."""
-    from nop_sim.core.column import DEFAULT_COLUMN, Column
 
     lines: list[str] = []
     column = list(DEFAULT_COLUMN.order)

@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 
 from nop_sim.core.errors import did_you_mean
+from nop_sim.core.profiling import phase
 from nop_sim.games import registry
+from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import (
     AgentError,
     agent_row,
@@ -24,10 +26,14 @@ from nop_sim.games.new_order.agents import (
     preset_names,
     read_agent_file,
 )
+from nop_sim.games.new_order.events import render_history, to_records
 from nop_sim.games.new_order.policy import POLICY
 from nop_sim.games.new_order.rules import Settings
 from nop_sim.games.new_order.sources import KERNEL_SOURCES
 from nop_sim.games.registry import Game, register_game
+
+# Imports inside functions: the registry imports this module to register the game, which
+# must not load numba; the engine, kernels, referee and report are imported where used.
 
 __all__ = ["EVENT_COLUMNS", "GAME", "MIX_TAG", "TARGETS", "mix_rows", "play_chunk", "play_chunks",
            "seat_label", "target_metrics"]
@@ -117,7 +123,6 @@ seat_label = partial(registry.seat_label, default_preset="balanced")
 @cache
 def _names(prefix: str) -> dict[int, str]:
     """Index -> column name of the ``types`` constants ``<prefix>NAME`` (``M_HANDS`` -> hands)."""
-    from nop_sim.games.new_order import types as T
 
     return {getattr(T, n): n[len(prefix):].lower() for n in dir(T)
             if n.startswith(prefix) and isinstance(getattr(T, n), int)}
@@ -188,8 +193,6 @@ def play_chunks(scn, chunks) -> dict:
 def _point_tables(scn, chunks: list) -> dict:
     """The tables of consecutive chunks of one sweep point (see :func:`play_chunk`)."""
     import pyarrow as pa
-
-    from nop_sim.games.new_order import types as T
 
     p = chunks[0].point
     point = scn.points()[p]
@@ -266,7 +269,6 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     and rows drawn (the engine's ``table_of``), and logged batches play the same
     rows. Without a mixture every match of a rotation seats that rotation's table.
     """
-    from nop_sim.core.profiling import phase
     from nop_sim.games.new_order.engine import BatchResults, play_batches, play_matches
 
     sizes = [c.n_matches for c in chunks]
@@ -362,8 +364,6 @@ def _events_frame(chunk, events: np.ndarray):
     """
     import pyarrow as pa
 
-    from nop_sim.games.new_order import types as T
-
     ended = np.unique(events[events[:, 2] == T.EV_MATCH_END, 0])
     events = events[np.isin(events[:, 0], ended)]
     events = events[np.argsort(events[:, 0], kind="stable")]
@@ -395,15 +395,12 @@ def _numbers():
 
 @cache
 def _card_ids():
-    from nop_sim.games.new_order import types as T
-
     return _text(list(T.DISRUPTOR_IDS))
 
 
 @cache
 def _labels(table: str, size: int):
     """The ``stat`` and ``label`` text of every row and column of an ``arrays`` counter."""
-    from nop_sim.games.new_order import types as T
 
     prefix, index_names = {"category": ("K_", None), "time": ("T_", None),
                            "disruptor": ("DS_", T.DISRUPTOR_IDS)}[table]
@@ -574,7 +571,6 @@ def target_metrics(tables: Mapping[str, pd.DataFrame]):
 def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
     """``count`` hands of the scenario's first sweep point, played match by match from its seed."""
     from nop_sim.games.new_order.engine import play_matches
-    from nop_sim.games.new_order.events import render_history, to_records
 
     point = scn.points()[0]
     settings = scn.settings_at(point)
@@ -612,8 +608,6 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
 
 
 def stored_hands(log) -> tuple[str, list[dict]]:
-    from nop_sim.games.new_order.events import render_history, to_records
-
     records = list(to_records(log.events[list(EVENT_COLUMNS)].to_numpy(np.int64)))
     return render_history(records, log.names), records
 

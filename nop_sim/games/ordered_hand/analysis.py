@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from nop_sim.core.column import Category
 from nop_sim.core.stats import mean_half_width, wilson_interval
 
 __all__ = [
@@ -129,7 +130,6 @@ def block_plays(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     One deck makes a block's size a function of its category (High Card 1,
     One Pair 2, Three of a Kind 3, Two Pair and Four of a Kind 4, the rest 5).
     """
-    from nop_sim.core.column import Category
 
     size_of = {Category.HIGH_CARD: 1, Category.ONE_PAIR: 2, Category.THREE_OF_A_KIND: 3,
                Category.TWO_PAIR: 4, Category.FOUR_OF_A_KIND: 4}

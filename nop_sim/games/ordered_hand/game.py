@@ -16,6 +16,8 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from nop_sim.core.column import Category
+from nop_sim.core.profiling import phase
 from nop_sim.games import registry
 from nop_sim.games.ordered_hand.policy import (
     POLICY,
@@ -27,6 +29,9 @@ from nop_sim.games.ordered_hand.policy import (
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.games.ordered_hand.sources import KERNEL_SOURCES
 from nop_sim.games.registry import Game, register_game
+
+# Imports inside functions: the registry imports this module to register the game, which
+# must not load numba; the engine, kernels, agents and report are imported where used.
 
 __all__ = ["GAME", "fair_win_rate", "seat_label"]
 
@@ -92,8 +97,6 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
         game's 52-card deck first (kind :data:`DECK_EVENT`, a = position,
         b = card), then its events (kinds ``K.EV_*``) in order.
     """
-    from nop_sim.core.column import Category
-    from nop_sim.core.profiling import phase
     from nop_sim.games.ordered_hand.kernels import play as K
 
     point = scn.points()[chunk.point]

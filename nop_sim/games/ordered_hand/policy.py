@@ -42,7 +42,11 @@ from typing import Any
 import numpy as np
 
 from nop_sim.games.agent_files import AgentFile, draw_rows, read_rows, write_rows
+from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.games.registry import FieldPlay, PolicySpace, SeatFile
+
+# Imports inside functions: game.py declares this policy space at registration, which must
+# not load numba, and the agents module builds on the kernels; both are imported where used.
 
 # The agents and the kernels are imported where they are used, never at the top: the
 # game registers this module on import, and importing the referee must load no kernel
@@ -205,7 +209,6 @@ def play_field(settings, tables: np.ndarray, table_of: np.ndarray, states: np.nd
 
 def compile_field_driver() -> None:
     """Compile (or load) the per-game-table driver (training, mixture seats)."""
-    from nop_sim.games.ordered_hand.settings import OrderedSettings
     from nop_sim.kernels.rng import keyed_states
 
     s = OrderedSettings(players=2, betting=True)

@@ -26,6 +26,9 @@ import sys
 import tempfile
 import time
 
+from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.rules import Settings
+
 __all__ = ["bench_engine"]
 
 # Run in a fresh interpreter (imports not timed); prints the compile figures as JSON.
@@ -89,9 +92,6 @@ def bench_engine(seconds: float = 5.0, cold: bool = False) -> dict:
     ``cold``: the compile figures are of a full compile (an empty numba cache).
     """
     import numba
-
-    from nop_sim.games.new_order.engine import play_matches
-    from nop_sim.games.new_order.rules import Settings
 
     compiled = _compile_times(cold)
     settings = Settings()

@@ -10,6 +10,11 @@ import time
 
 import numpy as np
 
+from nop_sim import DEFAULT_COLUMN, Column, evaluate
+from nop_sim.evaluator import _build_tables, _score_with_tables, evaluation_tables
+from nop_sim.kernels import evaltable as t
+from nop_sim.kernels import evaluate as k
+
 __all__ = ["bench_evaluator", "random_hands"]
 
 
@@ -97,9 +102,6 @@ def _table_costs(hands: np.ndarray, exact_rate: float, table_rate: float, seed: 
     Times are CPU time of this thread (the rates passed in too): on a shared
     machine wall time also counts other processes.
     """
-    from nop_sim.evaluator import _build_tables, _score_with_tables
-    from nop_sim.kernels import evaltable as t
-    from nop_sim.kernels import evaluate as k
 
     rng = np.random.default_rng(seed + 1)
     t.multiset_index(5)  # compile outside timing
@@ -146,10 +148,6 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
                     compile_time: bool = True) -> dict:
     """Speed of the evaluator; returns the figures as a dict (see the README)."""
     import numba
-
-    from nop_sim import DEFAULT_COLUMN, Column, evaluate
-    from nop_sim.evaluator import _score_with_tables, evaluation_tables
-    from nop_sim.kernels import evaluate as k
 
     hands = random_hands(n_hands, 7, seed)
     out = np.empty(n_hands, np.int64)

@@ -17,6 +17,8 @@ import sys
 import tempfile
 import time
 
+from nop_sim.games.ordered_hand import OrderedSettings, play_matches
+
 __all__ = ["bench_ordered"]
 
 _COMPILE_SNIPPET = """
@@ -45,7 +47,6 @@ def _games_per_second(settings, agents, n_games: int, repeats: int = 3) -> tuple
     The serial driver runs on one thread, so CPU time is the time of one
     core; on a busy machine it is the steadier of the two figures.
     """
-    from nop_sim.games.ordered_hand import play_matches
 
     play_matches(settings, agents, 512, seed=1)  # compiled (or loaded from cache) here
     best_cpu = best_wall = float("inf")
@@ -62,8 +63,6 @@ def bench_ordered(n_games: int = 200_000, compile_time: bool = True) -> dict:
     """Games per second of the serial driver (``n_games`` per set-up; half for the extras);
     ``compile_time``: also time a cold compile in a child process."""
     import warnings
-
-    from nop_sim.games.ordered_hand import OrderedSettings
 
     warnings.simplefilter("ignore")
     four = OrderedSettings(players=4)

@@ -43,6 +43,10 @@ from pathlib import Path
 import numpy as np
 
 from nop_sim.core.errors import ScenarioError
+from nop_sim.games.new_order.engine import play_matches
+from nop_sim.run.planning import plan_chunks
+from nop_sim.run.runner import run_scenario
+from nop_sim.run.scenario import load_scenario
 
 __all__ = ["BASELINE", "bench_runner"]
 
@@ -81,10 +85,6 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
     ``scenario``: a New Order scenario file without a ``[sweep]`` (default
     :data:`BASELINE`), played with ``n_matches`` matches.
     """
-    from nop_sim.games.new_order.engine import play_matches
-    from nop_sim.run.planning import plan_chunks
-    from nop_sim.run.runner import run_scenario
-    from nop_sim.run.scenario import load_scenario
 
     work = Path(tempfile.mkdtemp(prefix="nop-bench-runner-"))
     try:

@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
+from nop_sim.games import DEFAULT_KIND, get_game
+from nop_sim.studies.train.search import statement
 
 __all__ = ["SECTIONS", "write_train_report"]
 
@@ -62,8 +64,6 @@ def _load(folder: Path) -> _Training:
 
 # -- sections ------------------------------------------------------------------------------
 def _statement(tr: dict) -> str:
-    from nop_sim.studies.train.search import statement
-
     return statement(tr["exploitability"] / 100, tr["exploitability_low"] / 100,
                      tr["exploitability_high"] / 100, tr.get("search_matches", 0),
                      tr.get("search_starts", 0))
@@ -242,7 +242,6 @@ def _value(t: _Training):
 
 def _work_unit(manifest: dict) -> str:
     """The game's unit of work (``hands``, ``turns``): the engine counts it."""
-    from nop_sim.games import DEFAULT_KIND, get_game
 
     try:
         return get_game(manifest["scenario"].get("kind") or DEFAULT_KIND).work

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from nop_sim.core.column import parse_category
 from nop_sim.games.new_order.referee.state import _Checker
 
 
@@ -158,8 +159,6 @@ class _Betting(_Checker):
 
     @staticmethod
     def cat_id(label: str) -> int:
-        from nop_sim.core.column import parse_category
-
         return int(parse_category(label))
 
     def promote(self, r: dict) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from nop_sim.core.errors import RuleViolation
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.disruptors import mix_arrays
+from nop_sim.games.new_order.events import to_records
 from nop_sim.games.new_order.referee.betting import _Betting
 from nop_sim.games.new_order.referee.draft import _Draft
 from nop_sim.games.new_order.referee.piles import _Piles
@@ -153,7 +154,6 @@ class _Referee(_Piles, _Betting, _Showdown, _Draft):
             self.expect(r["winner"] == alive[0], "the last player in wins")
         self.expect(r["hands"] == self.hand_no, "hands played")
 
-
     def event(self, r: dict) -> None:
         ev = r["event"]
         self.where = f"match {r['match']}, hand {r['hand']}, {ev} seat {r['seat']}"
@@ -201,7 +201,6 @@ def check_log(records: list[dict[str, Any]], settings: Settings) -> int:
 
 def check_results(results) -> int:
     """Replay every logged match of a :class:`~nop_sim.games.new_order.engine.MatchResults`."""
-    from nop_sim.games.new_order.events import to_records
 
     if results.events_lost:
         raise RuleViolation(f"{results.events_lost} events were dropped: raise log_capacity")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from nop_sim.core.cards import parse_card
 from nop_sim.games.new_order.referee.state import _Checker
 
 
@@ -42,7 +43,6 @@ class _Piles(_Checker):
         self.expect(not drawn - self.stock, f"{what}: drew cards that are not in the stock")
         self.stock -= drawn
 
-
     def deal(self, r: dict) -> None:
         h = self.h
         p = r["seat"]
@@ -57,10 +57,7 @@ class _Piles(_Checker):
 
     @staticmethod
     def code(text: str) -> int:
-        from nop_sim.core.cards import parse_card
-
         return parse_card(text)
-
 
     def discard(self, r: dict) -> None:
         h = self.h
