@@ -638,11 +638,13 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, worke
 def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, overrides, quiet):
     """Check a strong field: a fresh best-response search against it.
 
-    The search is the trainer's (many starts over the whole policy box, CMA-ES
-    restarts, racing, a check on fresh matches), with its own seed and the
-    budget given: run it with another --seed and a larger --budget-matches
-    than the training's to test the exploitability strong.toml states. What
-    it prints is a lower bound: the gain of the best deviation it found.
+    The search is the trainer's final one (a free search and one per mechanic,
+    each from many starts over the whole policy box with CMA-ES restarts and
+    racing, their leaders pooled and the best checked on fresh matches), with
+    its own seed and the budget given: run it with another --seed and a larger
+    --budget-matches than the training's to test the exploitability
+    strong.toml states. What it prints is a lower bound: the gain of the best
+    deviation it found.
 
     \b
     Example:
@@ -652,7 +654,6 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
     """
     from nop_sim.games.agent_files import training_text
     from nop_sim.studies.train import TrainError
-    from nop_sim.studies.train.search import statement
     from nop_sim.studies.train.value import exploit
 
     scn = _load(scenario, overrides, None, seed)
@@ -663,8 +664,7 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
         res = exploit(scn, strong_dir, budget=budget, threads=workers, scheduler=scheduler,
                       progress=lambda d, t: progress(d, t, d))
         _, training = _strong_training(strong_dir, scn)
-    found = statement(res.gain, res.low, res.high, res.matches, res.starts)
-    click.echo(f"{scn.name}, seed {scn.seed}: {found}")
+    click.echo(f"{scn.name}, seed {scn.seed}: {res.statement()}")
     click.echo(f"strong.toml says: {training_text(training)}")
 
 
@@ -688,9 +688,10 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
     """What each mechanic is worth under strong play (restricted play).
 
     Against the strong field, two equal searches (the same starts, seeds and
-    budget): the best deviation, and the best one that may not use the
-    mechanic; its value is the difference of their gains, checked on the
-    same matches (Jaffe et al. 2012). About 0 marks a mechanic that is dead
+    budget), one free and one that may not use the mechanic, pool their best
+    deviations: the best of the pool, and the best that leaves the mechanic
+    off; its value is the difference of their gains, checked on the same
+    matches (Jaffe et al. 2012), so it is below 0 only by noise. About 0 marks a mechanic that is dead
     weight; a large value, one that dominates. Also: a strong seat's win
     rate when it drafted each Disruptor, against when it did not. Results go
     into the training folder (a run for some mechanics keeps the others'

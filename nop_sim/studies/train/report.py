@@ -64,9 +64,12 @@ def _load(folder: Path) -> _Training:
 
 # -- sections ------------------------------------------------------------------------------
 def _statement(tr: dict) -> str:
-    return statement(tr["exploitability"] / 100, tr["exploitability_low"] / 100,
+    said = statement(tr["exploitability"] / 100, tr["exploitability_low"] / 100,
                      tr["exploitability_high"] / 100, tr.get("search_matches", 0),
                      tr.get("search_starts", 0))
+    pooled = tr.get("searches_pooled", 1)
+    return said + (f" ({pooled} searches pooled: the free one and one per mechanic)"
+                   if pooled > 1 else "")
 
 
 def _findings(t: _Training):
@@ -213,13 +216,14 @@ def _value(t: _Training):
         "check matches": [R.count(x) for x in v["check_matches"]]})
     blocks = [R.png(fig, "value", "Each mechanic's value under strong play, 95% interval "
                     "(about 0: the mechanic is dead weight)."),
-              R.Note("Two equal searches against the strong field -- the same starts, seeds "
-                     "and budget -- find the best deviation and the best one that may not use "
-                     "the mechanic; the value is the difference of their gains, measured on "
-                     "the same fresh matches (Jaffe et al. 2012). Each gain is a lower bound "
-                     "(a larger search may find more), so a value is an estimate for a player "
-                     "who searches this hard; one whose interval holds 0 cannot be told from "
-                     "nothing."),
+              R.Note("Two equal searches against the strong field, one free and one that may "
+                     "not use the mechanic, pool their best deviations: the best of the pool "
+                     "and the best of those that leave the mechanic off are played on the "
+                     "same fresh matches, and the value is the difference of their gains "
+                     "(Jaffe et al. 2012). So a value is below 0 only by noise; each gain is "
+                     "a lower bound (a larger search may find more), so a value is an "
+                     "estimate for a player who searches this hard, and one whose interval "
+                     "holds 0 cannot be told from nothing."),
               R.Table(table, "Restricted play", csv="value.csv", full=v)]
     d = t.drafts
     if d is not None and len(d):

@@ -76,16 +76,18 @@ class SearchConfig:
         lam = self.popsize_for(dim)
         return [(lam * 2**j, max(1, self.generations // 2**j)) for j in range(self.runs)]
 
-    def cost(self, dim: int, unit: int, n_starts: int = 20, *, mechanics: int) -> int:
+    def cost(self, dim: int, unit: int, n_starts: int = 20, *, mechanics: int,
+             check: bool = True) -> int:
         """The most matches one search plays (for budgeting), with ``n_starts`` starts
-        from the caller, each also with each of the game's ``mechanics`` switched off."""
+        from the caller, each also with each of the game's ``mechanics`` switched off;
+        ``check``: with its own final check (a pooled search checks once, for all)."""
         total = _race_cost(n_starts * (1 + mechanics) + self.random_starts, self.screen,
                            unit)
         for lam, gens in self.plan(dim):
             total += gens * _race_cost(lam, self.race, unit)
         n_pool = self.runs * (self.pool + 1) + 3 + 3
         total += (n_pool + 1) * _round_up(self.select, unit)
-        return total + 2 * _round_up(self.check_max, unit)
+        return total + (2 * _round_up(self.check_max, unit) if check else 0)
 
     def scaled(self, factor: float) -> SearchConfig:
         """The same search with every match count times ``factor`` (at least one rotation)."""
@@ -129,6 +131,8 @@ class SearchResult:
     starts: int = 0
     samples: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     check: Duel | None = None
+    pool: np.ndarray | None = None       # the selection race's rows, best first
+    pool_gain: np.ndarray | None = None  # and their mean gains in it (selected: biased up)
 
 
 def statement(gain: float, low: float, high: float, matches: int, starts: int) -> str:
@@ -202,7 +206,7 @@ class _Racer:
 def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np.ndarray,
                   key: tuple[int, ...], cfg: SearchConfig, epsilon: float,
                   tag: dict | None = None, known: np.ndarray | None = None,
-                  switches: bool = True) -> SearchResult:
+                  switches: bool = True, check: bool = True) -> SearchResult:
     """Search the best row to put in one seat of the field ``fld`` (see the module docstring).
 
     starts : rows ``(k, parameters)`` the search starts from (the field's rows, presets,
@@ -212,6 +216,9 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
     known : rows that beat similar fields before; they join the screen and the selection
     switches : whether starts whose switches the space pins also race as they are (when
         the space restricts nothing else); off for searches that must be equal efforts
+    check : whether to check the winner on fresh matches (step 4); without, the result
+        holds the selection race's rows and gains (``pool``) for a pooled check
+        (:mod:`.pool`), and its gain is the selection's, biased up
     key : names every seed of this search (``(seed, round, ...)``)
     epsilon : the gain (win-rate fraction) the final check decides against
     tag : columns added to every history record (e.g. ``{"round": 3}``)
@@ -247,9 +254,19 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
     order = np.argsort(-fit, kind="stable")
     note("screen", -1, cands, fit, wins, counts, int(order[0]))
     pool = [cands[i] for i in order[:3]]
-    # 2. CMA-ES runs from the best starts (pinned), each with a larger population
+    # 2. CMA-ES runs from the best starts (pinned), each with a larger population. Starts
+    # that played every screen match alike (the field's own row and its copies, which
+    # differ only where these rules read nothing) are one start: a 2M-match training's
+    # final search ran all its CMA-ES runs from copies of the field, and missed a
+    # deviation near a corner that gained 10 points.
     dim = space.dim
-    run_starts = [space.pin(cands[i]) for i in order]
+    seen, distinct = set(), []
+    for i in order:
+        signature = (round(float(fit[i]), 12), int(wins[i]), int(counts[i]))
+        if signature not in seen:
+            seen.add(signature)
+            distinct.append(i)
+    run_starts = [space.pin(cands[i]) for i in distinct]
     for j, (lam, gens) in enumerate(cfg.plan(dim) if dim else []):
         base = run_starts[j % len(run_starts)]
         es = _cma(space.to_unit(base), cfg.sigma0, lam, (*key, j))
@@ -286,6 +303,17 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
                         "win_rate": float(d.won[c].mean()), **_gain_stats(g[c]),
                         "leader": c == pick, **_row_record(space, pool[c])})
     row = pool[pick]
+    if not check:
+        means = g.mean(axis=1)
+        by = np.argsort(-means, kind="stable")
+        s = mean_interval(g[pick])
+        for h in history:
+            lo, hi = wilson_interval(h["wins"], h["matches"])
+            h["win_low"], h["win_high"] = float(lo), float(hi)
+        return SearchResult(row=np.asarray(row, float), gain=s["mean"], low=s["ci_low"],
+                            high=s["ci_high"], n_check=0, matches=racer.matches,
+                            history=history, starts=len(cands), samples=racer.samples,
+                            pool=pool[by], pool_gain=means[by])
     # 4. the check
     res = check_gain(engine, settings, fld, row, (*key, 10**6 + 1), cfg, epsilon)
     res.matches += racer.matches

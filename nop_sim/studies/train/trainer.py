@@ -24,13 +24,14 @@ Approach to Multiagent Reinforcement Learning"):
    field.
 
 The strong field is the mixture after the last round, over the whole
-population. A final search with a new seed, and the matches the rounds left
-of the budget (at least twice the last round's at every stage, ``FINAL``),
-measures it: its gain,
-a lower bound on what a deviation can win against the field, goes into
-``strong.toml`` with the search's size
-(:func:`~nop_sim.studies.train.search.statement`). Training has converged only when
-that search, too, finds nothing that gains ``epsilon``.
+population. A final search with a new seed measures it: a pooled search
+(:mod:`.pool`), the free search and one per mechanic, each at least a
+round's size, taking the matches the rounds left of the budget. The best of
+their pooled leaders, checked on fresh matches, is a lower bound on what a
+deviation can win against the field; it goes into ``strong.toml`` with the
+searches' size (each at least :func:`final_share` of a round's; :func:`~nop_sim.studies.train.search.statement`). Training
+has converged only when that search, too, finds nothing that gains
+``epsilon``.
 
 Averaging parameters is not mixing strategies: the average of two best
 responses in parameter space plays like neither (the last closing note saw
@@ -68,13 +69,14 @@ from nop_sim.run.provenance import versions
 from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.meta import ProfileTable, max_members, regret, solve
 from nop_sim.studies.train.play import Engine, Field, duel
+from nop_sim.studies.train.pool import pooled_cost, pooled_search
 from nop_sim.studies.train.search import SearchConfig, best_response, statement
 from nop_sim.studies.train.space import Space, space_for
 
 __all__ = ["TrainConfig", "TrainResult", "rules_key", "start_population", "train_folder",
            "train_settings"]
 
-STATE_VERSION = 2
+STATE_VERSION = 3  # 3: the final search is pooled
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ class TrainResult:
     space: Space | None = None
     final_matches: int = 0        # the final search's size
     final_starts: int = 0
+    final_searches: int = 1       # searches the final one pooled
     population: int = 0
 
     @property
@@ -124,8 +127,10 @@ class TrainResult:
 
     @property
     def statement(self) -> str:
-        return statement(self.exploitability / 100, self.exploitability_low / 100,
+        said = statement(self.exploitability / 100, self.exploitability_low / 100,
                          self.exploitability_high / 100, self.final_matches, self.final_starts)
+        return said + (f" ({self.final_searches} searches pooled)"
+                       if self.final_searches > 1 else "")
 
 
 def rules_key(settings) -> str:
@@ -176,18 +181,38 @@ def _meta_matches(cfg: TrainConfig, players: int) -> int:
     return min(cfg.meta_matches, max(players * 50, cfg.budget // 25))
 
 
-FINAL = 2  # the final search plays this many times a round's matches at each stage
+def final_share(mechanics: int) -> float:
+    """What each search of the final pooled one plays at least, as a share of a round's
+    search: twice a round's for the free search alone, half for six pooled searches."""
+    return max(0.5, 2.0 / (1 + mechanics))
 
 
-def _fit_budget(cfg: TrainConfig, space: Space, players: int, n_starts: int) -> SearchConfig:
-    """The search, shrunk when the budget cannot hold three rounds and the final search
-    (which counts ``FINAL`` rounds)."""
-    s = cfg.search
-    cost = (s.cost(space.dim, players, n_starts, mechanics=len(space.mechanics))
-            + _meta_matches(cfg, players))
-    if (3 + FINAL) * cost > cfg.budget:
-        s = s.scaled(cfg.budget / ((3 + FINAL) * cost))
-    return s
+def _final_cost(search: SearchConfig, space: Space, players: int, n_starts: int,
+                mechanics: int) -> int:
+    """The final pooled search at its least, ``search`` being a round's: a free search and
+    one per mechanic pooled (``mechanics`` of them), each :func:`final_share` of a
+    round's size."""
+    return pooled_cost(search.scaled(final_share(mechanics)), space, players, n_starts,
+                       mechanics)
+
+
+def _fit_budget(cfg: TrainConfig, space: Space, players: int, n_starts: int
+                ) -> tuple[SearchConfig, list[str]]:
+    """The search, shrunk when the budget cannot hold three rounds and the final search,
+    and the mechanics the final search pools a search for: all of the game's, unless
+    even the smallest searches cannot hold them (then the free search alone)."""
+    meta = _meta_matches(cfg, players)
+    for pooled in (list(space.mechanics), []):
+        def total(s: SearchConfig, pooled=pooled) -> int:
+            return (3 * (s.cost(space.dim, players, n_starts, mechanics=len(space.mechanics))
+                         + meta) + _final_cost(s, space, players, n_starts, len(pooled)))
+
+        s = cfg.search
+        if total(s) > cfg.budget:
+            s = s.scaled(cfg.budget / total(s))
+        if total(s) <= cfg.budget or not pooled:
+            return s, pooled
+    raise AssertionError("unreachable")
 
 
 class _Population:
@@ -283,7 +308,8 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         search = SearchConfig(**{k: tuple(v) if isinstance(v, list) else v
                                  for k, v in state["search"].items()})
     else:
-        search = _fit_budget(cfg, space, players, len(state["population"]) + len(starting) + 4)
+        search, state["final_mechanics"] = _fit_budget(
+            cfg, space, players, len(state["population"]) + len(starting) + 4)
         state["search"] = asdict(search)
     pop = _Population(state, players)
     base = (state["seconds"], state["engine_seconds"], state["hands"], engine.engine_seconds,
@@ -302,9 +328,15 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                                          len(state["population"]) + len(starting),
                                          mechanics=len(space.mechanics))
 
+    final_mechanics = state.setdefault("final_mechanics", list(space.mechanics))
+
+    def final_cost(scale: float) -> int:
+        return _final_cost(search.scaled(scale), space, players,
+                           len(state["population"]) + len(starting), len(final_mechanics))
+
     def affordable(scale: float) -> bool:
         """Room for a round at ``scale`` and the final search after it."""
-        return (state["spent"] + round_cost(scale) + meta + FINAL * round_cost(scale)
+        return (state["spent"] + round_cost(scale) + meta + final_cost(scale)
                 <= cfg.budget)
 
     def spend(matches: int) -> None:
@@ -373,12 +405,18 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         fld = Field.of(pop.rows[members], sigma, members)
         engine.matches = 0
         starts = np.concatenate([pop.rows, starting])
-        # the final search takes what the rounds left of the budget, at least FINAL times
-        # the last round's search: the larger it is, the more its claim is worth
-        left = (cfg.budget - state["spent"]) / round_cost(1)
-        final_scale = max(FINAL * state["scale"], 0.95 * left)
-        res = best_response(engine, settings, space, fld, starts, (cfg.seed, 10**9),
-                            search.scaled(final_scale), eps, tag={"round": state["round"]})
+        # the final search pools a free search and one per mechanic (:mod:`.pool`): a
+        # single search is a gamble (two seeds found 0 and 11 points against one field),
+        # and a deviation a restricted search finds is a legal one. It takes what the
+        # rounds left of the budget, each of its searches at least half a round's
+        # (the free search alone: twice a round's).
+        share = final_share(len(final_mechanics))
+        left = (cfg.budget - state["spent"]) / final_cost(1 / share)
+        final_scale = max(share * state["scale"], 0.95 * left)
+        pooled = pooled_search(engine, settings, space, fld, starts, (cfg.seed, 10**9),
+                               search.scaled(final_scale), tag={"round": state["round"]},
+                               switches=True, mechanics=final_mechanics)
+        res = pooled.result()
         spend(res.matches)
         hist = pd.DataFrame(res.history)
         hist["phase"] = "final-" + hist["phase"]
@@ -388,6 +426,10 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         state["final"] = {"exploitability": 100 * res.gain, "low": 100 * res.low,
                           "high": 100 * res.high, "check_matches": res.n_check,
                           "matches": res.matches, "starts": res.starts,
+                          "searches": len(pooled.searches),
+                          "values": {m: {k: 100 * v for k, v in pooled.value(m).items()
+                                         if k in ("mean", "ci_low", "ci_high")}
+                                     for m in pooled.groups[1:]},
                           "round": strong_round, "members": [int(m) for m in fld.ids],
                           "weights": fld.weights.tolist(), "deviation": res.row.tolist()}
         _clock(state, base, t0, engine)
@@ -403,6 +445,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                        engine_seconds=state["engine_seconds"], hands=state["hands"],
                        search=search, space=space, strong_round=fin["round"],
                        final_matches=fin["matches"], final_starts=fin["starts"],
+                       final_searches=fin.get("searches", 1),
                        population=len(state["population"]))
 
 
@@ -513,6 +556,7 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         "exploitability_low": round(result.exploitability_low, 3),
         "exploitability_high": round(result.exploitability_high, 3),
         "search_matches": int(result.final_matches), "search_starts": int(result.final_starts),
+        "searches_pooled": int(result.final_searches),
         "exploitability_is": "a lower bound: the gain of the best deviation a fresh search "
                              "found, checked on fresh matches",
         "epsilon": cfg.epsilon, "converged": bool(result.converged),

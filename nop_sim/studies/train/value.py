@@ -2,21 +2,23 @@
 
 Restricted play (Jaffe, Miller, Andersen, Liu, Karlin and Popović, 2012,
 "Evaluating competitive game balance with restricted play"), measured as a
-difference of two equal searches against the strong field:
+difference of two equal efforts against the strong field:
 
     value(m) = gain of the best unrestricted deviation
              - gain of the best deviation that may not use m.
 
-Both searches walk the same space, from the same starts, on the same seeds,
-with the same budget: the restricted one pins the mechanic's parameters
-(the game's ``mechanics``) in every row it plays. Where a mechanic cannot
-matter, the two play the same matches the same way and the value is 0
-exactly; elsewhere both deviations are checked on the same fresh matches,
-and the value's interval is that of the paired differences. A value is a
-difference of two lower bounds (each search may miss better deviations),
-so it is an estimate of what the mechanic is worth to a player who searches
-this hard, not a bound; below 0 beyond noise means the free search found
-less than the restricted one, and a larger budget is needed to tell.
+Both draw on the same two searches, walked from the same starts on the same
+seeds with the same budget: the free search, and one with the mechanic's
+parameters (the game's ``mechanics``) pinned in every row. Their leaders,
+and each with the mechanic switched off, are pooled (:mod:`.pool`): the free
+pick is the best of the pool, the restricted pick the best of the rows that
+leave the mechanic off, a part of the same pool. Both picks are checked on
+the same fresh matches, and the value's interval is that of the paired
+differences. So a value is below 0 only by the check's noise, and where a
+mechanic cannot matter both picks play alike and its value is 0 exactly.
+Each gain is a lower bound (a search may miss better deviations), so a value
+is an estimate of what the mechanic is worth to a player who searches this
+hard, not a bound.
 
 A game may add tables of the strong field in every seat (its
 ``field_tables``): New Order's Disruptor table compares a seat's win rate in
@@ -27,7 +29,6 @@ drafts more cards.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
@@ -36,12 +37,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim.core.stats import mean_interval
 from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
 from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.play import Engine, Field, duel
-from nop_sim.studies.train.search import SearchConfig, SearchResult, best_response, check_gain
+from nop_sim.studies.train.pool import FREE, Pooled, pooled_cost, pooled_search
+from nop_sim.studies.train.search import SearchConfig, SearchResult, best_response
 from nop_sim.studies.train.space import Space, space_for
 from nop_sim.studies.train.trainer import presets, rules_key
 
@@ -51,52 +52,46 @@ _SEARCH_KEY = 2 * 10**9      # every search of a value run: the same seeds
 _CHECK_KEY = 2 * 10**9 + 1   # the paired check of each mechanic
 
 
-def _restricted(space: Space, mechanic: str) -> Space:
-    """``space`` with the mechanic's parameters pinned in every row, and nothing else
-    changed: the same coordinates, so a search in it is the free search's equal."""
-    return dataclasses.replace(space, fixed={**space.fixed, **space.mechanics[mechanic]})
-
-
 def _starts(settings, fld: Field) -> np.ndarray:
     return np.concatenate([fld.rows, presets(settings)])
 
 
 def free_search(engine: Engine, settings, fld: Field, cfg: SearchConfig,
                 seed: int) -> SearchResult:
-    """The best unrestricted deviation against ``fld`` (the search every value shares)."""
+    """The best unrestricted deviation against ``fld``: the search every value shares,
+    unchecked (its leaders go to each mechanic's pool)."""
     return best_response(engine, settings, space_for(settings), fld, _starts(settings, fld),
-                         (seed, _SEARCH_KEY), cfg, float("nan"), tag={"mechanic": "none"},
-                         switches=False)
+                         (seed, _SEARCH_KEY), cfg, float("nan"), tag={"mechanic": FREE},
+                         switches=False, check=False)
 
 
 def restricted_play(engine: Engine, settings, fld: Field, mechanic: str, cfg: SearchConfig,
                     seed: int, free: SearchResult) -> dict:
-    """One table row: the best deviation without ``mechanic`` against ``fld``, searched as
-    ``free`` was, and the value of the mechanic (win-rate points, 95% interval) from the
-    two deviations checked on the same matches. Its seeds depend on the mechanic and
-    ``seed`` only, so a row never changes with the others asked for."""
+    """One table row: the search without ``mechanic`` against ``fld``, pooled with the
+    ``free`` one, and the mechanic's value (win-rate points, 95% interval) from the two
+    picks checked on the same matches. Its seeds depend on the mechanic and ``seed`` only,
+    so a row never changes with the others asked for."""
     start = engine.matches
-    space = _restricted(space_for(settings), mechanic)
-    res = best_response(engine, settings, space, fld, _starts(settings, fld),
-                        (seed, _SEARCH_KEY), cfg, float("nan"), tag={"mechanic": mechanic},
-                        switches=False)
-    check = check_gain(engine, settings, fld, free.row,
-                       (seed, _CHECK_KEY, list(space.mechanics).index(mechanic)), cfg,
-                       float("nan"), rows=res.row[None, :]).check
-    g = check.gain()
-    full, restricted = mean_interval(g[0]), mean_interval(g[1])
-    value = mean_interval(check.won[0].astype(float) - check.won[1].astype(float))
+    space = space_for(settings)
+    pooled = pooled_search(engine, settings, space, fld, _starts(settings, fld),
+                           (seed, _SEARCH_KEY), cfg, mechanics=[mechanic],
+                           tag={"mechanic": mechanic}, searches={FREE: free})
+    full, without, value = pooled.gain(FREE), pooled.gain(mechanic), pooled.value(mechanic)
+    res = pooled.searches[mechanic]
     return {"mechanic": mechanic, "pinned": json.dumps(space.mechanics[mechanic]),
             "loss": 100 * value["mean"], "loss_low": 100 * value["ci_low"],
             "loss_high": 100 * value["ci_high"],
             "gain_full": 100 * full["mean"], "gain_full_low": 100 * full["ci_low"],
             "gain_full_high": 100 * full["ci_high"],
-            "gain_restricted": 100 * restricted["mean"],
-            "gain_restricted_low": 100 * restricted["ci_low"],
-            "gain_restricted_high": 100 * restricted["ci_high"],
-            "check_matches": int(g.shape[1]), "matches": engine.matches - start,
+            "gain_restricted": 100 * without["mean"],
+            "gain_restricted_low": 100 * without["ci_low"],
+            "gain_restricted_high": 100 * without["ci_high"],
+            "check_matches": int(pooled.check.won.shape[1]),
+            "matches": engine.matches - start,
             "search_matches": int(res.matches), "search_starts": int(res.starts),
-            **{f"p_{n}": float(v) for n, v in zip(space.columns, res.row, strict=True)}}
+            "pooled": int(pooled.candidates),
+            **{f"p_{n}": float(v) for n, v in
+               zip(space.columns, pooled.rows[1], strict=True)}}
 
 
 def field_tables(engine: Engine, settings, fld: Field, n: int, seed: int) -> pd.DataFrame:
@@ -113,20 +108,21 @@ def field_tables(engine: Engine, settings, fld: Field, n: int, seed: int) -> pd.
 
 def exploit(scn, folder: Path, *, budget: int, threads: int | None = None,
             scheduler: str | None = None,
-            progress: Callable[[int, int], None] | None = None) -> SearchResult:
-    """A fresh best-response search of about ``budget`` matches against ``folder``'s strong
-    field, from ``scn``'s seed: an independent check of the exploitability it states."""
+            progress: Callable[[int, int], None] | None = None) -> Pooled:
+    """A fresh pooled search (the free one and one per mechanic, :mod:`.pool`) of about
+    ``budget`` matches against ``folder``'s strong field, from ``scn``'s seed: an
+    independent check of the exploitability it states."""
     settings, fld = _strong_field(scn, folder)
     space = space_for(settings)
     starts = _starts(settings, fld)
     base = SearchConfig()
-    cfg = base.scaled(budget / base.cost(space.dim, settings.players, len(starts),
-                                         mechanics=len(space.mechanics)))
+    cfg = base.scaled(budget / pooled_cost(base, space, settings.players, len(starts),
+                                           len(space.mechanics)))
     engine = Engine(threads=threads, scheduler=scheduler)
     engine.on_play = (lambda: progress(min(engine.matches, budget), budget)) if progress else None
     try:
-        return best_response(engine, settings, space, fld, starts, (scn.seed, 4 * 10**9), cfg,
-                             float("nan"), tag={"check": "exploit"})
+        return pooled_search(engine, settings, space, fld, starts, (scn.seed, 4 * 10**9), cfg,
+                             tag={"check": "exploit"}, switches=True)
     finally:
         engine.close()
 
@@ -171,13 +167,12 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     folder = Path(folder)
     settings, fld = _strong_field(scn, folder)
     space = space_for(settings)
-    per = budget * 0.9 / (1 + len(space.mechanics))
     base = SearchConfig()
-    cfg = base.scaled(min(1.0, per / base.cost(space.dim, settings.players,
-                                               mechanics=len(space.mechanics))))
+    cfg = base.scaled(min(1.0, budget * 0.9 / _value_cost(base, space, settings.players,
+                                                          len(fld.rows))))
     identity = json.loads(json.dumps({"rules": rules_key(settings), "seed": scn.seed,
                                       "field": [fld.rows.tolist(), fld.weights.tolist()],
-                                      "search": asdict(cfg), "method": 2}))
+                                      "search": asdict(cfg), "method": 3}))
     saved, free_row, replaced = _saved(folder, identity)
     engine = Engine(threads=threads, scheduler=scheduler)
     engine.on_play = (lambda: progress(min(engine.matches, budget), budget)) if progress else None
@@ -198,6 +193,15 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     _save(folder, saved, identity, free_row, scn.name, budget, space)
     atomic_write(folder / "drafts.parquet", drafts.to_parquet(index=False))
     return pd.DataFrame(rows), drafts, replaced
+
+
+def _value_cost(cfg: SearchConfig, space: Space, players: int, field_rows: int) -> int:
+    """Matches of a value run for every mechanic: the free search once, and per mechanic
+    its search pooled with the free one."""
+    n_starts = field_rows + len(space.mechanics) + 8  # the field's rows and the presets
+    one = cfg.cost(space.dim, players, n_starts, mechanics=len(space.mechanics), check=False)
+    each = pooled_cost(cfg, space, players, n_starts, 1) - one
+    return one + len(space.mechanics) * each
 
 
 def _save(folder: Path, saved: dict, identity: dict, free_row, scenario: str,

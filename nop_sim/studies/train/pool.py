@@ -1,0 +1,215 @@
+"""Pooled searches: the best deviation over several searches, and restricted play from it.
+
+One best-response search is a gamble: from the same starts, with the same
+budget, two seeds found 0 and 11 points against one field (issue 20). A
+deviation that a search in a smaller space finds is still a legal deviation,
+so the searches that restricted play runs anyway (one per mechanic, each
+with the mechanic switched off) are more starts for the free question too.
+A *pooled search* runs the free search and one search per mechanic, then:
+
+1. **Pool.** Each search's best rows (its selection race's leaders), and
+   each of them with every asked mechanic switched off (a projection into
+   that mechanic's restricted space), form one pool of candidates. Every
+   row without mechanic ``m`` is also a legal row, so the rows a restricted
+   player may choose from are a part of the free player's: both draw on the
+   same searches, the same effort.
+2. **Select** on fresh matches, in two stages (every candidate, then each
+   group's leaders again): the free pick is the best of the whole pool, the
+   pick without ``m`` the best of the rows that leave ``m`` switched off.
+3. **Check** every pick on the same fresh matches: the free pick's gain is
+   the exploitability found (a lower bound: a larger search may find more),
+   and ``value(m)`` = gain(free pick) - gain(pick without m) is a paired
+   difference (Jaffe et al. 2012). The free pick was the best of a larger
+   set on the selection's matches, so a value is below 0 only by the
+   check's noise; where a mechanic cannot matter, the two picks play alike
+   and its value is 0 exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nop_sim.core.stats import mean_interval, wilson_interval
+from nop_sim.studies.train.play import Duel, Engine, Field, duel
+from nop_sim.studies.train.search import (
+    SearchConfig,
+    SearchResult,
+    _round_up,
+    best_response,
+    statement,
+)
+from nop_sim.studies.train.space import Space
+
+__all__ = ["FREE", "Pooled", "pooled_cost", "pooled_search", "restricted"]
+
+FREE = "none"   # the free search's name (no mechanic taken away)
+LEADERS = 3     # rows each search brings to the pool
+FINALISTS = 4   # rows of each group that race the selection's second stage
+
+
+def restricted(space: Space, mechanic: str) -> Space:
+    """``space`` with the mechanic's parameters pinned in every row, and nothing else
+    changed: the same coordinates, so a search in it is the free search's equal."""
+    return dataclasses.replace(space, fixed={**space.fixed, **space.mechanics[mechanic]})
+
+
+def pooled_cost(cfg: SearchConfig, space: Space, unit: int, n_starts: int,
+                mechanics: int) -> int:
+    """The most matches a pooled search over ``mechanics`` mechanics plays."""
+    searches = (1 + mechanics) * cfg.cost(space.dim, unit, n_starts,
+                                          mechanics=len(space.mechanics), check=False)
+    pool = (1 + mechanics) * LEADERS * (1 + mechanics)
+    select = ((pool + 1) * _round_up(cfg.select // 2, unit)
+              + ((1 + mechanics) * FINALISTS + 1) * _round_up(cfg.select, unit))
+    return searches + select + (2 + mechanics) * _round_up(cfg.check_max, unit)
+
+
+@dataclass
+class Pooled:
+    """The picks of a pooled search, checked on the same fresh matches.
+
+    groups : ``FREE`` and each mechanic asked; rows : ``(len(groups), width)`` each
+    group's pick (a group's pick may be the free pick itself); check : the picks' duel
+    (row ``i`` of ``check.won`` is group ``i``'s pick); searches : name -> the search
+    """
+
+    groups: list[str]
+    rows: np.ndarray
+    check: Duel
+    searches: dict[str, SearchResult]
+    matches: int
+    starts: int
+    candidates: int
+    history: list[dict] = field(default_factory=list)
+
+    def gain(self, group: str = FREE) -> dict:
+        """The group's pick's gain over the field's occupant: mean, ci_low, ci_high
+        (win-rate fractions, 95%)."""
+        return mean_interval(self.check.gain()[self.groups.index(group)])
+
+    def value(self, mechanic: str) -> dict:
+        """gain(free pick) - gain(pick without ``mechanic``), paired on the check's matches."""
+        won = self.check.won.astype(float)
+        return mean_interval(won[0] - won[self.groups.index(mechanic)])
+
+    @property
+    def row(self) -> np.ndarray:
+        return self.rows[0]
+
+    def result(self) -> SearchResult:
+        """The free pick as a :class:`SearchResult` (its check, its statement's size)."""
+        g = self.gain()
+        return SearchResult(row=self.row, gain=g["mean"], low=g["ci_low"], high=g["ci_high"],
+                            n_check=int(self.check.won.shape[1]), matches=self.matches,
+                            history=self.history, decided=True, starts=self.starts,
+                            samples=[s for r in self.searches.values() for s in r.samples]
+                            + [(self.check.draws, self.check.ref_winner)],
+                            check=_first(self.check))
+
+    def statement(self) -> str:
+        g = self.gain()
+        return (statement(g["mean"], g["ci_low"], g["ci_high"], self.matches, self.starts)
+                + f" ({len(self.searches)} searches pooled)")
+
+
+def _first(d: Duel) -> Duel:
+    """The duel of the first candidate only."""
+    return dataclasses.replace(d, won=d.won[:1], hands=d.hands[:1],
+                               extras={k: v[:1] for k, v in d.extras.items()},
+                               winner=d.winner[:1])
+
+
+def pooled_search(engine: Engine, settings, space: Space, fld: Field, starts: np.ndarray,
+                  key: tuple[int, ...], cfg: SearchConfig, *, mechanics=None,
+                  tag: dict | None = None, known: np.ndarray | None = None,
+                  switches: bool = False,
+                  searches: dict[str, SearchResult] | None = None) -> Pooled:
+    """The free search and one per mechanic asked (default: all of the space's), pooled
+    and checked (see the module docstring). Every search plays the same seeds (``key``);
+    ``searches`` passes ones already run (e.g. the free search a value run shares)."""
+    tag = dict(tag or {})
+    asked = list(space.mechanics) if mechanics is None else list(mechanics)
+    done = dict(searches or {})
+    matches = 0
+    for name in [FREE, *asked]:
+        if name in done:
+            continue
+        sub = space if name == FREE else restricted(space, name)
+        res = best_response(engine, settings, sub, fld, starts, key, cfg, float("nan"),
+                            tag={**tag, "search": name}, known=known,
+                            switches=switches and name == FREE, check=False)
+        matches += res.matches
+        done[name] = res
+    used = {name: done[name] for name in [FREE, *asked]}
+    history = [h for r in used.values() for h in r.history]
+    # 1. the pool: each search's leaders, and each with every asked mechanic switched off
+    leaders = np.concatenate([r.pool[:LEADERS] for r in used.values()])
+    rows = np.concatenate([leaders, *(space.switched_off(leaders, m) for m in asked)])
+    rows = rows[np.sort(np.unique(rows, axis=0, return_index=True)[1])]
+    apart = [not _in_field(r, space, fld) for r in rows]
+    rows = rows[apart] if any(apart) else rows
+    members = {FREE: np.arange(len(rows))}
+    for m in asked:
+        off = space.switched_off(rows, m)
+        members[m] = np.flatnonzero(np.all(np.isclose(rows, off), axis=1))
+    # 2. the selection: every candidate, then each group's leaders again
+    unit = settings.players
+    first = duel(engine, settings, fld, rows, _round_up(cfg.select // 2, unit),
+                 (*key, 3 * 10**6))
+    matches += first.matches
+    sums, counts = first.gain().sum(axis=1), np.full(len(rows), first.won.shape[1], float)
+    wins = first.won.sum(axis=1)
+    finalists = np.unique(np.concatenate(
+        [idx[np.argsort(-sums[idx], kind="stable")[:FINALISTS]]
+         for idx in members.values() if len(idx)]))
+    second = duel(engine, settings, fld, rows[finalists], _round_up(cfg.select, unit),
+                  (*key, 3 * 10**6 + 1))
+    matches += second.matches
+    sums[finalists] += second.gain().sum(axis=1)
+    counts[finalists] += second.won.shape[1]
+    wins[finalists] += second.won.sum(axis=1)
+    means = np.where(np.isin(np.arange(len(rows)), finalists), sums / counts, -np.inf)
+    picks = []
+    for name in [FREE, *asked]:
+        idx = members[name]
+        if not len(idx):  # no candidate leaves it off: the restricted search's own pick
+            picks.append(space.switched_off(used[name].row[None, :], name)[0])
+            continue
+        picks.append(rows[idx[np.argmax(means[idx])]])
+    for c in range(len(rows)):
+        history.append({**tag, "phase": "pool-select", "generation": -2, "candidate": c,
+                        "matches": int(counts[c]), "wins": int(wins[c]),
+                        "win_rate": float(wins[c] / counts[c]),
+                        "gain": float(sums[c] / counts[c]),
+                        "leader": bool(np.allclose(rows[c], picks[0]))})
+    # 3. the check: every pick on the same fresh matches
+    picks = np.stack(picks)
+    check = duel(engine, settings, fld, picks, _round_up(cfg.check_max, unit),
+                 (*key, 3 * 10**6 + 2))
+    matches += check.matches
+    g = check.gain()
+    for i, name in enumerate([FREE, *asked]):
+        s = mean_interval(g[i])
+        history.append({**tag, "phase": "pool-check", "generation": -1, "candidate": i,
+                        "search": name, "matches": int(g.shape[1]),
+                        "wins": int(check.won[i].sum()),
+                        "win_rate": float(check.won[i].mean()), "gain": s["mean"],
+                        "gain_low": s["ci_low"], "gain_high": s["ci_high"], "leader": i == 0})
+    for h in history:
+        if "win_low" not in h:
+            lo, hi = wilson_interval(h["wins"], h["matches"])
+            h["win_low"], h["win_high"] = float(lo), float(hi)
+    return Pooled(groups=[FREE, *asked], rows=picks, check=check, searches=used,
+                  matches=matches, starts=sum(r.starts for r in used.values()),
+                  candidates=len(rows), history=history)
+
+
+def _in_field(row: np.ndarray, space: Space, fld: Field) -> bool:
+    """Whether ``row`` is one of the field's rows where these rules read anything (it
+    would 'gain' exactly 0 on the field's own matches)."""
+    cols = np.concatenate([space.index(), [space.columns.index(n) for n in space.fixed]])
+    cols = cols.astype(np.int64)
+    return any(np.allclose(row[cols], f[cols]) for f in fld.rows)
