@@ -6,7 +6,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,10 +17,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def dask_cluster(tmp_path):
-    """The address of a local Dask scheduler with two one-thread worker processes."""
+@pytest.fixture(scope="session")
+def dask_cluster(tmp_path_factory):
+    """The address of a local Dask scheduler with two one-thread worker processes, one for
+    the whole session (starting one takes seconds; each test's tasks carry all they need)."""
     pytest.importorskip("distributed")
+    tmp_path = tmp_path_factory.mktemp("dask")
     port = _free_port()
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -29,7 +30,6 @@ def dask_cluster(tmp_path):
                                "--port", str(port), "--no-dashboard"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
     try:
-        time.sleep(2)
         for _ in range(2):
             procs.append(subprocess.Popen(
                 [str(bin_dir / "dask"), "worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",

@@ -705,8 +705,9 @@ def test_profile_names_every_phase_and_the_parts_hold_every_chunk_once(tmp_path,
     assert code == 0, output
     lines = output.split("profile (seconds")[1].splitlines()
     shown = {line.split()[0] for line in lines[1:] if line.strip()}
-    assert {"start", "simulation", "tables", "write", "checksums", "summary",
-            "wall"} <= shown, output
+    # ("start", the workers' start-up, is shown once they play a part: a run this small
+    # can end in this process before a cold fork server has its workers ready)
+    assert {"simulation", "tables", "write", "checksums", "summary", "wall"} <= shown, output
     # parts: consecutive chunks, each chunk in exactly one part, and the tables read
     # back in plan order
     held = []
