@@ -32,14 +32,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nop_sim.core.stats import mean_interval, wilson_interval
+from nop_sim.core.stats import mean_interval
 from nop_sim.studies.train.play import Duel, Engine, Field, duel
 from nop_sim.studies.train.search import (
     SearchConfig,
     SearchResult,
     _round_up,
     best_response,
+    plays_as_field,
     statement,
+    win_intervals,
 )
 from nop_sim.studies.train.space import Space
 
@@ -100,26 +102,16 @@ class Pooled:
         return self.rows[0]
 
     def result(self) -> SearchResult:
-        """The free pick as a :class:`SearchResult` (its check, its statement's size)."""
+        """The free pick as a :class:`SearchResult`: its checked gain, the search's size."""
         g = self.gain()
         return SearchResult(row=self.row, gain=g["mean"], low=g["ci_low"], high=g["ci_high"],
                             n_check=int(self.check.won.shape[1]), matches=self.matches,
-                            history=self.history, decided=True, starts=self.starts,
-                            samples=[s for r in self.searches.values() for s in r.samples]
-                            + [(self.check.draws, self.check.ref_winner)],
-                            check=_first(self.check))
+                            history=self.history, decided=True, starts=self.starts)
 
     def statement(self) -> str:
         g = self.gain()
         return (statement(g["mean"], g["ci_low"], g["ci_high"], self.matches, self.starts)
                 + f" ({len(self.searches)} searches pooled)")
-
-
-def _first(d: Duel) -> Duel:
-    """The duel of the first candidate only."""
-    return dataclasses.replace(d, won=d.won[:1], hands=d.hands[:1],
-                               extras={k: v[:1] for k, v in d.extras.items()},
-                               winner=d.winner[:1])
 
 
 def pooled_search(engine: Engine, settings, space: Space, fld: Field, starts: np.ndarray,
@@ -149,7 +141,7 @@ def pooled_search(engine: Engine, settings, space: Space, fld: Field, starts: np
     leaders = np.concatenate([r.pool[:LEADERS] for r in used.values()])
     rows = np.concatenate([leaders, *(space.switched_off(leaders, m) for m in asked)])
     rows = rows[np.sort(np.unique(rows, axis=0, return_index=True)[1])]
-    apart = [not _in_field(r, space, fld) for r in rows]
+    apart = [not plays_as_field(r, space, fld) for r in rows]
     rows = rows[apart] if any(apart) else rows
     members = {FREE: np.arange(len(rows))}
     for m in asked:
@@ -198,18 +190,6 @@ def pooled_search(engine: Engine, settings, space: Space, fld: Field, starts: np
                         "wins": int(check.won[i].sum()),
                         "win_rate": float(check.won[i].mean()), "gain": s["mean"],
                         "gain_low": s["ci_low"], "gain_high": s["ci_high"], "leader": i == 0})
-    for h in history:
-        if "win_low" not in h:
-            lo, hi = wilson_interval(h["wins"], h["matches"])
-            h["win_low"], h["win_high"] = float(lo), float(hi)
     return Pooled(groups=[FREE, *asked], rows=picks, check=check, searches=used,
                   matches=matches, starts=sum(r.starts for r in used.values()),
-                  candidates=len(rows), history=history)
-
-
-def _in_field(row: np.ndarray, space: Space, fld: Field) -> bool:
-    """Whether ``row`` is one of the field's rows where these rules read anything (it
-    would 'gain' exactly 0 on the field's own matches)."""
-    cols = np.concatenate([space.index(), [space.columns.index(n) for n in space.fixed]])
-    cols = cols.astype(np.int64)
-    return any(np.allclose(row[cols], f[cols]) for f in fld.rows)
+                  candidates=len(rows), history=win_intervals(history))

@@ -49,7 +49,8 @@ from nop_sim.core.stats import mean_interval, wilson_interval
 from nop_sim.studies.train.play import Duel, Engine, Field, duel
 from nop_sim.studies.train.space import Space
 
-__all__ = ["SearchConfig", "SearchResult", "best_response", "check_gain", "statement"]
+__all__ = ["SearchConfig", "SearchResult", "best_response", "check_gain", "plays_as_field",
+           "statement", "win_intervals"]
 
 
 @dataclass(frozen=True)
@@ -131,8 +132,7 @@ class SearchResult:
     starts: int = 0
     samples: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     check: Duel | None = None
-    pool: np.ndarray | None = None       # the selection race's rows, best first
-    pool_gain: np.ndarray | None = None  # and their mean gains in it (selected: biased up)
+    pool: np.ndarray | None = None  # the selection race's rows, best first (no check)
 
 
 def statement(gain: float, low: float, high: float, matches: int, starts: int) -> str:
@@ -288,11 +288,7 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
     # plays the reference's own matches and would 'gain' exactly 0 +- 0, and so does a
     # row that differs from one only where the space searches nothing and pins nothing
     # (what these rules never read: an Ordered Hand Bet where there is no betting)
-    cols = np.concatenate([space.index(), [space.columns.index(n) for n in space.fixed]])
-    cols = cols.astype(np.int64)
-    deviates = [r for r in pool
-                if not any(np.allclose(r, f) or np.allclose(r[cols], f[cols])
-                           for f in fld.rows)]
+    deviates = [r for r in pool if not plays_as_field(r, space, fld)]
     pool = np.stack(deviates or pool)
     d = racer.duel(pool, cfg.select, (10**6,))
     g = d.gain()
@@ -304,16 +300,12 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
                         "leader": c == pick, **_row_record(space, pool[c])})
     row = pool[pick]
     if not check:
-        means = g.mean(axis=1)
-        by = np.argsort(-means, kind="stable")
         s = mean_interval(g[pick])
-        for h in history:
-            lo, hi = wilson_interval(h["wins"], h["matches"])
-            h["win_low"], h["win_high"] = float(lo), float(hi)
         return SearchResult(row=np.asarray(row, float), gain=s["mean"], low=s["ci_low"],
                             high=s["ci_high"], n_check=0, matches=racer.matches,
-                            history=history, starts=len(cands), samples=racer.samples,
-                            pool=pool[by], pool_gain=means[by])
+                            history=win_intervals(history), starts=len(cands),
+                            samples=racer.samples,
+                            pool=pool[np.argsort(-g.mean(axis=1), kind="stable")])
     # 4. the check
     res = check_gain(engine, settings, fld, row, (*key, 10**6 + 1), cfg, epsilon)
     res.matches += racer.matches
@@ -324,11 +316,27 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
                     "win_rate": res.history[0]["win_rate"], "gain": res.gain,
                     "gain_low": res.low, "gain_high": res.high, "leader": True,
                     **_row_record(space, row)})
-    for h in history:  # every row's win rate with its Wilson interval
-        lo, hi = wilson_interval(h["wins"], h["matches"])
-        h["win_low"], h["win_high"] = float(lo), float(hi)
-    res.history = history
+    res.history = win_intervals(history)
     return res
+
+
+def win_intervals(history: list[dict]) -> list[dict]:
+    """``history`` with every row's win rate's Wilson interval (``win_low``, ``win_high``)
+    where it has none yet."""
+    for h in history:
+        if "win_low" not in h:
+            lo, hi = wilson_interval(h["wins"], h["matches"])
+            h["win_low"], h["win_high"] = float(lo), float(hi)
+    return history
+
+
+def plays_as_field(row: np.ndarray, space: Space, fld: Field) -> bool:
+    """Whether ``row`` is one of the field's rows where these rules read anything (it
+    differs at most where the space searches nothing and pins nothing): on the field's
+    own matches it would 'gain' exactly 0 with an interval of width 0."""
+    cols = np.concatenate([space.index(), [space.columns.index(n) for n in space.fixed]])
+    cols = cols.astype(np.int64)
+    return any(np.allclose(row[cols], f[cols]) for f in fld.rows)
 
 
 def check_gain(engine: Engine, settings, fld: Field, row: np.ndarray, key: tuple[int, ...],

@@ -49,7 +49,6 @@ from nop_sim.studies.train.trainer import presets, rules_key
 __all__ = ["exploit", "field_tables", "load_strong", "restricted_play", "value_folder"]
 
 _SEARCH_KEY = 2 * 10**9      # every search of a value run: the same seeds
-_CHECK_KEY = 2 * 10**9 + 1   # the paired check of each mechanic
 
 
 def _starts(settings, fld: Field) -> np.ndarray:
