@@ -20,8 +20,11 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/nop-sim run scenarios/baseline.toml
 
+# One worker per core (pytest-xdist), each taking whole test files, so that a file's
+# module-scoped fixtures are built once: on 2 cores the suite takes about 3.5 minutes
+# instead of 6.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadfile
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow

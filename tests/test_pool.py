@@ -19,7 +19,7 @@ from nop_sim.games.new_order.rules import Settings
 from nop_sim.studies.train import Engine, Field, SearchConfig, space_for
 from nop_sim.studies.train.pool import FREE, pooled_cost, pooled_search, restricted
 
-SMALL = SearchConfig(runs=2, generations=3, random_starts=4, screen=(16, 32), race=(16, 32),
+SMALL = SearchConfig(runs=2, generations=6, random_starts=4, screen=(16, 32), race=(8, 16),
                      select=64, check_batch=256, check_max=512)
 FREE_HEDGE = Settings(players=4, chips=40, max_hands=40, hedge_cost=0, hedge_payout=50,
                       promotions_per_action=0, disruptors="none")

@@ -89,6 +89,30 @@ def test_space_follows_the_rules():
     assert np.allclose(back, 0.5)
 
 
+def test_a_smaller_search_plays_fewer_generations_before_fewer_matches_and_fits_its_budget():
+    from nop_sim.studies.train.search import MIN_GENERATIONS
+
+    base = SearchConfig()
+    quarter = base.scaled(0.25)
+    # a quarter of the generations, the same matches a candidate
+    assert quarter.generations == base.generations // 4 and quarter.race == base.race
+    tiny = base.scaled(0.01)  # generations stop at the floor; then matches shrink
+    assert tiny.generations == MIN_GENERATIONS and sum(tiny.race) < sum(base.race)
+    big = base.scaled(4)  # a larger search: more matches a candidate, the same generations
+    assert big.generations == base.generations and big.race == tuple(4 * m for m in base.race)
+    space = space_for(Settings())
+
+    def cost(s):
+        return s.cost(space.dim, 4, 20, mechanics=len(space.mechanics))
+
+    for budget in (40_000, 90_000, 400_000, 3_000_000):
+        fit = base.fitted(cost, budget)
+        assert cost(fit) <= budget and cost(fit) > 0.8 * budget, (budget, cost(fit))
+    # below the smallest search: every part shrinks in proportion, nothing to one match
+    small = base.fitted(cost, 1_000)
+    assert small.check_max > 10 * small.race[0] and small.generations == MIN_GENERATIONS
+
+
 def test_match_states_are_keyed():
     a, b = match_states((1, 2), 50), match_states((1, 2), 50)
     assert a.dtype == np.uint64 and a.shape == (50, 4) and (a == b).all()

@@ -76,7 +76,7 @@ from nop_sim.studies.train.space import Space, space_for
 __all__ = ["TrainConfig", "TrainResult", "rules_key", "start_population", "train_folder",
            "train_settings"]
 
-STATE_VERSION = 3  # 3: the final search is pooled
+STATE_VERSION = 4  # 3: the final search is pooled; 4: sep-CMA-ES, 48 generations
 
 
 @dataclass(frozen=True)
@@ -214,15 +214,11 @@ def _fit_budget(cfg: TrainConfig, space: Space, players: int, n_starts: int
             final = _final_cost(s, space, players, n_starts, len(pooled))
             return max(rounds + final, int(rounds / (1 - FINAL_BUDGET)))
 
-        if not pooled:  # the free search alone: as small as the budget asks
-            s = cfg.search
-            return (s if total(s) <= cfg.budget else s.scaled(cfg.budget / total(s))), pooled
-        s, factor = cfg.search, 1.0
-        for _ in range(8):  # match counts round up to whole rotations: shrink until it fits
-            if total(s) <= cfg.budget:
-                return s, pooled
-            factor *= 0.97 * cfg.budget / total(s)
-            s = cfg.search.scaled(factor)
+        s = cfg.search
+        if total(s) > cfg.budget:
+            s = s.fitted(total, cfg.budget)
+        if total(s) <= cfg.budget or not pooled:  # the free search alone: as small as asked
+            return s, pooled
     raise AssertionError("unreachable")
 
 
@@ -426,11 +422,15 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         # and a deviation a restricted search finds is a legal one. It takes what the
         # rounds left of the budget, each of its searches at least half a round's
         # (the free search alone: twice a round's).
-        share = final_share(len(final_mechanics))
-        left = (cfg.budget - state["spent"]) / final_cost(1 / share)
-        final_scale = max(share * state["scale"], 0.95 * left)
+        least = search.scaled(state["scale"]).scaled(final_share(len(final_mechanics)))
+
+        def cost(s: SearchConfig) -> int:
+            return pooled_cost(s, space, players, len(starts), len(final_mechanics))
+
+        final = search.fitted(cost, 0.95 * (cfg.budget - state["spent"]))
         pooled = pooled_search(engine, settings, space, fld, starts, (cfg.seed, 10**9),
-                               search.scaled(final_scale), tag={"round": state["round"]},
+                               final if cost(final) > cost(least) else least,
+                               tag={"round": state["round"]},
                                switches=True, mechanics=final_mechanics)
         res = pooled.result()
         spend(res.matches)

@@ -115,8 +115,8 @@ def exploit(scn, folder: Path, *, budget: int, threads: int | None = None,
     space = space_for(settings)
     starts = _starts(settings, fld)
     base = SearchConfig()
-    cfg = base.scaled(budget / pooled_cost(base, space, settings.players, len(starts),
-                                           len(space.mechanics)))
+    cfg = base.fitted(lambda s: pooled_cost(s, space, settings.players, len(starts),
+                                            len(space.mechanics)), budget)
     engine = Engine(threads=threads, scheduler=scheduler)
     engine.on_play = (lambda: progress(min(engine.matches, budget), budget)) if progress else None
     try:
@@ -167,8 +167,9 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     settings, fld = _strong_field(scn, folder)
     space = space_for(settings)
     base = SearchConfig()
-    cfg = base.scaled(min(1.0, budget * 0.9 / _value_cost(base, space, settings.players,
-                                                          len(fld.rows))))
+    cost = _value_cost(base, space, settings.players, len(fld.rows))
+    cfg = base if cost <= 0.9 * budget else base.fitted(
+        lambda s: _value_cost(s, space, settings.players, len(fld.rows)), 0.9 * budget)
     identity = json.loads(json.dumps({"rules": rules_key(settings), "seed": scn.seed,
                                       "field": [fld.rows.tolist(), fld.weights.tolist()],
                                       "search": asdict(cfg), "method": 3}))
