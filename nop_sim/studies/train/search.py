@@ -29,8 +29,8 @@ field with a small step never reached, won 18 points). So:
    (sep-CMA-ES, Ros and Hansen 2008: it learns a step per parameter in a
    few generations where a full covariance in 40 dimensions needs
    hundreds): against one field, at 200,000 matches a search, 8 generations
-   of the full CMA-ES found deviations gaining 2.4 points on average over
-   4 seeds, 48 generations of the diagonal one 9.7.
+   of the full CMA-ES found deviations gaining 2.1 points on average over
+   4 seeds, 48 generations of the diagonal one 9.1 (``scripts/search_power.py``).
 3. **Select.** Each run's leaders and final mean, the best screened starts
    and the rows the caller knows (``known``) race on fresh seeds; the winner
    is the deviation found. The field's own rows are left out: they are the
