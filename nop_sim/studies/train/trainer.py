@@ -427,9 +427,8 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         def cost(s: SearchConfig) -> int:
             return pooled_cost(s, space, players, len(starts), len(final_mechanics))
 
-        final = search.fitted(cost, 0.95 * (cfg.budget - state["spent"]))
-        pooled = pooled_search(engine, settings, space, fld, starts, (cfg.seed, 10**9),
-                               final if cost(final) > cost(least) else least,
+        final = max(least, search.fitted(cost, 0.95 * (cfg.budget - state["spent"])), key=cost)
+        pooled = pooled_search(engine, settings, space, fld, starts, (cfg.seed, 10**9), final,
                                tag={"round": state["round"]},
                                switches=True, mechanics=final_mechanics)
         res = pooled.result()

@@ -167,9 +167,11 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     settings, fld = _strong_field(scn, folder)
     space = space_for(settings)
     base = SearchConfig()
-    cost = _value_cost(base, space, settings.players, len(fld.rows))
-    cfg = base if cost <= 0.9 * budget else base.fitted(
-        lambda s: _value_cost(s, space, settings.players, len(fld.rows)), 0.9 * budget)
+
+    def cost(s: SearchConfig) -> int:
+        return _value_cost(s, space, settings.players, len(fld.rows))
+
+    cfg = base if cost(base) <= 0.9 * budget else base.fitted(cost, 0.9 * budget)
     identity = json.loads(json.dumps({"rules": rules_key(settings), "seed": scn.seed,
                                       "field": [fld.rows.tolist(), fld.weights.tolist()],
                                       "search": asdict(cfg), "method": 3}))
