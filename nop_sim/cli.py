@@ -296,18 +296,22 @@ class _Progress:
             self.bar.__exit__(None, None, None)
 
 
-def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, profile=False):
+def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, profile=False,
+             before_report=None):
     """Run ``scn`` into its folder, held from the start (a second run into it is refused
-    at once, before anything is forked or read) to the report."""
+    at once, before anything is forked or read) to the report; ``before_report(folder)``
+    adds its tables to the finished run before the report reads it."""
     out = out_dir or Path("reports") / scn.name
     try:
         with _holding(out):
-            _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile)
+            _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile,
+                          before_report)
     except OSError as exc:  # the folder cannot be made
         raise _os_failure(exc) from None
 
 
-def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile):
+def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile,
+                  before_report=None):
     # here, not at the top: numba and Arrow load slowly, and --help need not wait
     from nop_sim.core.profiling import format_profile, phase, take
     from nop_sim.games.agent_files import training_text
@@ -334,6 +338,8 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
                                   resume=resume, progress=progress)
         finally:
             progress.close()
+        if before_report is not None:
+            before_report(out)
         if copy is not None:
             copy.submit(_report_in_copy, out)  # it works while the summary is written here
         with phase("summary"):
@@ -494,32 +500,77 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
 @click.option("--train-cache", type=click.Path(path_type=Path),
               default=Path("reports") / "train-cache", show_default=True,
               help="Where trained points are kept and found again (--train).")
+@click.option("--value", "value_too", is_flag=True,
+              help="With --train: also value each mechanic at every point under its field "
+                   "(restricted play, as nop-sim value): values.csv and a report section "
+                   "'What each mechanic is worth'.")
+@click.option("--value-budget", type=click.IntRange(1, 10**10), default=100_000,
+              show_default=True, help="Matches to value each point's mechanics with (--value).")
 def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet,
-              no_report, profile, train_first, train_budget, train_cache):
+              no_report, profile, train_first, train_budget, train_cache, value_too,
+              value_budget):
     """Run every point of SCENARIO's [sweep] table.
 
     A grid runs every combination; mode = "random", "lhs" (Latin
     hypercube), "lhs-cd" or "qmc-sobol" draws `samples` points, and "sobol"
     Saltelli's design for nop-sim sensitivity (docs/scenarios.md). With --train, each point is first
-    played by an agent trained for its rules (nop-sim train with a smaller
-    budget), so every point reports under strong play.
+    played by a field trained for its rules (nop-sim train with a smaller
+    budget, each point warm-started from the nearest point trained before it),
+    so every point reports under strong play. With --value too, each
+    mechanic's worth to a strong player is measured at every point (nop-sim
+    value): values.csv, and the report's "What each mechanic is worth".
 
     \b
     Examples:
       nop-sim sweep scenarios/ledger_sweep.toml --matches 500
       nop-sim sweep scenarios/ledger_sweep.toml --train --train-budget 50000
+      nop-sim sweep scenarios/ledger_sweep.toml --train --value
     """
     scn = _load(scenario, overrides, matches, seed)
     if not scn.sweep:
         raise click.UsageError(f"{scenario}: has no [sweep] table; use nop-sim run, or add "
                                f"e.g. [sweep] dart_cap = [10, 20, 30]")
+    if value_too and not train_first:
+        raise click.UsageError("--value measures each point under its trained field: add "
+                               "--train")
+    _strong_targets(scn, ("exploitability",) * train_first + ("value_",) * value_too)
+    trained = None
     if train_first:
-        scn = _train_points(scn, train_budget, train_cache, workers, scheduler, quiet)
+        trained = _train_points(scn, train_budget, train_cache, workers, scheduler, quiet,
+                                value_budget if value_too else None)
+        scn = trained.scenario
     click.echo(f"{len(scn.points())} sweep points x {scn.matches:,} matches", err=True)
-    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile,
+             before_report=trained.write if trained is not None else None)
+    if trained is not None and len(trained.values):
+        for line in _value_lines(trained.values):
+            click.echo(line)
 
 
-def _train_points(scn, budget, cache, workers, scheduler, quiet):
+def _strong_targets(scn, measured: tuple[str, ...]) -> None:
+    """Refuse [targets] on strong-play metrics that this sweep does not measure
+    (``measured``: name prefixes; exploitability needs --train, value_* --value too)."""
+    missing = [t for t in scn.targets if t in scn.game_type.strong_targets
+               and not t.startswith(measured)]
+    if missing:
+        raise click.UsageError(f"{scn.source}: [targets] {', '.join(missing)} "
+                               f"{'is' if len(missing) == 1 else 'are'} measured under strong "
+                               f"play: run nop-sim sweep --train --value")
+
+
+def _value_lines(values) -> list[str]:
+    """Each mechanic's values across the points, as the terminal's last lines."""
+    lines = ["what each mechanic is worth to a strong player (win-rate points, 95%):"]
+    for mech, g in values.groupby("mechanic", sort=False):
+        pays = g[g["low"] > 0]
+        lines.append(f"  {mech:<12} {g['value'].min():+5.1f} to {g['value'].max():+5.1f} over "
+                     f"{len(g)} points; pays (interval above 0) at {len(pays)}"
+                     + (f": points {', '.join(str(p) for p in pays['point'])}"
+                        if 0 < len(pays) <= 8 else ""))
+    return lines
+
+
+def _train_points(scn, budget, cache, workers, scheduler, quiet, value_budget=None):
     from nop_sim.studies.train import TrainConfig, TrainError
     from nop_sim.studies.train.sweep import train_points
 
@@ -527,7 +578,7 @@ def _train_points(scn, budget, cache, workers, scheduler, quiet):
     progress = _Progress(quiet, "matches", label="training points")
     with _one_line(TrainError, progress=progress):
         return train_points(scn, TrainConfig(budget=budget, seed=scn.seed), cache=cache,
-                            threads=workers, scheduler=scheduler,
+                            value_budget=value_budget, threads=workers, scheduler=scheduler,
                             progress=lambda d, t, i: progress(d, t, d),
                             say=lambda line: click.echo(line, err=True))
 

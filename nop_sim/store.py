@@ -46,7 +46,8 @@ import pyarrow.parquet as pq
 from nop_sim.core.errors import RunError
 from nop_sim.core.profiling import phase
 
-__all__ = ["RunError", "concat_tables", "finished_parts", "load_tables", "not_a_run",
+__all__ = ["STRONG_PLAY_FILE", "VALUES_FILE", "RunError", "concat_tables", "finished_parts",
+           "load_strong_play", "load_tables", "not_a_run",
            "part_chunks", "read_manifest", "read_rows", "remove_merged", "write_json",
            "write_part"]
 
@@ -269,6 +270,41 @@ def not_a_run(out: str | Path) -> str | None:
                         f"{out / 'report.html'}), not a run; give the run folder it was "
                         f"made from")
     return None
+
+
+# the tables ``nop-sim sweep --train [--value]`` adds to a sweep's folder: each point's
+# training (``strong_play.csv``) and each point's mechanic values (``values.csv``)
+STRONG_PLAY_FILE = "strong_play.csv"
+VALUES_FILE = "values.csv"
+VALUE_COLUMNS = ("point", "mechanic", "value", "low", "high")
+
+
+def load_strong_play(out: str | Path) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """``(strong_play, values)`` of a sweep folder run with ``--train`` (``--value``): a
+    row per point's training, a row per point and mechanic (an empty table without
+    ``--value``); None for a run without. A table that cannot be read raises
+    :class:`RunError` naming it."""
+    out = Path(out)
+    if not (out / STRONG_PLAY_FILE).exists():
+        return None
+    tables = []
+    for name, need in ((STRONG_PLAY_FILE, ("point", "exploitability")), (VALUES_FILE,
+                                                                         VALUE_COLUMNS)):
+        path = out / name
+        if name == VALUES_FILE and not path.exists():
+            tables.append(pd.DataFrame(columns=list(VALUE_COLUMNS)))
+            continue
+        try:
+            frame = pd.read_csv(path)
+        except (OSError, ValueError) as exc:
+            raise RunError(f"{path}: cannot be read ({exc}); run the sweep again with "
+                           f"--train --value --resume") from None
+        missing = [c for c in need if c not in frame.columns]
+        if missing:
+            raise RunError(f"{path}: has no column {', '.join(missing)}; run the sweep again "
+                           f"with --train --value --resume")
+        tables.append(frame)
+    return tables[0], tables[1]
 
 
 def read_manifest(out: str | Path) -> dict:

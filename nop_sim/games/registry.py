@@ -219,6 +219,18 @@ class Game:
         """It declares a policy space: the strong-play commands can train its agents."""
         return self.policy is not None
 
+    @property
+    def strong_targets(self) -> dict[str, str]:
+        """The ``[targets]`` names measured under strong play (``nop-sim sweep --train
+        --value``), in win-rate points: ``exploitability`` and ``value_<mechanic>`` for
+        each mechanic of a trainable game; none for another."""
+        if self.policy is None:
+            return {}
+        return {"exploitability": "what the best deviation found gains against the "
+                                  "trained field (win-rate points, a lower bound)",
+                **{f"value_{m}": f"what {m} is worth to a strong player (win-rate points)"
+                   for m in self.policy.mechanics}}
+
     def __post_init__(self) -> None:
         if self.fair_win_rate is None:
             object.__setattr__(self, "fair_win_rate", one_winner)

@@ -82,6 +82,7 @@ def _manifest(scn: Scenario, chunks: list[Chunk], started: str) -> dict[str, Any
                    for i, p in enumerate(points)],
         "rotation": [game.seat_label(s) for s in scn.seats] if scn.rotate else None,
         "targets": dict(scn.targets),
+        "target_kinds": {t.name: t.kind for t in scn.target_specs},
         # the seats read from agent files: label, file, parameters, [training] provenance
         "agent_files": [f.record() for f in scn.agent_files],
         "versions": versions(), "git_revision": git_revision(),

@@ -630,10 +630,11 @@ def _range_axis(name: str, spec: Mapping, source: str, mode: str) -> SweepAxis:
 
 def _targets(table: Mapping, source: str, played: Game) -> tuple[Target, ...]:
     """``name = number`` (hit it) or ``name = {max|min|value = number, weight = w}``."""
-    if table and not played.targets:
+    known = {**played.targets, **played.strong_targets}
+    if table and not known:
         raise ScenarioError(f"{source}: [targets]: the {played.kind} game has no targets; "
                             f"remove the table")
-    names = tuple(played.targets)
+    names = tuple(known)
     _check_keys(table, names, source, "[targets]")
     out = []
     for key, spec in table.items():
@@ -654,7 +655,7 @@ def _targets(table: Mapping, source: str, played: Game) -> tuple[Target, ...]:
             kind, value = "value", spec
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ScenarioError(f"{source}: [targets] {key} = {value!r} must be a number "
-                                f"({played.targets[key]}), or a table such as "
+                                f"({known[key]}), or a table such as "
                                 f"{{ max = 0.03, weight = 2 }}")
         out.append(Target(key, kind, float(value), float(weight)))
     return tuple(out)

@@ -19,7 +19,7 @@ from nop_sim.games import Game
 from nop_sim.reporting.format import pval
 from nop_sim.reporting.render import md_table
 from nop_sim.run.match_log import run_game
-from nop_sim.store import load_tables
+from nop_sim.store import load_strong_play, load_tables
 
 __all__ = ["point_summary", "write_summary"]
 
@@ -55,6 +55,24 @@ def _mixture_table(manifest: dict, seats: pd.DataFrame) -> pd.DataFrame:
     return table[["preset", "row", "weight", "seats", "share", "win_rate", "ci_low", "ci_high"]]
 
 
+def _strong_lines(strong: tuple[pd.DataFrame, pd.DataFrame], point: int) -> list[str]:
+    """A point's field and mechanic values (``sweep --train --value``), in points."""
+    trained, values = strong
+    t = trained[trained["point"] == point]
+    if not len(t):
+        return []
+    r = t.iloc[0]
+    lines = [f"Under strong play (a field trained for this point): a deviation gains at least "
+             f"{r['exploitability']:+.1f} points ({r['exploitability_low']:+.1f} to "
+             f"{r['exploitability_high']:+.1f}), found by a fresh search."]
+    v = values[values["point"] == point]
+    if len(v):
+        lines += ["", "What each mechanic is worth to a strong player (win-rate points, 95% "
+                  "interval):", "",
+                  md_table(v[["mechanic", "value", "low", "high"]], digits=3)]
+    return lines
+
+
 def write_summary(out: str | Path) -> Path:
     """Write ``summary.md`` into a finished run folder and return its path."""
     out = Path(out)
@@ -66,6 +84,7 @@ def write_summary(out: str | Path) -> Path:
     lines = [f"# {manifest['scenario']['name']}: run summary", "",
              f"Seed {manifest['seed']}, {manifest['matches_per_point']} matches per point, "
              f"{manifest['n_points']} point(s), {work:,} {game.work}.", ""]
+    strong = load_strong_play(out)
     for point in manifest["points"]:
         p = point["point"]
         # one point's rows at a time: memory stays flat however large the sweep
@@ -75,6 +94,8 @@ def write_summary(out: str | Path) -> Path:
         lines.append(f"## Point {p}" + (f": {point['params']}" if point["params"] else ""))
         lines.append("")
         lines.append(md_table(summary.drop(columns="point"), digits=3))
+        if strong is not None:
+            lines += ["", *_strong_lines(strong, p)]
         players = int(point["settings"].get("players", s["seat"].nunique()))
         fair = game.fair_win_rate(matches, players)
         for by in ("seat", "preset"):

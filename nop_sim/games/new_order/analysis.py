@@ -40,6 +40,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -65,8 +66,9 @@ from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval,
     wilson_interval,
     wilson_test,
 )
+from nop_sim.games.new_order.policy import MECHANICS
 from nop_sim.games.new_order.rules import Settings, auto_chips
-from nop_sim.store import load_tables
+from nop_sim.store import load_strong_play, load_tables
 
 __all__ = [
     "ALPHA", "MissingData", "RunData", "load_run",
@@ -147,6 +149,18 @@ class RunData:
     @property
     def targets(self) -> dict[str, float]:
         return dict(self.manifest.get("targets") or {})
+
+    @property
+    def target_kinds(self) -> dict[str, str]:
+        """Each target's kind: "value" (hit it), "max" or "min" (a bound)."""
+        return dict(self.manifest.get("target_kinds") or {})
+
+    @cached_property
+    def strong_play(self) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+        """``(strong_play, values)`` of a sweep run with ``--train`` (``--value``): each
+        point's training and each point's mechanic values, in win-rate points
+        (:func:`nop_sim.store.load_strong_play`); None for a run without."""
+        return None if self.folder is None else load_strong_play(self.folder)
 
     def table(self, name: str, *columns: str) -> pd.DataFrame:
         """A table, checked to hold ``columns`` (raises :class:`MissingData`)."""
@@ -1180,6 +1194,11 @@ METRICS = {
     "fee_share": ("fees / chips moved (%)", "fee_share"),
     "hedge_hit_rate": ("hedge hit rate (payouts per placement, %)", "hedge_hit_rate"),
     "final_dart": ("final dart (chips)", None),
+    # under strong play (sweep --train --value), in win-rate points
+    "exploitability": ("exploitability of the trained field (points, a lower bound)",
+                       "exploitability"),
+    **{f"value_{m}": (f"value of {m} to a strong player (points)", f"value_{m}")
+       for m in MECHANICS},
 }
 
 
@@ -1245,17 +1264,42 @@ def point_metrics(run: RunData, n_boot: int = 500,
                 "hit_high": "hedge_hit_rate_high"})
     except MissingData:
         pass
+    strong = run.strong_play
+    if strong is not None:
+        trained, values = strong
+        put(trained, {k: k for k in ("exploitability", "exploitability_low",
+                                     "exploitability_high")})
+        for mech, g in values.groupby("mechanic", sort=False):
+            put(g, {"value": f"value_{mech}", "low": f"value_{mech}_low",
+                    "high": f"value_{mech}_high"})
     return pd.DataFrame(list(rows.values()))
 
 
+def pool_estimates(frame: pd.DataFrame, groups: pd.Series, value: str, low: str, high: str,
+                   by: Sequence[str] = ()) -> pd.DataFrame:
+    """Estimates of independent points (``value`` with its interval ``low``-``high``)
+    pooled by group: ``groups`` maps point -> group id, which becomes ``point``; within a
+    group (and ``by``) the mean, with the interval of a mean of independent estimates
+    (each side's half-widths added in quadrature, divided by their count)."""
+    f = frame.assign(point=frame["point"].map(groups)).dropna(subset=["point"])
+    f = f.assign(_lo=(f[value] - f[low]) ** 2, _hi=(f[high] - f[value]) ** 2)
+    g = f.groupby(["point", *by], sort=True)
+    out = g[value].mean().to_frame()
+    n = g[value].count()
+    out[low] = out[value] - np.sqrt(g["_lo"].sum()) / n
+    out[high] = out[value] + np.sqrt(g["_hi"].sum()) / n
+    return out.reset_index()
+
+
 def rank_points(metrics: pd.DataFrame, targets: dict[str, float], *, n_draws: int = 4000,
-                seed: int = 0) -> pd.DataFrame:
+                seed: int = 0, kinds: dict[str, str] | None = None) -> pd.DataFrame:
     """Sweep points ordered by distance to the ``[targets]`` (best first), with intervals.
 
     Each target contributes a relative miss: ``|value - target| / scale``
     where scale is the target itself (or, for targets at 0, the spread of the
     metric across points, else 1). ``max_*`` and ``unresolved_share``
-    targets are ceilings: being under them costs nothing. ``distance`` is
+    targets are ceilings: being under them costs nothing; so is a target of kind "max"
+    (``kinds``, name -> "value", "max" or "min"), and one of kind "min" a floor. ``distance`` is
     the root of the summed squares; ``rank`` 1 is the best point (the smallest
     distance, as estimated).
 
@@ -1290,12 +1334,19 @@ def rank_points(metrics: pd.DataFrame, targets: dict[str, float], *, n_draws: in
     for name in used:
         target = float(targets[name])
         value = metrics[name].astype(float).to_numpy()
-        ceiling = name.startswith("max_") or name == "unresolved_share"
+        kind = (kinds or {}).get(name, "value")
+        ceiling = kind == "max" or (kind == "value" and (name.startswith("max_")
+                                                         or name == "unresolved_share"))
+        floor = kind == "min"
         scale = abs(target) if target else (np.nanstd(value) or 1.0)
 
-        def relative(v, target=target, ceiling=ceiling, scale=scale):
+        def relative(v, target=target, ceiling=ceiling, floor=floor, scale=scale):
             miss = v - target
-            return np.abs(np.clip(miss, 0, None) if ceiling else miss) / scale
+            if ceiling:
+                miss = np.clip(miss, 0, None)
+            elif floor:
+                miss = np.clip(miss, None, 0)
+            return np.abs(miss) / scale
 
         rel = relative(value)
         metrics[f"miss_{name}"] = rel

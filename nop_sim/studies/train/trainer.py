@@ -536,8 +536,11 @@ def _load_checkpoint(out: Path, identity: dict, resume: bool, cfg: TrainConfig) 
 
 def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None,
                  scheduler: str | None = None, resume: bool = False,
-                 progress: Callable[[int, int], None] | None = None) -> TrainResult:
-    """Train on ``scn``'s first point into ``out`` (see the module docstring)."""
+                 progress: Callable[[int, int], None] | None = None,
+                 population: tuple[np.ndarray, list[str], np.ndarray] | None = None
+                 ) -> TrainResult:
+    """Train on ``scn``'s first point into ``out`` (see the module docstring), from
+    ``population`` (default: :func:`start_population`, the scenario's seats)."""
     out = Path(out)
     if len(scn.points()) > 1:
         raise ValueError(f"{scn.source}: has a [sweep] of {len(scn.points())} points; train "
@@ -558,7 +561,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
 
     engine = Engine(threads=threads, scheduler=scheduler)
     try:
-        result = train_settings(settings, start_population(scn, point), cfg, engine,
+        first = start_population(scn, point) if population is None else population
+        result = train_settings(settings, first, cfg, engine,
                                 state=state, save=save, progress=progress)
     finally:
         engine.close()

@@ -510,6 +510,11 @@ def tune_folder(scn: Scenario, out: str | Path, cfg: TuneConfig, *, workers: int
     if game.target_metrics is None:
         raise ValueError(f"{scn.source}: the {game.title} game measures no targets; "
                          f"nop-sim tune cannot score its trials")
+    strong = [t.name for t in scn.target_specs if t.name in game.strong_targets]
+    if strong:
+        raise ValueError(f"{scn.source}: [targets] {', '.join(strong)}: measured under strong "
+                         f"play, which tune does not train for; map them over the knobs with "
+                         f"nop-sim sweep --train --value")
     if scn.sweep:
         raise ValueError(f"{scn.source}: [sweep] and [tune] together: tune searches the "
                          f"[tune] settings itself; remove [sweep] (or --set it away)")
