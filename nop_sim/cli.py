@@ -366,6 +366,9 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
                    f"{', '.join(f'{w:.3g}' for w in f.weights)})" if f.is_mixture else "")
         click.echo(f"{f.label}: {f.path}{mixture}, {training_text(f.training, f.overrides)}")
     click.echo(f"results: {out}/")
+    if scn.strong is not None and (out / STRONG_FOLDER / "manifest.json").is_file():
+        click.echo(f"strong play: {out / STRONG_FOLDER}/ (every seat the field of "
+                   f"{scn.strong.given}, {scn.strong.matches:,} matches)")
     click.echo(f"summary: {summary}")
     if report:
         click.echo(f"report:  {report}")
@@ -486,7 +489,49 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
       nop-sim run scenarios/baseline.toml --scheduler tcp://127.0.0.1:8786
     """
     scn = _load(scenario, overrides, matches, seed)
-    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile)
+    strong = _strong_hook(scn, workers, scheduler, resume, quiet)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile,
+             before_report=strong)
+
+
+STRONG_FOLDER = "strong-play"   # where a run plays its [strong] field (the report reads it)
+
+
+def _strong_hook(scn, workers, scheduler, resume, quiet):
+    """What plays a scenario's ``[strong]`` field beside its run, into ``<out>/strong-play``
+    (None without the table). A field trained for other rules (the scenario copied and
+    changed, or --set) is not played: the terminal says why, and a stale folder is
+    removed so the report never shows another rule set's strong play."""
+    if scn.strong is None:
+        return None
+    from nop_sim.studies.train.trainer import rules_key
+
+    field = scn.strong.file
+    if field.training.get("rules") != rules_key(scn.settings):
+        click.echo(f"[strong] {scn.strong.given}: trained for other rules (scenario "
+                   f"{field.training.get('scenario')!r}), so this run's report has no 'Under "
+                   f"strong play' section; train a field for these rules with nop-sim train "
+                   f"{scn.source}", err=True)
+
+        def drop(out):
+            import shutil
+
+            shutil.rmtree(Path(out) / STRONG_FOLDER, ignore_errors=True)
+        return drop
+
+    def play(out):
+        from nop_sim.run.runner import RunError, run_scenario
+
+        sub = scn.strong_scenario()
+        progress = _Progress(quiet, sub.game_type.work, label="strong field")
+        try:
+            run_scenario(sub, Path(out) / STRONG_FOLDER, workers=workers, scheduler=scheduler,
+                         resume=resume, progress=progress)
+        except RunError as exc:
+            raise _Failure(f"[strong] {exc}") from None
+        finally:
+            progress.close()
+    return play
 
 
 @main.command("sweep", context_settings=CONTEXT)
@@ -545,6 +590,9 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
     if trained is not None and len(trained.values):
         for line in _value_lines(trained.values):
             click.echo(line)
+    if scn.strong is not None:
+        click.echo(f"[strong] is played by nop-sim run only (a field is trained for one rule "
+                   f"set); a sweep under strong play: nop-sim sweep {scenario} --train", err=True)
 
 
 def _strong_targets(scn, measured: tuple[str, ...]) -> None:

@@ -95,6 +95,14 @@ def test_known_answers_on_a_two_by_two_grid(tmp_path):
     assert 'id="worth"' in html and "What each mechanic is worth" in html
     assert "Under strong play" in (run / "summary.md").read_text()
     assert "what each mechanic is worth to a strong player" in r.output
+    # a compare row and a sensitivity output like any other metric
+    r = _cli(["compare", str(run), str(run), "--point-a", "0", "--point-b", "2", "--out",
+              str(tmp_path / "cmp")])
+    assert r.exit_code == 0, r.output
+    cmp = pd.read_csv(tmp_path / "cmp" / "compare.csv").set_index("metric")
+    assert {"exploitability", "strong_value.hedging"} <= set(cmp.index)
+    assert cmp.loc["strong_value.hedging", "a"] == pytest.approx(
+        v.loc[(0, 0, "hedging"), "value"])
     # again (2 workers) into the same cache: every point and value is read back, unplayed
     stamps = {p: (p / "value.parquet").stat().st_mtime_ns
               for p in (tmp_path / "cache").iterdir()}
@@ -178,3 +186,27 @@ def test_a_corrupt_values_table_is_one_line(tmp_path):
     assert "Traceback" not in r.output
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["status"] == "finished"   # nothing already written is lost
+
+
+def test_sensitivity_reads_the_strong_play_metrics_with_their_noise():
+    import math
+
+    import numpy as np
+
+    from nop_sim.studies.sensitivity import Z, _with_strong
+
+    trained = pd.DataFrame({"point": [0, 1, 2], "exploitability": [1.0, 2.0, 3.0],
+                            "exploitability_low": [0.0, 1.0, 2.0],
+                            "exploitability_high": [2.0, 3.0, 4.0]})
+    values = pd.DataFrame({"point": [0, 1, 2], "mechanic": "hedging",
+                           "value": [5.0, 6.0, 9.0], "low": [4.0, 4.0, 7.0],
+                           "high": [6.0, 8.0, 11.0]})
+    metrics = pd.DataFrame({"median_hands": [10.0, 11.0, 12.0]})
+    noise = pd.Series({"median_hands": 0.5})
+    m, n, se = _with_strong((trained, values), 3, metrics, noise, noise * 0)
+    assert list(m.columns) == ["median_hands", "exploitability", "value_hedging"]
+    assert list(m["value_hedging"]) == [5.0, 6.0, 9.0]
+    var = (np.array([2.0, 4.0, 4.0]) / (2 * Z)) ** 2
+    assert n["value_hedging"] == pytest.approx(var.mean())
+    assert se["value_hedging"] == pytest.approx(var.std(ddof=1) / math.sqrt(3))
+    assert n["median_hands"] == 0.5

@@ -97,6 +97,7 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
     # the settings only: the stored seats table names the seats, and an agent file a
     # [seats] entry names ("@path", relative to where the run started) need not be there now
     data.pop("seats", None)
+    data.pop("strong", None)  # nor the [strong] field, played in a folder of its own
     scn = Scenario.from_mapping(data, source=str(out / "manifest.json"))
     settings = scn.settings_at(scn.points()[point])
     return MatchLog(game.kind, point, match, events, names, settings)

@@ -40,7 +40,9 @@ SWEEP_MODES = ("grid", "random", "lhs", "lhs-cd", "qmc-sobol", "sobol")
 # axis as lhs maps its strata; "sobol" is Saltelli's design for Sobol' indices
 DESIGN_MODES = ("lhs-cd", "qmc-sobol", "sobol")
 SWEEP_OPTIONS = ("mode", "samples", "second_order")  # [sweep] keys that are not settings
-TOP_KEYS = ("name", "description", "game", "seats", "run", "sweep", "targets", "tune")
+TOP_KEYS = ("name", "description", "game", "seats", "run", "sweep", "targets", "tune",
+            "strong")
+STRONG_KEYS = ("field", "matches")
 RUN_KEYS = {"matches": (1, 100_000_000), "seed": (0, 2**63 - 1), "chunk": (1, 1_000_000),
             "log_sample": (0, 100_000_000)}
 RUN_DEFAULTS = {"matches": 1000, "seed": 0, "chunk": 250, "log_sample": 0}
@@ -121,6 +123,9 @@ class Scenario:
     # every seat's agent at some sweep points (point_key -> spec), e.g. the agent
     # nop-sim sweep --train trained for that point; other points use [seats]
     point_seats: Mapping[str, Any] = field(default_factory=dict)
+    # [strong]: a strong field for these rules (an agent file) and the matches it plays in
+    # every seat beside the run (:meth:`strong_scenario`); None without the table
+    strong: StrongField | None = None
 
     # -- construction ------------------------------------------------------------
     @classmethod
@@ -160,6 +165,8 @@ class Scenario:
                                                    played)
         specs = _targets(_table(data, "targets", source), source, played)
         tune = _tune(_table(data, "tune", source), source, played)
+        strong = _strong(_table(data, "strong", source), source, played, folder,
+                         run_values["matches"])
         text = tomli_w.dumps(data)  # any text, emoji included; comments are not kept
         scn = cls(
             name=str(name or data.get("name") or "scenario"), source=source, text=text,
@@ -168,7 +175,7 @@ class Scenario:
             log_sample=run_values["log_sample"], sweep=axes, sweep_mode=mode, samples=samples,
             second_order=second_order,
             targets={t.name: t.value for t in specs}, target_specs=specs, tune=tune,
-            description=str(data.get("description", "")), agent_files=files,
+            description=str(data.get("description", "")), agent_files=files, strong=strong,
         )
         # every sweep point must give valid settings and seats
         for point in scn.points():
@@ -277,6 +284,19 @@ class Scenario:
             raise ScenarioError(f"{self.source}: [seats] {exc}") from None
         return specs
 
+    def strong_scenario(self) -> Scenario:
+        """The ``[strong]`` field's own run: these rules with the field in every seat, its
+        matches, this seed, named ``<name>-strong`` (no sweep, targets or tune)."""
+        if self.strong is None:
+            raise ValueError(f"{self.source}: has no [strong] table")
+        data = tomllib.loads(self.text)
+        for key in ("strong", "targets", "tune", "sweep"):
+            data.pop(key, None)
+        data["seats"] = {"all": "@" + self.strong.file.path}
+        data["run"] = {**data.get("run", {}), "matches": self.strong.matches}
+        return Scenario.from_mapping(data, source=f"{self.source} [strong]",
+                                     name=f"{self.name}-strong")
+
     @property
     def n_rotations(self) -> int:
         return len(self.seats) if self.rotate else 1
@@ -298,6 +318,7 @@ class Scenario:
                                    for k, s in sorted(self.point_seats.items())}
         data.pop("name", None)
         data.pop("description", None)
+        data.pop("strong", None)  # played beside the run, in a folder of its own
         data.pop("targets", None)
         data.pop("tune", None)
         run = dict(data.get("run", {}))
@@ -363,6 +384,7 @@ def point_scenario(scn: Scenario, index: int) -> Scenario:
     point = scn.points()[index]
     data = tomllib.loads(scn.text)
     data.pop("sweep", None)
+    data.pop("strong", None)  # a sweep never plays [strong] (sweep --train trains points)
     data["game"] = {**data.get("game", {}), **point}
     data["name"] = f"{scn.name}-point{index}"
     folder = Path(scn.source).parent if scn.source != "<string>" else None
@@ -439,9 +461,10 @@ def _apply_override(data: dict, key: str, value: Any, source: str) -> None:
     if len(parts) == 1:
         table = "run" if key in RUN_KEYS else "game"
         parts = [table, key]
-    if parts[0] not in ("game", "run", "targets", "seats", "sweep", "tune") or len(parts) != 2:
+    if parts[0] not in ("game", "run", "targets", "seats", "sweep", "tune", "strong") \
+            or len(parts) != 2:
         raise ScenarioError(f"--set {key}: use a setting name (dart_cap), or table.key with a "
-                            f"table of game, run, seats, sweep, targets, tune")
+                            f"table of game, run, seats, sweep, targets, tune, strong")
     node = data.setdefault(parts[0], {})
     if not isinstance(node, dict):
         raise ScenarioError(f"{source}: [{parts[0]}] is not a table")
@@ -547,6 +570,39 @@ def _seat_file(spec: str, where: str, played: Game, folder: str | Path | None,
     files[key] = SeatFile.from_agent_file(agent, given=given, overrides=overrides,
                                           label=changed_label(label, overrides))
     return files[key]
+
+
+@dataclass(frozen=True)
+class StrongField:
+    """``[strong]``: a strong field trained for the scenario's rules (``nop-sim train``'s
+    ``strong.toml``), played in every seat for ``matches`` matches beside the run, so the
+    report can say what strong players do under these rules."""
+
+    given: str            # the path as written (without "@")
+    file: SeatFile        # the field, read once
+    matches: int
+
+
+def _strong(table: Mapping, source: str, played: Game, folder: str | Path | None,
+            matches: int) -> StrongField | None:
+    if not table:
+        return None
+    _check_keys(table, STRONG_KEYS, source, "[strong]")
+    where = f"{source}: [strong]"
+    if played.policy is None:
+        raise ScenarioError(f"{where}: the {played.title} game has no trained fields; remove "
+                            f"the table")
+    given = table.get("field")
+    if not isinstance(given, str) or not given.strip().lstrip("@").strip():
+        raise ScenarioError(f"{where} field = {given!r}: give the field's agent file, e.g. "
+                            f"field = \"fields/baseline/strong.toml\"")
+    spec = given.strip() if given.strip().startswith("@") else "@" + given.strip()
+    seat = _seat_file(spec, f"{where} field", played, folder, {})
+    n = table.get("matches", matches)
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= RUN_KEYS["matches"][1]:
+        raise ScenarioError(f"{where} matches = {n!r} is not allowed: use an integer from 1 "
+                            f"to {RUN_KEYS['matches'][1]}")
+    return StrongField(spec[1:].strip(), seat, n)
 
 
 def _names_file(preset) -> bool:

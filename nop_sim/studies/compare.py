@@ -80,6 +80,9 @@ FAMILIES = {
     "disruptor_effect": ("a Disruptor's drafted effect on win rate (adjusted lift)", "share"),
     "stack_gini": ("Gini of the final stacks (mean per match)", "plain"),
     "category_share": ("share of main pots won by a category", "share"),
+    "exploitability": ("what the best deviation found gains against the trained field, "
+                       "points (a lower bound)", "plain"),
+    "strong_value": ("what a mechanic is worth to a strong player, points", "plain"),
 }
 
 #: family -> (threshold, relative): relative thresholds are a share of A's value
@@ -96,6 +99,8 @@ MIN_EFFECT: dict[str, tuple[float, bool]] = {
     "disruptor_effect": (0.05, False),
     "stack_gini": (0.02, False),
     "category_share": (0.01, False),
+    "exploitability": (2.0, False),
+    "strong_value": (1.5, False),
 }
 
 
@@ -556,10 +561,34 @@ def _categories(c: _Ctx):
             int(ra["wins"]), int(ra["total"]), int(rb["wins"]), int(rb["total"]))
 
 
+def _strong(c: _Ctx):
+    """Under strong play (two sweeps run with ``--train [--value]``): the fields'
+    exploitability and each mechanic's value, as independent estimates."""
+    sa, sb = c.a.strong_play, c.b.strong_play
+    if sa is None and sb is None:
+        return
+    if sa is None or sb is None:
+        raise A.MissingData("only one run was played by fields trained for its rules "
+                            "(nop-sim sweep --train)")
+    ta = sa[0][sa[0]["point"] == c.point_a]
+    tb = sb[0][sb[0]["point"] == c.point_b]
+    if len(ta) and len(tb):
+        ra, rb = ta.iloc[0], tb.iloc[0]
+        yield "exploitability", "", _estimates(
+            ra["exploitability"], ra["exploitability_low"], ra["exploitability_high"],
+            rb["exploitability"], rb["exploitability_low"], rb["exploitability_high"])
+    va = sa[1][sa[1]["point"] == c.point_a].set_index("mechanic")
+    vb = sb[1][sb[1]["point"] == c.point_b].set_index("mechanic")
+    for mech in [m for m in va.index if m in vb.index]:
+        ra, rb = va.loc[mech], vb.loc[mech]
+        yield f"strong_value.{mech}", f"value of {mech}", _estimates(
+            ra["value"], ra["low"], ra["high"], rb["value"], rb["low"], rb["high"])
+
+
 #: (family group, function): the order of the table
 _GROUPS = (("length", _length), ("seats", _seats), ("presets", _presets),
            ("ledger", _ledger), ("hedging", _hedging), ("disruptors", _disruptors),
-           ("chips", _chips), ("categories", _categories))
+           ("chips", _chips), ("categories", _categories), ("strong play", _strong))
 _REQUIRED = ("length", "seats")
 
 

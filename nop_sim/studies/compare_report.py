@@ -146,7 +146,7 @@ def _source(run: A.RunData, point: int) -> str:
 _GROUP_TITLES = {"length": "Match length", "seats": "Seat win rates",
                  "presets": "Preset win rates", "ledger": "The Ledger", "hedging": "Hedging",
                  "disruptors": "Disruptors", "chips": "Chips",
-                 "categories": "Winning categories"}
+                 "categories": "Winning categories", "strong play": "Under strong play"}
 
 
 def _fmt(kind: str, x) -> str:

@@ -65,7 +65,7 @@ from nop_sim.core.stats import ALPHA, CONFIDENCE, normal_quantile
 from nop_sim.games import Game
 from nop_sim.run.match_log import run_game
 from nop_sim.run.scenario import SWEEP_OPTIONS
-from nop_sim.store import load_tables, not_a_run
+from nop_sim.store import load_strong_play, load_tables, not_a_run
 
 __all__ = ["DUMMIES", "MIN_DELTA_POINTS", "MIN_SOBOL_SAMPLES", "NOISE_POINTS", "Sensitivity",
            "delta_null", "noise_quantile",
@@ -212,8 +212,36 @@ def load_study(folder: str | Path) -> Study:
         raise SensitivityError(str(exc)) from None
     players = [p["settings"].get("players") for p in points]
     metrics, noise, noise_se, used = _metrics(tables, game, players)
+    try:
+        strong = load_strong_play(folder)
+    except RunError as exc:
+        raise SensitivityError(str(exc)) from None
+    if strong is not None:
+        metrics, noise, noise_se = _with_strong(strong, len(points), metrics, noise, noise_se)
     return Study(folder, manifest["scenario"]["name"], mode, method, knobs, x, metrics, noise,
                  noise_se, used, int(manifest["matches_per_point"]), second, int(manifest["seed"]))
+
+
+def _with_strong(strong: tuple[pd.DataFrame, pd.DataFrame], n: int, metrics: pd.DataFrame,
+                 noise: pd.Series, noise_se: pd.Series):
+    """The strong-play metrics of a sweep run with ``--train [--value]`` added to the
+    point metrics: ``exploitability`` and ``value_<mechanic>`` (points), their noise the
+    mean variance their 95% intervals give (and its standard error over the points)."""
+    trained, values = strong
+    frames = [trained.rename(columns={"exploitability": "value", "exploitability_low": "low",
+                                      "exploitability_high": "high"}).assign(name="exploitability")]
+    frames += [g.assign(name=f"value_{m}") for m, g in values.groupby("mechanic", sort=False)]
+    metrics, noise, noise_se = metrics.copy(), noise.copy(), noise_se.copy()
+    for f in frames:
+        f = f.set_index("point").reindex(range(n))
+        name = str(f["name"].dropna().iloc[0]) if f["name"].notna().any() else None
+        if name is None:
+            continue
+        metrics[name] = f["value"].to_numpy(float)
+        var = ((f["high"] - f["low"]).to_numpy(float) / (2 * Z)) ** 2
+        noise[name] = float(np.nanmean(var))
+        noise_se[name] = float(np.nanstd(var, ddof=1) / math.sqrt(max(n, 1))) if n > 1 else np.nan
+    return metrics, noise, noise_se
 
 
 def _knob_values(values: list, spec) -> np.ndarray:

@@ -21,6 +21,7 @@ findings link to sections by id.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -1564,6 +1565,120 @@ SWEEP_SECTIONS = [
 
 
 # ---------------------------------------------------------------------------
+# Under strong play: the scenario's [strong] field in every seat, beside the run
+# ---------------------------------------------------------------------------
+STRONG_FOLDER = "strong-play"    # where nop-sim run plays a scenario's [strong] field
+
+
+def strong_run(folder: Path | None) -> A.RunData | None:
+    """The finished run of a scenario's ``[strong]`` field inside a run folder, or None."""
+    if folder is None:
+        return None
+    sub = Path(folder) / STRONG_FOLDER
+    try:
+        manifest = json.loads((sub / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return A.load_run(sub) if manifest.get("status") == "finished" else None
+
+
+@dataclass
+class _Strong:
+    """What the strong-play section reads: this run (the styles) and the field's run."""
+
+    styles: _Point
+    strong: A.RunData
+
+    @property
+    def field(self) -> dict:
+        files = self.strong.manifest.get("agent_files") or [{}]
+        return files[0]
+
+
+def _under_strong(c: _Strong) -> list:
+    f = c.field
+    rows = len(f.get("rows") or [1])
+    matches = int(c.strong.manifest.get("totals", {}).get("matches", 0))
+    blocks: list = [Note(
+        f"Every seat played the strong field of {f.get('given', '?')} (a mixture of {rows} "
+        f"policy row{'s' * (rows > 1)}: {training_text(f.get('training') or {})}) in "
+        f"{count(matches)} matches of these rules, seed {c.strong.manifest.get('seed')}. "
+        f"The other sections describe the styles this scenario seats. The field is as strong "
+        f"as its stated exploitability says: where a deviation gains several points, what "
+        f"it does is strong play as far as its training got.")]
+    keys = [k for k in A.METRICS if k not in STRONG_KEYS and k != "max_preset_advantage"]
+    both = [A.point_metrics(run, n_boot=300).iloc[0] for run in (c.styles.run, c.strong)]
+    t = pd.DataFrame({"metric": [A.METRICS[k][0] for k in keys]})
+    for label, m in zip(("styles (this run)", "strong field"), both, strict=True):
+        t[label] = [_metric_ci(k, m) for k in keys]
+    blocks.append(Table(t, "What strong players do, beside the styles (95% intervals)",
+                        csv="strong_metrics.csv"))
+    s = A.seat_fairness(c.strong)
+    blocks.append(Table(pd.DataFrame({
+        "seat": s["seat"].astype(int).astype(str),
+        f"win rate ({HOLM})": _cis(s, "win_rate", "holm_low", "holm_high"),
+        "advantage": _pts(s["advantage"]), "Holm p": [pval(x) for x in s["p_holm"]],
+        "unfair": ["yes" if x else "" for x in s["outside"]]}),
+        "Seat fairness under strong play: every seat the same field",
+        csv="strong_seats.csv", full=s))
+    values = _field_values(f)
+    if values is not None:
+        blocks.append(Table(pd.DataFrame({
+            "mechanic": values["mechanic"],
+            "value, points (95%)": [num_ci(v, lo, hi, 1) for v, lo, hi in zip(
+                values["loss"], values["loss_low"], values["loss_high"], strict=True)],
+            "reading": ["cannot be told from 0" if lo <= 0 <= hi else
+                        "pays" if lo > 0 else "below 0 (noise)"
+                        for lo, hi in zip(values["loss_low"], values["loss_high"],
+                                          strict=True)]}),
+            "What each mechanic is worth to a strong player (nop-sim value against this "
+            "field: the best deviation's gain minus the best deviation's without it)",
+            csv="strong_values.csv", full=values))
+    else:
+        blocks.append(Note(f"No values beside {f.get('given', 'the field')}: measure them with "
+                           f"nop-sim value SCENARIO --strong <its training folder>.", "muted"))
+    d = A.disruptor_stats(c.strong)
+    if not d.empty:
+        d = d.reindex(d["adjusted_lift"].abs().sort_values(ascending=False).index).head(8)
+        short = _disruptor_table(d.reset_index(drop=True))[[
+            "card", "pick rate", "drafters / others win", f"adjusted lift, pts ({HOLM})",
+            "Holm p (adjusted)", "outlier"]]
+        blocks.append(Table(short,
+                            "Disruptors under strong play: the 8 largest adjusted leads of "
+                            "drafters over seats that drafted as many other cards (Holm "
+                            "intervals; an association, not an effect)",
+                            list(np.nonzero(d["outlier"].to_numpy())[0]),
+                            "strong_disruptors.csv", d))
+    return blocks
+
+
+def _metric_ci(key: str, m: pd.Series) -> str:
+    v, lo, hi = m.get(key), m.get(f"{key}_low"), m.get(f"{key}_high")
+    if not isnum(v):
+        return "–"
+    if isnum(lo) and isnum(hi):
+        return f"{_metric_text(key, v)} ({_metric_text(key, lo)} to {_metric_text(key, hi)})"
+    return _metric_text(key, v)
+
+
+def _field_values(field: dict) -> pd.DataFrame | None:
+    """``value.parquet`` beside the field's file (``nop-sim value`` writes it into the
+    training folder), or None."""
+    path = Path(field.get("file") or "").parent / "value.parquet"
+    try:
+        return pd.read_parquet(path) if field.get("file") and path.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
+STRONG_SECTION = SectionSpec(
+    "strong", "Under strong play",
+    "The same rules with a strong field (the scenario's [strong], trained by nop-sim train) "
+    "in every seat: what strong players do, how fair the seats are, what each mechanic is "
+    "worth to them, which Disruptors lead.", _under_strong)
+
+
+# ---------------------------------------------------------------------------
 # Entry points
 # ---------------------------------------------------------------------------
 # Sections a forked copy of this process builds while this one builds the others
@@ -1612,6 +1727,10 @@ def build_report(run: A.RunData, point: int | None = None, strict: bool = False)
                                       else []) + SWEEP_SECTIONS[1:]
         sections += R.build_sections(specs, sweep, strict=strict)
     sweeping = sweep is not None
+    strong = None if sweeping else strong_run(run.folder)
+    if strong is not None:
+        sections += R.build_sections([STRONG_SECTION], _Strong(_Point(run, point), strong),
+                                     strict=strict, unavailable=(A.MissingData,))
     sections += R.build_sections(POINT_SECTIONS, _Point(run, point), strict=strict,
                                  prefix=f"p{point}_" if sweeping else "", number_from=1,
                                  suffix=f" (point {point})" if sweeping else "",

@@ -229,6 +229,7 @@ def point_data(scn: Scenario, params: Mapping[str, Any]) -> dict:
     data = tomllib.loads(scn.text)
     data.pop("tune", None)
     data.pop("sweep", None)
+    data.pop("strong", None)  # a field is trained for one rule set, not a trial's
     data["game"] = {**data.get("game", {}), **params}
     paths = {f"@{f.given}": f"@{Path(f.path).resolve()}" for f in scn.agent_files}
 

@@ -1,0 +1,119 @@
+"""A scenario's ``[strong]`` field: played in every seat beside the run, read by the report
+as "Under strong play" (issue 21), and the baseline's shipped field kept for its rules.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from nop_sim.cli import main
+from nop_sim.run.scenario import ScenarioError, load_scenario
+from nop_sim.studies.train.trainer import rules_key
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SMALL = """
+name = "small"
+[game]
+players = 3
+chips = 40
+max_hands = 40
+[seats]
+rotate = ["balanced", "hedger", "rock"]
+[run]
+matches = 60
+seed = 5
+chunk = 30
+"""
+
+
+def _cli(args: list[str]):
+    return CliRunner().invoke(main, args)
+
+
+@pytest.fixture(scope="module")
+def field(tmp_path_factory) -> Path:
+    """A small training for SMALL's rules, with its values beside it."""
+    folder = tmp_path_factory.mktemp("field")
+    path = folder / "small.toml"
+    path.write_text(SMALL)
+    r = _cli(["train", str(path), "--budget-matches", "2000", "--out", str(folder / "t"),
+              "--quiet", "--no-report", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    r = _cli(["value", str(path), "--strong", str(folder / "t"), "--budget-matches", "3000",
+              "--quiet", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    return folder / "t" / "strong.toml"
+
+
+def _with_strong(tmp_path: Path, field: Path, extra: str = "matches = 90") -> Path:
+    path = tmp_path / "withstrong.toml"
+    path.write_text(SMALL + f'[strong]\nfield = "{field}"\n{extra}\n')
+    return path
+
+
+def test_a_run_plays_its_strong_field_and_the_report_reads_it(tmp_path, field):
+    path = _with_strong(tmp_path, field)
+    out = tmp_path / "r"
+    r = _cli(["run", str(path), "--out", str(out), "--quiet", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    assert f"strong play: {out / 'strong-play'}/" in r.output
+    strong = json.loads((out / "strong-play" / "manifest.json").read_text())
+    assert strong["status"] == "finished" and strong["totals"]["matches"] == 90
+    assert strong["points"][0]["seats"] == ["trained(small)"] * 3   # the field, every seat
+    html = (out / "report.html").read_text()
+    assert 'id="strong"' in html and "Under strong play" in html
+    values = pd.read_csv(out / "tables" / "strong_values.csv")
+    saved = pd.read_parquet(field.parent / "value.parquet")
+    assert list(values["mechanic"]) == list(saved["mechanic"])   # the field's own values
+    # the run itself is the styles' as before: [strong] is not part of its fingerprint
+    plain = tmp_path / "plain.toml"
+    plain.write_text(SMALL)
+    assert load_scenario(plain).fingerprint() == load_scenario(path).fingerprint()
+
+
+def test_a_field_for_other_rules_is_not_played(tmp_path, field):
+    path = _with_strong(tmp_path, field)
+    other = tmp_path / "other"
+    r = _cli(["run", str(path), "--out", str(other), "--quiet", "--workers", "1", "--set",
+              "hedge_cost=9"])
+    assert r.exit_code == 0, r.output
+    assert "trained for other rules" in r.output and "nop-sim train" in r.output
+    assert not (other / "strong-play").exists()
+    assert 'id="strong"' not in (other / "report.html").read_text()
+
+
+@pytest.mark.parametrize("extra, words", [
+    ("matches = 0", "[strong] matches = 0"),
+    ("fields = 3", "fields"),
+])
+def test_bad_strong_tables_name_the_field(tmp_path, field, extra, words):
+    path = _with_strong(tmp_path, field, extra)
+    with pytest.raises(ScenarioError, match=words.replace("[", r"\[")):
+        load_scenario(path)
+    r = _cli(["run", str(path), "--quiet", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_a_missing_field_file_is_named(tmp_path):
+    path = _with_strong(tmp_path, tmp_path / "nowhere" / "strong.toml")
+    r = _cli(["run", str(path), "--quiet", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "nowhere" in r.output and "[strong]" in r.output
+
+
+def test_the_shipped_baseline_field_is_for_the_baseline_rules():
+    """The baseline's [strong] field must be retrained when its rules change (a ruling, a
+    new setting): this fails until it is, naming the command."""
+    scn = load_scenario(ROOT / "scenarios" / "baseline.toml")
+    assert scn.strong is not None, "scenarios/baseline.toml ships a [strong] field"
+    training = scn.strong.file.training
+    assert training.get("rules") == rules_key(scn.settings), (
+        f"{scn.strong.given} was trained for other rules: retrain it with the command in "
+        f"scenarios/fields/README.md")
+    values = Path(scn.strong.file.path).parent / "value.parquet"
+    assert values.is_file(), "the shipped field's values (nop-sim value) ship beside it"
