@@ -860,8 +860,20 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
 @click.option("--no-report", is_flag=True, help="Write best.toml and the tables only.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a setting, e.g. --set players=6 --set tune.chips=[40,120].")
+@click.option("--train", "train_first", is_flag=True,
+              help="Judge every trial under strong play: train a field for its rules (each "
+                   "rung twice the last's budget, warm-started from the nearest trial), value "
+                   "the mechanics the [targets] name, play its matches with the field in every "
+                   "seat. Needed for targets such as value_manipulation = { min = 3 }.")
+@click.option("--train-budget", type=click.IntRange(1, 10**10), default=100_000,
+              show_default=True, help="Training matches of a trial's last rung (--train).")
+@click.option("--value-budget", type=click.IntRange(1, 10**10), default=100_000,
+              show_default=True, help="Value matches of a trial's last rung (--train).")
+@click.option("--train-cache", type=click.Path(path_type=Path),
+              default=Path("reports") / "train-cache", show_default=True,
+              help="Where trials' fields are kept and found again (--train).")
 def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, resume, quiet,
-             no_report, overrides):
+             no_report, overrides, train_first, train_budget, value_budget, train_cache):
     """Search SCENARIO's [tune] settings for the ones closest to its [targets].
 
     Optuna proposes settings (TPE; CMA-ES when every setting is a float
@@ -876,6 +888,7 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
       nop-sim tune scenarios/chips_tune.toml
       nop-sim tune scenarios/chips_tune.toml --trials 60 --matches 800 --resume
       nop-sim run reports/chips_tune-tune/best.toml --out reports/chips_tune-best
+      nop-sim tune scenarios/ledger_tune.toml --train   # targets under strong play
     """
     import os
 
@@ -883,8 +896,16 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
     from nop_sim.studies.tune.report import write_tune_report
 
     scn = _load(scenario, overrides, None, seed)
+    strong = None
+    if train_first:
+        from nop_sim.studies.tune.strong import StrongTuning
+
+        _trainable(scn, "tune --train")
+        strong = StrongTuning(budget=train_budget, value_budget=value_budget,
+                              cache=str(train_cache))
     try:
-        cfg = TuneConfig(trials=trials, matches=matches or scn.matches, top=top, seed=scn.seed)
+        cfg = TuneConfig(trials=trials, matches=matches or scn.matches, top=top, seed=scn.seed,
+                         strong=strong)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     out = out_dir or Path("reports") / f"{scn.name}-tune"

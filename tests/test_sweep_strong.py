@@ -162,7 +162,48 @@ def test_tune_refuses_strong_play_targets(tmp_path):
                     "value_manipulation = { min = 3 }\n")
     r = _cli(["tune", str(path), "--trials", "2", "--out", str(tmp_path / "o")])
     assert r.exit_code == 2 and "value_manipulation" in r.output
-    assert "sweep --train --value" in r.output and "Traceback" not in r.output
+    assert "--train" in r.output and "Traceback" not in r.output
+
+
+TUNE = GRID.split("[sweep]")[0] + """[tune]
+hedge_cost = [0, 15]
+[targets]
+value_hedging = { min = 20 }
+median_hands = 10
+"""
+
+
+def _tune(tmp_path: Path, out: str, cache: str, *extra: str):
+    path = tmp_path / "tune.toml"
+    path.write_text(TUNE)
+    return _cli(["tune", str(path), "--train", "--train-budget", "1500", "--value-budget",
+                 "2000", "--trials", "2", "--top", "1", "--matches", "16", "--train-cache",
+                 str(tmp_path / cache), "--out", str(tmp_path / out), "--quiet", "--no-report",
+                 *extra])
+
+
+def test_tune_train_judges_each_trial_under_its_own_field(tmp_path):
+    from nop_sim.run.scenario import load_scenario
+    from nop_sim.studies.train.trainer import rules_key
+
+    r = _tune(tmp_path, "o", "cache", "--workers", "1")
+    assert r.exit_code == 0, r.output
+    assert "value_hedging" in r.output
+    trials = pd.read_parquet(tmp_path / "o" / "trials.parquet")
+    for col in ("value_hedging", "value_hedging_low", "value_hedging_high", "exploitability"):
+        assert trials[col].notna().all(), col
+    assert (trials["value_hedging_low"] <= trials["value_hedging"]).all()
+    # best.toml records the field it was judged under, trained for exactly its rules
+    best = load_scenario(tmp_path / "o" / "best.toml")
+    assert best.strong is not None
+    assert best.strong.file.training["rules"] == rules_key(best.settings)
+    # again, into the same cache: the fields are read back and the study is the same
+    again = _tune(tmp_path, "again", "cache", "--workers", "2")
+    assert again.exit_code == 0, again.output
+    cols = ["trial", "state", "param_hedge_cost", "objective", "value_hedging",
+            "exploitability"]
+    pd.testing.assert_frame_equal(trials[cols],
+                                  pd.read_parquet(tmp_path / "again" / "trials.parquet")[cols])
 
 
 def test_an_unknown_strong_target_names_the_allowed(tmp_path):
@@ -210,3 +251,15 @@ def test_sensitivity_reads_the_strong_play_metrics_with_their_noise():
     assert n["value_hedging"] == pytest.approx(var.mean())
     assert se["value_hedging"] == pytest.approx(var.std(ddof=1) / math.sqrt(3))
     assert n["median_hands"] == 0.5
+
+
+@pytest.mark.slow  # 30 s: every field trained twice, once a thread, once two
+def test_tune_train_gives_the_same_study_with_1_and_2_workers(tmp_path):
+    one = _tune(tmp_path, "one", "c1", "--workers", "1")
+    two = _tune(tmp_path, "two", "c2", "--workers", "2")
+    assert one.exit_code == 0 and two.exit_code == 0, one.output + two.output
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "one" / "trials.parquet").drop(columns="seconds"),
+        pd.read_parquet(tmp_path / "two" / "trials.parquet").drop(columns="seconds"))
+    assert (tmp_path / "one" / "best.toml").read_text().replace("/c1/", "/c2/") == \
+        (tmp_path / "two" / "best.toml").read_text()

@@ -49,7 +49,7 @@ from nop_sim.store import STRONG_PLAY_FILE, VALUES_FILE
 from nop_sim.studies.train.trainer import TrainConfig, start_population, train_folder
 from nop_sim.studies.train.value import value_folder
 
-__all__ = ["DEFAULT_CACHE", "TrainedPoints", "nearest", "train_points"]
+__all__ = ["DEFAULT_CACHE", "TrainedPoints", "nearest", "train_points", "warm_population"]
 
 DEFAULT_CACHE = Path("reports") / "train-cache"
 
@@ -92,7 +92,7 @@ def nearest(points: Sequence[dict], index: int) -> int | None:
     return int(np.argmin(dist))  # argmin takes the first of equal distances
 
 
-def _warm_population(sub: Scenario, source: Path):
+def warm_population(sub: Scenario, source: Path):
     """``sub``'s first population started from the trained folder ``source``: its strong
     mixture (rows, weights), then ``sub``'s own seats not in it, an equal share each."""
     settings = sub.settings_at(sub.points()[0])
@@ -141,7 +141,7 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
             if progress is not None:
                 progress(i * per_point + offset + min(done, total), len(points) * per_point, i)
 
-        first = start_population(sub) if source is None else _warm_population(sub, source)
+        first = start_population(sub) if source is None else warm_population(sub, source)
         result = train_folder(sub, folder, cfg, threads=threads, scheduler=scheduler,
                               resume=True, progress=tick, population=first)
         folders.append(folder)

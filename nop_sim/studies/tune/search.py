@@ -12,6 +12,10 @@ their settings, not by their luck). After each rung (``matches / 4``,
 (``SuccessiveHalvingPruner``, reduction factor 2), which stops trials that
 fall behind the others at the same rung.
 
+With ``--train`` (``TuneConfig.strong``), every rung of a trial first trains a strong
+field for its rules, values the mechanics the targets name and plays the rung's matches
+with the field in every seat (:mod:`nop_sim.studies.tune.strong`).
+
 The objective is the distance to the targets: the root of the weighted sum
 of squared relative misses (:meth:`nop_sim.run.scenario.Target.miss`, 0 when a
 bound holds), the sweep ranking's distance with weights. Its interval, and
@@ -38,7 +42,7 @@ import time
 import tomllib
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -50,6 +54,7 @@ import pandas as pd
 import tomli_w
 
 from nop_sim.core.errors import TuneError
+from nop_sim.core.stats import CONFIDENCE, normal_quantile
 from nop_sim.games import get_game
 from nop_sim.reporting import atomic_write
 from nop_sim.run.executors import dask_client
@@ -57,6 +62,15 @@ from nop_sim.run.planning import Chunk, plan_chunks
 from nop_sim.run.provenance import git_revision, versions
 from nop_sim.run.scenario import Scenario, Target, TuneAxis
 from nop_sim.store import concat_tables
+from nop_sim.studies.tune.strong import (
+    StrongTuning,
+    draw,
+    field_scenario,
+    strong_metrics,
+    train_trial,
+    value_again,
+    warm_source,
+)
 
 __all__ = ["TuneConfig", "TuneError", "TuneResult", "objective", "tune_folder"]
 
@@ -77,6 +91,8 @@ class TuneConfig:
     seed : root seed (samplers, trial seeds, re-run seeds)
     startup : trials drawn at random before the sampler models the others (not tied to
         ``trials``, which may grow on resume: the k-th trial must not depend on it)
+    strong : with ``tune --train``, how each trial's strong field is trained and valued
+        (:mod:`nop_sim.studies.tune.strong`); None: the scenario's seats play
     """
 
     trials: int = 40
@@ -87,6 +103,7 @@ class TuneConfig:
     n_boot: int = 200
     seed: int = 0
     startup: int = 5
+    strong: StrongTuning | None = None   # tune --train: each trial under its own field
 
     def __post_init__(self) -> None:
         for name, low in (("trials", 1), ("matches", 1), ("rungs", 1), ("top", 1),
@@ -134,19 +151,23 @@ def objective(specs: Sequence[Target], metrics: Mapping[str, float]) -> float:
     return math.sqrt(total)
 
 
-def _estimate(game, specs, tables: list[dict], n_boot: int, seed: int) -> dict[str, Any]:
+def _estimate(game, specs, tables: list[dict], n_boot: int, seed: int,
+              strong: Mapping[str, tuple[float, float, float]] | None = None) -> dict[str, Any]:
     """Point estimates and bootstrap intervals (over chunks) of every target metric and
-    the objective, from a trial's chunk tables."""
+    the objective, from a trial's chunk tables; ``strong`` adds the strong-play metrics
+    (value, low, high), each replicate drawing them from their intervals."""
     names = [n for n in (*game.tables, *game.summed_tables) if n != "events"]
     merged = concat_tables(tables, names)
     estimate = game.target_metrics(merged)
-    point = estimate()
+    strong = dict(strong or {})
+    point = {**estimate(), **{k: v[0] for k, v in strong.items()}}
     n_chunks = len(tables)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_BOOT_KEY,)))
+    z = normal_quantile(CONFIDENCE)
     boots = []
     for _ in range(n_boot):
         w = rng.multinomial(n_chunks, np.full(n_chunks, 1.0 / n_chunks)).astype(np.float64)
-        m = estimate(w)
+        m = {**estimate(w), **draw(strong, rng, z)}
         m["objective"] = objective(specs, m)
         boots.append(m)
     frame = pd.DataFrame(boots)
@@ -288,7 +309,8 @@ def _config_key(scn: Scenario, cfg: TuneConfig) -> dict:
     return {"scenario": scn.fingerprint(), "seed": cfg.seed, "matches": cfg.matches,
             "rungs": cfg.rungs, "n_boot": cfg.n_boot, "startup": cfg.startup,
             "tune": [asdict(a) for a in scn.tune],
-            "targets": [asdict(t) for t in scn.target_specs]}
+            "targets": [asdict(t) for t in scn.target_specs],
+            **({"strong": cfg.strong.key()} if cfg.strong is not None else {})}
 
 
 def _open_study(out: Path, scn: Scenario, cfg: TuneConfig, resume: bool):
@@ -385,17 +407,36 @@ def _run_trial(study, scn: Scenario, cfg: TuneConfig, player: _Player, index: in
     tables: list[dict] = []
     state, played = TrialState.COMPLETE, 0
     rungs = _rungs(cfg)
+    field = None
+    if cfg.strong is not None:  # rung 0 starts from the nearest trial's field
+        trained = sorted((t for t in _finished(study) if "field" in t.user_attrs),
+                         key=lambda t: t.user_attrs["index"])
+        source = warm_source([(t.params, t.user_attrs["field"]) for t in trained], params)
     for r, end in enumerate(rungs):
-        todo = [c for c in chunks[len(tables):] if c.first_match < end]
-        tables += player.play(tscn, todo)
-        played = sum(c.n_matches for c in chunks[:len(tables)])
+        if cfg.strong is not None:  # a field for this rung, and every match played again by it
+            field = train_trial(tscn, cfg.strong, len(rungs), r,
+                                source if field is None else field.folder,
+                                workers=player.workers, scheduler=player.scheduler)
+            fscn = field_scenario(tscn, field.folder)
+            tables = player.play(fscn, [c for c in chunks if c.first_match < end])
+            played += sum(c.n_matches for c in chunks[:len(tables)])
+        else:
+            todo = [c for c in chunks[len(tables):] if c.first_match < end]
+            tables += player.play(tscn, todo)
+            played = sum(c.n_matches for c in chunks[:len(tables)])
         est = game.target_metrics(concat_tables(tables, ("matches", "seats", "counts")))()
+        if field is not None:
+            est.update({k: v[0] for k, v in field.metrics.items()})
         trial.report(objective(scn.target_specs, est), 2 ** r)  # the pruner's resource
         if r < len(rungs) - 1 and trial.should_prune():
             state = TrialState.PRUNED
             break
     found = _estimate(game, scn.target_specs, tables, cfg.n_boot,
-                      _derived_seed(cfg.seed, _BOOT_KEY, index))
+                      _derived_seed(cfg.seed, _BOOT_KEY, index),
+                      None if field is None else field.metrics)
+    if field is not None:
+        trial.set_user_attr("field", str(field.folder))
+        trial.set_user_attr("strong", {k: list(v) for k, v in field.metrics.items()})
     trial.set_user_attr("matches", played)
     trial.set_user_attr("seconds", time.perf_counter() - t0)
     trial.set_user_attr("metrics", {k: (None if isinstance(v, float) and not math.isfinite(v)
@@ -416,9 +457,16 @@ def _rerun(scn: Scenario, cfg: TuneConfig, player: _Player, candidates: list) ->
     for t in candidates:
         tscn = _trial_scenario(scn, t.params, seed, cfg.matches * cfg.rerun_factor,
                                _chunk_size(cfg))
+        strong = None
+        if cfg.strong is not None:  # its last field, valued again on a fresh seed
+            field = Path(t.user_attrs["field"])
+            strong = {"exploitability": tuple(t.user_attrs["strong"]["exploitability"]),
+                      **value_again(tscn, field, cfg.strong, seed, workers=player.workers,
+                                    scheduler=player.scheduler)}
+            tscn = field_scenario(tscn, field)
         tables = player.play(tscn, plan_chunks(tscn))
         found = _estimate(game, scn.target_specs, tables, cfg.n_boot,
-                          _derived_seed(seed, _BOOT_KEY, t.user_attrs["index"]))
+                          _derived_seed(seed, _BOOT_KEY, t.user_attrs["index"]), strong)
         rows.append({"trial": t.number, **{f"param_{k}": v for k, v in t.params.items()},
                      "trial_objective": t.value, "matches": cfg.matches * cfg.rerun_factor,
                      "seed": seed, **found})
@@ -477,11 +525,15 @@ def target_table(specs: Sequence[Target], found: Mapping[str, Any]) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-def best_toml(scn: Scenario, params: Mapping[str, Any], note: str) -> str:
-    """A complete scenario file with ``params`` in ``[game]`` (no [tune], no [sweep])."""
+def best_toml(scn: Scenario, params: Mapping[str, Any], note: str,
+              field: str | None = None) -> str:
+    """A complete scenario file with ``params`` in ``[game]`` (no [tune], no [sweep]);
+    ``field``: the strong field it was judged under (``tune --train``), its ``[strong]``."""
     data = point_data(scn, params)
     data.pop("name", None)  # a file's run is named after the file (Scenario.from_mapping)
     data["description"] = note
+    if field is not None:
+        data["strong"] = {"field": str((Path(field) / "strong.toml").resolve())}
     header = (f"# Written by nop-sim tune from {scn.source}: {note}\n"
               f"# Run it as is: nop-sim run <this file> --out reports/{scn.name}-best\n")
     return header + tomli_w.dumps(data)
@@ -512,10 +564,15 @@ def tune_folder(scn: Scenario, out: str | Path, cfg: TuneConfig, *, workers: int
         raise ValueError(f"{scn.source}: the {game.title} game measures no targets; "
                          f"nop-sim tune cannot score its trials")
     strong = [t.name for t in scn.target_specs if t.name in game.strong_targets]
-    if strong:
+    if strong and cfg.strong is None:
         raise ValueError(f"{scn.source}: [targets] {', '.join(strong)}: measured under strong "
-                         f"play, which tune does not train for; map them over the knobs with "
-                         f"nop-sim sweep --train --value")
+                         f"play: tune with --train (each trial trains a field)")
+    if cfg.strong is not None:
+        if not game.trainable:
+            raise ValueError(f"{scn.source}: the {game.title} game has no policy space; "
+                             f"tune --train cannot train its trials")
+        needed = tuple(n[len("value_"):] for n in strong if n.startswith("value_"))
+        cfg = replace(cfg, strong=replace(cfg.strong, mechanics=needed))
     if scn.sweep:
         raise ValueError(f"{scn.source}: [sweep] and [tune] together: tune searches the "
                          f"[tune] settings itself; remove [sweep] (or --set it away)")
@@ -582,7 +639,7 @@ def tune_folder(scn: Scenario, out: str | Path, cfg: TuneConfig, *, workers: int
     note = (f"best of {len(_finished(study))} trials after re-running the top {len(reruns)} on fresh "
             f"seeds: distance to targets {best['objective']:.3g} "
             f"(95% interval {best['objective_low']:.3g} to {best['objective_high']:.3g})")
-    atomic_write(out / "best.toml", best_toml(scn, params, note))
+    atomic_write(out / "best.toml", best_toml(scn, params, note, chosen.user_attrs.get("field")))
     importances, method = _importances(study)
     seconds = time.perf_counter() - t0
     n_pruned = int((trials["state"] == "pruned").sum())
