@@ -399,7 +399,17 @@ def _ranking_lines(out: Path) -> list[str]:
         points = json.loads((out / "manifest.json").read_text())["points"]
     except (OSError, ValueError, KeyError):
         return []
-    return ranking_lines(ranked, list(dict.fromkeys(k for p in points for k in p["params"])))
+    lines = ranking_lines(ranked, list(dict.fromkeys(k for p in points for k in p["params"])))
+    if "exploitability_low" in ranked:  # sweep --train: never rank an unsettled field silently
+        from nop_sim.store import UNSETTLED
+
+        named = ranked[ranked["with_best"].astype(bool)]
+        shaky = named[named["exploitability_low"] >= UNSETTLED]["point"].astype(int).tolist()
+        if shaky:
+            lines.append(f"flagged: the training of point(s) {', '.join(map(str, shaky))} did "
+                         f"not settle (a deviation gains at least {UNSETTLED:g} points): their "
+                         f"numbers under strong play read their fields' weaknesses")
+    return lines
 
 
 def _holding(folder: Path, hint: str | None = None):
@@ -588,7 +598,7 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
     _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile,
              before_report=trained.write if trained is not None else None)
     if trained is not None and len(trained.values):
-        for line in _value_lines(trained.values):
+        for line in _value_lines(trained.values, trained.strong_play):
             click.echo(line)
     if scn.strong is not None:
         click.echo(f"[strong] is played by nop-sim run only (a field is trained for one rule "
@@ -606,9 +616,17 @@ def _strong_targets(scn, measured: tuple[str, ...]) -> None:
                                f"play: run nop-sim sweep --train --value")
 
 
-def _value_lines(values) -> list[str]:
-    """Each mechanic's values across the points, as the terminal's last lines."""
-    lines = ["what each mechanic is worth to a strong player (win-rate points, 95%):"]
+def _value_lines(values, trained) -> list[str]:
+    """Each mechanic's values across the points whose training settled, as the terminal's
+    last lines (the report flags the others)."""
+    from nop_sim.store import UNSETTLED
+
+    unsettled = set(trained.loc[trained["exploitability_low"] >= UNSETTLED, "point"])
+    lines = ["what each mechanic is worth to a strong player (win-rate points, 95%)"
+             + (f", {len(unsettled)} point(s) whose training did not settle left out "
+                f"(points {', '.join(str(p) for p in sorted(unsettled))}; the report "
+                f"flags them):" if unsettled else ":")]
+    values = values[~values["point"].isin(unsettled)]
     for mech, g in values.groupby("mechanic", sort=False):
         pays = g[g["low"] > 0]
         lines.append(f"  {mech:<12} {g['value'].min():+5.1f} to {g['value'].max():+5.1f} over "

@@ -46,8 +46,8 @@ import pyarrow.parquet as pq
 from nop_sim.core.errors import RunError
 from nop_sim.core.profiling import phase
 
-__all__ = ["STRONG_PLAY_FILE", "VALUES_FILE", "RunError", "concat_tables", "finished_parts",
-           "load_strong_play", "load_tables", "not_a_run",
+__all__ = ["DRAFTS_FILE", "STRONG_PLAY_FILE", "UNSETTLED", "VALUES_FILE", "RunError", "concat_tables", "finished_parts",
+           "load_strong_drafts", "load_strong_play", "load_tables", "not_a_run",
            "part_chunks", "read_manifest", "read_rows", "remove_merged", "write_json",
            "write_part"]
 
@@ -276,6 +276,10 @@ def not_a_run(out: str | Path) -> str | None:
 # training (``strong_play.csv``) and each point's mechanic values (``values.csv``)
 STRONG_PLAY_FILE = "strong_play.csv"
 VALUES_FILE = "values.csv"
+DRAFTS_FILE = "drafts.csv"      # each Disruptor's drafted lead under each point's field
+# points: a point whose training a deviation beats by at least this much (the low end of
+# its stated exploitability) did not settle; its values read its field's weaknesses
+UNSETTLED = 10.0
 VALUE_COLUMNS = ("point", "mechanic", "value", "low", "high")
 
 
@@ -305,6 +309,24 @@ def load_strong_play(out: str | Path) -> tuple[pd.DataFrame, pd.DataFrame] | Non
                            f"with --train --value --resume")
         tables.append(frame)
     return tables[0], tables[1]
+
+
+def load_strong_drafts(out: str | Path) -> pd.DataFrame | None:
+    """``drafts.csv`` of a sweep folder run with ``--train --value`` (each point's
+    Disruptor leads under its field), or None; unreadable: :class:`RunError`."""
+    path = Path(out) / DRAFTS_FILE
+    if not path.exists():
+        return None
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{path}: cannot be read ({exc}); run the sweep again with --train "
+                       f"--value --resume") from None
+    missing = [c for c in ("point", "card", "lead", "low", "high") if c not in frame.columns]
+    if missing:
+        raise RunError(f"{path}: has no column {', '.join(missing)}; run the sweep again with "
+                       f"--train --value --resume")
+    return frame
 
 
 def read_manifest(out: str | Path) -> dict:

@@ -79,8 +79,15 @@ def test_known_answers_on_a_two_by_two_grid(tmp_path):
         assert m["low"] <= 0 <= m["high"]
     for promo in (0, 1):   # free hedging is worth clearly more than hedging at 15
         assert v.loc[(0, promo, "hedging"), "low"] > v.loc[(15, promo, "hedging"), "high"]
+    drafts = pd.read_csv(run / "drafts.csv")   # each Disruptor's drafted lead, every point
+    assert set(drafts["point"]) == {0, 1, 2, 3}
+    assert ((drafts["low"] <= drafts["lead"]) & (drafts["lead"] <= drafts["high"])).all()
+    assert (run / "tables" / "drafted_leads.csv").exists()
     trained = pd.read_csv(run / "strong_play.csv")
     assert list(trained["warm_from"]) == [-1, 0, 0, 1]   # each from its nearest neighbour
+    unsettled = trained.loc[trained["exploitability_low"] >= 10, "point"].tolist()
+    assert unsettled, "the grid's small trainings leave one unsettled: the flag is tested"
+    assert f"left out (points {', '.join(map(str, unsettled))}" in r.output
     # the values are metrics of the sweep: ranked by the [targets] floor, in the report and
     # the summary, with the section that answers the design question
     ranked = pd.read_csv(run / "tables" / "sweep_points.csv")

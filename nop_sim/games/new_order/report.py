@@ -55,6 +55,7 @@ from nop_sim.reporting import (
     pval,
 )
 from nop_sim.reporting import forked as renderer
+from nop_sim.store import UNSETTLED, load_strong_drafts
 
 __all__ = ["PALETTE", "POINT_SECTIONS", "STYLE", "SWEEP_SECTIONS", "build_report",
            "write_report"]
@@ -1366,7 +1367,6 @@ def _pair_heat(fig, ax, mat: np.ndarray, low: np.ndarray, high: np.ndarray, key:
 
 # -- under strong play (sweep --train --value) ------------------------------------------------
 STRONG_KEYS = ("exploitability", *(f"value_{m}" for m in A.MECHANICS))
-UNSETTLED = 10.0   # points: a training a deviation beats by at least this did not settle
 MOSTLY_UNRESOLVED = 0.5
 
 
@@ -1438,6 +1438,9 @@ def _worth(s: _Sweep) -> list:
                if np.issubdtype(np.asarray(pd.unique(s.metrics[k])).dtype, np.number)]
     if len(numeric) >= 2:
         blocks.append(_worth_heat(s, numeric[0], numeric[1], values, flags))
+    leads = _lead_table(s, flags)
+    if leads is not None:
+        blocks.append(leads)
     table = values.pivot(index="point", columns="mechanic", values="value")
     t = pd.DataFrame({"point": [str(p) for p in table.index]})
     for k in s.run.swept:
@@ -1457,6 +1460,25 @@ def _worth(s: _Sweep) -> list:
                         (f" (first 60 of {len(t)})" if len(t) > 60 else ""),
                         highlight[:60], "values_by_point.csv", values))
     return blocks
+
+
+def _lead_table(s: _Sweep, flags: dict[int, str]) -> Table | None:
+    """The Disruptor whose drafters lead most under each point's field (drafts.csv)."""
+    drafts = load_strong_drafts(s.run.folder) if s.run.folder is not None else None
+    if drafts is None or not len(drafts):
+        return None
+    top = drafts.loc[drafts.groupby("point")["lead"].idxmax()].sort_values("point")
+    t = pd.DataFrame({"point": top["point"].astype(int).astype(str)})
+    for k in s.run.swept:
+        t[k] = [str(s.run.params(int(p)).get(k)) for p in top["point"]]
+    t["card"] = top["card"].to_numpy()
+    t["lead, points (95%)"] = [num_ci(v, lo, hi, 1) for v, lo, hi in zip(
+        top["lead"], top["low"], top["high"], strict=True)]
+    t["flag"] = [flags.get(int(p), "") for p in top["point"]]
+    return Table(t.head(60), "The Disruptor whose drafters lead most under each point's "
+                 "field: win rate of a seat that drafted it minus one that did not (Newcombe "
+                 "95% interval; an association, not an effect: drafting needs a won showdown)",
+                 csv="drafted_leads.csv", full=drafts)
 
 
 def _worth_figure(s: _Sweep, name: str, values: pd.DataFrame, flags: dict[int, str]

@@ -27,7 +27,8 @@ stopped sweep resumes there). :func:`strong_tables` gathers the points' training
 values into the two tables the sweep folder keeps: ``strong_play.csv`` (a row a point:
 the training's stated exploitability, rounds, matches, whether it settled) and
 ``values.csv`` (a row a point and mechanic: ``point``, the swept knobs, ``mechanic``,
-``value``, ``low``, ``high``, in win-rate points).
+``value``, ``low``, ``high``, in win-rate points), and ``drafts.csv`` (a row a point and
+Disruptor: its drafted ``lead`` under the point's field, ``low``, ``high``, in points).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ from nop_sim.games import SeatFile
 from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
 from nop_sim.run.scenario import Scenario, point_key, point_scenario
-from nop_sim.store import STRONG_PLAY_FILE, VALUES_FILE
+from nop_sim.core.stats import newcombe_interval
+from nop_sim.store import DRAFTS_FILE, STRONG_PLAY_FILE, VALUES_FILE
 from nop_sim.studies.train.trainer import TrainConfig, start_population, train_folder
 from nop_sim.studies.train.value import value_folder
 
@@ -62,15 +64,18 @@ class TrainedPoints:
     scenario: Scenario
     strong_play: pd.DataFrame
     values: pd.DataFrame = field(default_factory=pd.DataFrame)
+    drafts: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def write(self, folder: Path) -> list[Path]:
-        """``strong_play.csv`` and, where values were measured, ``values.csv``."""
+        """``strong_play.csv`` and, where values were measured, ``values.csv`` and
+        ``drafts.csv`` (each Disruptor's drafted lead under the point's field)."""
         folder = Path(folder)
         out = [folder / STRONG_PLAY_FILE]
         atomic_write(out[0], self.strong_play.to_csv(index=False))
-        if len(self.values):
-            out.append(folder / VALUES_FILE)
-            atomic_write(out[1], self.values.to_csv(index=False))
+        for name, table in ((VALUES_FILE, self.values), (DRAFTS_FILE, self.drafts)):
+            if len(table):
+                out.append(folder / name)
+                atomic_write(out[-1], table.to_csv(index=False))
         return out
 
 
@@ -129,7 +134,7 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
     points = scn.points()
     params = [dict(p) for p in points]
     per_point = cfg.budget + (value_budget or 0)
-    seats, folders, rows, values = {}, [], [], []
+    seats, folders, rows, values, drafts = {}, [], [], [], []
     for i, point in enumerate(points):
         sub = point_scenario(scn, i)
         src = nearest(params, i)
@@ -162,7 +167,7 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
                 + f", a deviation gains at least {result.exploitability:+.1f} points")
         if value_budget:
             names = list(mechanics or policy.mechanics)
-            table, _, _ = value_folder(sub, folder, names, budget=value_budget,
+            table, fields, _ = value_folder(sub, folder, names, budget=value_budget,
                                        threads=threads, scheduler=scheduler,
                                        progress=lambda d, t, tick=tick: tick(
                                            d, t, offset=cfg.budget))
@@ -172,9 +177,27 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
                                "gain_full": r.gain_full, "gain_restricted": r.gain_restricted,
                                "check_matches": int(r.check_matches)})
             said += "; " + ", ".join(f"{r.mechanic} {r.loss:+.1f}" for r in table.itertuples())
+            drafts += _leads(fields, i, params[i])
         if say is not None:
             say(said)
     files = tuple(scn.agent_files) + tuple(seats.values())
     return TrainedPoints(dataclasses.replace(scn, point_seats=seats, agent_files=files),
-                         pd.DataFrame(rows), pd.DataFrame(values))
+                         pd.DataFrame(rows), pd.DataFrame(values), pd.DataFrame(drafts))
+
+
+def _leads(fields: pd.DataFrame, point: int, params: dict) -> list[dict]:
+    """Each Disruptor's drafted lead in the field's own matches (the game's field table:
+    win rate of a seat that drafted the card minus one that did not, in points, with
+    Newcombe's interval); none for a game without the table."""
+    if not {"card", "win_drafted", "matches_drafted", "win_not", "matches_not"} \
+            <= set(fields.columns):
+        return []
+    k1 = (fields["win_drafted"] * fields["matches_drafted"]).round()
+    k2 = (fields["win_not"] * fields["matches_not"]).round()
+    low, high = newcombe_interval(k1, fields["matches_drafted"], k2, fields["matches_not"])
+    return [{"point": point, **params, "card": c, "lead": 100 * (a - b), "low": 100 * lo,
+             "high": 100 * hi, "matches_drafted": int(n)}
+            for c, a, b, lo, hi, n in zip(fields["card"], fields["win_drafted"],
+                                          fields["win_not"], low, high,
+                                          fields["matches_drafted"], strict=True)]
 
