@@ -761,7 +761,9 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
     its own seed and the budget given: run it with another --seed and a larger
     --budget-matches than the training's to test the exploitability
     strong.toml states. What it prints is a lower bound: the gain of the best
-    deviation it found.
+    deviation it found. When it finds more than strong.toml claims, it writes
+    its finding into the file's [training] table, so every run that seats the
+    field (its report, a scenario's [strong]) states the largest known bound.
 
     \b
     Example:
@@ -771,7 +773,7 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
     """
     from nop_sim.games.agent_files import training_text
     from nop_sim.studies.train import TrainError
-    from nop_sim.studies.train.value import exploit
+    from nop_sim.studies.train.value import exploit, record_check
 
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "exploit")
@@ -783,6 +785,10 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
         _, training = _strong_training(strong_dir, scn)
     click.echo(f"{scn.name}, seed {scn.seed}: {res.statement()}")
     click.echo(f"strong.toml says: {training_text(training)}")
+    with _one_line(TrainError):
+        if record_check(scn, strong_dir, res, budget):
+            click.echo(f"recorded in {strong_dir / 'strong.toml'}: it found more than the file "
+                       f"claimed, so every run seating the field now states this bound")
 
 
 def _strong_training(folder: Path, scn):

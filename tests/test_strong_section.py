@@ -117,3 +117,41 @@ def test_the_shipped_baseline_field_is_for_the_baseline_rules():
         f"scenarios/fields/README.md")
     values = Path(scn.strong.file.path).parent / "value.parquet"
     assert values.is_file(), "the shipped field's values (nop-sim value) ship beside it"
+
+
+def test_an_independent_check_that_finds_more_is_recorded_in_the_field(tmp_path, field):
+    import shutil
+
+    from nop_sim.games.agent_files import training_text
+    from nop_sim.games.new_order.agents import read_agent_file
+    from nop_sim.studies.train.value import record_check
+
+    folder = tmp_path / "t"
+    folder.mkdir()
+    shutil.copyfile(field, folder / "strong.toml")
+    before = read_agent_file(folder / "strong.toml")
+    claim = before.training["exploitability"]
+
+    class Found:  # what nop-sim exploit's pooled search returns, as far as the record reads
+        matches, starts = 123_456, 42
+
+        def __init__(self, points):
+            self.points = points
+
+        def gain(self):
+            return {"mean": self.points / 100, "ci_low": (self.points - 1) / 100,
+                    "ci_high": (self.points + 1) / 100}
+
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL)
+    scn = load_scenario(path, ["run.seed=7"])
+    assert not record_check(scn, folder, Found(claim - 1), 500_000)   # found less: unchanged
+    assert record_check(scn, folder, Found(claim + 10), 500_000)
+    after = read_agent_file(folder / "strong.toml")
+    assert [dict(r) for r in after.rows] == [dict(r) for r in before.rows]
+    assert list(after.weights) == list(before.weights)
+    assert after.training["checked_exploitability"] == pytest.approx(claim + 10, abs=1e-3)
+    assert "--seed 7 --budget-matches 500000" in after.training["checked_by"]
+    assert "an independent check found more" in training_text(after.training)
+    assert not record_check(scn, folder, Found(claim + 10), 500_000)  # the same: no rewrite
+    assert "independent check found more" in (folder / "strong.toml").read_text()

@@ -285,6 +285,14 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
         text += f" (95% interval {lo:.1f} to {hi:.1f})"
     if training.get("converged") is False:
         text += ", training had not converged"
-    return text + (" — the best single-seat deviation a fresh search found gains that much "
-                   "win rate over it (a lower bound: a stronger search may find more)")
+    text += (" — the best single-seat deviation a fresh search found gains that much "
+             "win rate over it (a lower bound: a stronger search may find more)")
+    c, clo, chi = (number("checked_exploitability"), number("checked_low"),
+                   number("checked_high"))
+    if c is not None:  # nop-sim exploit found more since: the largest known lower bound
+        text += (f"; an independent check found more: a deviation gains at least {c:.1f} "
+                 f"points" + (f" (95% interval {clo:.1f} to {chi:.1f})"
+                              if clo is not None and chi is not None else "")
+                 + (f", {training['checked_by']}" if training.get("checked_by") else ""))
+    return text
 

@@ -46,7 +46,8 @@ from nop_sim.studies.train.search import SearchConfig, SearchResult, best_respon
 from nop_sim.studies.train.space import Space, space_for
 from nop_sim.studies.train.trainer import presets, rules_key
 
-__all__ = ["exploit", "field_tables", "load_strong", "restricted_play", "value_folder"]
+__all__ = ["exploit", "field_tables", "load_strong", "record_check", "restricted_play",
+           "value_folder"]
 
 _SEARCH_KEY = 2 * 10**9      # every search of a value run: the same seeds
 
@@ -124,6 +125,35 @@ def exploit(scn, folder: Path, *, budget: int, threads: int | None = None,
                              tag={"check": "exploit"}, switches=True)
     finally:
         engine.close()
+
+
+def record_check(scn, folder: Path, pooled: Pooled, budget: int) -> bool:
+    """Write an independent check (``nop-sim exploit``) into ``folder``'s strong.toml when it
+    found more than any claim the file holds, so every reader of the field (a run's
+    report, ``[strong]``) states the largest known lower bound: ``[training]`` gets
+    ``checked_exploitability``, ``checked_low``, ``checked_high``, ``checked_by``.
+    Returns whether the file changed."""
+    path = Path(folder) / "strong.toml"
+    settings = scn.settings_at(scn.points()[0])
+    policy = policy_of(settings)
+    f = policy.read_agent_file(path)
+    training = dict(f.training)
+    g = {k: 100 * v for k, v in pooled.gain().items()}
+    known = max(float(training.get("exploitability", float("-inf"))),
+                float(training.get("checked_exploitability", float("-inf"))))
+    if not round(g["mean"], 3) > known:
+        return False
+    training.update(checked_exploitability=round(g["mean"], 3),
+                    checked_low=round(g["ci_low"], 3), checked_high=round(g["ci_high"], 3),
+                    checked_by=f"nop-sim exploit --seed {scn.seed} --budget-matches {budget}: "
+                               f"a {pooled.matches:,}-match search from {pooled.starts} starts")
+    header = "".join(line + "\n" for line in path.read_text().splitlines()
+                     if line.startswith("#"))
+    header += (f"# an independent check found more: a deviation gains at least "
+               f"{g['mean']:.1f} points ({training['checked_by']})\n")
+    policy.write_agent_file(path, f.rows, f.weights, training,
+                            "\n".join(line[2:] for line in header.splitlines()))
+    return True
 
 
 def _strong_field(scn, folder: Path) -> tuple[object, Field]:
