@@ -1523,6 +1523,8 @@ def _worth_figure(s: _Sweep, name: str, values: pd.DataFrame, flags: dict[int, s
         if categorical:
             ax.set_xlim(-0.5, len(order) - 0.5)
             ax.set_xticks(range(len(order)), [str(v) for v in order])
+        elif len(order) <= 12:  # the swept values themselves, not ticks between them
+            ax.set_xticks([float(v) for v in order], [str(v) for v in order])
     R.hide_unused(axes, len(mechs))
     return R.png(fig, f"worth_{name}", f"What each mechanic is worth to a strong player "
                  f"against {name}: grey = single points with their 95% interval (hollow: "
