@@ -42,16 +42,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from nop_sim.core.stats import newcombe_interval
 from nop_sim.games import SeatFile
 from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
 from nop_sim.run.scenario import Scenario, point_key, point_scenario
-from nop_sim.core.stats import newcombe_interval
 from nop_sim.store import DRAFTS_FILE, STRONG_PLAY_FILE, VALUES_FILE
 from nop_sim.studies.train.trainer import TrainConfig, start_population, train_folder
 from nop_sim.studies.train.value import value_folder
 
-__all__ = ["DEFAULT_CACHE", "TrainedPoints", "nearest", "train_points", "warm_population"]
+__all__ = ["DEFAULT_CACHE", "TrainedPoints", "field_folder", "nearest", "train_points",
+           "warm_population"]
 
 DEFAULT_CACHE = Path("reports") / "train-cache"
 
@@ -117,11 +118,14 @@ def warm_population(sub: Scenario, source: Path):
     return np.asarray(rows, float), labels, w / w.sum()
 
 
-def _folder_name(sub: Scenario, cfg: TrainConfig, source: Path | None) -> str:
+def field_folder(cache: Path, sub: Scenario, cfg: TrainConfig, source: Path | None) -> Path:
+    """Where ``sub``'s field trains in ``cache``: named by its fingerprint (rules, seats,
+    seed), budget and epsilon, and the hash of its warm start's folder name, so a cached
+    field is read back only where it was trained from the same start."""
     name = f"{sub.fingerprint()}-{cfg.budget}-e{cfg.epsilon:g}-psro"
     if source is not None:
         name += "-w" + hashlib.sha256(source.name.encode()).hexdigest()[:8]
-    return name
+    return Path(cache) / name
 
 
 def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE,
@@ -139,7 +143,7 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
         sub = point_scenario(scn, i)
         src = nearest(params, i)
         source = folders[src] if src is not None else None
-        folder = Path(cache) / _folder_name(sub, cfg, source)
+        folder = field_folder(cache, sub, cfg, source)
         reused = (folder / "state.json").exists()
 
         def tick(done, total, i=i, offset=0):
@@ -167,10 +171,9 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
                 + f", a deviation gains at least {result.exploitability:+.1f} points")
         if value_budget:
             names = list(mechanics or policy.mechanics)
-            table, fields, _ = value_folder(sub, folder, names, budget=value_budget,
-                                       threads=threads, scheduler=scheduler,
-                                       progress=lambda d, t, tick=tick: tick(
-                                           d, t, offset=cfg.budget))
+            table, fields, _ = value_folder(
+                sub, folder, names, budget=value_budget, threads=threads, scheduler=scheduler,
+                progress=lambda d, t, tick=tick: tick(d, t, offset=cfg.budget))
             for r in table.itertuples():
                 values.append({"point": i, **params[i], "mechanic": r.mechanic,
                                "value": r.loss, "low": r.loss_low, "high": r.loss_high,

@@ -66,7 +66,6 @@ from nop_sim.studies.tune.strong import (
     StrongTuning,
     draw,
     field_scenario,
-    strong_metrics,
     train_trial,
     value_again,
     warm_source,

@@ -26,7 +26,6 @@ so a trial that looked best by the luck of its value check does not win.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -37,12 +36,12 @@ from typing import Any
 import numpy as np
 
 from nop_sim.run.scenario import Scenario
-from nop_sim.studies.train.sweep import nearest, warm_population
+from nop_sim.studies.train.sweep import field_folder, nearest, warm_population
 from nop_sim.studies.train.trainer import TrainConfig, start_population, train_folder
 from nop_sim.studies.train.value import value_folder
 
 __all__ = ["StrongTuning", "TrialField", "draw", "field_scenario", "rung_budget",
-           "strong_metrics", "train_trial", "value_again", "warm_source"]
+           "train_trial", "value_again", "warm_source"]
 
 
 @dataclass(frozen=True)
@@ -75,14 +74,6 @@ def rung_budget(total: int, rungs: int, r: int) -> int:
     return max(1, total // 2 ** (rungs - 1 - r))
 
 
-def _folder(cache: Path, scn: Scenario, budget: int, epsilon: float,
-            source: Path | None) -> Path:
-    name = f"{scn.fingerprint()}-{budget}-e{epsilon:g}-psro"
-    if source is not None:
-        name += "-w" + hashlib.sha256(source.name.encode()).hexdigest()[:8]
-    return cache / name
-
-
 def warm_source(previous: Sequence[tuple[Mapping[str, Any], str]],
                 params: Mapping[str, Any]) -> Path | None:
     """The last field of the trial nearest to ``params`` among ``previous`` (``(params,
@@ -98,12 +89,12 @@ def train_trial(tscn: Scenario, tuning: StrongTuning, rungs: int, r: int,
                 scheduler: str | None = None) -> TrialField:
     """Train rung ``r``'s field for the trial scenario ``tscn`` from ``source`` (a field
     folder; None: the scenario's seats), value it where asked, and read its metrics."""
-    budget = rung_budget(tuning.budget, rungs, r)
-    folder = _folder(Path(tuning.cache), tscn, budget, tuning.epsilon, source)
+    cfg = TrainConfig(budget=rung_budget(tuning.budget, rungs, r), epsilon=tuning.epsilon,
+                      seed=tscn.seed)
+    folder = field_folder(Path(tuning.cache), tscn, cfg, source)
     first = start_population(tscn) if source is None else warm_population(tscn, source)
-    result = train_folder(tscn, folder, TrainConfig(budget=budget, epsilon=tuning.epsilon,
-                                                    seed=tscn.seed),
-                          threads=workers, scheduler=scheduler, resume=True, population=first)
+    result = train_folder(tscn, folder, cfg, threads=workers, scheduler=scheduler,
+                          resume=True, population=first)
     metrics = {"exploitability": (result.exploitability, result.exploitability_low,
                                   result.exploitability_high)}
     if tuning.mechanics and tuning.value_budget:
@@ -142,14 +133,6 @@ def field_scenario(tscn: Scenario, field: Path) -> Scenario:
     data = tomllib.loads(tscn.text)
     data["seats"] = {"all": "@" + str((field / "strong.toml").resolve())}
     return Scenario.from_mapping(data, source=tscn.source, name=tscn.name)
-
-
-def strong_metrics(metrics: Mapping[str, tuple[float, float, float]]) -> dict[str, float]:
-    """``name``, ``name_low``, ``name_high`` of each strong-play metric (a trial's row)."""
-    out = {}
-    for name, (v, lo, hi) in metrics.items():
-        out[name], out[f"{name}_low"], out[f"{name}_high"] = v, lo, hi
-    return out
 
 
 def draw(metrics: Mapping[str, tuple[float, float, float]], rng: np.random.Generator,
