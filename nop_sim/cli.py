@@ -844,7 +844,9 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
             table, _, replaced = value_folder(
                 scn, strong_dir, list(mechanics) or list(MECHANICS), budget=budget or 400_000,
                 threads=workers, scheduler=scheduler, progress=lambda d, t: progress(d, t, d))
-        report = write_train_report(strong_dir)
+        # a folder holding only a strong.toml (copied, shipped) has no training to report
+        report = (write_train_report(strong_dir) if (strong_dir / "manifest.json").is_file()
+                  else None)
     for row in table.itertuples():
         click.echo(f"{row.mechanic:<12} is worth {row.loss:+5.1f} points (95% "
                    f"{row.loss_low:+.1f} to {row.loss_high:+.1f}): the best deviation gains "
@@ -857,7 +859,8 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
         click.echo(f"replaced the saved values of {', '.join(replaced)}: measured with another "
                    f"seed, budget or strong field")
     click.echo(f"tables: {strong_dir / 'value.parquet'}, {strong_dir / 'drafts.parquet'}")
-    click.echo(f"report: {report}")
+    click.echo(f"report: {report}" if report else
+               f"report: none ({strong_dir} holds a field but no training to report on)")
 
 
 @main.command("tune", context_settings=CONTEXT)

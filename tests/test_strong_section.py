@@ -155,3 +155,20 @@ def test_an_independent_check_that_finds_more_is_recorded_in_the_field(tmp_path,
     assert "an independent check found more" in training_text(after.training)
     assert not record_check(scn, folder, Found(claim + 10), 500_000)  # the same: no rewrite
     assert "independent check found more" in (folder / "strong.toml").read_text()
+
+
+def test_value_of_a_field_without_its_training_folder(tmp_path, field):
+    """A shipped or copied strong.toml alone: values are measured and saved, and the
+    missing training report is said, not an error after the work is done."""
+    import shutil
+
+    folder = tmp_path / "bare"
+    folder.mkdir()
+    shutil.copyfile(field, folder / "strong.toml")
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL)
+    r = _cli(["value", str(path), "--strong", str(folder), "--budget-matches", "3000",
+              "--mechanic", "hedging", "--quiet", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    assert "no training to report on" in r.output
+    assert list(pd.read_parquet(folder / "value.parquet")["mechanic"]) == ["hedging"]
