@@ -283,50 +283,39 @@ UNSETTLED = 10.0
 VALUE_COLUMNS = ("point", "mechanic", "value", "low", "high")
 
 
-def load_strong_play(out: str | Path) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """``(strong_play, values)`` of a sweep folder run with ``--train`` (``--value``): a
-    row per point's training, a row per point and mechanic (an empty table without
-    ``--value``); None for a run without. A table that cannot be read raises
-    :class:`RunError` naming it."""
-    out = Path(out)
-    if not (out / STRONG_PLAY_FILE).exists():
-        return None
-    tables = []
-    for name, need in ((STRONG_PLAY_FILE, ("point", "exploitability")), (VALUES_FILE,
-                                                                         VALUE_COLUMNS)):
-        path = out / name
-        if name == VALUES_FILE and not path.exists():
-            tables.append(pd.DataFrame(columns=list(VALUE_COLUMNS)))
-            continue
-        try:
-            frame = pd.read_csv(path)
-        except (OSError, ValueError) as exc:
-            raise RunError(f"{path}: cannot be read ({exc}); run the sweep again with "
-                           f"--train --value --resume") from None
-        missing = [c for c in need if c not in frame.columns]
-        if missing:
-            raise RunError(f"{path}: has no column {', '.join(missing)}; run the sweep again "
-                           f"with --train --value --resume")
-        tables.append(frame)
-    return tables[0], tables[1]
-
-
-def load_strong_drafts(out: str | Path) -> pd.DataFrame | None:
-    """``drafts.csv`` of a sweep folder run with ``--train --value`` (each point's
-    Disruptor leads under its field), or None; unreadable: :class:`RunError`."""
-    path = Path(out) / DRAFTS_FILE
+def _strong_table(path: Path, need: Sequence[str]) -> pd.DataFrame | None:
+    """One of the tables ``sweep --train [--value]`` writes, or None where it is not
+    there; unreadable or missing a column: :class:`RunError` naming the file."""
     if not path.exists():
         return None
     try:
         frame = pd.read_csv(path)
     except (OSError, ValueError) as exc:
-        raise RunError(f"{path}: cannot be read ({exc}); run the sweep again with --train "
-                       f"--value --resume") from None
-    missing = [c for c in ("point", "card", "lead", "low", "high") if c not in frame.columns]
+        raise RunError(f"{path}: cannot be read ({exc}); run the sweep again with "
+                       f"--train --value --resume") from None
+    missing = [c for c in need if c not in frame.columns]
     if missing:
-        raise RunError(f"{path}: has no column {', '.join(missing)}; run the sweep again with "
-                       f"--train --value --resume")
+        raise RunError(f"{path}: has no column {', '.join(missing)}; run the sweep again "
+                       f"with --train --value --resume")
     return frame
+
+
+def load_strong_play(out: str | Path) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """``(strong_play, values)`` of a sweep folder run with ``--train`` (``--value``): a
+    row per point's training, a row per point and mechanic (an empty table without
+    ``--value``); None for a run without. A table that cannot be read raises
+    :class:`RunError` naming it."""
+    trained = _strong_table(Path(out) / STRONG_PLAY_FILE, ("point", "exploitability"))
+    if trained is None:
+        return None
+    values = _strong_table(Path(out) / VALUES_FILE, VALUE_COLUMNS)
+    return trained, (pd.DataFrame(columns=list(VALUE_COLUMNS)) if values is None else values)
+
+
+def load_strong_drafts(out: str | Path) -> pd.DataFrame | None:
+    """``drafts.csv`` of a sweep folder run with ``--train --value`` (each point's
+    Disruptor leads under its field), or None; unreadable: :class:`RunError`."""
+    return _strong_table(Path(out) / DRAFTS_FILE, ("point", "card", "lead", "low", "high"))
 
 
 def read_manifest(out: str | Path) -> dict:

@@ -17,7 +17,7 @@ A trial's rules get a strong field of their own before they are scored:
   target (match length, seat advantage, manipulations per hand...) is measured under
   strong play too.
 
-:func:`strong_metrics` gives a rung's ``exploitability`` and ``value_<mechanic>`` (win-rate
+A rung's :class:`TrialField` holds its ``exploitability`` and ``value_<mechanic>`` (win-rate
 points) with their 95% intervals; the objective's bootstrap draws them from normals of
 those widths. The re-runs of the top trials play fresh seeds with the trial's last
 field, and value it again with a fresh seed (in a folder of its own beside the field),
