@@ -64,6 +64,7 @@ def test_a_run_compared_with_itself_differs_by_nothing(hedge_runs):
     for family in ("median_hands", "mean_hands", "unresolved_share", "seat_win_rate",
                    "preset_win_rate", "fee_share", "manipulations_per_hand",
                    "hedge_hit_rate", "hedge_net_per_placement", "disruptor_effect",
+                   "hedges_per_hand", "bluffs_per_hand",
                    "stack_gini", "category_share"):
         assert (t["family"] == family).any(), family
 

@@ -116,6 +116,24 @@ def test_max_hands_cap_flags_unresolved():
     assert (chips[np.arange(6), r.match[:, T.M_WINNER]] == chips.max(axis=1)).all()
 
 
+def test_bluffs_are_the_bets_and_raises_the_strength_alone_would_not_make():
+    s = Settings(max_hands=60)
+    # never strong enough to bet: every bet and raise is a bluff
+    always = play_matches(s, {"preset": "balanced", "bet_threshold": 2.0, "bluff": 0.5},
+                          n_matches=8, seed=6)
+    assert always.count("bluffs") == always.count("bets") + always.count("raises") > 0
+    # never bluffing, or always strong enough: none is
+    for agent in ({"preset": "balanced", "bluff": 0.0},
+                  {"preset": "balanced", "bet_threshold": 0.0, "noise": 0.0, "bluff": 1.0}):
+        r = play_matches(s, agent, n_matches=8, seed=6)
+        assert r.count("bluffs") == 0 < r.count("bets")
+    # a mixed table: some are, counted by seat too, and a rock never bluffs
+    mixed = play_matches(s, ["balanced", "maniac", "rock", "hedger"], n_matches=8, seed=6)
+    by_seat = mixed.player[:, :4, T.PL_BLUFFS].sum(axis=0)
+    assert 0 < mixed.count("bluffs") < mixed.count("bets") + mixed.count("raises")
+    assert by_seat.sum() == mixed.count("bluffs") and by_seat[2] == 0
+
+
 def test_no_disruptors_means_no_drafts():
     r = play_matches(Settings(disruptors="none", max_hands=200), "random", n_matches=6, seed=4)
     assert r.drafted.sum() == 0 and r.disruptors.sum() == 0

@@ -72,9 +72,9 @@ MATCH_CONFIGS = {
                             ["balanced", "manipulator", "hedger", "rock"]),
 }
 MATCH_HASHES = {
-    "default rules": "140813a2cd9c8d1e30d0bcb95c23ee3f",
-    "no-limit, fees to the bank": "f58cd812309209c3ae66cce6d47cb30c",
-    "wilds and inversion": "c970afae075b7ee546ef7b6dddfd1d37",
+    "default rules": "7166a437376c2aa03668e5d07e8c31fb",
+    "no-limit, fees to the bank": "2c1b8258089f8457836fe51bd8961c88",
+    "wilds and inversion": "1e47f6678244efd4d8dbbb74a65fe230",
 }
 
 

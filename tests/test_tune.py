@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -83,6 +84,34 @@ def test_target_metrics_agree_with_the_balance_report(tmp_path):
     for name in ("median_hands", "unresolved_share", "max_seat_advantage",
                  "max_preset_advantage", "fee_share", "hedge_hit_rate"):
         assert found[name] == pytest.approx(float(row[name]), nan_ok=True), name
+
+
+def test_disruptor_effects_and_use_rates_agree_with_the_report(tmp_path):
+    """Two codes for one number: the tune objective's chunk-weighted Disruptor effects
+    (counts per chunk) and the report's (seat by seat, disruptor_stats), and the use
+    rates (counters per chunk against per-match sums)."""
+    from nop_sim.games import get_game
+    from nop_sim.games.new_order import analysis as A
+    from nop_sim.run.runner import load_tables, run_scenario
+
+    scn = Scenario.from_mapping({
+        "game": {"chips": 30, "disruptors": {"deuces_wild": 6, "windfall": 6, "levy": 6}},
+        "seats": {"rotate": ["balanced", "maniac", "rock", "hedger"]},
+        "run": {"matches": 60, "chunk": 10, "seed": 5}})
+    run_scenario(scn, tmp_path / "r", workers=1)
+    estimate = get_game(scn.kind).target_metrics(load_tables(tmp_path / "r"))
+    found = estimate()
+    row = A.point_metrics(A.load_run(tmp_path / "r"), n_boot=20).iloc[0]
+    measured = [k for k in found if k.startswith("disruptor_effect_") and np.isfinite(found[k])]
+    assert len(measured) == 3 and np.isfinite(found["max_disruptor_effect"])
+    for name in (*measured, "max_disruptor_effect", "hedges_per_hand", "bluffs_per_hand"):
+        assert found[name] == pytest.approx(float(row[name])), name
+    assert found["bluffs_per_hand"] > 0 and found["hedges_per_hand"] > 0
+    assert row["max_disruptor_effect_low"] <= row["max_disruptor_effect"] \
+        <= row["max_disruptor_effect_high"]
+    # a chunk weighted twice counts twice: the same as its rows played twice
+    twice = estimate(np.r_[2.0, np.ones(5)])
+    assert twice["max_disruptor_effect"] != found["max_disruptor_effect"]
 
 
 # -- bad input: one line, exit 2 -----------------------------------------------------------

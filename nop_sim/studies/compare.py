@@ -75,6 +75,8 @@ FAMILIES = {
     "preset_win_rate": ("win rate of a preset", "share"),
     "fee_share": ("Ledger fees / chips moved", "share"),
     "manipulations_per_hand": ("column manipulations per hand", "plain"),
+    "hedges_per_hand": ("hedge placements per hand", "plain"),
+    "bluffs_per_hand": ("bets and raises on the bluff draw per hand", "plain"),
     "hedge_hit_rate": ("hedge payouts per placement", "share"),
     "hedge_net_per_placement": ("net chips per hedge placed", "plain"),
     "disruptor_effect": ("a Disruptor's drafted effect on win rate (adjusted lift)", "share"),
@@ -94,6 +96,8 @@ MIN_EFFECT: dict[str, tuple[float, bool]] = {
     "preset_win_rate": (0.02, False),
     "fee_share": (0.01, False),
     "manipulations_per_hand": (0.10, True),
+    "hedges_per_hand": (0.10, True),
+    "bluffs_per_hand": (0.10, True),
     "hedge_hit_rate": (0.02, False),
     "hedge_net_per_placement": (0.5, False),
     "disruptor_effect": (0.05, False),
@@ -499,11 +503,22 @@ def _ledger(c: _Ctx):
     if {"fees", "pot_sum"} <= set(ca.columns) & set(cb.columns):
         yield "fee_share", "", _ratio(ca["fees"], A._chips_moved(ca), cb["fees"],
                                       A._chips_moved(cb), chunk_pairs)
-    pa, pb = A._per_match(c.a, "manipulations"), A._per_match(c.b, "manipulations")
+    yield "manipulations_per_hand", "", _per_hand(c, "manipulations")
+
+
+def _per_hand(c: _Ctx, column: str):
+    """Per-match sums of a seat counter and the matches' hands, of each side's point."""
+    pa, pb = A._per_match(c.a, column), A._per_match(c.b, column)
     pa = pa[pa["point"] == c.point_a].sort_values(["chunk", "match"], kind="stable")
     pb = pb[pb["point"] == c.point_b].sort_values(["chunk", "match"], kind="stable")
-    yield "manipulations_per_hand", "", _ratio(pa["manipulations"], pa["hands"],
-                                               pb["manipulations"], pb["hands"], c.pairs)
+    return _ratio(pa[column], pa["hands"], pb[column], pb["hands"], c.pairs)
+
+
+def _bluffing(c: _Ctx):
+    if not ("bluffs" in c.a.tables["seats"].columns and "bluffs" in c.b.tables["seats"].columns):
+        raise A.MissingData("a run has no bluff counter (stored before nop-sim counted bluffs; "
+                            "run it again)")
+    yield "bluffs_per_hand", "", _per_hand(c, "bluffs")
 
 
 def _hedging(c: _Ctx):
@@ -518,6 +533,9 @@ def _hedging(c: _Ctx):
     else:  # hedge_scope = "match": a placement can pay more than once
         yield "hedge_hit_rate", "", _ratio(ca["hedge_hits"], ca["hedges"], cb["hedge_hits"],
                                            cb["hedges"], False)
+    if "hedges_placed" in c.a.tables["seats"].columns \
+            and "hedges_placed" in c.b.tables["seats"].columns:
+        yield "hedges_per_hand", "", _per_hand(c, "hedges_placed")
     chunk_pairs = c.pairs and np.array_equal(ca["chunk"].to_numpy(), cb["chunk"].to_numpy())
     yield "hedge_net_per_placement", "", _ratio(
         ca["hedge_paid"] - ca["hedge_cost"], ca["hedges"], cb["hedge_paid"] - cb["hedge_cost"],
@@ -587,7 +605,8 @@ def _strong(c: _Ctx):
 
 #: (family group, function): the order of the table
 _GROUPS = (("length", _length), ("seats", _seats), ("presets", _presets),
-           ("ledger", _ledger), ("hedging", _hedging), ("disruptors", _disruptors),
+           ("ledger", _ledger), ("hedging", _hedging), ("bluffing", _bluffing),
+           ("disruptors", _disruptors),
            ("chips", _chips), ("categories", _categories), ("strong play", _strong))
 _REQUIRED = ("length", "seats")
 

@@ -145,6 +145,7 @@ def _source(run: A.RunData, point: int) -> str:
 # ---------------------------------------------------------------------------
 _GROUP_TITLES = {"length": "Match length", "seats": "Seat win rates",
                  "presets": "Preset win rates", "ledger": "The Ledger", "hedging": "Hedging",
+                 "bluffing": "Bluffing",
                  "disruptors": "Disruptors", "chips": "Chips",
                  "categories": "Winning categories", "strong play": "Under strong play"}
 

@@ -206,7 +206,7 @@ def load_study(folder: str | Path) -> Study:
         knobs = varying
     try:
         game = run_game(folder)
-        names = [t for t in ("matches", "counts", "seats") if t in game.tables]
+        names = [t for t in ("matches", "counts", "seats", "drafts") if t in game.tables]
         tables = load_tables(folder, names)
     except RunError as exc:
         raise SensitivityError(str(exc)) from None
@@ -255,9 +255,16 @@ def _knob_values(values: list, spec) -> np.ndarray:
 
 
 def _metric_row(game: Game, matches: pd.DataFrame, counts: pd.DataFrame,
-                seats: pd.DataFrame | None, players) -> dict:
-    """The key metrics of one point's matches."""
+                seats: pd.DataFrame | None, players,
+                drafts: pd.DataFrame | None = None) -> dict:
+    """The key metrics of one point's matches (and the game's ``sensitivity_outputs``)."""
     row = dict(game.point_metrics(matches, counts))
+    if game.sensitivity_outputs and game.target_metrics is not None and seats is not None:
+        tables = {"matches": matches, "counts": counts, "seats": seats}
+        if drafts is not None:
+            tables["drafts"] = drafts
+        more = game.target_metrics(tables)()
+        row.update({k: more[k] for k in game.sensitivity_outputs if k in more})
     row.pop("matches", None)
     work = row.pop(game.work, None)
     if work is not None and len(matches):
@@ -285,18 +292,19 @@ def _metrics(tables: dict, game: Game, players: list
         return by_point[name].get(p, empty[name]) if name in tables else None
 
     rows = [_metric_row(game, part("matches", p), part("counts", p), part("seats", p),
-                        players[p]) for p in range(n)]
+                        players[p], part("drafts", p)) for p in range(n)]
     metrics = pd.DataFrame(rows)
     spread = np.unique(np.linspace(0, n - 1, min(n, NOISE_POINTS)).round().astype(int))
     variances, used = [], 0
     for p in spread:
-        m, c, s = part("matches", p), part("counts", p), part("seats", p)
+        m, c, s, d = (part(t, p) for t in ("matches", "counts", "seats", "drafts"))
         chunks = np.unique(m["chunk"]) if "chunk" in m else []
         if len(chunks) < 2:
             continue
         leave_out = pd.DataFrame([
             _metric_row(game, m[m["chunk"] != k], c[c["chunk"] != k],
-                        None if s is None else s[s["chunk"] != k], players[p])
+                        None if s is None else s[s["chunk"] != k], players[p],
+                        None if d is None else d[d["chunk"] != k])
             for k in chunks])
         k = len(chunks)
         variances.append((k - 1) / k * ((leave_out - leave_out.mean()) ** 2).sum())

@@ -66,6 +66,7 @@ from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval,
     wilson_interval,
     wilson_test,
 )
+from nop_sim.games.new_order.disruptors import EFFECT_MIN_DRAFTERS
 from nop_sim.games.new_order.policy import MECHANICS
 from nop_sim.games.new_order.rules import Settings, auto_chips
 from nop_sim.store import load_strong_play, load_tables
@@ -77,7 +78,7 @@ __all__ = [
     "benjamini_hochberg", "gini",
     "settings_changed", "match_length", "survival", "seat_fairness", "seat_chi_square",
     "preset_results", "mixture_rows", "skill_matrix", "column_positions", "column_over_hands",
-    "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset",
+    "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset", "mechanic_use",
     "dart_over_hands", "promotions", "hedging_summary", "hedging_by_category",
     "hedging_by_preset", "disruptor_stats", "stack_inequality", "elimination_timing",
     "alive_over_hands", "point_metrics", "rank_points", "best_points", "ranking_lines",
@@ -852,6 +853,27 @@ def _player_hands(run: RunData, point: int) -> float:
     return np.nan
 
 
+def mechanic_use(run: RunData) -> pd.DataFrame:
+    """Per point: how often each mechanic is used, per hand, with match-clustered 95%
+    intervals (the match is the unit): manipulations (column moves), hedges (tokens
+    placed or moved) and bluffs (bets and raises made on the bluff draw, the strength
+    alone below the bet threshold). A rate the run did not record is left out (bluffs:
+    runs stored before store version 4)."""
+    seats = run.tables["seats"].columns
+    rows: dict[int, dict[str, Any]] = {}
+    for name, column in (("manipulations", "manipulations"), ("hedges", "hedges_placed"),
+                         ("bluffs", "bluffs")):
+        if column not in seats:
+            continue
+        per = _per_match(run, column)
+        for point, g in per.groupby("point", sort=True):
+            r = ratio_interval(g[column], g["hands"])
+            rows.setdefault(int(point), {"point": int(point)}).update({
+                name: int(g[column].sum()), f"{name}_per_hand": r["ratio"],
+                f"{name}_per_hand_low": r["ci_low"], f"{name}_per_hand_high": r["ci_high"]})
+    return pd.DataFrame(list(rows.values()))
+
+
 def hedging_summary(run: RunData) -> pd.DataFrame:
     """Per point: placements per player-hand, hit rate (payouts per placement) and the
     chips: cost paid, payouts received, net per placement with an interval.
@@ -1191,9 +1213,13 @@ METRICS = {
     "max_preset_advantage": ("largest preset advantage (win-rate points)",
                              "max_preset_advantage"),
     "manipulations_per_hand": ("manipulations per hand", None),
+    "hedges_per_hand": ("hedges per hand", "hedges_per_hand"),
+    "bluffs_per_hand": ("bluffs per hand", "bluffs_per_hand"),
     "fee_share": ("fees / chips moved (%)", "fee_share"),
     "hedge_hit_rate": ("hedge hit rate (payouts per placement, %)", "hedge_hit_rate"),
     "final_dart": ("final dart (chips)", None),
+    "max_disruptor_effect": ("largest Disruptor effect (adjusted lift, win-rate points)",
+                             "max_disruptor_effect"),
     # under strong play (sweep --train --value), in win-rate points
     "exploitability": ("exploitability of the trained field (points, a lower bound)",
                        "exploitability"),
@@ -1259,6 +1285,16 @@ def point_metrics(run: RunData, n_boot: int = 500,
     except MissingData:
         pass
     try:
+        d = get("disruptors", disruptor_stats)
+    except MissingData:
+        d = pd.DataFrame()
+    for r in _effect_rows(d):
+        if r["point"] in rows:
+            rows[r["point"]].update({k: v for k, v in r.items() if k != "point"})
+    use = get("use", mechanic_use)
+    put(use, {f"{k}{end}": f"{k}{end}" for k in ("hedges_per_hand", "bluffs_per_hand")
+              for end in ("", "_low", "_high")})
+    try:
         h = get("hedging", hedging_summary)
         put(h, {"hit_rate": "hedge_hit_rate", "hit_low": "hedge_hit_rate_low",
                 "hit_high": "hedge_hit_rate_high"})
@@ -1273,6 +1309,33 @@ def point_metrics(run: RunData, n_boot: int = 500,
             put(g, {"value": f"value_{mech}", "low": f"value_{mech}_low",
                     "high": f"value_{mech}_high"})
     return pd.DataFrame(list(rows.values()))
+
+
+def _effect_rows(d: pd.DataFrame) -> list[dict]:
+    """Per point, each Disruptor's adjusted lift as ``disruptor_effect_<card>`` (with its
+    ``_low``/``_high``) and ``max_disruptor_effect``: the largest magnitude among cards
+    drafted by at least ``EFFECT_MIN_DRAFTERS`` seats, its interval the nearest and
+    farthest distance from 0 the cards' intervals reach (a conservative band, as the
+    largest seat advantage's)."""
+    if not len(d) or "adjusted_lift" not in d:
+        return []
+    out = []
+    for point, g in d.groupby("point", sort=True):
+        row: dict[str, Any] = {"point": int(point)}
+        for r in g.itertuples():
+            row[f"disruptor_effect_{r.card}"] = r.adjusted_lift
+            row[f"disruptor_effect_{r.card}_low"] = r.adjusted_low
+            row[f"disruptor_effect_{r.card}_high"] = r.adjusted_high
+        e = g[(g["drafters"] >= EFFECT_MIN_DRAFTERS) & g["adjusted_lift"].notna()]
+        if len(e):
+            lo, hi = e["adjusted_low"].to_numpy(float), e["adjusted_high"].to_numpy(float)
+            near = np.where((lo <= 0) & (0 <= hi), 0.0, np.minimum(np.abs(lo), np.abs(hi)))
+            far = np.maximum(np.abs(lo), np.abs(hi))
+            row.update(max_disruptor_effect=float(e["adjusted_lift"].abs().max()),
+                       max_disruptor_effect_low=float(np.nanmax(near)),
+                       max_disruptor_effect_high=float(np.nanmax(far)))
+        out.append(row)
+    return out
 
 
 def pool_estimates(frame: pd.DataFrame, groups: pd.Series, value: str, low: str, high: str,

@@ -24,7 +24,12 @@ import numpy as np
 from nop_sim.core.errors import MixError, did_you_mean
 from nop_sim.games.new_order import types as T
 
+# a card drafted by fewer seats (seat-matches) has no say in the largest Disruptor effect
+# (the max_disruptor_effect target): one or two drafters' wins read as a lift of 50-100 points
+EFFECT_MIN_DRAFTERS = 30
+
 __all__ = [
+    "EFFECT_MIN_DRAFTERS",
     "Catalog",
     "DisruptorCard",
     "DisruptorArrays",

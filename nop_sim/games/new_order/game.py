@@ -26,6 +26,7 @@ from nop_sim.games.new_order.agents import (
     preset_names,
     read_agent_file,
 )
+from nop_sim.games.new_order.disruptors import EFFECT_MIN_DRAFTERS
 from nop_sim.games.new_order.events import render_history, to_records
 from nop_sim.games.new_order.policy import POLICY
 from nop_sim.games.new_order.rules import Settings
@@ -48,9 +49,17 @@ TARGETS = {
     "fee_share": "Ledger fees as a share of chips moved",
     "manipulations_per_hand": "manipulations (column moves) per hand",
     "hedges_per_hand": "hedge placements per hand",
+    "bluffs_per_hand": "bets and raises on the bluff draw (strength below the bet threshold) "
+                       "per hand",
     "hedge_hit_rate": "share of hedges that pay",
     "net_chips_per_hedge": "chips a hedge pays back minus what it costs, per placement",
     "final_dart": "mean dart (fee per promotion) at the end of a match",
+    "max_disruptor_effect": "largest |adjusted lift| of a Disruptor's drafters (win-rate "
+                            "fraction; cards drafted by at least "
+                            f"{EFFECT_MIN_DRAFTERS} seats)",
+    **{f"disruptor_effect_{card}": f"adjusted lift of {card}'s drafters over seats that "
+                                   f"drafted as many other cards (win-rate fraction)"
+       for card in T.DISRUPTOR_IDS},
 }
 # A mixture seat's row for match g of a run with seed s, at seat k:
 # ``draw_rows(weights, (s, MIX_TAG), [g], k)`` (:func:`mix_rows`); the tag keeps the
@@ -500,7 +509,7 @@ def point_metrics(matches: pd.DataFrame, counts: pd.DataFrame) -> dict:
     row = {"matches": len(matches), "hands": hands,
            "median_hands": float(matches["hands"].median()),
            "unresolved_share": float(matches["unresolved"].mean())}
-    for col in ("fees", "manipulations", "hedges", "hedge_hits", "showdowns"):
+    for col in ("fees", "manipulations", "hedges", "hedge_hits", "showdowns", "bluffs"):
         if col in counts:
             row[f"{col}_per_hand"] = float(counts[col].sum()) / max(hands, 1)
     return row
@@ -528,8 +537,9 @@ def target_metrics(tables: Mapping[str, pd.DataFrame]):
     preset, _ = pd.factorize(s["preset"])
     col = {k: c[k].to_numpy(np.float64) if k in c else np.zeros(len(c))
            for k in ("hands", "fees", "pot_sum", "hedge_paid", "fees_to_bank", "manipulations",
-                     "hedges", "hedge_hits", "hedge_cost")}
+                     "hedges", "hedge_hits", "hedge_cost", "bluffs")}
     fair = 1.0 / players
+    effect = _effect_counts(s, tables.get("drafts"), chunks)
 
     def ratio(num, den):
         return float(num / den) if den > 0 else float("nan")
@@ -559,13 +569,75 @@ def target_metrics(tables: Mapping[str, pd.DataFrame]):
             "fee_share": ratio(total["fees"], moved),
             "manipulations_per_hand": ratio(total["manipulations"], total["hands"]),
             "hedges_per_hand": ratio(total["hedges"], total["hands"]),
+            "bluffs_per_hand": ratio(total["bluffs"], total["hands"]),
             "hedge_hit_rate": ratio(total["hedge_hits"], total["hedges"]),
             "net_chips_per_hedge": ratio(total["hedge_paid"] - total["hedge_cost"],
                                          total["hedges"]),
             "final_dart": ratio(np.dot(wm, dart), n_matches),
+            **_effects(effect, w),
         }
 
     return estimate
+
+
+def _effect_counts(seats: pd.DataFrame, drafts: pd.DataFrame | None, chunks: np.ndarray):
+    """Per chunk, the counts a Disruptor's adjusted lift is made of (as
+    :func:`nop_sim.games.new_order.analysis.disruptor_stats` computes it: Mantel-Haenszel
+    over strata of seats that drafted as many cards in the match, the thin upper tail
+    pooled at the 99th percentile): ``(cards, drafters, drafter wins, seats, wins)``,
+    the first two ``(chunk, card, stratum)``, the last two ``(chunk, stratum)``; None
+    without drafts."""
+    if drafts is None or not len(drafts) or not len(seats) or "chunk" not in drafts:
+        return None
+    keys = ["chunk", "match", "seat"]
+    seat_key = seats[keys].reset_index(drop=True).assign(_row=np.arange(len(seats)))
+    dj = drafts[keys + ["card", "count"]].merge(seat_key, on=keys, how="inner")
+    if not len(dj):
+        return None
+    cards = sorted(set(dj["card"].astype(str)))
+    card = dj["card"].astype(str).map({c: i for i, c in enumerate(cards)}).to_numpy()
+    row = dj["_row"].to_numpy()
+    strata = np.bincount(row, weights=dj["count"].to_numpy(), minlength=len(seats))
+    strata = np.minimum(strata.astype(np.int64), int(np.percentile(strata, 99)))
+    k = int(strata.max()) + 1
+    chunk = np.searchsorted(chunks, seats["chunk"].to_numpy())
+    win = (seats["place"].to_numpy() == 1).astype(np.float64)
+    total = np.zeros((len(chunks), k))
+    wins = np.zeros((len(chunks), k))
+    np.add.at(total, (chunk, strata), 1.0)
+    np.add.at(wins, (chunk, strata), win)
+    drafted = np.zeros((len(chunks), len(cards), k))
+    drafted_wins = np.zeros((len(chunks), len(cards), k))
+    at = (chunk[row], card, strata[row])
+    np.add.at(drafted, at, 1.0)  # a (seat, match, card) is one row of the drafts table
+    np.add.at(drafted_wins, at, win[row])
+    return cards, drafted, drafted_wins, total, wins
+
+
+def _effects(effect, w: np.ndarray) -> dict[str, float]:
+    """``disruptor_effect_<card>`` of every card (NaN: never drafted) and
+    ``max_disruptor_effect`` (the
+    largest magnitude among cards with :data:`EFFECT_MIN_DRAFTERS` drafters), from
+    :func:`_effect_counts` with chunk weights ``w``."""
+    out = {f"disruptor_effect_{c}": float("nan") for c in T.DISRUPTOR_IDS}
+    if effect is None:
+        return {**out, "max_disruptor_effect": float("nan")}
+    cards, drafted, drafted_wins, total, wins = effect
+    n1 = np.tensordot(w, drafted, 1)
+    w1 = np.tensordot(w, drafted_wins, 1)
+    n0 = w @ total - n1
+    w0 = w @ wins - w1
+    ok = (n1 > 0) & (n0 > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weight = np.where(ok, n1 * n0 / (n1 + n0), 0.0)
+        p1 = np.where(ok, w1 / np.where(ok, n1, 1), 0.0)
+        p0 = np.where(ok, w0 / np.where(ok, n0, 1), 0.0)
+        lift = (weight * (p1 - p0)).sum(axis=1) / weight.sum(axis=1)
+    out.update({f"disruptor_effect_{c}": float(v) for c, v in zip(cards, lift, strict=True)})
+    enough = drafted.sum(axis=(0, 2)) >= EFFECT_MIN_DRAFTERS
+    shown = np.abs(lift[enough & np.isfinite(lift)])
+    out["max_disruptor_effect"] = float(shown.max()) if shown.size else float("nan")
+    return out
 
 
 def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
@@ -648,6 +720,7 @@ GAME = register_game(Game(
     targets=TARGETS,
     point_metrics=point_metrics,
     target_metrics=target_metrics,
+    sensitivity_outputs=("max_disruptor_effect",),
     play_chunk=play_chunk,
     play_chunks=play_chunks,
     warm_up=warm_up,
@@ -660,6 +733,6 @@ GAME = register_game(Game(
     stored_hands=stored_hands,
     referee=referee,
     write_report=write_report,
-    store_version=3,  # 2: events tables; 3: seats.mix_row
+    store_version=4,  # 2: events tables; 3: seats.mix_row; 4: counts.bluffs
     policy=POLICY,
 ))

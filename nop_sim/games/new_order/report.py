@@ -66,6 +66,8 @@ SHORT = {"median_hands": "median hands per match", "unresolved_share": "unresolv
          "max_seat_advantage": "largest seat advantage (pts)",
          "max_preset_advantage": "largest preset advantage (pts)",
          "manipulations_per_hand": "manipulations per hand",
+         "hedges_per_hand": "hedges per hand", "bluffs_per_hand": "bluffs per hand",
+         "max_disruptor_effect": "largest Disruptor effect (pts)",
          "fee_share": "fees / chips moved (%)",
          "hedge_hit_rate": "hedge payouts per placement (%)",
          "final_dart": "final dart (chips)"}
@@ -76,7 +78,7 @@ SHORT = {"median_hands": "median hands per match", "unresolved_share": "unresolv
 # ---------------------------------------------------------------------------
 def _kind(key: str) -> str:
     """How a key metric is shown: 'share' (percent), 'points' (win-rate points), 'plain'."""
-    if "advantage" in key:
+    if "advantage" in key or "disruptor_effect" in key:
         return "points"
     if key.endswith("share") or key.endswith("rate"):
         return "share"
@@ -241,8 +243,11 @@ def _scorecard_rows(p: _Point, metrics: pd.Series) -> list[tuple]:
 
 def _score_axis(key: str) -> str:
     """Which axis a key number is drawn on: one per kind of quantity (all percentages,
-    all win-rate points), its own for a plain number (hands, chips: units differ)."""
+    all win-rate points, all uses per hand), its own for another plain number (hands,
+    chips: units differ)."""
     kind = _kind(key)
+    if key.endswith("_per_hand"):
+        return "per hand"
     return key if kind == "plain" else kind
 
 
@@ -1101,7 +1106,7 @@ class _Sweep:
         targeted = [k for k in present if A.METRICS[k][1] in self.run.targets]
         if varying:
             present = [k for k in present if self.metrics[k].nunique(dropna=True) > 1
-                       and (k in targeted or k not in STRONG_KEYS)]
+                       and (k in targeted or k not in (*STRONG_KEYS, *QUIET_KEYS))]
         return targeted + [k for k in present if k not in targeted]
 
 
@@ -1129,6 +1134,8 @@ def _ranking(s: _Sweep) -> list:
         t["told apart from rank 1"] = ["–" if i == 0 else "no" if w else "yes"
                                        for i, w in enumerate(r["with_best"])]
     for k in s.keys():
+        if k in QUIET_KEYS and A.METRICS[k][1] not in targets:
+            continue  # in the CSV and summary.md: the table stays readable
         t[A.METRICS[k][0]] = [_metric_text(k, v) for v in r[k]]
     flags = _flags(s) if s.run.strong_play is not None else {}
     if flags:  # never silently ranked: what makes a point's strong-play numbers unsafe
@@ -1367,6 +1374,8 @@ def _pair_heat(fig, ax, mat: np.ndarray, low: np.ndarray, high: np.ndarray, key:
 
 # -- under strong play (sweep --train --value) ------------------------------------------------
 STRONG_KEYS = ("exploitability", *(f"value_{m}" for m in A.MECHANICS))
+# key metrics the ranking table shows only where targeted (its CSV holds them all)
+QUIET_KEYS = ("hedges_per_hand", "bluffs_per_hand", "max_disruptor_effect")
 MOSTLY_UNRESOLVED = 0.5
 
 

@@ -193,7 +193,8 @@ PL_HEDGE_CHIPS = 7    # chips collected from hedges
 PL_POTS_WON = 8       # pots (main or side) won or shared
 PL_SHOWDOWNS = 9
 PL_SAFETY_SAVES = 10
-N_PLAYER_FIELDS = 11
+PL_BLUFFS = 11        # bets and raises on the bluff draw (C_BLUFFS, by seat)
+N_PLAYER_FIELDS = 12
 
 # -- merged per-hand counters (sum over chunks) -----------------------------------
 # out_counts[chunk, C_*] int64
@@ -228,7 +229,8 @@ C_INVERTED_HANDS = 27
 C_WILD_HANDS = 28     # hands where someone had wilds
 C_MATCHES = 29
 C_UNRESOLVED = 30
-N_COUNTS = 31
+C_BLUFFS = 31         # bets and raises made on the bluff draw (strength below the threshold)
+N_COUNTS = 32
 
 # out_cat[chunk, K_*, category] int64
 K_WINS = 0            # main pot won with this category (natural)

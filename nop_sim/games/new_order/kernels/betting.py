@@ -28,6 +28,7 @@ from nop_sim.games.new_order.kernels.policy import (
 )
 from nop_sim.games.new_order.kernels.state import (
     ACT_BET,
+    ACT_BLUFF,
     ACT_CALL,
     ACT_CHECK,
     ACT_FOLD,
@@ -82,6 +83,7 @@ from nop_sim.games.new_order.types import (
     BET_NO_LIMIT,
     C_ALL_INS,
     C_BETS,
+    C_BLUFFS,
     C_CALLS,
     C_CHECKS,
     C_FEES,
@@ -93,6 +95,7 @@ from nop_sim.games.new_order.types import (
     C_RAISES,
     K_HEDGES,
     K_MANIPULATIONS,
+    PL_BLUFFS,
     PL_FEES,
     PL_HEDGES_PLACED,
     PL_MANIPULATIONS,
@@ -271,6 +274,9 @@ def _take_turn(st, cfg, out, rng, p):
         can_bet = False
         can_raise = chips > to_call and others > 0 and raise_room
     act = choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1)
+    bluffed = act >= ACT_BLUFF
+    if bluffed:
+        act -= ACT_BLUFF
     put = 0
     if act == ACT_CALL:
         put = min(to_call, chips)
@@ -324,6 +330,9 @@ def _take_turn(st, cfg, out, rng, p):
             else:
                 counts[C_BETS] += 1
                 act = ACT_BET
+            if bluffed:
+                counts[C_BLUFFS] += 1
+                out[OUT_PLAYER][p, PL_BLUFFS] += 1
         else:
             counts[C_CALLS] += 1
             act = ACT_CALL

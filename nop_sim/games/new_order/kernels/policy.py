@@ -16,6 +16,7 @@ import numpy as np
 
 from nop_sim.games.new_order.kernels.common import count_live, player_category
 from nop_sim.games.new_order.kernels.state import (
+    ACT_BLUFF,
     CFG_AGENTS,
     CFG_DTYPE,
     G_BETTING,
@@ -152,7 +153,8 @@ def strength(agent, ps, n, rng, s1):
 @jit(_nrt=False, inline="always")
 def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1):
     """One of ACT_* (0 fold, 1 check, 2 call, 3 bet, 4 raise) among the legal ones
-    (``s1``: :func:`single_strength` of ``p`` now)."""
+    (``s1``: :func:`single_strength` of ``p`` now), plus ``ACT_BLUFF`` on a bet or raise
+    the strength alone would not have made (the bluff draw made it)."""
     agent = cfg[CFG_AGENTS][p]
     if agent[A_RANDOM] >= 0.5:
         # uniform over the legal action types
@@ -175,13 +177,15 @@ def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, 
     if agent[A_STATION] >= 0.5:
         return 1 if can_check else 2
     s = strength(agent, st[ST_PS], st[ST_G][G_N], rng, s1)
-    aggressive = s >= agent[A_BET_THRESHOLD] or uniform(rng) < agent[A_BLUFF]
+    strong = s >= agent[A_BET_THRESHOLD]
+    aggressive = strong or uniform(rng) < agent[A_BLUFF]  # the draw only when not strong
+    bluff = 0 if strong else ACT_BLUFF
     if can_check:
         if aggressive and can_bet:
-            return 3
+            return 3 + bluff
         return 1
     if aggressive and can_raise:
-        return 4
+        return 4 + bluff
     odds = to_call / (pot + to_call) if pot + to_call > 0 else 0.0
     if s >= odds + agent[A_CALL_MARGIN]:
         return 2

@@ -227,6 +227,9 @@ ACT_CHECK = 1
 ACT_CALL = 2
 ACT_BET = 3
 ACT_RAISE = 4
+# added to a bet or raise that :func:`~.policy.choose_action` chose on the bluff draw (the
+# strength alone was below the bet threshold); the caller counts it and takes it off
+ACT_BLUFF = 8
 
 # strength tables (rows of nop_sim/games/new_order/data/strength_tables.csv, in this order)
 TAB_R5 = 0
