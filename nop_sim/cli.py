@@ -561,9 +561,15 @@ def _strong_hook(scn, workers, scheduler, resume, quiet):
                    "'What each mechanic is worth'.")
 @click.option("--value-budget", type=click.IntRange(1, 10**10), default=100_000,
               show_default=True, help="Matches to value each point's mechanics with (--value).")
+@click.option("--value-precision", type=click.FloatRange(0, min_open=True), default=1.5,
+              show_default=True,
+              help="Points: each value's check plays on until its 95%% interval is at most this "
+                   "wide on each side (at most 6 times its size; matches beyond --value-budget).")
+@click.option("--mechanic", "mechanics", multiple=True, metavar="NAME",
+              help="Value only these (repeatable) [default: all the game's mechanics].")
 def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, resume, quiet,
               no_report, profile, train_first, train_budget, train_cache, value_too,
-              value_budget):
+              value_budget, value_precision, mechanics):
     """Run every point of SCENARIO's [sweep] table.
 
     A grid runs every combination; mode = "random", "lhs" (Latin
@@ -588,11 +594,15 @@ def sweep_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, r
     if value_too and not train_first:
         raise click.UsageError("--value measures each point under its trained field: add "
                                "--train")
+    if mechanics and not value_too:
+        raise click.UsageError("--mechanic names what --value measures: add --train --value")
+    _mechanics(scn, mechanics)
     _strong_targets(scn, ("exploitability",) * train_first + ("value_",) * value_too)
     trained = None
     if train_first:
         trained = _train_points(scn, train_budget, train_cache, workers, scheduler, quiet,
-                                value_budget if value_too else None)
+                                value_budget if value_too else None, mechanics,
+                                value_precision)
         scn = trained.scenario
     click.echo(f"{len(scn.points())} sweep points x {scn.matches:,} matches", err=True)
     _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile,
@@ -636,7 +646,8 @@ def _value_lines(values, trained) -> list[str]:
     return lines
 
 
-def _train_points(scn, budget, cache, workers, scheduler, quiet, value_budget=None):
+def _train_points(scn, budget, cache, workers, scheduler, quiet, value_budget=None,
+                  mechanics=(), value_precision=None):
     from nop_sim.studies.train import TrainConfig, TrainError
     from nop_sim.studies.train.sweep import train_points
 
@@ -644,8 +655,9 @@ def _train_points(scn, budget, cache, workers, scheduler, quiet, value_budget=No
     progress = _Progress(quiet, "matches", label="training points")
     with _one_line(TrainError, progress=progress):
         return train_points(scn, TrainConfig(budget=budget, seed=scn.seed), cache=cache,
-                            value_budget=value_budget, threads=workers, scheduler=scheduler,
-                            progress=lambda d, t, i: progress(d, t, d),
+                            value_budget=value_budget, mechanics=list(mechanics) or None,
+                            value_precision=value_precision, threads=workers,
+                            scheduler=scheduler, progress=lambda d, t, i: progress(d, t, d),
                             say=lambda line: click.echo(line, err=True))
 
 
@@ -797,6 +809,18 @@ def _strong_training(folder: Path, scn):
     return load_strong(folder, scn.settings_at(scn.points()[0]))
 
 
+def _mechanics(scn, mechanics) -> tuple[str, ...]:
+    """The game's mechanics; a ``--mechanic`` that is not one is a usage error naming them."""
+    policy = scn.game_type.policy
+    known = tuple(policy.mechanics) if policy is not None else ()
+    for m in mechanics:
+        if m not in known:
+            raise click.BadParameter(f"no mechanic {m!r}.{did_you_mean(m, known)} "
+                                     f"Allowed: {', '.join(known) or 'none'}",
+                                     param_hint="--mechanic")
+    return known
+
+
 @main.command("value", context_settings=CONTEXT)
 @click.argument("scenario", type=click.Path(path_type=Path))
 @click.option("--strong", "strong_dir", type=click.Path(path_type=Path), required=True,
@@ -805,9 +829,13 @@ def _strong_training(folder: Path, scn):
               help="Restrict only these (repeatable): the game's mechanics, New Order's "
                    "manipulation, hedging, drafting, drawing, bluffing; Ordered Hand's betting, "
                    "raising, repositioning [default: all].")
+@click.option("--precision", type=click.FloatRange(0, min_open=True), default=None,
+              help="Points: each value's check plays on until its 95%% interval is at most "
+                   "this wide on each side (at most 6 times its size; matches beyond "
+                   "--budget-matches) [default: the check's size alone].")
 @_train_options
-def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler, overrides,
-              quiet):
+def value_cmd(scenario, strong_dir, mechanics, precision, budget, seed, workers, scheduler,
+              overrides, quiet):
     """What each mechanic is worth under strong play (restricted play).
 
     Against the strong field, two equal searches (the same starts, seeds and
@@ -831,19 +859,15 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
 
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "value")
-    MECHANICS = scn.game_type.policy.mechanics  # noqa: N806  (the game's, read once)
-    for m in mechanics:
-        if m not in MECHANICS:
-
-            raise click.BadParameter(f"no mechanic {m!r}.{did_you_mean(m, MECHANICS)} "
-                                     f"Allowed: {', '.join(MECHANICS)}", param_hint="--mechanic")
+    MECHANICS = _mechanics(scn, mechanics)  # noqa: N806  (the game's, read once)
     progress = _Progress(quiet, "matches", label="matches")
     with _one_line(TrainError), _holding(strong_dir, "wait for it to finish"):
         # an AgentError is a ValueError: exit 2
         with _one_line(TrainError, progress=progress):
             table, _, replaced = value_folder(
                 scn, strong_dir, list(mechanics) or list(MECHANICS), budget=budget or 400_000,
-                threads=workers, scheduler=scheduler, progress=lambda d, t: progress(d, t, d))
+                threads=workers, scheduler=scheduler, progress=lambda d, t: progress(d, t, d),
+                precision=precision)
         # a folder holding only a strong.toml (copied, shipped) has no training to report
         report = (write_train_report(strong_dir) if (strong_dir / "manifest.json").is_file()
                   else None)
@@ -852,9 +876,11 @@ def value_cmd(scenario, strong_dir, mechanics, budget, seed, workers, scheduler,
                    f"{row.loss_low:+.1f} to {row.loss_high:+.1f}): the best deviation gains "
                    f"{row.gain_full:+.1f}, without it {row.gain_restricted:+.1f}"
                    + ("  (cannot tell from 0)" if row.loss_low <= 0 <= row.loss_high else ""))
-    click.echo(f"(against the strong field, {int(table['check_matches'].iloc[0]):,} paired "
-               f"check matches each; values are estimates, a larger budget narrows them)"
-               if len(table) else "")
+    if len(table):
+        lo, hi = int(table["check_matches"].min()), int(table["check_matches"].max())
+        click.echo(f"(against the strong field, {lo:,}{'' if lo == hi else f' to {hi:,}'} "
+                   f"paired check matches each; values are estimates: a larger budget or "
+                   f"--precision narrows them)")
     if replaced:
         click.echo(f"replaced the saved values of {', '.join(replaced)}: measured with another "
                    f"seed, budget or strong field")

@@ -68,3 +68,29 @@ def test_a_deviation_only_a_restricted_search_sees_counts_against_the_field():
         off = restricted(space_for(s), m)
         assert np.allclose(off.pin(p.rows[p.groups.index(m)]),
                            p.rows[p.groups.index(m)])  # the pick without m leaves m off
+
+
+def test_a_check_to_a_precision_plays_on_until_every_value_is_that_narrow():
+    """``precision`` only adds matches: the check's first batch is the check without it,
+    and it stops as soon as every value's 95% interval is that wide on each side (or at
+    LONGEST times its size)."""
+    from nop_sim.core.stats import mean_interval
+    from nop_sim.studies.train.play import duel
+    from nop_sim.studies.train.pool import LONGEST
+
+    s, engine = FREE_HEDGE, Engine()
+    p = pooled_search(engine, s, space_for(s), NEVER_HEDGE, NEVER_HEDGE.rows, (5,), SMALL,
+                      mechanics=["hedging", "manipulation"], precision=0.03)
+    n = p.check.won.shape[1]
+    assert 512 < n <= LONGEST * 512
+    first = duel(Engine(), s, NEVER_HEDGE, p.rows, 512, (5, 3 * 10**6 + 2))
+    assert np.array_equal(first.won, p.check.won[:, :512])
+
+    def half(won):
+        v = mean_interval(won[0] - won[1])
+        return (v["ci_high"] - v["ci_low"]) / 2
+
+    assert half(p.check.won[:2].astype(float)) <= 0.03 < half(first.won[:2].astype(float))
+    assert half(p.check.won[:2, :n - 256].astype(float)) > 0.03  # it stopped when it got there
+    assert p.value("manipulation")["ci_high"] == 0.0              # still exactly 0
+    assert p.matches == engine.matches

@@ -79,6 +79,12 @@ def test_known_answers_on_a_two_by_two_grid(tmp_path):
         assert m["low"] <= 0 <= m["high"]
     for promo in (0, 1):   # free hedging is worth clearly more than hedging at 15
         assert v.loc[(0, promo, "hedging"), "low"] > v.loc[(15, promo, "hedging"), "high"]
+    # each check played on to --value-precision (1.5 points by default) or to 6 times its
+    # size: a value still wider played the most matches any did
+    half = (values["high"] - values["low"]) / 2
+    wide = half > 1.5 + 1e-9
+    assert (values.loc[wide, "check_matches"] == values["check_matches"].max()).all()
+    assert values["check_matches"].nunique() > 1   # not every check ran to its end
     drafts = pd.read_csv(run / "drafts.csv")   # each Disruptor's drafted lead, every point
     assert set(drafts["point"]) == {0, 1, 2, 3}
     assert ((drafts["low"] <= drafts["lead"]) & (drafts["lead"] <= drafts["high"])).all()
@@ -154,6 +160,9 @@ def test_the_same_with_1_and_2_workers_and_read_back_on_resume(tmp_path):
     (["--train"], "[targets] value_hedging"),       # measured only with --value
     ([], "[targets] value_hedging"),
     (["--value"], "add --train"),
+    (["--train", "--mechanic", "hedging"], "add --train --value"),
+    (["--train", "--value", "--mechanic", "hedge"], "no mechanic 'hedge'"),
+    (["--train", "--value", "--value-precision", "0"], "--value-precision"),
 ])
 def test_strong_play_targets_and_value_need_train_and_value(tmp_path, args, words):
     path = tmp_path / "grid.toml"

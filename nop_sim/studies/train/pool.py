@@ -37,6 +37,7 @@ from nop_sim.studies.train.play import Duel, Engine, Field, duel
 from nop_sim.studies.train.search import (
     SearchConfig,
     SearchResult,
+    _joined,
     _round_up,
     best_response,
     plays_as_field,
@@ -50,6 +51,15 @@ __all__ = ["FREE", "Pooled", "pooled_cost", "pooled_search", "restricted"]
 FREE = "none"   # the free search's name (no mechanic taken away)
 LEADERS = 3     # rows each search brings to the pool
 FINALISTS = 4   # rows of each group that race the selection's second stage
+LONGEST = 6     # a check played to a precision: at most this many times its size
+
+
+def _widest(check: Duel, asked: int) -> float:
+    """The widest half-width of the values' 95% intervals (win-rate fractions): group
+    ``1 + i``'s pick against the free pick, on the check's matches."""
+    won = check.won.astype(float)
+    intervals = [mean_interval(won[0] - won[1 + i]) for i in range(asked)]
+    return max((s["ci_high"] - s["ci_low"]) / 2 for s in intervals)
 
 
 def restricted(space: Space, mechanic: str) -> Space:
@@ -118,10 +128,14 @@ def pooled_search(engine: Engine, settings, space: Space, fld: Field, starts: np
                   key: tuple[int, ...], cfg: SearchConfig, *, mechanics=None,
                   tag: dict | None = None, known: np.ndarray | None = None,
                   switches: bool = False,
-                  searches: dict[str, SearchResult] | None = None) -> Pooled:
+                  searches: dict[str, SearchResult] | None = None,
+                  precision: float | None = None) -> Pooled:
     """The free search and one per mechanic asked (default: all of the space's), pooled
     and checked (see the module docstring). Every search plays the same seeds (``key``);
-    ``searches`` passes ones already run (e.g. the free search a value run shares)."""
+    ``searches`` passes ones already run (e.g. the free search a value run shares).
+    ``precision`` (a win-rate fraction): the check goes on, in batches of half its size,
+    until every value's 95% interval is at most that wide on each side, or it has played
+    :data:`LONGEST` times its size; its first batch is the check without it."""
     tag = dict(tag or {})
     asked = list(space.mechanics) if mechanics is None else list(mechanics)
     done = dict(searches or {})
@@ -177,11 +191,19 @@ def pooled_search(engine: Engine, settings, space: Space, fld: Field, starts: np
                         "win_rate": float(wins[c] / counts[c]),
                         "gain": float(sums[c] / counts[c]),
                         "leader": bool(np.allclose(rows[c], picks[0]))})
-    # 3. the check: every pick on the same fresh matches
+    # 3. the check: every pick on the same fresh matches; with ``precision``, more
+    # batches until every value asked is known to it (or the check is LONGEST times its size)
     picks = np.stack(picks)
-    check = duel(engine, settings, fld, picks, _round_up(cfg.check_max, unit),
-                 (*key, 3 * 10**6 + 2))
-    matches += check.matches
+    size = _round_up(cfg.check_max, unit)
+    parts = [duel(engine, settings, fld, picks, size, (*key, 3 * 10**6 + 2))]
+    if precision is not None and asked:
+        batch = _round_up(size // 2, unit)
+        while (_widest(_joined(parts), len(asked)) > precision
+               and sum(p.won.shape[1] for p in parts) + batch <= LONGEST * size):
+            parts.append(duel(engine, settings, fld, picks, batch,
+                              (*key, 3 * 10**6 + 3, len(parts))))
+    check = _joined(parts) if len(parts) > 1 else parts[0]
+    matches += sum(p.matches for p in parts)
     g = check.gain()
     for i, name in enumerate([FREE, *asked]):
         s = mean_interval(g[i])

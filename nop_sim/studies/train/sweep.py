@@ -130,11 +130,14 @@ def field_folder(cache: Path, sub: Scenario, cfg: TrainConfig, source: Path | No
 
 def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE,
                  value_budget: int | None = None, mechanics: Sequence[str] | None = None,
+                 value_precision: float | None = None,
                  threads: int | None = None, scheduler: str | None = None,
                  progress: Callable[[int, int, int], None] | None = None,
                  say: Callable[[str], None] | None = None) -> TrainedPoints:
     """Train every point of ``scn`` (warm-started, cached; see the module docstring) and,
-    with ``value_budget``, value ``mechanics`` (default: all the game's) at each."""
+    with ``value_budget``, value ``mechanics`` (default: all the game's) at each, each
+    value's check played on to ``value_precision`` points where given (beyond the budget:
+    :func:`~nop_sim.studies.train.value.value_folder`)."""
     points = scn.points()
     params = [dict(p) for p in points]
     per_point = cfg.budget + (value_budget or 0)
@@ -173,6 +176,7 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
             names = list(mechanics or policy.mechanics)
             table, fields, _ = value_folder(
                 sub, folder, names, budget=value_budget, threads=threads, scheduler=scheduler,
+                precision=value_precision,
                 progress=lambda d, t, tick=tick: tick(d, t, offset=cfg.budget))
             for r in table.itertuples():
                 values.append({"point": i, **params[i], "mechanic": r.mechanic,

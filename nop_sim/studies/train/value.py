@@ -66,16 +66,19 @@ def free_search(engine: Engine, settings, fld: Field, cfg: SearchConfig,
 
 
 def restricted_play(engine: Engine, settings, fld: Field, mechanic: str, cfg: SearchConfig,
-                    seed: int, free: SearchResult) -> dict:
+                    seed: int, free: SearchResult, precision: float | None = None) -> dict:
     """One table row: the search without ``mechanic`` against ``fld``, pooled with the
     ``free`` one, and the mechanic's value (win-rate points, 95% interval) from the two
     picks checked on the same matches. Its seeds depend on the mechanic and ``seed`` only,
-    so a row never changes with the others asked for."""
+    so a row never changes with the others asked for. ``precision`` (points): the check
+    goes on until the value's 95% interval is at most that wide on each side
+    (:func:`~nop_sim.studies.train.pool.pooled_search`)."""
     start = engine.matches
     space = space_for(settings)
     pooled = pooled_search(engine, settings, space, fld, _starts(settings, fld),
                            (seed, _SEARCH_KEY), cfg, mechanics=[mechanic],
-                           tag={"mechanic": mechanic}, searches={FREE: free})
+                           tag={"mechanic": mechanic}, searches={FREE: free},
+                           precision=None if precision is None else precision / 100)
     full, without, value = pooled.gain(FREE), pooled.gain(mechanic), pooled.value(mechanic)
     res = pooled.searches[mechanic]
     return {"mechanic": mechanic, "pinned": json.dumps(space.mechanics[mechanic]),
@@ -182,7 +185,8 @@ def load_strong(folder: Path, settings) -> tuple[Field, dict]:
 
 def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
                  threads: int | None = None, scheduler: str | None = None,
-                 progress: Callable[[int, int], None] | None = None
+                 progress: Callable[[int, int], None] | None = None,
+                 precision: float | None = None
                  ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """Restricted play and the Disruptor table for ``scn`` under ``folder``'s strong field;
     writes ``value.parquet``, ``drafts.parquet`` and ``value.json`` into ``folder``.
@@ -192,7 +196,12 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     different times are equal efforts: each row is saved as soon as it is done and
     merges with the saved rows of the same field, rules, seed and search; a stopped run
     resumes, and a run for some mechanics keeps the others' rows. Rows of another
-    field, rules, seed or budget are replaced; their mechanics are returned third."""
+    field, rules, seed or budget are replaced; their mechanics are returned third.
+
+    ``precision`` (points): each value's check plays on past its size until the value's
+    95% interval is at most that wide on each side, or the check has played
+    :data:`~nop_sim.studies.train.pool.LONGEST` times its size: matches beyond ``budget``.
+    """
     folder = Path(folder)
     settings, fld = _strong_field(scn, folder)
     space = space_for(settings)
@@ -204,7 +213,9 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     cfg = base if cost(base) <= 0.9 * budget else base.fitted(cost, 0.9 * budget)
     identity = json.loads(json.dumps({"rules": rules_key(settings), "seed": scn.seed,
                                       "field": [fld.rows.tolist(), fld.weights.tolist()],
-                                      "search": asdict(cfg), "method": 3}))
+                                      "search": asdict(cfg), "method": 3,
+                                      **({} if precision is None
+                                         else {"precision": float(precision)})}))
     saved, free_row, replaced = _saved(folder, identity)
     if (not replaced and all(m in saved for m in mechanics)
             and (folder / "drafts.parquet").exists()):
@@ -220,7 +231,8 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
             if name not in saved:
                 if free is None:
                     free = free_search(engine, settings, fld, cfg, scn.seed)
-                saved[name] = restricted_play(engine, settings, fld, name, cfg, scn.seed, free)
+                saved[name] = restricted_play(engine, settings, fld, name, cfg, scn.seed, free,
+                                              precision)
                 free_row = free.row.tolist()
                 _save(folder, saved, identity, free_row, scn.name, budget, space)
             rows.append(saved[name])
