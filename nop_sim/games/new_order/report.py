@@ -1427,12 +1427,13 @@ def _worth_answer(s: _Sweep, values: pd.DataFrame, flags: dict[int, str]) -> lis
 def _worth(s: _Sweep) -> list:
     trained, values = s.run.strong_play
     flags = _flags(s)
-    half = ((values["high"] - values["low"]) / 2).median()
+    halves = (values["high"] - values["low"]) / 2
     blocks: list = [Bullets(_worth_answer(s, values, flags)), Note(
         f"A mechanic's value is what the best deviation against the point's trained field "
         f"gains over the best deviation that may not use it (restricted play, Jaffe et al. "
         f"2012): two equal searches, checked on the same matches. About 0: dead weight to a "
-        f"strong player; large: it dominates. Typical 95% interval ±{half:.1f} points. "
+        f"strong player; large: it dominates. 95% intervals: ±{halves.median():.1f} points "
+        f"typically, ±{halves.max():.1f} at most. "
         f"Each field was trained with its own budget, so a value also reads what its "
         f"field gets wrong: a point is flagged when its training did not settle "
         f"(exploitability {UNSETTLED:g} points or more) or most matches were unresolved.",
