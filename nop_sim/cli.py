@@ -767,9 +767,9 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, worke
 def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, overrides, quiet):
     """Check a strong field: a fresh best-response search against it.
 
-    The search is the trainer's final one (a free search and one per mechanic,
-    each from many starts over the whole policy box with CMA-ES restarts and
-    racing, their leaders pooled and the best checked on fresh matches), with
+    The search is the trainer's final one (a free search from many starts over
+    the whole policy box, CMA-ES restarts and racing, its pick checked on
+    fresh matches), with
     its own seed and the budget given: run it with another --seed and a larger
     --budget-matches than the training's to test the exploitability
     strong.toml states. What it prints is a lower bound: the gain of the best

@@ -2,7 +2,9 @@
 
 Each shape is a CMA-ES plan, ``GENERATIONSxRUNSxDIAGONAL`` (``48x2x1``: run 0
 plays 48 generations, 2 IPOP runs, a diagonal covariance; ``8x3x0``: the
-search before issue 20's change). Every shape is fitted to the same budget
+search before issue 20's change); a trailing ``p`` (``48x2x1p``) makes it a pooled
+search (the free search and one per mechanic, pooled and checked together, as the
+final search of a training and ``nop-sim exploit`` run it) of the same budget. Every shape is fitted to the same budget
 of matches (its match counts scaled, :meth:`SearchConfig.fitted`), then
 searches the field of a training folder from the same starts with each of
 ``--seeds`` seeds, and its pick is checked on fresh matches (up to 12,288).
@@ -18,6 +20,16 @@ Issue 20's figures (a 2M field trained with seed 23 by the 8x3x0 search,
 200,000 matches, 4 seeds): 8x3x0 found +1.8, +4.4, +2.8, -0.5 (mean +2.1);
 48x2x1 found +10.1, +11.0, +10.5, +4.7 (mean +9.1). About 20 s a search on
 2 cores.
+
+Against the shipped baseline field (scenarios/fields/baseline, 3 seeds):
+at 400,000 matches, 48x2x1 found a mean of +2.7, 96x2x1 +2.2, 48x4x1 +0.6,
+24x2x1 +0.3; at 1,200,000, the free search 48x2x1 found +2.8, +6.4, +5.8
+(mean +5.0) and the pooled 48x2x1p +2.4, +0.7, +3.3 (mean +2.1), about 2 min a
+search. So the final search of a training and nop-sim exploit are one free
+search again:
+
+    python scripts/search_power.py scenarios/fields/baseline --budget 1200000 \
+        --shapes 48x2x1,48x2x1p --seeds 3
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ import numpy as np
 
 from nop_sim.run.scenario import load_scenario
 from nop_sim.studies.train.play import Engine
+from nop_sim.studies.train.pool import pooled_cost, pooled_search
 from nop_sim.studies.train.search import SearchConfig, best_response
 from nop_sim.studies.train.space import space_for
 from nop_sim.studies.train.value import _starts, _strong_field
@@ -53,20 +66,30 @@ def main() -> None:
         return s.cost(space.dim, settings.players, len(starts),
                       mechanics=len(space.mechanics), check=False)
 
+    def pooled(s: SearchConfig) -> int:
+        return pooled_cost(s, space, settings.players, len(starts), len(space.mechanics))
+
     shapes = {}
     for shape in args.shapes.split(","):
-        gens, runs, diagonal = (int(x) for x in shape.split("x"))
+        gens, runs, diagonal = (int(x) for x in shape.rstrip("p").split("x"))
         base = replace(SearchConfig(), generations=gens, runs=runs, diagonal=bool(diagonal))
-        shapes[shape] = replace(base.fitted(cost, args.budget - check),
-                                check_batch=1536, check_max=12_288)
+        if shape.endswith("p"):  # pooled: the free search and one per mechanic, one budget
+            shapes[shape] = base.fitted(pooled, args.budget)
+        else:
+            shapes[shape] = replace(base.fitted(cost, args.budget - check),
+                                    check_batch=1536, check_max=12_288)
     engine = Engine()
     found = {s: [] for s in shapes}
     try:
         for seed in range(args.seeds):
             for shape, cfg in shapes.items():
                 t = time.perf_counter()
-                r = best_response(engine, settings, space, fld, starts, (200 + seed, 5), cfg,
-                                  0.01)
+                if shape.endswith("p"):
+                    r = pooled_search(engine, settings, space, fld, starts, (200 + seed, 5),
+                                      cfg, switches=True).result()
+                else:
+                    r = best_response(engine, settings, space, fld, starts, (200 + seed, 5),
+                                      cfg, 0.01)
                 found[shape].append(100 * r.gain)
                 print(f"{shape} seed {seed}: gains {100 * r.gain:+.1f} "
                       f"({100 * r.low:+.1f} to {100 * r.high:+.1f}), {r.matches:,} matches, "

@@ -181,7 +181,7 @@ def test_delta_index_on_a_latin_hypercube(tmp_path):
     chips = s.table.set_index(["metric", "knob", "index"]).loc[("median_hands", "chips",
                                                                  "delta")]
     assert chips["ci_low"] > 0, chips
-    # the game's sensitivity_outputs are outputs too (here left out: too few drafters at
+    # the game's extra_metrics are outputs too (here left out: too few drafters at
     # some points for any card to count, and said so)
     assert "bluffs_per_hand" in set(s.table["metric"])
     assert "max_disruptor_effect" in s.skipped

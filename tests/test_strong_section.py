@@ -132,15 +132,11 @@ def test_an_independent_check_that_finds_more_is_recorded_in_the_field(tmp_path,
     before = read_agent_file(folder / "strong.toml")
     claim = before.training["exploitability"]
 
-    class Found:  # what nop-sim exploit's pooled search returns, as far as the record reads
+    class Found:  # what nop-sim exploit's search returns, as far as the record reads
         matches, starts = 123_456, 42
 
         def __init__(self, points):
-            self.points = points
-
-        def gain(self):
-            return {"mean": self.points / 100, "ci_low": (self.points - 1) / 100,
-                    "ci_high": (self.points + 1) / 100}
+            self.gain, self.low, self.high = points / 100, (points - 1) / 100, (points + 1) / 100
 
     path = tmp_path / "small.toml"
     path.write_text(SMALL)

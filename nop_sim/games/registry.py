@@ -141,9 +141,9 @@ class Game:
         ``targets``; ``weights`` is a float array, one weight per chunk in
         ascending chunk order (a cluster bootstrap's resampling counts), None
         for all ones. ``nop-sim tune`` scores trials with it
-    sensitivity_outputs : names of ``target_metrics`` that ``nop-sim sensitivity``
-        analyses beside ``point_metrics`` (ones that need more of a point's tables
-        than its matches and counters, e.g. New Order's ``max_disruptor_effect``)
+    extra_metrics : names of ``target_metrics`` that ``summary.md`` shows and ``nop-sim
+        sensitivity`` analyses beside ``point_metrics`` (ones that need more of a point's
+        tables than its matches and counters, e.g. New Order's ``max_disruptor_effect``)
     fair_win_rate(matches, players) : the win rate every seat would have if
         seats were equal (``1/players`` unless wins can be shared)
     store_version : bumped when the game's chunk tables change shape; an older
@@ -216,7 +216,7 @@ class Game:
     agent_file: Callable[[Path], Any] | None = None
     store_version: int = 1
     policy: PolicySpace | None = None
-    sensitivity_outputs: tuple[str, ...] = ()
+    extra_metrics: tuple[str, ...] = ()
 
     @property
     def trainable(self) -> bool:

@@ -25,10 +25,18 @@ __all__ = ["point_summary", "write_summary"]
 
 
 def point_summary(tables: dict[str, pd.DataFrame], game: Game) -> pd.DataFrame:
-    """One row per sweep point: the game's key metrics (``Game.point_metrics``)."""
+    """One row per sweep point: the game's key metrics (``Game.point_metrics``, and its
+    ``extra_metrics`` where the tables hold what they need)."""
     matches, counts = tables["matches"], tables["counts"]
-    return pd.DataFrame([{"point": point, **game.point_metrics(m, counts[counts["point"] == point])}
-                         for point, m in matches.groupby("point", sort=True)])
+    rows = []
+    for point, m in matches.groupby("point", sort=True):
+        row = {"point": point, **game.point_metrics(m, counts[counts["point"] == point])}
+        if game.extra_metrics and game.target_metrics is not None and "seats" in tables:
+            part = {name: t[t["point"] == point] for name, t in tables.items()}
+            more = game.target_metrics(part)()
+            row.update({k: more[k] for k in game.extra_metrics if k in more})
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def _seat_table(seats: pd.DataFrame, by: str, fair: float) -> pd.DataFrame:
@@ -88,7 +96,8 @@ def write_summary(out: str | Path) -> Path:
     for point in manifest["points"]:
         p = point["point"]
         # one point's rows at a time: memory stays flat however large the sweep
-        tables = load_tables(out, ("matches", "seats", "counts"), point=p)
+        tables = load_tables(out, tuple(t for t in ("matches", "seats", "counts", "drafts")
+                                        if t in game.tables), point=p)
         matches, s = tables["matches"], tables["seats"]
         summary = point_summary(tables, game)
         lines.append(f"## Point {p}" + (f": {point['params']}" if point["params"] else ""))

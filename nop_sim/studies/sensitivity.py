@@ -257,14 +257,14 @@ def _knob_values(values: list, spec) -> np.ndarray:
 def _metric_row(game: Game, matches: pd.DataFrame, counts: pd.DataFrame,
                 seats: pd.DataFrame | None, players,
                 drafts: pd.DataFrame | None = None) -> dict:
-    """The key metrics of one point's matches (and the game's ``sensitivity_outputs``)."""
+    """The key metrics of one point's matches (and the game's ``extra_metrics``)."""
     row = dict(game.point_metrics(matches, counts))
-    if game.sensitivity_outputs and game.target_metrics is not None and seats is not None:
+    if game.extra_metrics and game.target_metrics is not None and seats is not None:
         tables = {"matches": matches, "counts": counts, "seats": seats}
         if drafts is not None:
             tables["drafts"] = drafts
         more = game.target_metrics(tables)()
-        row.update({k: more[k] for k in game.sensitivity_outputs if k in more})
+        row.update({k: more[k] for k in game.extra_metrics if k in more})
     row.pop("matches", None)
     work = row.pop(game.work, None)
     if work is not None and len(matches):

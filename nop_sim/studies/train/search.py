@@ -171,6 +171,10 @@ class SearchResult:
     check: Duel | None = None
     pool: np.ndarray | None = None  # the selection race's rows, best first (no check)
 
+    def statement(self) -> str:
+        """The checked gain in words, with the search's size (:func:`statement`)."""
+        return statement(self.gain, self.low, self.high, self.matches, self.starts)
+
 
 def statement(gain: float, low: float, high: float, matches: int, starts: int) -> str:
     """A checked gain in words, as what it is: a lower bound found by a search of a size."""

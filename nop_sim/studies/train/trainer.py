@@ -24,12 +24,14 @@ Approach to Multiagent Reinforcement Learning"):
    field.
 
 The strong field is the mixture after the last round, over the whole
-population. A final search with a new seed measures it: a pooled search
-(:mod:`.pool`), the free search and one per mechanic, each at least a
-round's size, taking the matches the rounds left of the budget. The best of
-their pooled leaders, checked on fresh matches, is a lower bound on what a
-deviation can win against the field; it goes into ``strong.toml`` with the
-searches' size (each at least :func:`final_share` of a round's; :func:`~nop_sim.studies.train.search.statement`). Training
+population. A final search with a new seed measures it: one free search
+(:func:`~nop_sim.studies.train.search.best_response`), at least twice a round's
+size, taking the matches the rounds left of the budget. Its pick, checked on
+fresh matches, is a lower bound on what a deviation can win against the field;
+it goes into ``strong.toml`` with the search's size
+(:func:`~nop_sim.studies.train.search.statement`). (A pooled search, the free
+one and one per mechanic sharing the same matches, found less than half as
+much against one field: each of its searches is a sixth the size.) Training
 has converged only when that search, too, finds nothing that gains
 ``epsilon``.
 
@@ -69,14 +71,14 @@ from nop_sim.run.provenance import versions
 from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.meta import ProfileTable, max_members, regret, solve
 from nop_sim.studies.train.play import Engine, Field, duel
-from nop_sim.studies.train.pool import pooled_cost, pooled_search
 from nop_sim.studies.train.search import SearchConfig, best_response, statement
 from nop_sim.studies.train.space import Space, space_for
 
 __all__ = ["TrainConfig", "TrainResult", "rules_key", "start_population", "train_folder",
            "train_settings"]
 
-STATE_VERSION = 4  # 3: the final search is pooled; 4: sep-CMA-ES, 48 generations
+STATE_VERSION = 5  # 3: the final search is pooled; 4: sep-CMA-ES, 48 generations; 5: the
+# final search is one free search again, of the whole rest of the budget
 
 
 @dataclass(frozen=True)
@@ -184,42 +186,25 @@ def _meta_matches(cfg: TrainConfig, players: int) -> int:
 # the final search's least share of the budget: a 1M training whose rounds left its final
 # search 116,000 matches stated 0.4 points, and a 1.9M-match check found 19.9
 FINAL_BUDGET = 0.3
+# the final search at its least, as a share of a round's
+FINAL_SHARE = 2.0
 
 
-def final_share(mechanics: int) -> float:
-    """What each search of the final pooled one plays at least, as a share of a round's
-    search: twice a round's for the free search alone, half for six pooled searches."""
-    return max(0.5, 2.0 / (1 + mechanics))
+def _search_cost(search: SearchConfig, space: Space, players: int, n_starts: int) -> int:
+    return search.cost(space.dim, players, n_starts, mechanics=len(space.mechanics))
 
 
-def _final_cost(search: SearchConfig, space: Space, players: int, n_starts: int,
-                mechanics: int) -> int:
-    """The final pooled search at its least, ``search`` being a round's: a free search and
-    one per mechanic pooled (``mechanics`` of them), each :func:`final_share` of a
-    round's size."""
-    return pooled_cost(search.scaled(final_share(mechanics)), space, players, n_starts,
-                       mechanics)
-
-
-def _fit_budget(cfg: TrainConfig, space: Space, players: int, n_starts: int
-                ) -> tuple[SearchConfig, list[str]]:
-    """The search, shrunk when the budget cannot hold three rounds and the final search,
-    and the mechanics the final search pools a search for: all of the game's, unless
-    even the smallest searches cannot hold them (then the free search alone)."""
+def _fit_budget(cfg: TrainConfig, space: Space, players: int, n_starts: int) -> SearchConfig:
+    """The search, shrunk when the budget cannot hold three rounds and the final search."""
     meta = _meta_matches(cfg, players)
-    for pooled in (list(space.mechanics), []):
-        def total(s: SearchConfig, pooled=pooled) -> int:
-            rounds = 3 * (s.cost(space.dim, players, n_starts, mechanics=len(space.mechanics))
-                          + meta)
-            final = _final_cost(s, space, players, n_starts, len(pooled))
-            return max(rounds + final, int(rounds / (1 - FINAL_BUDGET)))
 
-        s = cfg.search
-        if total(s) > cfg.budget:
-            s = s.fitted(total, cfg.budget)
-        if total(s) <= cfg.budget or not pooled:  # the free search alone: as small as asked
-            return s, pooled
-    raise AssertionError("unreachable")
+    def total(s: SearchConfig) -> int:
+        rounds = 3 * (_search_cost(s, space, players, n_starts) + meta)
+        final = _search_cost(s.scaled(FINAL_SHARE), space, players, n_starts)
+        return max(rounds + final, int(rounds / (1 - FINAL_BUDGET)))
+
+    s = cfg.search
+    return s.fitted(total, cfg.budget) if total(s) > cfg.budget else s
 
 
 class _Population:
@@ -315,8 +300,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         search = SearchConfig(**{k: tuple(v) if isinstance(v, list) else v
                                  for k, v in state["search"].items()})
     else:
-        search, state["final_mechanics"] = _fit_budget(
-            cfg, space, players, len(state["population"]) + len(starting) + 4)
+        search = _fit_budget(cfg, space, players, len(state["population"]) + len(starting) + 4)
         state["search"] = asdict(search)
     pop = _Population(state, players)
     base = (state["seconds"], state["engine_seconds"], state["hands"], engine.engine_seconds,
@@ -335,11 +319,9 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                                          len(state["population"]) + len(starting),
                                          mechanics=len(space.mechanics))
 
-    final_mechanics = state.setdefault("final_mechanics", list(space.mechanics))
-
     def final_cost(scale: float) -> int:
-        return _final_cost(search.scaled(scale), space, players,
-                           len(state["population"]) + len(starting), len(final_mechanics))
+        return _search_cost(search.scaled(scale * FINAL_SHARE), space, players,
+                            len(state["population"]) + len(starting))
 
     def affordable(scale: float) -> bool:
         """Room for a round at ``scale`` and the final search after it."""
@@ -417,21 +399,19 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         fld = Field.of(pop.rows[members], sigma, members)
         engine.matches = 0
         starts = np.concatenate([pop.rows, starting])
-        # the final search pools a free search and one per mechanic (:mod:`.pool`): a
-        # single search is a gamble (two seeds found 0 and 11 points against one field),
-        # and a deviation a restricted search finds is a legal one. It takes what the
-        # rounds left of the budget, each of its searches at least half a round's
-        # (the free search alone: twice a round's).
-        least = search.scaled(state["scale"]).scaled(final_share(len(final_mechanics)))
+        # the final search is one free search, twice a round's at least, of what the rounds
+        # left of the budget: against one field, at 1.2M matches, a free search found a
+        # deviation gaining 5.0 points on average over 3 seeds where a pooled search (the
+        # free one and one per mechanic, each a sixth of the matches) found 2.1
+        # (scripts/search_power.py); a search a sixth the size finds too little
+        least = search.scaled(state["scale"] * FINAL_SHARE)
 
         def cost(s: SearchConfig) -> int:
-            return pooled_cost(s, space, players, len(starts), len(final_mechanics))
+            return _search_cost(s, space, players, len(starts))
 
         final = max(least, search.fitted(cost, 0.95 * (cfg.budget - state["spent"])), key=cost)
-        pooled = pooled_search(engine, settings, space, fld, starts, (cfg.seed, 10**9), final,
-                               tag={"round": state["round"]},
-                               switches=True, mechanics=final_mechanics)
-        res = pooled.result()
+        res = best_response(engine, settings, space, fld, starts, (cfg.seed, 10**9), final,
+                            float("nan"), tag={"round": state["round"]})
         spend(res.matches)
         hist = pd.DataFrame(res.history)
         hist["phase"] = "final-" + hist["phase"]
@@ -441,10 +421,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         state["final"] = {"exploitability": 100 * res.gain, "low": 100 * res.low,
                           "high": 100 * res.high, "check_matches": res.n_check,
                           "matches": res.matches, "starts": res.starts,
-                          "searches": len(pooled.searches),
-                          "values": {m: {k: 100 * v for k, v in pooled.value(m).items()
-                                         if k in ("mean", "ci_low", "ci_high")}
-                                     for m in pooled.groups[1:]},
+                          "searches": 1,
                           "round": strong_round, "members": [int(m) for m in fld.ids],
                           "weights": fld.weights.tolist(), "deviation": res.row.tolist()}
         _clock(state, base, t0, engine)
