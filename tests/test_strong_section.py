@@ -151,6 +151,9 @@ def test_an_independent_check_that_finds_more_is_recorded_in_the_field(tmp_path,
     assert "an independent check found more" in training_text(after.training)
     assert not record_check(scn, folder, Found(claim + 10), 500_000)  # the same: no rewrite
     assert "independent check found more" in (folder / "strong.toml").read_text()
+    assert record_check(scn, folder, Found(claim + 12), 500_000)     # more again: it stands
+    text = (folder / "strong.toml").read_text()
+    assert text.count("independent check found more") == 1 and f"{claim + 12:.1f}" in text
 
 
 def test_value_of_a_field_without_its_training_folder(tmp_path, field):
