@@ -589,15 +589,25 @@ def _effect_counts(seats: pd.DataFrame, drafts: pd.DataFrame | None, chunks: np.
     without drafts."""
     if drafts is None or not len(drafts) or not len(seats) or "chunk" not in drafts:
         return None
-    keys = ["chunk", "match", "seat"]
-    seat_key = seats[keys].reset_index(drop=True).assign(_row=np.arange(len(seats)))
-    dj = drafts[keys + ["card", "count"]].merge(seat_key, on=keys, how="inner")
-    if not len(dj):
+    # each draft row's seat row, by one integer key (a pandas merge took 0.2 s a point)
+    cols = ("chunk", "match", "seat")
+    sv = [seats[c].to_numpy(np.int64) for c in cols]
+    dv = [drafts[c].to_numpy(np.int64) for c in cols]
+    size = [max(int(a.max()), int(b.max())) + 1 for a, b in zip(sv, dv, strict=True)]
+
+    def key(v):
+        return (v[0] * size[1] + v[1]) * size[2] + v[2]
+
+    skey = key(sv)
+    order = np.argsort(skey, kind="stable")
+    at = np.minimum(np.searchsorted(skey[order], key(dv)), len(skey) - 1)
+    found = skey[order][at] == key(dv)
+    if not found.any():
         return None
-    cards = sorted(set(dj["card"].astype(str)))
-    card = dj["card"].astype(str).map({c: i for i, c in enumerate(cards)}).to_numpy()
-    row = dj["_row"].to_numpy()
-    strata = np.bincount(row, weights=dj["count"].to_numpy(), minlength=len(seats))
+    row = order[at[found]]
+    card, names = pd.factorize(drafts["card"].to_numpy()[found])
+    cards = [str(c) for c in names]
+    strata = np.bincount(row, weights=drafts["count"].to_numpy()[found], minlength=len(seats))
     strata = np.minimum(strata.astype(np.int64), int(np.percentile(strata, 99)))
     k = int(strata.max()) + 1
     chunk = np.searchsorted(chunks, seats["chunk"].to_numpy())
