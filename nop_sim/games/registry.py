@@ -223,6 +223,14 @@ class Game:
         """It declares a policy space: the strong-play commands can train its agents."""
         return self.policy is not None
 
+    def extra_values(self, tables: Mapping[str, Any]) -> dict[str, float]:
+        """The :attr:`extra_metrics` of one point's tables (``{name: DataFrame}``); none
+        where the game has none or the tables lack the seats they need."""
+        if not self.extra_metrics or self.target_metrics is None or tables.get("seats") is None:
+            return {}
+        more = self.target_metrics({k: v for k, v in tables.items() if v is not None})()
+        return {k: more[k] for k in self.extra_metrics if k in more}
+
     @property
     def strong_targets(self) -> dict[str, str]:
         """The ``[targets]`` names measured under strong play (``nop-sim sweep --train

@@ -31,10 +31,9 @@ def point_summary(tables: dict[str, pd.DataFrame], game: Game) -> pd.DataFrame:
     rows = []
     for point, m in matches.groupby("point", sort=True):
         row = {"point": point, **game.point_metrics(m, counts[counts["point"] == point])}
-        if game.extra_metrics and game.target_metrics is not None and "seats" in tables:
-            part = {name: t[t["point"] == point] for name, t in tables.items()}
-            more = game.target_metrics(part)()
-            row.update({k: more[k] for k in game.extra_metrics if k in more})
+        if game.extra_metrics:
+            row.update(game.extra_values({name: t[t["point"] == point]
+                                          for name, t in tables.items()}))
         rows.append(row)
     return pd.DataFrame(rows)
 

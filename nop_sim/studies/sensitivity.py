@@ -259,12 +259,8 @@ def _metric_row(game: Game, matches: pd.DataFrame, counts: pd.DataFrame,
                 drafts: pd.DataFrame | None = None) -> dict:
     """The key metrics of one point's matches (and the game's ``extra_metrics``)."""
     row = dict(game.point_metrics(matches, counts))
-    if game.extra_metrics and game.target_metrics is not None and seats is not None:
-        tables = {"matches": matches, "counts": counts, "seats": seats}
-        if drafts is not None:
-            tables["drafts"] = drafts
-        more = game.target_metrics(tables)()
-        row.update({k: more[k] for k in game.extra_metrics if k in more})
+    row.update(game.extra_values({"matches": matches, "counts": counts, "seats": seats,
+                                  "drafts": drafts}))
     row.pop("matches", None)
     work = row.pop(game.work, None)
     if work is not None and len(matches):

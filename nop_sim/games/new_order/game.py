@@ -626,9 +626,9 @@ def _effect_counts(seats: pd.DataFrame, drafts: pd.DataFrame | None, chunks: np.
 
 def _effects(effect, w: np.ndarray) -> dict[str, float]:
     """``disruptor_effect_<card>`` of every card (NaN: never drafted) and
-    ``max_disruptor_effect`` (the
-    largest magnitude among cards with :data:`EFFECT_MIN_DRAFTERS` drafters), from
-    :func:`_effect_counts` with chunk weights ``w``."""
+    ``max_disruptor_effect`` (the largest magnitude among cards with
+    :data:`EFFECT_MIN_DRAFTERS` drafters), from :func:`_effect_counts` with chunk
+    weights ``w``."""
     out = {f"disruptor_effect_{c}": float("nan") for c in T.DISRUPTOR_IDS}
     if effect is None:
         return {**out, "max_disruptor_effect": float("nan")}
