@@ -563,7 +563,7 @@ def _strong_hook(scn, workers, scheduler, resume, quiet):
               show_default=True, help="Matches to value each point's mechanics with (--value).")
 @click.option("--value-precision", type=click.FloatRange(0, min_open=True), default=1.5,
               show_default=True,
-              help="Points: each value's check plays on until its 95%% interval is at most this "
+              help="Points: each value's check plays on until its 95% interval is at most this "
                    "wide on each side (at most 6 times its size; matches beyond --value-budget).")
 @click.option("--mechanic", "mechanics", multiple=True, metavar="NAME",
               help="Value only these (repeatable) [default: all the game's mechanics].")
@@ -830,7 +830,7 @@ def _mechanics(scn, mechanics) -> tuple[str, ...]:
                    "manipulation, hedging, drafting, drawing, bluffing; Ordered Hand's betting, "
                    "raising, repositioning [default: all].")
 @click.option("--precision", type=click.FloatRange(0, min_open=True), default=None,
-              help="Points: each value's check plays on until its 95%% interval is at most "
+              help="Points: each value's check plays on until its 95% interval is at most "
                    "this wide on each side (at most 6 times its size; matches beyond "
                    "--budget-matches) [default: the check's size alone].")
 @_train_options

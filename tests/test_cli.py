@@ -166,3 +166,14 @@ def test_top_level_help_teaches_the_main_path_first():
     commands = [line.split()[0] for line in lines[lines.index("Commands:") + 1:] if line.strip()]
     assert commands[:3] == ["run", "compare", "sweep"], commands
     assert commands.index("eval") > commands.index("tune")
+
+
+def test_every_help_has_an_example_and_no_escaped_percent():
+    # click prints help as written: a "%%" left from %-formatting reads "95%%" to a user
+    from nop_sim.cli import main
+
+    for name in main.commands:
+        res = run(name, "--help")
+        assert res.exit_code == 0, name
+        assert "%%" not in res.output, name
+        assert "nop-sim " + name in res.output, name
