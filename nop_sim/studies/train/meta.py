@@ -16,8 +16,9 @@ chance in one seat when the other ``n - 1`` seats draw from ``sigma``:
 u(i | {i, a, b, ...})``, where ``u`` is the per-seat win chance of ``i`` in
 that profile, estimated from its matches with a prior of ``prior`` matches
 at the fair share ``1/n`` (a profile never played reads ``1/n``). The
-mixture is solved by replicator dynamics (:func:`solve`): exponentiated
-payoffs advantage, averaged over the second half of the iterations.
+mixture is the least-regret point found (:func:`solve`): Nash's function
+minimised over the simplex from several starts, one of them replicator
+dynamics' time average.
 
 The solution is an approximate equilibrium *of the estimated table*; what
 the designer reads is measured differently: a best-response search against
@@ -112,14 +113,69 @@ def regret(u: np.ndarray, sigma: np.ndarray) -> float:
     return float(f.max() - f @ sigma)
 
 
-def solve(u: np.ndarray, iterations: int = 4000, rate: float = 40.0,
-          floor: float = 0.02) -> np.ndarray:
-    """A symmetric mixture of the meta-game ``u`` by replicator dynamics.
+def solve(u: np.ndarray, floor: float = 0.02, starts: int = 8, seed: int = 0) -> np.ndarray:
+    """A symmetric mixture of the meta-game ``u`` with the least regret found.
+
+    An equilibrium is a mixture no member beats: its regret (:func:`regret`) is 0. The
+    mixture minimises Nash's function, the sum of the squared positive gains
+    ``max(0, f_i - f . sigma) ** 2`` (zero exactly at an equilibrium), over the simplex
+    (a softmax of free logits, scipy's L-BFGS-B) from ``starts`` points: the uniform
+    mixture, replicator dynamics' time average (:func:`replicator`) and random logits
+    (seeded by ``seed``); the least regret wins. Weights below ``floor`` are dropped (the
+    rest renormalised, or polished again over what is left, whichever leaves less regret)
+    when that costs at most a tenth of a point of regret (else only those below 0.001).
+    Replicator dynamics alone left 2 to 7 points of regret in a 2M-match training's own
+    tables: a member of the population beat the field by that much, and the next round's
+    search found it again instead of something new.
+    """
+    s = u.shape[0]
+    rep = replicator(u)
+    if s == 1:
+        return np.ones(1)
+    rng = np.random.default_rng(seed)
+    firsts = [np.zeros(s), np.log(np.maximum(rep, 1e-6))]
+    firsts += [rng.normal(0.0, 2.0, s) for _ in range(max(0, starts - 2))]
+    best = min([rep, *(_nash_min(u, z) for z in firsts)], key=lambda x: regret(u, x))
+    kept = best >= floor
+    if kept.all():
+        return best
+    dropped = np.where(kept, best, 0.0) / best[kept].sum()
+    polished = _nash_min(u, np.log(best[kept]), kept)
+    floored = min([dropped, polished], key=lambda x: regret(u, x))
+    if regret(u, floored) <= regret(u, best) + 0.001:
+        return floored
+    trace = np.where(best >= 0.001, best, 0.0)  # a softmax is never exactly 0
+    return trace / trace.sum()
+
+
+def _nash_min(u: np.ndarray, z0: np.ndarray, support: np.ndarray | None = None
+              ) -> np.ndarray:
+    """A local minimum of Nash's function from the logits ``z0``, over mixtures of the
+    members in ``support`` (a boolean mask; default: all): the others weigh 0, but their
+    gains count."""
+    from scipy.optimize import minimize
+
+    support = np.ones(u.shape[0], bool) if support is None else support
+
+    def mix(z):
+        x = np.zeros(u.shape[0])
+        x[support] = np.exp(z - z.max())
+        return x / x.sum()
+
+    def nash(z):
+        x = mix(z)
+        f = payoffs(u, x)
+        return float(np.sum(np.maximum(0.0, f - f @ x) ** 2))
+
+    return mix(minimize(nash, z0, method="L-BFGS-B").x)
+
+
+def replicator(u: np.ndarray, iterations: int = 4000, rate: float = 40.0) -> np.ndarray:
+    """Replicator dynamics' time average, a first guess for :func:`solve`.
 
     From the uniform mixture, ``sigma <- sigma * exp(rate * (f - f . sigma))``,
     renormalised, with a little mutation (1e-4) so that no member dies for good
-    on noise; the answer is the mean of the second half of the iterates, with
-    weights below ``floor`` dropped and the rest renormalised.
+    on noise; the answer is the mean of the second half of the iterates.
     """
     s = u.shape[0]
     sigma = np.full(s, 1.0 / s)
@@ -131,11 +187,7 @@ def solve(u: np.ndarray, iterations: int = 4000, rate: float = 40.0,
         sigma = 0.9999 * sigma / sigma.sum() + 1e-4 / s
         if t >= half:
             mean += sigma
-    mean /= iterations - half
-    mean[mean < floor] = 0.0
-    if mean.sum() == 0:
-        mean[np.argmax(payoffs(u, sigma))] = 1.0
-    return mean / mean.sum()
+    return mean / (iterations - half)
 
 
 def max_members(players: int, cells: int = 2_000_000) -> int:

@@ -77,8 +77,9 @@ from nop_sim.studies.train.space import Space, space_for
 __all__ = ["TrainConfig", "TrainResult", "rules_key", "start_population", "train_folder",
            "train_settings"]
 
-STATE_VERSION = 5  # 3: the final search is pooled; 4: sep-CMA-ES, 48 generations; 5: the
-# final search is one free search again, of the whole rest of the budget
+STATE_VERSION = 6  # 3: the final search is pooled; 4: sep-CMA-ES, 48 generations; 5: the
+# final search is one free search again, of the whole rest of the budget; 6: the meta-game
+# is solved for the least regret (meta.solve)
 
 
 @dataclass(frozen=True)
