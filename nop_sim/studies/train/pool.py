@@ -14,15 +14,20 @@ A *pooled search* runs the free search and one search per mechanic, then:
    player may choose from are a part of the free player's: both draw on the
    same searches, the same effort.
 2. **Select** on fresh matches, in two stages (every candidate, then each
-   group's leaders again): the free pick is the best of the whole pool, the
-   pick without ``m`` the best of the rows that leave ``m`` switched off.
-3. **Check** every pick on the same fresh matches: the free pick's gain is
+   group's leaders again): the pick without ``m`` is the best of the rows
+   that leave ``m`` switched off, and a first free pick the best of all.
+3. **Decide** the free pick among every group's pick, on fresh matches of
+   their own as large as the check: each pick is a legal free deviation, so
+   the free pick is the best of them, and a value cannot go below 0 because
+   the selection ranked a small pool by noise. (``nop-sim value`` pools one
+   mechanic at a time, so the free pick is the better of two: where the pick
+   without ``m`` wins, the value is 0 exactly.)
+4. **Check** every pick on the same fresh matches: the free pick's gain is
    the exploitability found (a lower bound: a larger search may find more),
    and ``value(m)`` = gain(free pick) - gain(pick without m) is a paired
-   difference (Jaffe et al. 2012). The free pick was the best of a larger
-   set on the selection's matches, so a value is below 0 only by the
-   check's noise; where a mechanic cannot matter, the two picks play alike
-   and its value is 0 exactly.
+   difference (Jaffe et al. 2012), below 0 only by the check's noise; where
+   the free pick is the pick without ``m`` (a mechanic that cannot matter
+   among others), the two play alike and its value is 0 exactly.
 """
 
 from __future__ import annotations
@@ -76,7 +81,7 @@ def pooled_cost(cfg: SearchConfig, space: Space, unit: int, n_starts: int,
     pool = (1 + mechanics) * LEADERS * (1 + mechanics)
     select = ((pool + 1) * _round_up(cfg.select // 2, unit)
               + ((1 + mechanics) * FINALISTS + 1) * _round_up(cfg.select, unit))
-    return searches + select + (2 + mechanics) * _round_up(cfg.check_max, unit)
+    return searches + select + 2 * (2 + mechanics) * _round_up(cfg.check_max, unit)
 
 
 @dataclass
@@ -191,10 +196,23 @@ def pooled_search(engine: Engine, settings, space: Space, fld: Field, starts: np
                         "win_rate": float(wins[c] / counts[c]),
                         "gain": float(sums[c] / counts[c]),
                         "leader": bool(np.allclose(rows[c], picks[0]))})
-    # 3. the check: every pick on the same fresh matches; with ``precision``, more
-    # batches until every value asked is known to it (or the check is LONGEST times its size)
+    # 3. the decision: every pick is a legal free deviation, so the free pick is the best
+    # of them on fresh matches of their own -- a selection too small to rank the pool
+    # once picked a free row that then lost 2.4 points to the pick without bluffing on
+    # the check, a value below 0 beyond noise
     picks = np.stack(picks)
     size = _round_up(cfg.check_max, unit)
+    decide = duel(engine, settings, fld, picks, size, (*key, 3 * 10**6 + 4))
+    matches += decide.matches
+    best = int(np.argmax(decide.gain().mean(axis=1)))
+    history.append({**tag, "phase": "pool-decide", "generation": -1, "candidate": best,
+                    "search": [FREE, *asked][best], "matches": size,
+                    "wins": int(decide.won[best].sum()),
+                    "win_rate": float(decide.won[best].mean()),
+                    "gain": float(decide.gain()[best].mean()), "leader": True})
+    picks[0] = picks[best]
+    # 4. the check: every pick on the same fresh matches; with ``precision``, more
+    # batches until every value asked is known to it (or the check is LONGEST times its size)
     parts = [duel(engine, settings, fld, picks, size, (*key, 3 * 10**6 + 2))]
     if precision is not None and asked:
         batch = _round_up(size // 2, unit)

@@ -215,7 +215,7 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     cfg = base if cost(base) <= 0.9 * budget else base.fitted(cost, 0.9 * budget)
     identity = json.loads(json.dumps({"rules": rules_key(settings), "seed": scn.seed,
                                       "field": [fld.rows.tolist(), fld.weights.tolist()],
-                                      "search": asdict(cfg), "method": 3,
+                                      "search": asdict(cfg), "method": 4,
                                       **({} if precision is None
                                          else {"precision": float(precision)})}))
     saved, free_row, replaced = _saved(folder, identity)
