@@ -840,19 +840,23 @@ def value_cmd(scenario, strong_dir, mechanics, precision, budget, seed, workers,
 
     Against the strong field, two equal searches (the same starts, seeds and
     budget), one free and one that may not use the mechanic, pool their best
-    deviations: the best of the pool, and the best that leaves the mechanic
-    off; its value is the difference of their gains, checked on the same
-    matches (Jaffe et al. 2012), so it is below 0 only by noise. About 0 marks a mechanic that is dead
-    weight; a large value, one that dominates. Also: a strong seat's win
-    rate when it drafted each Disruptor, against when it did not. Results go
-    into the training folder (a run for some mechanics keeps the others'
-    rows) and its report.
+    deviations: the best that leaves the mechanic off, and the free pick (the
+    better of it and the pool's best, on matches of their own); the value is
+    the difference of their gains, checked on the same matches (Jaffe et al.
+    2012), so it is below 0 only by noise. About 0 marks a mechanic that is
+    dead weight; a large value, one that dominates. When a deviation is known
+    to gain more against the field than these searches found, the output says
+    to read the values with care. Also: a strong seat's win rate when it
+    drafted each Disruptor, against when it did not. Results go into the
+    training folder (a run for some mechanics keeps the others' rows) and its
+    report.
 
     \b
     Example:
       nop-sim train scenarios/baseline.toml
       nop-sim value scenarios/baseline.toml --strong reports/baseline-train
     """
+    from nop_sim.games.agent_files import search_gap
     from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.report import write_train_report
     from nop_sim.studies.train.value import value_folder
@@ -881,6 +885,10 @@ def value_cmd(scenario, strong_dir, mechanics, precision, budget, seed, workers,
         click.echo(f"(against the strong field, {lo:,}{'' if lo == hi else f' to {hi:,}'} "
                    f"paired check matches each; values are estimates: a larger budget or "
                    f"--precision narrows them)")
+    _, training = _strong_training(strong_dir, scn)
+    gap = search_gap(table, training)
+    if gap:
+        click.echo(f"read with care: {gap}")
     if replaced:
         click.echo(f"replaced the saved values of {', '.join(replaced)}: measured with another "
                    f"seed, budget or strong field")

@@ -171,3 +171,46 @@ def test_value_of_a_field_without_its_training_folder(tmp_path, field):
     assert r.exit_code == 0, r.output
     assert "no training to report on" in r.output
     assert list(pd.read_parquet(folder / "value.parquet")["mechanic"]) == ["hedging"]
+
+
+def test_values_a_known_deviation_dwarfs_are_read_with_care(tmp_path, field):
+    """When a deviation is known to gain more against the field than anything the value
+    searches found, the values say what those searches could not see, and the report
+    says so beside them (issue 20: a value run's best deviation gained +0.1 against a
+    field a check beat by 16 points, and valued manipulation, which that deviation used,
+    at 0)."""
+    import shutil
+
+    from nop_sim.games.agent_files import search_gap
+
+    saved = pd.read_parquet(field.parent / "value.parquet")
+    found = float(saved["gain_full_high"].max())
+    assert search_gap(saved, {"exploitability_low": found + 5}) is not None
+    gap = search_gap(saved, {"exploitability_low": found - 5, "checked_low": found + 3})
+    assert f"{found + 3:.1f}" in gap and "nop-sim exploit" in gap
+    assert search_gap(saved, {"exploitability_low": found + 0.01 - 1}) is None
+    assert search_gap(saved, {}) is None
+    # a field an independent check beat by far more: the run's report warns
+    beaten = tmp_path / "beaten"
+    shutil.copytree(field.parent, beaten)
+    text = (beaten / "strong.toml").read_text()
+    (beaten / "strong.toml").write_text(text.replace(
+        "[training]\n", "[training]\nchecked_exploitability = 99.5\nchecked_low = 99.0\n"
+                        "checked_high = 100.0\n", 1))
+    small = tmp_path / "small.toml"
+    small.write_text(SMALL)
+    r = _cli(["value", str(small), "--strong", str(beaten), "--budget-matches", "3000",
+              "--quiet", "--workers", "1"])   # the saved rows, read back
+    assert r.exit_code == 0 and "read with care: these searches found" in r.output, r.output
+    out = tmp_path / "r"
+    r = _cli(["run", str(_with_strong(tmp_path, beaten / "strong.toml")), "--out", str(out),
+              "--quiet", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    assert "Read these values with care" in (out / "report.html").read_text()
+    plain = tmp_path / "plain"
+    r = _cli(["run", str(_with_strong(tmp_path, field)), "--out", str(plain), "--quiet",
+              "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    said = search_gap(saved, json.loads((plain / "strong-play" / "manifest.json").read_text())
+                      ["agent_files"][0]["training"])
+    assert ("Read these values with care" in (plain / "report.html").read_text()) == bool(said)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AgentFile", "draw_rows", "read_rows", "training_text", "write_rows"]
+__all__ = ["AgentFile", "draw_rows", "read_rows", "search_gap", "training_text", "write_rows"]
 
 
 @dataclass(frozen=True)
@@ -296,3 +296,32 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
                  + (f", {training['checked_by']}" if training.get("checked_by") else ""))
     return text
 
+
+def search_gap(table, training: Mapping) -> str | None:
+    """A warning when ``nop-sim value``'s searches (``table``: its value.parquet) found less than a deviation is known to gain
+    against the field (``training``: strong.toml's ``[training]``, with a check
+    ``nop-sim exploit`` recorded): the largest upper end of the free picks' gains lies
+    below the largest known lower bound. Then the searches could not play as a strong
+    deviator does, and a value of 0 may be what they could not find (issue 20: a
+    400,000-match value run's best deviation gained +0.1 against a field a deviation
+    beat by 16, and that deviation used manipulation, which the run valued at 0)."""
+    if table is None or not len(table) or "gain_full_high" not in table:
+        return None
+    known = []
+    for key, what in (("exploitability_low", "its training's final search"),
+                      ("checked_low", "an independent check, nop-sim exploit")):
+        try:
+            known.append((float(training[key]), what))
+        except (KeyError, TypeError, ValueError):
+            continue
+    if not known:
+        return None
+    bound, what = max(known)
+    found = float(table["gain_full_high"].max())
+    if found >= bound:
+        return None
+    return (f"these searches found no deviation gaining more than {found:+.1f} points (the "
+            f"upper end of its 95% interval), where a deviation is known to gain at least "
+            f"{bound:.1f} against this field ({what}): they are too small to play as a "
+            f"strong deviator would, so a value near 0 says they found no use for the "
+            f"mechanic, not that it has none; a larger --budget-matches searches harder")

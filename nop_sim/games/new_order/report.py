@@ -34,6 +34,7 @@ import pandas as pd
 
 from nop_sim import reporting as R
 from nop_sim.core.stats import ALPHA, CONFIDENCE, normal_quantile
+from nop_sim.games.agent_files import search_gap
 from nop_sim.games.new_order import analysis as A
 from nop_sim.games.new_order.agents import training_text
 from nop_sim.games.registry import seat_name
@@ -1668,6 +1669,9 @@ def _under_strong(c: _Strong) -> list:
             "What each mechanic is worth to a strong player (nop-sim value against this "
             "field: the best deviation's gain minus the best deviation's without it)",
             csv="strong_values.csv", full=values))
+        gap = search_gap(values, f.get("training") or {})
+        if gap:
+            blocks.append(Note(f"**Read these values with care:** {gap}.", "warning"))
     else:
         blocks.append(Note(f"No values beside {f.get('given', 'the field')}: measure them with "
                            f"nop-sim value SCENARIO --strong <its training folder>.", "muted"))

@@ -8,6 +8,7 @@ folder: ``manifest.json``, ``state.json``, ``history.parquet`` and, once
 from __future__ import annotations
 
 import json
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pandas as pd
 
 from nop_sim import reporting as R
 from nop_sim.games import DEFAULT_KIND, get_game
+from nop_sim.games.agent_files import search_gap
 from nop_sim.studies.train.search import statement
 
 __all__ = ["SECTIONS", "write_train_report"]
@@ -38,6 +40,14 @@ class _Training:
     @property
     def epsilon(self) -> float:
         return float(self.manifest["training"]["epsilon"])
+
+    def checked_training(self) -> dict:
+        """strong.toml's ``[training]``: the training's claim and any independent check
+        ``nop-sim exploit`` recorded since (the manifest holds only the first)."""
+        try:
+            return tomllib.loads((self.folder / "strong.toml").read_text()).get("training", {})
+        except (OSError, ValueError):
+            return dict(self.manifest.get("training", {}))
 
     def strong(self) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The strong field: each row's label, its weight, and the rows."""
@@ -214,7 +224,9 @@ def _value(t: _Training):
                            zip(v["gain_restricted"], v["gain_restricted_low"],
                                v["gain_restricted_high"], strict=True)]} if has_gains else {}),
         "check matches": [R.count(x) for x in v["check_matches"]]})
-    blocks = [R.png(fig, "value", "Each mechanic's value under strong play, 95% interval "
+    gap = search_gap(v, t.checked_training())
+    blocks = [*([R.Note(f"**Read with care:** {gap}.", "warning")] if gap else []),
+              R.png(fig, "value", "Each mechanic's value under strong play, 95% interval "
                     "(about 0: the mechanic is dead weight)."),
               R.Note("Two equal searches against the strong field, one free and one that may "
                      "not use the mechanic, pool their best deviations: the best of the pool "
