@@ -298,10 +298,10 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
 
 
 def search_gap(table, training: Mapping) -> str | None:
-    """A warning when ``nop-sim value``'s searches (``table``: its value.parquet) found less than a deviation is known to gain
-    against the field (``training``: strong.toml's ``[training]``, with a check
-    ``nop-sim exploit`` recorded): the largest upper end of the free picks' gains lies
-    below the largest known lower bound. Then the searches could not play as a strong
+    """A warning when ``nop-sim value``'s searches (``table``: its value.parquet) found
+    less than a deviation is known to gain against the field (``training``: strong.toml's
+    ``[training]``, with any check ``nop-sim exploit`` recorded): the largest upper end of
+    the free picks' gains lies below the largest known lower bound. Then the searches could not play as a strong
     deviator does, and a value of 0 may be what they could not find (issue 20: a
     400,000-match value run's best deviation gained +0.1 against a field a deviation
     beat by 16, and that deviation used manipulation, which the run valued at 0)."""

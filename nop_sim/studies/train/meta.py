@@ -129,9 +129,9 @@ def solve(u: np.ndarray, floor: float = 0.02, starts: int = 8, seed: int = 0) ->
     search found it again instead of something new.
     """
     s = u.shape[0]
-    rep = replicator(u)
     if s == 1:
         return np.ones(1)
+    rep = replicator(u)
     rng = np.random.default_rng(seed)
     firsts = [np.zeros(s), np.log(np.maximum(rep, 1e-6))]
     firsts += [rng.normal(0.0, 2.0, s) for _ in range(max(0, starts - 2))]

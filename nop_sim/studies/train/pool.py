@@ -204,12 +204,13 @@ def pooled_search(engine: Engine, settings, space: Space, fld: Field, starts: np
     size = _round_up(cfg.check_max, unit)
     decide = duel(engine, settings, fld, picks, size, (*key, 3 * 10**6 + 4))
     matches += decide.matches
-    best = int(np.argmax(decide.gain().mean(axis=1)))
+    decided = decide.gain().mean(axis=1)
+    best = int(np.argmax(decided))
     history.append({**tag, "phase": "pool-decide", "generation": -1, "candidate": best,
                     "search": [FREE, *asked][best], "matches": size,
                     "wins": int(decide.won[best].sum()),
                     "win_rate": float(decide.won[best].mean()),
-                    "gain": float(decide.gain()[best].mean()), "leader": True})
+                    "gain": float(decided[best]), "leader": True})
     picks[0] = picks[best]
     # 4. the check: every pick on the same fresh matches; with ``precision``, more
     # batches until every value asked is known to it (or the check is LONGEST times its size)

@@ -229,10 +229,12 @@ def _value(t: _Training):
               R.png(fig, "value", "Each mechanic's value under strong play, 95% interval "
                     "(about 0: the mechanic is dead weight)."),
               R.Note("Two equal searches against the strong field, one free and one that may "
-                     "not use the mechanic, pool their best deviations: the best of the pool "
-                     "and the best of those that leave the mechanic off are played on the "
-                     "same fresh matches, and the value is the difference of their gains "
-                     "(Jaffe et al. 2012). So a value is below 0 only by noise; each gain is "
+                     "not use the mechanic, pool their best deviations. The best that leaves "
+                     "the mechanic off is a legal free deviation too, so the free pick is the "
+                     "better of it and the pool's best, on matches of their own; both picks "
+                     "are then played on the same fresh matches, and the value is the "
+                     "difference of their gains (Jaffe et al. 2012). So a value is below 0 "
+                     "only by noise; each gain is "
                      "a lower bound (a larger search may find more), so a value is an "
                      "estimate for a player who searches this hard, and one whose interval "
                      "holds 0 cannot be told from nothing."),
