@@ -776,6 +776,8 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
     deviation it found. When it finds more than strong.toml claims, it writes
     its finding into the file's [training] table, so every run that seats the
     field (its report, a scenario's [strong]) states the largest known bound.
+    A deviation that beats the field is kept in the folder's deviations.json,
+    where nop-sim value's searches start from it.
 
     \b
     Example:
@@ -785,7 +787,7 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
     """
     from nop_sim.games.agent_files import training_text
     from nop_sim.studies.train import TrainError
-    from nop_sim.studies.train.value import exploit, record_check
+    from nop_sim.studies.train.value import exploit, record_check, record_found
 
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "exploit")
@@ -801,6 +803,9 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
         if record_check(scn, strong_dir, res, budget):
             click.echo(f"recorded in {strong_dir / 'strong.toml'}: it found more than the file "
                        f"claimed, so every run seating the field now states this bound")
+        if record_found(scn, strong_dir, res, budget):
+            click.echo(f"kept in {strong_dir / 'deviations.json'}: nop-sim value starts its "
+                       f"searches from this deviation")
 
 
 def _strong_training(folder: Path, scn):
@@ -839,7 +844,9 @@ def value_cmd(scenario, strong_dir, mechanics, precision, budget, seed, workers,
     """What each mechanic is worth under strong play (restricted play).
 
     Against the strong field, two equal searches (the same starts, seeds and
-    budget), one free and one that may not use the mechanic, pool their best
+    budget; the starts include every deviation known to beat the field, from
+    its training's final search and from nop-sim exploit, kept in the folder's
+    deviations.json), one free and one that may not use the mechanic, pool their best
     deviations: the best that leaves the mechanic off, and the free pick (the
     better of it and the pool's best, on matches of their own); the value is
     the difference of their gains, checked on the same matches (Jaffe et al.
@@ -891,7 +898,7 @@ def value_cmd(scenario, strong_dir, mechanics, precision, budget, seed, workers,
         click.echo(f"read with care: {gap}")
     if replaced:
         click.echo(f"replaced the saved values of {', '.join(replaced)}: measured with another "
-                   f"seed, budget or strong field")
+                   f"seed, budget, strong field or known deviations")
     click.echo(f"tables: {strong_dir / 'value.parquet'}, {strong_dir / 'drafts.parquet'}")
     click.echo(f"report: {report}" if report else
                f"report: none ({strong_dir} holds a field but no training to report on)")

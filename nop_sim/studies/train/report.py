@@ -229,7 +229,9 @@ def _value(t: _Training):
               R.png(fig, "value", "Each mechanic's value under strong play, 95% interval "
                     "(about 0: the mechanic is dead weight)."),
               R.Note("Two equal searches against the strong field, one free and one that may "
-                     "not use the mechanic, pool their best deviations. The best that leaves "
+                     "not use the mechanic, both started from the deviations known to beat "
+                     "the field too (its training's final pick, nop-sim exploit's), pool "
+                     "their best deviations. The best that leaves "
                      "the mechanic off is a legal free deviation too, so the free pick is the "
                      "better of it and the pool's best, on matches of their own; both picks "
                      "are then played on the same fresh matches, and the value is the "

@@ -41,7 +41,8 @@ an averaged field's exploitability climb back to 10-25 points after round
 30); a mixture plays each of them in its share of matches.
 
 The folder (default ``reports/<scenario file name>-train/``): ``strong.toml``
-(the mixture: ``[[agent]]`` tables with weights), ``history.parquet`` (every
+(the mixture: ``[[agent]]`` tables with weights), ``deviations.json`` (the final
+search's pick, where it beats the field: :mod:`.known`), ``history.parquet`` (every
 candidate of every generation, screen, selection and check), ``manifest.json``,
 ``state.json`` (the checkpoint after each round: population, table, mixture)
 and the report. Every seed derives from ``(seed, round, ...)``, so a resumed
@@ -69,8 +70,9 @@ from nop_sim.games.registry import SeatFile, policy_of, seat_label
 from nop_sim.reporting import atomic_write
 from nop_sim.run.provenance import versions
 from nop_sim.studies.train.errors import TrainError
+from nop_sim.studies.train.known import record_deviation
 from nop_sim.studies.train.meta import ProfileTable, max_members, regret, solve
-from nop_sim.studies.train.play import Engine, Field, duel
+from nop_sim.studies.train.play import Engine, Field, duel, load_strong
 from nop_sim.studies.train.search import SearchConfig, best_response, statement
 from nop_sim.studies.train.space import Space, space_for
 
@@ -122,6 +124,7 @@ class TrainResult:
     final_starts: int = 0
     final_searches: int = 1       # searches the final one pooled
     population: int = 0
+    deviation: np.ndarray | None = None  # the final search's pick
 
     @property
     def row(self) -> np.ndarray:
@@ -439,7 +442,8 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                        search=search, space=space, strong_round=fin["round"],
                        final_matches=fin["matches"], final_starts=fin["starts"],
                        final_searches=fin.get("searches", 1),
-                       population=len(state["population"]))
+                       population=len(state["population"]),
+                       deviation=np.asarray(fin["deviation"], float))
 
 
 def _least_exploitable(state: dict) -> tuple[int, list[int], list[float]]:
@@ -565,6 +569,14 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
                      f"{result.statement}.\n"
                      f"Use it as a seat: [seats] all = \"@<path of this file>\", or\n"
                      f"nop-sim run SCENARIO --set seats.all=@<path of this file>")
+    if result.exploitability_low > 0:  # value's searches start from it (.known)
+        fld, _ = load_strong(out, settings)
+        record_deviation(out, fld, result.space.columns, result.deviation,
+                         result.exploitability, result.exploitability_low,
+                         result.exploitability_high,
+                         f"nop-sim train --seed {cfg.seed} --budget-matches {cfg.budget}: its "
+                         f"final {result.final_matches:,}-match search from "
+                         f"{result.final_starts} starts")
     manifest = {
         "kind": "train", "scenario": {"name": scn.name, "source": scn.source, "kind": scn.kind,
                                       "text": scn.text, "fingerprint": scn.fingerprint()},

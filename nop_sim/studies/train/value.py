@@ -9,7 +9,11 @@ difference of two equal efforts against the strong field:
 
 Both draw on the same two searches, walked from the same starts on the same
 seeds with the same budget: the free search, and one with the mechanic's
-parameters (the game's ``mechanics``) pinned in every row. Their leaders,
+parameters (the game's ``mechanics``) pinned in every row. The starts include
+the deviations known to beat the field (:mod:`.known`: the training's final
+search, ``nop-sim exploit``'s checks), so the values rest on play at least as
+strong as the strongest found so far, not on what a search a sixth of a
+value run's size could find alone. Their leaders,
 and each with the mechanic switched off, are pooled (:mod:`.pool`): the free
 pick is the best of the pool, the restricted pick the best of the rows that
 leave the mechanic off, a part of the same pool. Both picks are checked on
@@ -40,14 +44,15 @@ import pandas as pd
 from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
 from nop_sim.studies.train.errors import TrainError
-from nop_sim.studies.train.play import Engine, Field, duel
+from nop_sim.studies.train.known import known_rows, record_deviation
+from nop_sim.studies.train.play import Engine, Field, duel, load_strong
 from nop_sim.studies.train.pool import FREE, pooled_cost, pooled_search
 from nop_sim.studies.train.search import SearchConfig, SearchResult, best_response
 from nop_sim.studies.train.space import Space, space_for
 from nop_sim.studies.train.trainer import presets, rules_key
 
-__all__ = ["exploit", "field_tables", "load_strong", "record_check", "restricted_play",
-           "value_folder"]
+__all__ = ["exploit", "field_tables", "load_strong", "record_check", "record_found",
+           "restricted_play", "value_folder"]
 
 _SEARCH_KEY = 2 * 10**9      # every search of a value run: the same seeds
 
@@ -57,27 +62,30 @@ def _starts(settings, fld: Field) -> np.ndarray:
 
 
 def free_search(engine: Engine, settings, fld: Field, cfg: SearchConfig,
-                seed: int) -> SearchResult:
+                seed: int, known: np.ndarray | None = None) -> SearchResult:
     """The best unrestricted deviation against ``fld``: the search every value shares,
-    unchecked (its leaders go to each mechanic's pool)."""
+    unchecked (its leaders go to each mechanic's pool); ``known``: deviations known to
+    beat the field (:mod:`.known`), more starts and candidates."""
     return best_response(engine, settings, space_for(settings), fld, _starts(settings, fld),
                          (seed, _SEARCH_KEY), cfg, float("nan"), tag={"mechanic": FREE},
-                         switches=False, check=False)
+                         known=known, switches=False, check=False)
 
 
 def restricted_play(engine: Engine, settings, fld: Field, mechanic: str, cfg: SearchConfig,
-                    seed: int, free: SearchResult, precision: float | None = None) -> dict:
+                    seed: int, free: SearchResult, precision: float | None = None,
+                    known: np.ndarray | None = None) -> dict:
     """One table row: the search without ``mechanic`` against ``fld``, pooled with the
     ``free`` one, and the mechanic's value (win-rate points, 95% interval) from the two
     picks checked on the same matches. Its seeds depend on the mechanic and ``seed`` only,
     so a row never changes with the others asked for. ``precision`` (points): the check
     goes on until the value's 95% interval is at most that wide on each side
-    (:func:`~nop_sim.studies.train.pool.pooled_search`)."""
+    (:func:`~nop_sim.studies.train.pool.pooled_search`). ``known``: the deviations the
+    ``free`` search started from, which this one starts from too (the mechanic pinned)."""
     start = engine.matches
     space = space_for(settings)
     pooled = pooled_search(engine, settings, space, fld, _starts(settings, fld),
                            (seed, _SEARCH_KEY), cfg, mechanics=[mechanic],
-                           tag={"mechanic": mechanic}, searches={FREE: free},
+                           tag={"mechanic": mechanic}, searches={FREE: free}, known=known,
                            precision=None if precision is None else precision / 100)
     full, without, value = pooled.gain(FREE), pooled.gain(mechanic), pooled.value(mechanic)
     res = pooled.searches[mechanic]
@@ -161,6 +169,19 @@ def record_check(scn, folder: Path, found: SearchResult, budget: int) -> bool:
     return True
 
 
+def record_found(scn, folder: Path, found: SearchResult, budget: int) -> bool:
+    """Keep an independent check's deviation in ``folder``'s deviations.json (:mod:`.known`)
+    when it beats the field (its gain's interval lies above 0), so that ``nop-sim value``
+    starts from it. Returns whether the file changed."""
+    if not found.low > 0:
+        return False
+    settings, fld = _strong_field(scn, folder)
+    return record_deviation(folder, fld, space_for(settings).columns, found.row,
+                            100 * found.gain, 100 * found.low, 100 * found.high,
+                            f"nop-sim exploit --seed {scn.seed} --budget-matches {budget}: a "
+                            f"{found.matches:,}-match search from {found.starts} starts")
+
+
 def _strong_field(scn, folder: Path) -> tuple[object, Field]:
     """``scn``'s settings (its first point) and ``folder``'s strong field, refused when
     strong.toml was trained for other rules (another seed is the same rules)."""
@@ -170,19 +191,6 @@ def _strong_field(scn, folder: Path) -> tuple[object, Field]:
         raise TrainError(f"{Path(folder) / 'strong.toml'} was trained for other rules "
                          f"(scenario {training.get('scenario')!r}); train for {scn.source} first")
     return settings, fld
-
-
-def load_strong(folder: Path, settings) -> tuple[Field, dict]:
-    """The strong field (a mixture) and training table of a training folder's strong.toml,
-    read as an agent file of the game ``settings`` are for."""
-    path = Path(folder) / "strong.toml"
-    if not path.exists():
-        raise ValueError(f"--strong {folder}: no strong.toml there; train first "
-                         f"(nop-sim train SCENARIO --out {folder})")
-    policy = policy_of(settings)
-    f = policy.read_agent_file(path)
-    rows = np.stack([policy.agent_row(r) for r in f.rows])
-    return Field.of(rows, f.weights), dict(f.training)
 
 
 def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
@@ -198,7 +206,8 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     different times are equal efforts: each row is saved as soon as it is done and
     merges with the saved rows of the same field, rules, seed and search; a stopped run
     resumes, and a run for some mechanics keeps the others' rows. Rows of another
-    field, rules, seed or budget are replaced; their mechanics are returned third.
+    field, rules, seed, budget or known deviations (:mod:`.known`: every search starts
+    from them too) are replaced; their mechanics are returned third.
 
     ``precision`` (points): each value's check plays on past its size until the value's
     95% interval is at most that wide on each side, or the check has played
@@ -207,15 +216,17 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     folder = Path(folder)
     settings, fld = _strong_field(scn, folder)
     space = space_for(settings)
+    known = known_rows(folder, fld, space.columns)
     base = SearchConfig()
 
     def cost(s: SearchConfig) -> int:
-        return _value_cost(s, space, settings.players, len(fld.rows))
+        return _value_cost(s, space, settings.players, len(fld.rows) + len(known))
 
     cfg = base if cost(base) <= 0.9 * budget else base.fitted(cost, 0.9 * budget)
     identity = json.loads(json.dumps({"rules": rules_key(settings), "seed": scn.seed,
                                       "field": [fld.rows.tolist(), fld.weights.tolist()],
-                                      "search": asdict(cfg), "method": 4,
+                                      "search": asdict(cfg), "method": 5,
+                                      "known": known.tolist(),
                                       **({} if precision is None
                                          else {"precision": float(precision)})}))
     saved, free_row, replaced = _saved(folder, identity)
@@ -232,9 +243,9 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
         for name in mechanics:
             if name not in saved:
                 if free is None:
-                    free = free_search(engine, settings, fld, cfg, scn.seed)
+                    free = free_search(engine, settings, fld, cfg, scn.seed, known)
                 saved[name] = restricted_play(engine, settings, fld, name, cfg, scn.seed, free,
-                                              precision)
+                                              precision, known)
                 free_row = free.row.tolist()
                 _save(folder, saved, identity, free_row, scn.name, budget, space)
             rows.append(saved[name])
