@@ -12,7 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from nop_sim.cli import main
+from nop_sim.games.registry import policy_of
 from nop_sim.run.scenario import ScenarioError, load_scenario
+from nop_sim.studies.train.known import known_rows
+from nop_sim.studies.train.play import load_strong
 from nop_sim.studies.train.trainer import rules_key
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,6 +120,13 @@ def test_the_shipped_baseline_field_is_for_the_baseline_rules():
         f"scenarios/fields/README.md")
     values = Path(scn.strong.file.path).parent / "value.parquet"
     assert values.is_file(), "the shipped field's values (nop-sim value) ship beside it"
+    # and the deviation its check found, which those values' searches started from
+    fld, _ = load_strong(values.parent, scn.settings)
+    known = known_rows(values.parent, fld, policy_of(scn.settings).names)
+    said = json.loads((values.parent / "value.json").read_text())["identity"]
+    assert len(known) and said["known"] == known.tolist(), (
+        "the shipped values start from the deviations kept beside the field: run the "
+        "exploit and value commands in scenarios/fields/README.md")
 
 
 def test_an_independent_check_that_finds_more_is_recorded_in_the_field(tmp_path, field):
