@@ -1667,7 +1667,8 @@ def _under_strong(c: _Strong) -> list:
                         for lo, hi in zip(values["loss_low"], values["loss_high"],
                                           strict=True)]}),
             "What each mechanic is worth to a strong player (nop-sim value against this "
-            "field: the best deviation's gain minus the best deviation's without it)",
+            "field: the best deviation's gain minus the best deviation's without it, both "
+            "searched from the deviations known to beat the field as well)",
             csv="strong_values.csv", full=values))
         gap = search_gap(values, f.get("training") or {})
         if gap:
