@@ -239,7 +239,9 @@ def _value(t: _Training):
                      "only by noise; each gain is "
                      "a lower bound (a larger search may find more), so a value is an "
                      "estimate for a player who searches this hard, and one whose interval "
-                     "holds 0 cannot be told from nothing."),
+                     "holds 0 cannot be told from nothing. A known deviation found by a far "
+                     "larger search than this one is re-tuned without the mechanic only as "
+                     "long as the free search improves it, so such a value leans high."),
               R.Table(table, "Restricted play", csv="value.csv", full=v)]
     d = t.drafts
     if d is not None and len(d):

@@ -13,7 +13,12 @@ parameters (the game's ``mechanics``) pinned in every row. The starts include
 the deviations known to beat the field (:mod:`.known`: the training's final
 search, ``nop-sim exploit``'s checks), so the values rest on play at least as
 strong as the strongest found so far, not on what a search a sixth of a
-value run's size could find alone. Their leaders,
+value run's size could find alone. The search without the mechanic starts
+from the same deviations with it switched off, and has no more matches to
+re-tune them than the free one has to improve them: where a known deviation
+came from a far larger search than the value's, a value leans high (against
+one 2M-match field, manipulation read +2.8 from the training's deviation and
++7.2 once a 4M-match check's was known too). Their leaders,
 and each with the mechanic switched off, are pooled (:mod:`.pool`): the free
 pick is the best of the pool, the restricted pick the best of the rows that
 leave the mechanic off, a part of the same pool. Both picks are checked on
