@@ -58,6 +58,19 @@ def test_deviations_are_kept_largest_first_and_only_for_their_field(tmp_path):
     assert len(gains) == MOST and gains == sorted(gains, reverse=True) and min(gains) > 1.0
 
 
+def test_a_field_read_back_with_its_last_bits_moved_is_the_same_field():
+    """strong.toml's weights are normalised again on every read, which can move a last
+    bit; exploit's rewrite of its [training] must not make the kept deviations another
+    field's (a 2M field's training deviation was dropped that way)."""
+    rows = np.stack([_row(bluff=0.1), _row(bluff=0.2), _row(bluff=0.3)])
+    w = np.array([0.07, 0.14, 0.79])
+    nudged = w * (1 + 2.0**-52)
+    assert not np.array_equal(w, nudged)
+    assert field_key(Field(rows, w)) == field_key(Field(rows, nudged))
+    assert field_key(Field(rows, w)) != field_key(Field(rows, np.array([0.08, 0.13, 0.79])))
+    assert field_key(Field(rows, w)) != field_key(Field(rows[::-1], w))
+
+
 @pytest.mark.parametrize("text", ["{", '{"field": "x"}', '{"field": "x", "deviations": [1]}',
                                   '{"field": 3, "deviations": []}'])
 def test_an_unreadable_deviations_file_is_named_and_replaced_by_a_new_finding(tmp_path, text):
@@ -118,7 +131,7 @@ def test_train_and_exploit_keep_their_deviation_and_value_starts_from_it(tmp_pat
     """train keeps its final pick, exploit its check's pick (where they beat the field);
     value's saved rows name the deviations they started from, and are measured again when
     a new one is known."""
-    from nop_sim.studies.train.value import record_found
+    from nop_sim.studies.train.value import record_check, record_found
 
     path, src = trained
     out = tmp_path / "t"
@@ -148,9 +161,14 @@ def test_train_and_exploit_keep_their_deviation_and_value_starts_from_it(tmp_pat
 
     planted = _row(hedge=30.0, bluff=0.7)
     assert not record_found(scn, out, Found(planted, 0.5), 500_000)   # cannot tell from 0
+    # as nop-sim exploit does: strong.toml's [training] states the larger bound, then the
+    # deviation is kept beside the training's (the field read back is the same field)
+    assert record_check(scn, out, Found(planted, 60.0), 500_000)
     assert record_found(scn, out, Found(planted, 60.0), 500_000)
-    entry = json.loads((out / FILE).read_text())["deviations"][0]
-    assert "--seed 7 --budget-matches 500000" in entry["found_by"] and entry["gain"] == 60.0
+    saved = json.loads((out / FILE).read_text())["deviations"]
+    assert len(saved) == 2 and saved[0]["gain"] == 60.0
+    assert "--seed 7 --budget-matches 500000" in saved[0]["found_by"]
+    assert "nop-sim train" in saved[1]["found_by"]
     # the saved value is measured again, from the new deviation too
     r = _cli(["value", str(path), "--strong", str(out), "--budget-matches", "3000",
               "--mechanic", "hedging", "--quiet", "--workers", "1"])

@@ -37,9 +37,15 @@ MOST = 8   # entries kept, the largest gains first
 
 
 def field_key(fld: Field) -> str:
-    """A hash of a field's rows and weights: what the entries of a file belong to."""
-    blob = json.dumps([np.asarray(fld.rows, float).tolist(),
-                       np.asarray(fld.weights, float).tolist()]).encode()
+    """A hash of a field's rows and weights, to 9 significant digits: what the entries of a
+    file belong to. (A weight read back from a file is normalised again, which can move
+    its last bit: ``nop-sim exploit`` rewriting strong.toml's ``[training]`` must not
+    make the field another.)"""
+    def rounded(a) -> list:
+        return [float(f"{x:.9g}") for x in np.asarray(a, float).ravel()]
+
+    blob = json.dumps([list(np.shape(fld.rows)), rounded(fld.rows),
+                       rounded(fld.weights)]).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
