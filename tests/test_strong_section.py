@@ -15,8 +15,8 @@ from nop_sim.cli import main
 from nop_sim.games.registry import policy_of
 from nop_sim.run.scenario import ScenarioError, load_scenario
 from nop_sim.studies.train.known import known_rows
-from nop_sim.studies.train.play import load_strong
 from nop_sim.studies.train.trainer import rules_key
+from nop_sim.studies.train.value import load_strong
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -33,7 +32,7 @@ from nop_sim.kernels.rng import keyed_states
 from nop_sim.run.executors import dask_client
 from nop_sim.studies.train.errors import TrainError
 
-__all__ = ["Duel", "Engine", "Field", "duel", "load_strong", "match_states"]
+__all__ = ["Duel", "Engine", "Field", "duel", "match_states"]
 
 
 def match_states(key: tuple[int, ...], n: int) -> np.ndarray:
@@ -202,16 +201,3 @@ def duel(engine: Engine, settings, field: Field, cands: np.ndarray, n: int,
                 matches=reps * n, hand_total=int(total.sum()), draws=draws, winner=winner[:k],
                 ref_winner=winner[k] if reference else None,
                 ref_extras={name: a[k] for name, a in extras.items()} if reference else None)
-
-
-def load_strong(folder: Path, settings) -> tuple[Field, dict]:
-    """The strong field (a mixture) and training table of a training folder's strong.toml,
-    read as an agent file of the game ``settings`` are for."""
-    path = Path(folder) / "strong.toml"
-    if not path.exists():
-        raise ValueError(f"--strong {folder}: no strong.toml there; train first "
-                         f"(nop-sim train SCENARIO --out {folder})")
-    policy = policy_of(settings)
-    f = policy.read_agent_file(path)
-    rows = np.stack([policy.agent_row(r) for r in f.rows])
-    return Field.of(rows, f.weights), dict(f.training)

@@ -72,7 +72,7 @@ from nop_sim.run.provenance import versions
 from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.known import record_deviation
 from nop_sim.studies.train.meta import ProfileTable, max_members, regret, solve
-from nop_sim.studies.train.play import Engine, Field, duel, load_strong
+from nop_sim.studies.train.play import Engine, Field, duel
 from nop_sim.studies.train.search import SearchConfig, best_response, statement
 from nop_sim.studies.train.space import Space, space_for
 
@@ -570,9 +570,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
                      f"Use it as a seat: [seats] all = \"@<path of this file>\", or\n"
                      f"nop-sim run SCENARIO --set seats.all=@<path of this file>")
     if result.exploitability_low > 0:  # value's searches start from it (.known)
-        fld, _ = load_strong(out, settings)
-        record_deviation(out, fld, result.space.columns, result.deviation,
-                         result.exploitability, result.exploitability_low,
+        record_deviation(out, Field.of(result.rows, result.weights), result.space.columns,
+                         result.deviation, result.exploitability, result.exploitability_low,
                          result.exploitability_high,
                          f"nop-sim train --seed {cfg.seed} --budget-matches {cfg.budget}: its "
                          f"final {result.final_matches:,}-match search from "

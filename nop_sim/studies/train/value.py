@@ -50,7 +50,7 @@ from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
 from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.known import known_rows, record_deviation
-from nop_sim.studies.train.play import Engine, Field, duel, load_strong
+from nop_sim.studies.train.play import Engine, Field, duel
 from nop_sim.studies.train.pool import FREE, pooled_cost, pooled_search
 from nop_sim.studies.train.search import SearchConfig, SearchResult, best_response
 from nop_sim.studies.train.space import Space, space_for
@@ -196,6 +196,19 @@ def _strong_field(scn, folder: Path) -> tuple[object, Field]:
         raise TrainError(f"{Path(folder) / 'strong.toml'} was trained for other rules "
                          f"(scenario {training.get('scenario')!r}); train for {scn.source} first")
     return settings, fld
+
+
+def load_strong(folder: Path, settings) -> tuple[Field, dict]:
+    """The strong field (a mixture) and training table of a training folder's strong.toml,
+    read as an agent file of the game ``settings`` are for."""
+    path = Path(folder) / "strong.toml"
+    if not path.exists():
+        raise ValueError(f"--strong {folder}: no strong.toml there; train first "
+                         f"(nop-sim train SCENARIO --out {folder})")
+    policy = policy_of(settings)
+    f = policy.read_agent_file(path)
+    rows = np.stack([policy.agent_row(r) for r in f.rows])
+    return Field.of(rows, f.weights), dict(f.training)
 
 
 def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
