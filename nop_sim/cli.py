@@ -775,15 +775,23 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
     strong.toml states. What it prints is a lower bound: the gain of the best
     deviation it found. When it finds more than strong.toml claims, it writes
     its finding into the file's [training] table, so every run that seats the
-    field (its report, a scenario's [strong]) states the largest known bound.
+    field (its report, a scenario's [strong]) and the training's own report
+    state the largest known bound.
     A deviation that beats the field is kept in the folder's deviations.json,
     where nop-sim value's searches start from it.
+
+    One check is one search: checks with other seeds find other deviations,
+    and can differ by several points (two 4M-match checks of one field found
+    9.4 and 15.8). Run two or more with their own --seed; strong.toml keeps
+    the largest.
 
     \b
     Example:
       nop-sim train scenarios/baseline.toml --budget-matches 2000000
       nop-sim exploit scenarios/baseline.toml --strong reports/baseline-train \\
           --seed 7 --budget-matches 4000000
+      nop-sim exploit scenarios/baseline.toml --strong reports/baseline-train \\
+          --seed 11 --budget-matches 4000000
     """
     from nop_sim.games.agent_files import training_text
     from nop_sim.studies.train import TrainError
@@ -803,6 +811,10 @@ def exploit_cmd(scenario, strong_dir, budget, seed, workers, scheduler, override
         if record_check(scn, strong_dir, res, budget):
             click.echo(f"recorded in {strong_dir / 'strong.toml'}: it found more than the file "
                        f"claimed, so every run seating the field now states this bound")
+            if (strong_dir / "manifest.json").is_file():  # a training folder: its report too
+                from nop_sim.studies.train.report import write_train_report
+
+                click.echo(f"report:       {write_train_report(strong_dir)}")
         if record_found(scn, strong_dir, res, budget):
             click.echo(f"kept in {strong_dir / 'deviations.json'}: nop-sim value starts its "
                        f"searches from this deviation")
@@ -886,7 +898,9 @@ def value_cmd(scenario, strong_dir, mechanics, precision, budget, seed, workers,
         click.echo(f"{row.mechanic:<12} is worth {row.loss:+5.1f} points (95% "
                    f"{row.loss_low:+.1f} to {row.loss_high:+.1f}): the best deviation gains "
                    f"{row.gain_full:+.1f}, without it {row.gain_restricted:+.1f}"
-                   + ("  (cannot tell from 0)" if row.loss_low <= 0 <= row.loss_high else ""))
+                   + ("  (the best deviation found plays the same without it)"
+                      if row.loss_low == row.loss_high == 0 else
+                      "  (cannot tell from 0)" if row.loss_low <= 0 <= row.loss_high else ""))
     if len(table):
         lo, hi = int(table["check_matches"].min()), int(table["check_matches"].max())
         click.echo(f"(against the strong field, {lo:,}{'' if lo == hi else f' to {hi:,}'} "

@@ -177,6 +177,10 @@ def test_train_and_exploit_keep_their_deviation_and_value_starts_from_it(tmp_pat
     said = json.loads((out / "value.json").read_text())["identity"]
     assert np.allclose(said["known"][0], planted)
     assert list(pd.read_parquet(out / "value.parquet")["mechanic"]) == ["hedging"]
+    # the training report value rewrote leads with the largest known bound, not the training's
+    report = (out / "report.md").read_text()
+    assert "An independent check found more since: a deviation gains at least 60.0 points" \
+        in report and "--seed 7 --budget-matches 500000" in report
     # a broken file is one line, naming it, and nothing saved is lost
     (out / FILE).write_text("{")
     r = _cli(["value", str(path), "--strong", str(out), "--budget-matches", "3000",
@@ -196,3 +200,30 @@ def test_a_field_copied_without_its_deviations_is_valued_from_its_own_starts(tmp
               "--mechanic", "hedging", "--quiet", "--workers", "1"])
     assert r.exit_code == 0, r.output
     assert json.loads((bare / "value.json").read_text())["identity"]["known"] == []
+
+
+def test_exploit_that_finds_more_rewrites_the_training_report(tmp_path, trained):
+    """The training report never lags behind strong.toml: a check that found more than the
+    file claimed is stated there at once (a report that led with the training's bound while
+    strong.toml held a check's twice as large promised less than was known)."""
+    import tomllib
+
+    import tomli_w
+
+    path, src = trained
+    out = tmp_path / "t"
+    shutil.copytree(src, out)
+    # lower the file's claim so that whatever this small check finds is more
+    f = tomllib.loads((out / "strong.toml").read_text())
+    f["training"]["exploitability"] = -90.0
+    (out / "strong.toml").write_text(tomli_w.dumps(f))
+    assert not (out / "report.md").exists()  # trained with --no-report
+    r = _cli(["exploit", str(path), "--strong", str(out), "--budget-matches", "3000",
+              "--seed", "3", "--quiet", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    assert "recorded in" in r.output and "report:" in r.output
+    found = tomllib.loads((out / "strong.toml").read_text())["training"]
+    report = (out / "report.md").read_text()
+    assert (f"An independent check found more since: a deviation gains at least "
+            f"{found['checked_exploitability']:.1f} points") in report
+    assert "--seed 3 --budget-matches 3000" in report

@@ -224,3 +224,30 @@ def test_values_a_known_deviation_dwarfs_are_read_with_care(tmp_path, field):
     said = search_gap(saved, json.loads((plain / "strong-play" / "manifest.json").read_text())
                       ["agent_files"][0]["training"])
     assert ("Read these values with care" in (plain / "report.html").read_text()) == bool(said)
+
+
+def test_a_value_whose_two_picks_play_alike_says_so(tmp_path, field):
+    """A value of exactly 0 with an interval of width 0 is no estimate near 0: the best
+    deviation found played the same with the mechanic switched off (the shipped field's
+    manipulation, drawing and bluffing). The report says that, not "cannot be told from 0",
+    which it keeps for an interval around 0."""
+    import shutil
+
+    folder = tmp_path / "f"
+    shutil.copytree(field.parent, folder)
+    v = pd.read_parquet(folder / "value.parquet")
+    assert len(v) >= 3
+    v.loc[0, ["loss", "loss_low", "loss_high"]] = 0.0
+    v.loc[1, ["loss", "loss_low", "loss_high"]] = [0.1, -0.5, 0.7]
+    v.loc[2, ["loss", "loss_low", "loss_high"]] = [4.0, 3.0, 5.0]
+    v.to_parquet(folder / "value.parquet", index=False)
+    out = tmp_path / "r"
+    r = _cli(["run", str(_with_strong(tmp_path, folder / "strong.toml")), "--out", str(out),
+              "--quiet", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    rows = {line.split("|")[1].strip(): line.split("|")[3].strip()
+            for line in (out / "report.md").read_text().splitlines()
+            if line.startswith("| ") and line.split("|")[1].strip() in set(v["mechanic"])}
+    assert rows[v.loc[0, "mechanic"]] == "the best deviation found plays the same without it"
+    assert rows[v.loc[1, "mechanic"]] == "cannot be told from 0"
+    assert rows[v.loc[2, "mechanic"]] == "pays"

@@ -1662,7 +1662,9 @@ def _under_strong(c: _Strong) -> list:
             "mechanic": values["mechanic"],
             "value, points (95%)": [num_ci(v, lo, hi, 1) for v, lo, hi in zip(
                 values["loss"], values["loss_low"], values["loss_high"], strict=True)],
-            "reading": ["cannot be told from 0" if lo <= 0 <= hi else
+            "reading": ["the best deviation found plays the same without it"
+                        if lo == hi == 0 else
+                        "cannot be told from 0" if lo <= 0 <= hi else
                         "pays" if lo > 0 else "below 0 (noise)"
                         for lo, hi in zip(values["loss_low"], values["loss_high"],
                                           strict=True)]}),

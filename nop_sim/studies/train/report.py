@@ -82,12 +82,28 @@ def _statement(tr: dict) -> str:
                    if pooled > 1 else "")
 
 
+def _checked(t: _Training) -> str:
+    """What an independent check (``nop-sim exploit``) found since, where it found more
+    than the training's own search: a sentence, or ''."""
+    c = t.checked_training()
+    if not isinstance(c.get("checked_exploitability"), (int, float)):
+        return ""
+    said = f"{c['checked_exploitability']:.1f} points"
+    if isinstance(c.get("checked_low"), (int, float)):
+        said += f" (95% {c['checked_low']:.1f} to {c.get('checked_high', float('nan')):.1f})"
+    by = f", by {c['checked_by']}" if c.get("checked_by") else ""
+    return (f"An independent check found more since: a deviation gains at least {said}{by}. "
+            f"That is the largest known lower bound.")
+
+
 def _findings(t: _Training):
     tr = t.manifest["training"]
     state = "reached" if tr["converged"] else "not reached (the budget ended first)"
+    checked = _checked(t)
     items = [
         f"**Exploitability: {_statement(tr)}.** It is what one seat can gain by deviating "
-        f"from the strong field, as far as that search could find: a lower bound.",
+        f"from the strong field, as far as that search could find: a lower bound."
+        + (f" **{checked}**" if checked else ""),
         f"{tr['rounds']} rounds of PSRO, {tr['matches']:,} matches; the target of "
         f"{t.epsilon:g} points was {state}. The strong field is a mixture of "
         f"{tr.get('mixture', 1)} of the population's {tr.get('population', 1)} policies.",
@@ -123,6 +139,13 @@ def _exploitability(t: _Training):
                 yerr=R.interval_err([fin["exploitability"]], [fin["low"]], [fin["high"]]),
                 fmt="s", color=R.PALETTE["vermillion"], capsize=3,
                 label="the strong field, final search")
+    c = t.checked_training()
+    if isinstance(c.get("checked_exploitability"), (int, float)):
+        ce = float(c["checked_exploitability"])
+        lo, hi = float(c.get("checked_low", ce)), float(c.get("checked_high", ce))
+        ax.errorbar([xf], [ce], yerr=R.interval_err([ce], [lo], [hi]), fmt="D",
+                    color=R.PALETTE["black"], capsize=3,
+                    label="the strong field, largest independent check")
     ax.axhline(t.epsilon, color=R.PALETTE["grey"], ls="--", lw=1, label=f"epsilon {t.epsilon:g}")
     ax.axhline(0, color="black", lw=0.6)
     if len(x) <= 20:
@@ -152,6 +175,9 @@ def _exploitability(t: _Training):
     final = (f"The strong field is the mixture after round {fin.get('round', '?')}. Against "
              f"a final search with a new seed: {_statement(tr)} "
              f"({fin['check_matches']:,} check matches).")
+    checked = _checked(t)
+    if checked:
+        final += f" {checked}"
     shown = table
     if len(table) > 25:  # the first and last rounds; every round in the CSV
         keep = set(range(10)) | set(range(len(table) - 10, len(table)))
@@ -159,7 +185,8 @@ def _exploitability(t: _Training):
     caption = "Rounds" if len(shown) == len(table) else "Rounds: the first 10 and the last 10"
     return [R.png(fig, "exploitability", "Each round's field: the checked gain of the best "
                   "deviation the round's search found against it, 95% interval (a lower "
-                  "bound on what a deviation can gain); the square is the final search."),
+                  "bound on what a deviation can gain); the square is the final search, a diamond the "
+                  "largest independent check (nop-sim exploit), where one found more."),
             R.Note(final), R.Table(shown, caption, csv="rounds.csv", full=table)]
 
 
@@ -215,7 +242,9 @@ def _value(t: _Training):
         "mechanic": v["mechanic"], "taken away by": v["pinned"],
         "value (points)": [R.num_ci(a, b, c, 1) for a, b, c in
                            zip(v["loss"], v["loss_low"], v["loss_high"], strict=True)],
-        "can tell from 0?": ["yes" if lo > 0 or hi < 0 else "no"
+        "can tell from 0?": ["yes" if lo > 0 or hi < 0 else
+                             "no: the best deviation found plays the same without it"
+                             if lo == hi == 0 else "no"
                              for lo, hi in zip(v["loss_low"], v["loss_high"], strict=True)],
         **({"best deviation gains": [R.num_ci(a, b, c, 1) for a, b, c in
                                      zip(v["gain_full"], v["gain_full_low"],
