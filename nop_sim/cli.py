@@ -875,7 +875,7 @@ def value_cmd(scenario, strong_dir, mechanics, precision, budget, seed, workers,
       nop-sim train scenarios/baseline.toml
       nop-sim value scenarios/baseline.toml --strong reports/baseline-train
     """
-    from nop_sim.games.agent_files import search_gap
+    from nop_sim.games.agent_files import PLAYS_ALIKE, plays_alike, search_gap
     from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.report import write_train_report
     from nop_sim.studies.train.value import value_folder
@@ -898,8 +898,7 @@ def value_cmd(scenario, strong_dir, mechanics, precision, budget, seed, workers,
         click.echo(f"{row.mechanic:<12} is worth {row.loss:+5.1f} points (95% "
                    f"{row.loss_low:+.1f} to {row.loss_high:+.1f}): the best deviation gains "
                    f"{row.gain_full:+.1f}, without it {row.gain_restricted:+.1f}"
-                   + ("  (the best deviation found plays the same without it)"
-                      if row.loss_low == row.loss_high == 0 else
+                   + (f"  ({PLAYS_ALIKE})" if plays_alike(row.loss_low, row.loss_high) else
                       "  (cannot tell from 0)" if row.loss_low <= 0 <= row.loss_high else ""))
     if len(table):
         lo, hi = int(table["check_matches"].min()), int(table["check_matches"].max())

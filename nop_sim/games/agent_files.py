@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AgentFile", "draw_rows", "read_rows", "search_gap", "training_text", "write_rows"]
+__all__ = ["PLAYS_ALIKE", "AgentFile", "checked_bound", "draw_rows", "plays_alike", "read_rows",
+           "search_gap", "training_text", "write_rows"]
 
 
 @dataclass(frozen=True)
@@ -247,6 +248,24 @@ def _splitmix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
+def _number(training: Mapping[str, Any], key: str) -> float | None:
+    value = training.get(key)
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if ok else None
+
+
+def checked_bound(training: Mapping[str, Any]
+                  ) -> tuple[float, float | None, float | None, str | None] | None:
+    """The independent check ``nop-sim exploit`` recorded in a ``[training]`` table when it
+    found more than the training (the largest known lower bound): ``(gain, low, high,
+    checked_by)`` in win-rate points, the last three None where missing; None without one."""
+    c = _number(training, "checked_exploitability")
+    if c is None:
+        return None
+    return (c, _number(training, "checked_low"), _number(training, "checked_high"),
+            training.get("checked_by") or None)
+
+
 def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
                   ) -> str:
     """What an agent file's ``[training]`` table says, in plain words (one clause,
@@ -259,9 +278,7 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
     the text names the changes and states no exploitability for it.
     """
     def number(key: str) -> float | None:
-        value = training.get(key)
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return float(value) if ok else None
+        return _number(training, key)
 
     made = []
     if training.get("scenario"):
@@ -287,14 +304,24 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
         text += ", training had not converged"
     text += (" — the best single-seat deviation a fresh search found gains that much "
              "win rate over it (a lower bound: a stronger search may find more)")
-    c, clo, chi = (number("checked_exploitability"), number("checked_low"),
-                   number("checked_high"))
-    if c is not None:  # nop-sim exploit found more since: the largest known lower bound
+    checked = checked_bound(training)
+    if checked is not None:  # nop-sim exploit found more since: the largest known lower bound
+        c, clo, chi, by = checked
         text += (f"; an independent check found more: a deviation gains at least {c:.1f} "
                  f"points" + (f" (95% interval {clo:.1f} to {chi:.1f})"
                               if clo is not None and chi is not None else "")
-                 + (f", {training['checked_by']}" if training.get("checked_by") else ""))
+                 + (f", {by}" if by else ""))
     return text
+
+
+# a value's reading where its two picks played alike: exactly 0 with an interval of width 0
+# is no estimate near 0 but the best deviation found not using the mechanic at all
+PLAYS_ALIKE = "the best deviation found plays the same without it"
+
+
+def plays_alike(low: float, high: float) -> bool:
+    """Whether a value's 95% interval ``(low, high)`` is exactly 0 to 0 (:data:`PLAYS_ALIKE`)."""
+    return low == high == 0
 
 
 def search_gap(table, training: Mapping) -> str | None:

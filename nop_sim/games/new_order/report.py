@@ -34,7 +34,7 @@ import pandas as pd
 
 from nop_sim import reporting as R
 from nop_sim.core.stats import ALPHA, CONFIDENCE, normal_quantile
-from nop_sim.games.agent_files import search_gap
+from nop_sim.games.agent_files import PLAYS_ALIKE, plays_alike, search_gap
 from nop_sim.games.new_order import analysis as A
 from nop_sim.games.new_order.agents import training_text
 from nop_sim.games.registry import seat_name
@@ -1662,8 +1662,7 @@ def _under_strong(c: _Strong) -> list:
             "mechanic": values["mechanic"],
             "value, points (95%)": [num_ci(v, lo, hi, 1) for v, lo, hi in zip(
                 values["loss"], values["loss_low"], values["loss_high"], strict=True)],
-            "reading": ["the best deviation found plays the same without it"
-                        if lo == hi == 0 else
+            "reading": [PLAYS_ALIKE if plays_alike(lo, hi) else
                         "cannot be told from 0" if lo <= 0 <= hi else
                         "pays" if lo > 0 else "below 0 (noise)"
                         for lo, hi in zip(values["loss_low"], values["loss_high"],

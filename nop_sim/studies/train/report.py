@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ import pandas as pd
 
 from nop_sim import reporting as R
 from nop_sim.games import DEFAULT_KIND, get_game
-from nop_sim.games.agent_files import search_gap
+from nop_sim.games.agent_files import PLAYS_ALIKE, checked_bound, plays_alike, search_gap
 from nop_sim.studies.train.search import statement
 
 __all__ = ["SECTIONS", "write_train_report"]
@@ -41,6 +42,7 @@ class _Training:
     def epsilon(self) -> float:
         return float(self.manifest["training"]["epsilon"])
 
+    @cached_property
     def checked_training(self) -> dict:
         """strong.toml's ``[training]``: the training's claim and any independent check
         ``nop-sim exploit`` recorded since (the manifest holds only the first)."""
@@ -85,13 +87,14 @@ def _statement(tr: dict) -> str:
 def _checked(t: _Training) -> str:
     """What an independent check (``nop-sim exploit``) found since, where it found more
     than the training's own search: a sentence, or ''."""
-    c = t.checked_training()
-    if not isinstance(c.get("checked_exploitability"), (int, float)):
+    checked = checked_bound(t.checked_training)
+    if checked is None:
         return ""
-    said = f"{c['checked_exploitability']:.1f} points"
-    if isinstance(c.get("checked_low"), (int, float)):
-        said += f" (95% {c['checked_low']:.1f} to {c.get('checked_high', float('nan')):.1f})"
-    by = f", by {c['checked_by']}" if c.get("checked_by") else ""
+    c, lo, hi, by = checked
+    said = f"{c:.1f} points"
+    if lo is not None:
+        said += f" (95% {lo:.1f} to {float('nan') if hi is None else hi:.1f})"
+    by = f", by {by}" if by else ""
     return (f"An independent check found more since: a deviation gains at least {said}{by}. "
             f"That is the largest known lower bound.")
 
@@ -139,10 +142,10 @@ def _exploitability(t: _Training):
                 yerr=R.interval_err([fin["exploitability"]], [fin["low"]], [fin["high"]]),
                 fmt="s", color=R.PALETTE["vermillion"], capsize=3,
                 label="the strong field, final search")
-    c = t.checked_training()
-    if isinstance(c.get("checked_exploitability"), (int, float)):
-        ce = float(c["checked_exploitability"])
-        lo, hi = float(c.get("checked_low", ce)), float(c.get("checked_high", ce))
+    checked = checked_bound(t.checked_training)
+    if checked is not None:
+        ce, lo, hi, _ = checked
+        lo, hi = ce if lo is None else lo, ce if hi is None else hi
         ax.errorbar([xf], [ce], yerr=R.interval_err([ce], [lo], [hi]), fmt="D",
                     color=R.PALETTE["black"], capsize=3,
                     label="the strong field, largest independent check")
@@ -243,8 +246,7 @@ def _value(t: _Training):
         "value (points)": [R.num_ci(a, b, c, 1) for a, b, c in
                            zip(v["loss"], v["loss_low"], v["loss_high"], strict=True)],
         "can tell from 0?": ["yes" if lo > 0 or hi < 0 else
-                             "no: the best deviation found plays the same without it"
-                             if lo == hi == 0 else "no"
+                             f"no: {PLAYS_ALIKE}" if plays_alike(lo, hi) else "no"
                              for lo, hi in zip(v["loss_low"], v["loss_high"], strict=True)],
         **({"best deviation gains": [R.num_ci(a, b, c, 1) for a, b, c in
                                      zip(v["gain_full"], v["gain_full_low"],
@@ -253,7 +255,7 @@ def _value(t: _Training):
                            zip(v["gain_restricted"], v["gain_restricted_low"],
                                v["gain_restricted_high"], strict=True)]} if has_gains else {}),
         "check matches": [R.count(x) for x in v["check_matches"]]})
-    gap = search_gap(v, t.checked_training())
+    gap = search_gap(v, t.checked_training)
     blocks = [*([R.Note(f"**Read with care:** {gap}.", "warning")] if gap else []),
               R.png(fig, "value", "Each mechanic's value under strong play, 95% interval "
                     "(about 0: the mechanic is dead weight)."),
