@@ -39,12 +39,16 @@ class FieldPlay:
         seat's hands to its elimination)
     extras : name -> array ``(n, players, ...)``: what else a seat did that a game's
         ``field_tables`` reads (New Order: ``hedges``, ``drafted``); may be empty
+    score : float ``(n, players)`` each seat's payoff in the game's unit (Kuhn poker's
+        chips won or lost), for a game whose strong play is measured by payoff; None:
+        by wins (a candidate's gain is its win rate's)
     """
 
     place: Any
     work: Any
     seat_work: Any
     extras: Mapping[str, Any] = field(default_factory=dict)
+    score: Any = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,8 @@ class PolicySpace:
         from RNG state ``states[i]`` (uint64 ``(4,)``): a :class:`FieldPlay`, matches in
         order; a match depends only on its table and state (common random numbers), so
         slicing a batch never changes it
+    unit, scale : how a gain is stated: ``scale * gain`` in ``unit`` (win-rate "points",
+        100 per unit of win rate, by default; Kuhn poker: "chips" per hand, 1)
     field_tables(settings, won, extras) : optional; tables of the strong field in every
         seat (``won`` bool ``(n,)`` of one seat per match, ``extras`` that seat's) such as
         New Order's Disruptor table, as a pandas DataFrame (written as
@@ -96,6 +102,8 @@ class PolicySpace:
     power: Mapping[str, float] = field(default_factory=dict)
     discrete: tuple[str, ...] = ()
     field_tables: Callable[[Any, Any, Mapping], Any] | None = None
+    unit: str = "points"
+    scale: float = 100.0
 
 
 @dataclass(frozen=True)

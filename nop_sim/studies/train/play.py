@@ -89,6 +89,9 @@ class Duel:
         win); ref_winner ``(n,)``
     ref_extras : name -> ``(n, ...)`` the extras of the reference occupant of the seat
     hand_total : units of work in all matches of the duel (throughput)
+    score, ref_score : ``(k, n)`` and ``(n,)`` the candidate's and the occupant's payoffs,
+        for a game that measures strong play by payoff (:attr:`FieldPlay.score`); None:
+        by wins
     """
 
     won: np.ndarray
@@ -102,9 +105,14 @@ class Duel:
     winner: np.ndarray | None = None
     ref_winner: np.ndarray | None = None
     ref_extras: dict | None = None
+    score: np.ndarray | None = None
+    ref_score: np.ndarray | None = None
 
     def gain(self) -> np.ndarray:
-        """``(k, n)`` paired differences won - ref_won (needs the reference)."""
+        """``(k, n)`` paired differences won - ref_won (needs the reference); payoffs
+        score - ref_score for a game that measures by payoff."""
+        if self.score is not None:
+            return self.score - self.ref_score[None, :]
         return self.won.astype(float) - self.ref_won.astype(float)[None, :]
 
 
@@ -152,7 +160,9 @@ class Engine:
                             work=np.concatenate([p.work for p in parts]),
                             seat_work=np.concatenate([p.seat_work for p in parts]),
                             extras={k: np.concatenate([p.extras[k] for p in parts])
-                                    for k in parts[0].extras})
+                                    for k in parts[0].extras},
+                            score=(None if parts[0].score is None
+                                   else np.concatenate([p.score for p in parts])))
         self.engine_seconds += time.perf_counter() - t0
         self.matches += len(table_of)
         self.hands += int(out.work.sum())
@@ -196,8 +206,11 @@ def duel(engine: Engine, settings, field: Field, cands: np.ndarray, n: int,
     total = by_candidate(r.work)
     hands = by_candidate(r.seat_work)[:, ids, seat]
     extras = {name: by_candidate(a)[:, ids, seat] for name, a in r.extras.items()}
+    score = None if r.score is None else by_candidate(np.asarray(r.score, float))[:, ids, seat]
     return Duel(won=won[:k], ref_won=won[k] if reference else None, hands=hands[:k],
                 extras={name: a[:k] for name, a in extras.items()}, seat=seat,
                 matches=reps * n, hand_total=int(total.sum()), draws=draws, winner=winner[:k],
                 ref_winner=winner[k] if reference else None,
-                ref_extras={name: a[k] for name, a in extras.items()} if reference else None)
+                ref_extras={name: a[k] for name, a in extras.items()} if reference else None,
+                score=None if score is None else score[:k],
+                ref_score=score[k] if score is not None and reference else None)

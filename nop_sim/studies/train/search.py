@@ -430,4 +430,6 @@ def _joined(parts: list[Duel]) -> Duel:
                 matches=sum(p.matches for p in parts),
                 hand_total=sum(p.hand_total for p in parts), draws=cat("draws", 0),
                 winner=cat("winner", 1), ref_winner=cat("ref_winner", 0),
-                ref_extras=extras("ref_extras", 0))
+                ref_extras=extras("ref_extras", 0),
+                score=None if parts[0].score is None else cat("score", 1),
+                ref_score=None if parts[0].ref_score is None else cat("ref_score", 0))
