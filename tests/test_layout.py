@@ -38,7 +38,7 @@ def test_no_game_module_at_the_top_level():
 
 
 def test_the_shipped_games_each_have_a_package():
-    assert GAMES == ["new_order", "ordered_hand"]
+    assert GAMES == ["kuhn", "new_order", "ordered_hand"]
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -83,6 +83,16 @@ class PolicySpace:
         slicing a batch never changes it
     unit, scale : how a gain is stated: ``scale * gain`` in ``unit`` (win-rate "points",
         100 per unit of win rate, by default; Kuhn poker: "chips" per hand, 1)
+    digits : the decimals a gain in ``unit`` is stated with (points: 1; Kuhn's chips: 3)
+    epsilon : ``nop-sim train``'s default ``--epsilon``, in ``unit``
+    exact_exploitability(settings, rows, weights) : optional; the exact figures of a field
+        (a symmetric mixture of ``rows`` with ``weights``) where the game can compute them
+        (Kuhn poker: full enumeration), name -> float in ``unit``, at least
+        ``gain_per_seat`` (what the best single row gains in one seat over its occupant,
+        averaged over the seats: what a search's gain estimates from below) and
+        ``nash_conv``; None: the game has none
+    write_extra(folder, rows, weights) : optional; more files of a field, written beside
+        a training's ``strong.toml`` (Kuhn poker: ``policy.csv``, its behaviour policy)
     field_tables(settings, won, extras) : optional; tables of the strong field in every
         seat (``won`` bool ``(n,)`` of one seat per match, ``extras`` that seat's) such as
         New Order's Disruptor table, as a pandas DataFrame (written as
@@ -104,6 +114,15 @@ class PolicySpace:
     field_tables: Callable[[Any, Any, Mapping], Any] | None = None
     unit: str = "points"
     scale: float = 100.0
+    digits: int = 1
+    epsilon: float = 1.0
+    exact_exploitability: Callable[[Any, Any, Any], Mapping[str, float]] | None = None
+    write_extra: Callable[[Path, Any, Any], Any] | None = None
+
+    def amount(self, gain: float, signed: bool = False) -> str:
+        """A gain (a win-rate fraction, a payoff) as the game states it: ``scale * gain``
+        to ``digits`` decimals, then ``unit`` (``5.0 points``, ``+0.012 chips``)."""
+        return f"{self.scale * gain:{'+' if signed else ''}.{self.digits}f} {self.unit}"
 
 
 @dataclass(frozen=True)
@@ -242,13 +261,15 @@ class Game:
     @property
     def strong_targets(self) -> dict[str, str]:
         """The ``[targets]`` names measured under strong play (``nop-sim sweep --train
-        --value``), in win-rate points: ``exploitability`` and ``value_<mechanic>`` for
-        each mechanic of a trainable game; none for another."""
+        --value``), in the policy's unit (win-rate points unless it says otherwise):
+        ``exploitability`` and ``value_<mechanic>`` for each mechanic of a trainable game;
+        none for another."""
         if self.policy is None:
             return {}
-        return {"exploitability": "what the best deviation found gains against the "
-                                  "trained field (win-rate points, a lower bound)",
-                **{f"value_{m}": f"what {m} is worth to a strong player (win-rate points)"
+        unit = "win-rate points" if self.policy.unit == "points" else self.policy.unit
+        return {"exploitability": f"what the best deviation found gains against the "
+                                  f"trained field ({unit}, a lower bound)",
+                **{f"value_{m}": f"what {m} is worth to a strong player ({unit})"
                    for m in self.policy.mechanics}}
 
     def __post_init__(self) -> None:
