@@ -46,7 +46,7 @@ def test_values_are_never_below_zero_and_a_mechanic_that_cannot_matter_is_worth_
     lead = [h for h in sel if h["leader"]]
     assert lead and np.isclose(lead[0]["gain"], best)
     # the free gain is the exploitability found, stated as a pooled lower bound
-    assert p.gain()["ci_low"] > 0.2
+    assert p.gain()["ci_low"] > 0.1
     assert "3 searches pooled" in p.statement() and "search from" in p.statement()
     # every search and the pooled stages were counted, within what the budget plans
     assert p.matches == engine.matches
@@ -86,8 +86,8 @@ def test_a_check_to_a_precision_plays_on_until_every_value_is_that_narrow():
     first = duel(Engine(), s, NEVER_HEDGE, p.rows, 512, (5, 3 * 10**6 + 2))
     assert np.array_equal(first.won, p.check.won[:, :512])
 
-    def half(won):
-        v = mean_interval(won[0] - won[1])
+    def half(won):  # a value's interval: on the blocks of duplicate deals
+        v = mean_interval(p.check.per_block(won[0] - won[1]))
         return (v["ci_high"] - v["ci_low"]) / 2
 
     assert half(p.check.won[:2].astype(float)) <= 0.03 < half(first.won[:2].astype(float))

@@ -64,7 +64,14 @@ def test_nearest_is_the_closest_earlier_point_each_knob_scaled_to_its_range():
     assert nearest([{"a": 1}, {"a": 3}, {"a": 2}], 2) == 0   # a tie goes to the earlier
 
 
-def test_known_answers_on_a_two_by_two_grid(tmp_path):
+def test_known_answers_on_a_two_by_two_grid(tmp_path, monkeypatch):
+    # the flag for a point whose field did not settle, at 5 points rather than 10 here:
+    # this grid's small trainings state -2.8 to 6.2 (seeded), so one point is flagged
+    import nop_sim.games.new_order.report as report
+    import nop_sim.store as store
+
+    monkeypatch.setattr(store, "UNSETTLED", 5.0)
+    monkeypatch.setattr(report, "UNSETTLED", 5.0)
     # the two mechanics the known answers are about (--mechanic): the others' searches
     # would double the test's time
     asked = ("--mechanic", "manipulation", "--mechanic", "hedging")
@@ -94,7 +101,7 @@ def test_known_answers_on_a_two_by_two_grid(tmp_path):
     assert (run / "tables" / "drafted_leads.csv").exists()
     trained = pd.read_csv(run / "strong_play.csv")
     assert list(trained["warm_from"]) == [-1, 0, 0, 1]   # each from its nearest neighbour
-    unsettled = trained.loc[trained["exploitability_low"] >= 10, "point"].tolist()
+    unsettled = trained.loc[trained["exploitability_low"] >= 5, "point"].tolist()
     assert unsettled, "the grid's small trainings leave one unsettled: the flag is tested"
     assert f"left out (points {', '.join(map(str, unsettled))}" in r.output
     # the values are metrics of the sweep: ranked by the [targets] floor, in the report and

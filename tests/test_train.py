@@ -132,8 +132,33 @@ def test_a_copy_of_the_field_gains_exactly_nothing():
     assert 10 < same.sum() < 50
     assert (d.won[0][same] == d.ref_won[same]).all()
     assert np.bincount(d.seat).tolist() == [20, 20, 20]
-    assert d.matches == 120
-    assert np.array_equal(d.draws, fld.draw((5,), 60, 3))  # keyed: the same draws again
+    assert d.matches == 60 + 20  # duplicate deals: one reference a block of 3
+    # keyed: the same draws again, one a deal, each deal played once per seat
+    assert np.array_equal(d.draws, np.repeat(fld.draw((5,), 20, 3), 3, axis=0))
+    assert d.seat.tolist()[:6] == [0, 1, 2, 0, 1, 2]
+
+
+def test_duplicate_deals_rotate_the_candidate_over_one_deal():
+    """A block of duplicate deals plays one deal and one draw of the field, the candidate
+    in each seat once: the reference's winner is the block's, and a candidate that is the
+    field's only row wins exactly where the reference's seat does (split streams: its
+    choices are the occupant's, noise included)."""
+    s = Settings(players=3, disruptors="none")
+    row = agent_row("balanced")
+    d = duel(Engine(threads=1), s, Field.pure(row), row[None], 30, (8,))
+    assert (d.won[0] == d.ref_won).all() and (d.block_gain() == 0).all()
+    ref = d.ref_winner.reshape(10, 3)
+    assert (ref == ref[:, :1]).all()           # one reference match a block
+    assert (d.per_block(d.ref_won.astype(float)) == 1 / 3).all()  # one winner a match
+
+
+def test_a_duel_without_duplicate_deals_plays_one_deal_a_match():
+    s = Settings(players=2, disruptors="none")
+    rows = agent_table(["rock", "maniac"], 2)
+    fld = Field.of(rows, [0.5, 0.5])
+    d = duel(Engine(threads=1), s, fld, agent_row("hedger")[None], 8, (9,), duplicate=False)
+    assert d.block == 1 and d.matches == 16
+    assert np.array_equal(d.draws, fld.draw((9,), 8, 2))
 
 
 def test_duel_matches_play_field_with_the_drawn_seats():
@@ -144,7 +169,9 @@ def test_duel_matches_play_field_with_the_drawn_seats():
     d = duel(Engine(threads=1), s, fld, agent_row("hedger")[None], 8, (9,))
     from nop_sim.games.new_order.engine import play_field
 
-    r = play_field(s, rows[d.draws], np.arange(8), match_states((9,), 8))
+    # a block of 2 matches shares a deal: the reference is its deal's match, once
+    r = play_field(s, rows[d.draws], np.arange(8), np.repeat(match_states((9,), 4), 2, axis=0),
+                   streams=True)
     won = r.player[np.arange(8), d.seat, T.PL_PLACE] == 1
     assert (won == d.ref_won).all()
     assert (d.ref_winner == np.argmax(r.player[:, :, T.PL_PLACE] == 1, axis=1)).all()
@@ -188,7 +215,7 @@ def test_a_pooled_free_pick_is_never_worse_than_the_restricted_one_it_was_decide
     """Every restricted pick is a legal free deviation, so the free pick is the better of
     the two on matches of their own: a selection race too small to rank the pool (here 4
     matches a row) would pick a free row that loses to the restricted one, and a value
-    below 0 beyond noise. Seeds 5 and 6 are such draws: there the value is 0 exactly."""
+    below 0 beyond noise. Seeds 2 and 6 are such draws: there the value is 0 exactly."""
     from nop_sim.studies.train.pool import pooled_search
 
     s = Settings(players=4, chips=40, max_hands=40)
@@ -196,12 +223,12 @@ def test_a_pooled_free_pick_is_never_worse_than_the_restricted_one_it_was_decide
                         select=4, check_batch=256, check_max=256)
     field = Field.pure(agent_row("balanced"))
     engine = Engine()
-    for seed in (0, 5, 6):
+    for seed in (0, 2, 6):
         p = pooled_search(engine, s, space_for(s), field, field.rows, (seed,), tiny,
                           mechanics=["bluffing"])
         decided = duel(engine, s, field, p.rows, 256, (seed, 3 * 10**6 + 4)).gain()
         assert decided[0].mean() >= decided[1].mean(), seed
-        if seed in (5, 6):
+        if seed in (2, 6):
             assert np.array_equal(p.rows[0], p.rows[1]) and p.value("bluffing")["mean"] == 0
 
 

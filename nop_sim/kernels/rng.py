@@ -62,6 +62,29 @@ def below(state, n):
     return np.int64((x * np.uint64(n)) >> np.uint64(32))
 
 
+@jit(_nrt=False)
+def _splitmix(z):
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@jit(_nrt=False)
+def derive(dst, base, a, b):
+    """Write into ``dst`` (uint64[4]) a state named by ``base`` (uint64[4], unchanged) and
+    two counters ``a``, ``b`` (non-negative ints), splitmix64 of each word: the same
+    names, the same state, and a new stream for each pair (e.g. a hand and a seat)."""
+    salt = (np.uint64(a) * np.uint64(0x9E3779B97F4A7C15)
+            + np.uint64(b + 1) * np.uint64(0xD1B54A32D192ED69))
+    any_set = np.uint64(0)
+    for j in range(4):
+        w = _splitmix(base[j] ^ salt ^ (np.uint64(j + 1) * np.uint64(0xA0761D6478BD642F)))
+        dst[j] = w
+        any_set |= w
+    if any_set == np.uint64(0):  # the all-zero state is a fixed point
+        dst[0] = np.uint64(1)
+
+
 def seed_states(seed: int, n_chunks: int) -> np.ndarray:
     """uint64 ``(n_chunks, 4)`` chunk states from ``SeedSequence(seed).spawn(n_chunks)``."""
     children = np.random.SeedSequence(seed).spawn(n_chunks)

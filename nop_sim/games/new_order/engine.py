@@ -373,7 +373,8 @@ def _check_table_of(table_of, n_tables: int, n_matches: int) -> np.ndarray:
 
 
 def play_field(settings: Settings, tables: np.ndarray, table_of: np.ndarray,
-               rng_states: np.ndarray, *, threads: int | None = None) -> FieldResults:
+               rng_states: np.ndarray, *, threads: int | None = None,
+               streams: bool = False) -> FieldResults:
     """Play one match per entry of ``table_of``: a batch of candidate policies in one call.
 
     Match ``i`` seats the policies ``tables[table_of[i]]`` and is its own chunk, played from
@@ -389,6 +390,11 @@ def play_field(settings: Settings, tables: np.ndarray, table_of: np.ndarray,
     table_of : int64 (n,) the table of each match, in ``[0, k)``
     rng_states : uint64 (n, 4) each match's RNG state (:func:`match_states`); not modified
     threads : numba threads (default: numba's current setting); results never depend on it
+    streams : draw each hand's cards from a stream derived from the match's state and the
+        hand's number, and each seat's decisions from a stream of its own (kernels.match,
+        Streams): matches from one state whose tables differ in one seat stay on the same
+        cards and the same noise of the other seats. False: one stream, as
+        :func:`play_matches` plays a chunk of one match
     """
     tables = _check_tables(tables, settings.players)
     table_of = np.asarray(table_of)
@@ -406,6 +412,7 @@ def play_field(settings: Settings, tables: np.ndarray, table_of: np.ndarray,
                          f"{rng_states.dtype} shape {rng_states.shape}")
     b = _buffers(settings, tables, table_of, np.arange(n + 1, dtype=np.int64),
                  rng_states.copy(), 1, 0, False, np.zeros(n, np.int8))
+    b["settings"][T.S_STREAMS] = int(bool(streams))
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, n, threads)
     players = settings.players

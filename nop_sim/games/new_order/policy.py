@@ -73,14 +73,16 @@ def searched(settings) -> tuple[str, ...]:
 
 
 def play_field(settings, tables: np.ndarray, table_of: np.ndarray, states: np.ndarray,
-               threads: int | None = None) -> FieldPlay:
+               threads: int | None = None, streams: bool = True) -> FieldPlay:
     """:func:`nop_sim.games.new_order.engine.play_field` as a :class:`FieldPlay`: places,
     hands per match, each seat's hands (to its elimination), and the extras ``hedges``
     (tokens placed, ``(n, players)``) and ``drafted`` (``(n, players, 25)``)."""
     # here, not at the top: the engine loads numba's kernels, which reading a policy needs not
     from nop_sim.games.new_order.engine import play_field as play
 
-    r = play(settings, tables, table_of, states, threads=threads)
+    # split streams: a candidate and the field's occupant of its seat see the same cards
+    # at every hand that starts alike, and the other seats the same noise
+    r = play(settings, tables, table_of, states, threads=threads, streams=streams)
     total = r.match[:, T.M_HANDS]
     elim = r.player[:, :, T.PL_ELIMINATED_HAND]
     return FieldPlay(place=r.player[:, :, T.PL_PLACE], work=total,

@@ -63,7 +63,9 @@ S_HEDGE_FROM = 17           # TO_POT / TO_BANK (pot or bank)
 S_HEDGE_SCOPE = 18          # SCOPE_HAND / SCOPE_MATCH
 S_DRAFT_NO_SHOWDOWN = 19    # 0/1
 S_MAX_HANDS = 20
-N_SETTINGS = 21
+S_STREAMS = 21              # 0: one RNG stream a chunk; 1: a chance stream re-seeded each hand
+                            # and one decision stream per seat (engine.play_field's streams)
+N_SETTINGS = 22
 
 BET_LIMIT = 0
 BET_POT_LIMIT = 1

@@ -92,6 +92,8 @@ class Duel:
     score, ref_score : ``(k, n)`` and ``(n,)`` the candidate's and the occupant's payoffs,
         for a game that measures strong play by payoff (:attr:`FieldPlay.score`); None:
         by wins
+    scores, ref_scores : ``(k, n, players)`` and ``(n, players)`` every seat's payoff in
+        those matches (the meta-game's samples of a game measured by payoff); None: by wins
     """
 
     won: np.ndarray
@@ -107,6 +109,37 @@ class Duel:
     ref_extras: dict | None = None
     score: np.ndarray | None = None
     ref_score: np.ndarray | None = None
+    scores: np.ndarray | None = None
+    ref_scores: np.ndarray | None = None
+    block: int = 1
+
+    def per_block(self, a: np.ndarray) -> np.ndarray:
+        """``(..., n)`` per match -> ``(..., n / block)`` the mean of each block of duplicate
+        deals: the independent units an interval is computed on."""
+        a = np.asarray(a, float)
+        return a.reshape(*a.shape[:-1], -1, self.block).mean(axis=-1)
+
+    def block_gain(self) -> np.ndarray:
+        """``(k, blocks)`` each candidate's mean paired gain per block of duplicate deals."""
+        return self.per_block(self.gain())
+
+    def reference_samples(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(draws, winner seat)`` of each reference match played, once (a block's matches
+        share one reference): the meta-game's samples of the field as drawn."""
+        return self.draws[::self.block], self.ref_outcome()[::self.block]
+
+    def payoff(self) -> np.ndarray:
+        """``(k, n)`` what the candidate scored per match: its payoff, or 1 for a win."""
+        return self.score if self.score is not None else self.won.astype(float)
+
+    def outcome(self) -> np.ndarray:
+        """What the meta-game reads of each candidate match: ``(k, n)`` the winning seat,
+        or ``(k, n, players)`` every seat's payoff for a game measured by payoff."""
+        return self.winner if self.scores is None else self.scores
+
+    def ref_outcome(self) -> np.ndarray:
+        """:meth:`outcome` of the reference matches: ``(n,)`` or ``(n, players)``."""
+        return self.ref_winner if self.ref_scores is None else self.ref_scores
 
     def gain(self) -> np.ndarray:
         """``(k, n)`` paired differences won - ref_won (needs the reference); payoffs
@@ -172,45 +205,71 @@ class Engine:
 
 
 def duel(engine: Engine, settings, field: Field, cands: np.ndarray, n: int,
-         key: tuple[int, ...], reference: bool = True) -> Duel:
+         key: tuple[int, ...], reference: bool = True, duplicate: bool = True) -> Duel:
     """Play ``n`` matches per candidate row (``cands`` ``(k, parameters)``) in one seat
     of ``field``, and the reference (the field as drawn) on the same matches.
 
-    ``n`` should be a multiple of ``players`` for an even share of seats.
+    ``n`` should be a multiple of ``players`` for an even share of seats. With
+    ``duplicate`` (the default), the matches come in blocks of ``players``: a block's
+    matches share one deal (RNG state) and one draw of the field's rows, and the
+    candidate sits in each seat once (duplicate deals: a seat's cards are not the
+    verdict); the reference is played once a block, so each seat's occupant is compared
+    on its own seat. Without, every match has its own deal and draw (match ``i``: the
+    candidate in seat ``i % players``). Intervals come from :meth:`Duel.block_gain`.
     """
     players = settings.players
     width = np.asarray(field.rows).shape[1]
     cands = np.asarray(cands, np.float64).reshape(-1, width)
     k = cands.shape[0]
+    block = players if duplicate else 1
+    if n % block:
+        raise ValueError(f"duel: {n} matches are not whole blocks of {block}")
+    n_deals = n // block
     ids = np.arange(n)
     seat = ids % players
-    draws = field.draw(key, n, players)
-    reps = k + (1 if reference else 0)
-    # match-major tables: (match i, candidate c) at i * reps + c, so the engine's threads,
-    # which take contiguous ranges, each get every candidate's share of long and short
-    # matches; the reference (the field as drawn) is the last of each match
-    tables = np.repeat(np.asarray(field.rows, np.float64)[draws][:, None], reps, axis=1)
-    tables[ids, :k, seat, :] = cands[None, :, :]
-    tables = tables.reshape(n * reps, players, -1)
-    states = match_states(key, n)
+    deal = ids // block                       # match i plays deal ``deal[i]``
+    deal_draws = field.draw(key, n_deals, players)
+    draws = deal_draws[deal]
+    states = match_states(key, n_deals)
+    rows = np.asarray(field.rows, np.float64)
+    # deal-major tables: deal d holds its block's (seat, candidate) matches, candidate
+    # fastest, then its reference (the field as drawn), so the engine's threads, which
+    # take contiguous ranges, each get every candidate's share of long and short matches
+    per = block * k + (1 if reference else 0)
+    tables = np.repeat(rows[deal_draws][:, None], per, axis=1)   # (n_deals, per, players, w)
+    cand_part = tables[:, :block * k].reshape(n_deals, block, k, players, width)
+    d_idx, c_idx = np.arange(n_deals)[:, None], np.arange(k)[None, :]
+    for r in range(block):  # the candidate's seat in the block's r-th match
+        cand_part[d_idx, r, c_idx, seat[d_idx * block + r], :] = cands[None, :, :]
+    tables[:, :block * k] = cand_part.reshape(n_deals, block * k, players, width)
+    tables = tables.reshape(n_deals * per, players, width)
     r = engine.play(settings, np.ascontiguousarray(tables),
-                    np.arange(n * reps, dtype=np.int64), np.repeat(states, reps, axis=0))
+                    np.arange(n_deals * per, dtype=np.int64), np.repeat(states, per, axis=0))
 
-    def by_candidate(a):  # (n * reps, ...) in match-major order -> (reps, n, ...)
-        a = np.asarray(a)
-        return np.swapaxes(a.reshape(n, reps, *a.shape[1:]), 0, 1)
+    def split(a):  # (n_deals * per, ...) -> candidates (k, n, ...) and reference (n, ...)
+        a = np.asarray(a).reshape(n_deals, per, *np.shape(a)[1:])
+        c = a[:, :block * k].reshape(n_deals, block, k, *a.shape[2:])
+        c = np.moveaxis(c, 2, 0).reshape(k, n, *a.shape[2:])
+        ref = a[:, block * k][deal] if reference else None
+        return c, ref
 
-    place = by_candidate(r.place)
-    won = place[:, ids, seat] == 1
+    def at_seat(c, ref):  # the candidate's seat of each match
+        return c[:, ids, seat], (ref[ids, seat] if ref is not None else None)
+
+    place, ref_place = split(r.place)
+    won, ref_won = at_seat(place == 1, None if ref_place is None else ref_place == 1)
     winner = np.argmax(place == 1, axis=2)
-    total = by_candidate(r.work)
-    hands = by_candidate(r.seat_work)[:, ids, seat]
-    extras = {name: by_candidate(a)[:, ids, seat] for name, a in r.extras.items()}
-    score = None if r.score is None else by_candidate(np.asarray(r.score, float))[:, ids, seat]
-    return Duel(won=won[:k], ref_won=won[k] if reference else None, hands=hands[:k],
-                extras={name: a[:k] for name, a in extras.items()}, seat=seat,
-                matches=reps * n, hand_total=int(total.sum()), draws=draws, winner=winner[:k],
-                ref_winner=winner[k] if reference else None,
-                ref_extras={name: a[k] for name, a in extras.items()} if reference else None,
-                score=None if score is None else score[:k],
-                ref_score=score[k] if score is not None and reference else None)
+    ref_winner = np.argmax(ref_place == 1, axis=1) if reference else None  # (n,) as draws
+    hands, _ = at_seat(*split(r.seat_work))
+    extras, ref_extras = {}, {}
+    for name, a in r.extras.items():
+        extras[name], ref_extras[name] = at_seat(*split(a))
+    score = ref_score = scores = ref_scores = None
+    if r.score is not None:
+        scores, ref_scores = split(np.asarray(r.score, float))
+        score, ref_score = at_seat(scores, ref_scores)
+    return Duel(won=won, ref_won=ref_won, hands=hands, extras=extras, seat=seat,
+                matches=n_deals * per, hand_total=int(np.asarray(r.work).sum()), draws=draws,
+                winner=winner, ref_winner=ref_winner,
+                ref_extras=ref_extras if reference else None, score=score,
+                ref_score=ref_score, block=block, scores=scores, ref_scores=ref_scores)

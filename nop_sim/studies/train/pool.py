@@ -62,8 +62,8 @@ LONGEST = 6     # a check played to a precision: at most this many times its siz
 def _widest(check: Duel, asked: int) -> float:
     """The widest half-width of the values' 95% intervals (win-rate fractions): group
     ``1 + i``'s pick against the free pick, on the check's matches."""
-    won = check.won.astype(float)
-    intervals = [mean_interval(won[0] - won[1 + i]) for i in range(asked)]
+    pay = check.payoff()
+    intervals = [mean_interval(check.per_block(pay[0] - pay[1 + i])) for i in range(asked)]
     return max((s["ci_high"] - s["ci_low"]) / 2 for s in intervals)
 
 
@@ -105,12 +105,12 @@ class Pooled:
     def gain(self, group: str = FREE) -> dict:
         """The group's pick's gain over the field's occupant: mean, ci_low, ci_high
         (win-rate fractions, 95%)."""
-        return mean_interval(self.check.gain()[self.groups.index(group)])
+        return mean_interval(self.check.block_gain()[self.groups.index(group)])
 
     def value(self, mechanic: str) -> dict:
         """gain(free pick) - gain(pick without ``mechanic``), paired on the check's matches."""
-        won = self.check.won.astype(float)
-        return mean_interval(won[0] - won[self.groups.index(mechanic)])
+        pay = self.check.payoff()
+        return mean_interval(self.check.per_block(pay[0] - pay[self.groups.index(mechanic)]))
 
     @property
     def row(self) -> np.ndarray:
@@ -223,11 +223,11 @@ def pooled_search(engine: Engine, settings, space: Space, fld: Field, starts: np
                               (*key, 3 * 10**6 + 3, len(parts))))
     check = _joined(parts) if len(parts) > 1 else parts[0]
     matches += sum(p.matches for p in parts)
-    g = check.gain()
+    g = check.block_gain()
     for i, name in enumerate([FREE, *asked]):
         s = mean_interval(g[i])
         history.append({**tag, "phase": "pool-check", "generation": -1, "candidate": i,
-                        "search": name, "matches": int(g.shape[1]),
+                        "search": name, "matches": int(check.won.shape[1]),
                         "wins": int(check.won[i].sum()),
                         "win_rate": float(check.won[i].mean()), "gain": s["mean"],
                         "gain_low": s["ci_low"], "gain_high": s["ci_high"], "leader": i == 0})

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from nop_sim.core.stats import mean_interval, wilson_interval
+from nop_sim.games.registry import PolicySpace, policy_of
 from nop_sim.studies.train.play import Duel, Engine, Field, duel
 from nop_sim.studies.train.space import Space
 
@@ -153,8 +154,10 @@ def _race_cost(k: int, stages: tuple[int, ...], unit: int) -> int:
 class SearchResult:
     """The deviation found and its checked gain (win-rate fraction, 95% interval).
 
-    samples : ``(draws, winner seat)`` of every reference match played (the field
-        as drawn), for a meta-game's table; check : the check's :class:`Duel`
+    samples : ``(draws, outcome)`` of every reference match played (the field as
+        drawn; the outcome: the winner's seat, or every seat's payoff), for a meta-game's
+        table; check : the check's :class:`Duel`
+    policy : the game's policy space, whose unit :meth:`statement` states the gain in
     starts : how many starts were screened; matches : matches played in all
     """
 
@@ -170,20 +173,31 @@ class SearchResult:
     samples: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     check: Duel | None = None
     pool: np.ndarray | None = None  # the selection race's rows, best first (no check)
+    policy: PolicySpace | None = None
 
     def statement(self) -> str:
         """The checked gain in words, with the search's size (:func:`statement`)."""
-        return statement(self.gain, self.low, self.high, self.matches, self.starts)
+        return statement(self.gain, self.low, self.high, self.matches, self.starts,
+                         self.policy)
 
 
-def statement(gain: float, low: float, high: float, matches: int, starts: int) -> str:
-    """A checked gain in words, as what it is: a lower bound found by a search of a size."""
+def statement(gain: float, low: float, high: float, matches: int, starts: int,
+              policy: PolicySpace | None = None) -> str:
+    """A checked gain in words, as what it is: a lower bound found by a search of a size;
+    in the ``policy``'s unit (:attr:`~nop_sim.games.registry.PolicySpace.unit`), win-rate
+    points without one."""
+    unit, scale, digits = (("points", 100, 1) if policy is None
+                           else (policy.unit, policy.scale, policy.digits))
+
+    def said(x: float, sign: str = "") -> str:
+        return f"{scale * x:{sign}.{digits}f}"
+
     size = f"a {matches:,}-match search from {starts} starts"
     if low > 0:
-        return (f"a deviation gains at least {100 * gain:.1f} points (95% {100 * low:.1f} to "
-                f"{100 * high:.1f}), found by {size}")
-    return (f"the best deviation found by {size} gains {100 * gain:+.1f} points (95% "
-            f"{100 * low:+.1f} to {100 * high:+.1f}): none found that clearly gains; a larger "
+        return (f"a deviation gains at least {said(gain)} {unit} (95% {said(low)} to "
+                f"{said(high)}), found by {size}")
+    return (f"the best deviation found by {size} gains {said(gain, '+')} {unit} (95% "
+            f"{said(low, '+')} to {said(high, '+')}): none found that clearly gains; a larger "
             f"search may still find one")
 
 
@@ -225,7 +239,7 @@ class _Racer:
         d = duel(self.engine, self.settings, self.field, rows, _round_up(n, self.unit),
                  (*self.key, *key))
         self.matches += d.matches
-        self.samples.append((d.draws, d.ref_winner))
+        self.samples.append(d.reference_samples())
         return d
 
     def race(self, rows: np.ndarray, stages: tuple[int, ...], key: tuple[int, ...]):
@@ -334,11 +348,11 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
     deviates = [r for r in pool if not plays_as_field(r, space, fld)]
     pool = np.stack(deviates or pool)
     d = racer.duel(pool, cfg.select, (10**6,))
-    g = d.gain()
+    g = d.block_gain()
     pick = int(np.argmax(g.mean(axis=1)))
     for c in range(len(pool)):
         history.append({**tag, "phase": "select", "generation": cfg.runs, "candidate": c,
-                        "matches": g.shape[1], "wins": int(d.won[c].sum()),
+                        "matches": d.won.shape[1], "wins": int(d.won[c].sum()),
                         "win_rate": float(d.won[c].mean()), **_gain_stats(g[c]),
                         "leader": c == pick, **_row_record(space, pool[c])})
     row = pool[pick]
@@ -347,7 +361,7 @@ def best_response(engine: Engine, settings, space: Space, fld: Field, starts: np
         return SearchResult(row=np.asarray(row, float), gain=s["mean"], low=s["ci_low"],
                             high=s["ci_high"], n_check=0, matches=racer.matches,
                             history=win_intervals(history), starts=len(cands),
-                            samples=racer.samples,
+                            samples=racer.samples, policy=policy_of(settings),
                             pool=pool[np.argsort(-g.mean(axis=1), kind="stable")])
     # 4. the check
     res = check_gain(engine, settings, fld, row, (*key, 10**6 + 1), cfg, epsilon)
@@ -402,18 +416,18 @@ def check_gain(engine: Engine, settings, fld: Field, row: np.ndarray, key: tuple
     while n < most:
         parts.append(duel(engine, settings, fld, played, batch, (*key, len(parts))))
         n += batch
-        s = mean_interval(np.concatenate([p.gain()[0] for p in parts]))
+        s = mean_interval(np.concatenate([p.block_gain()[0] for p in parts]))
         if s["ci_high"] < epsilon or s["ci_low"] > epsilon:
             decided = True
             break
     whole = _joined(parts)
-    s = mean_interval(whole.gain()[0])
+    s = mean_interval(whole.block_gain()[0])
     return SearchResult(row=np.asarray(row, float), gain=s["mean"], low=s["ci_low"],
                         high=s["ci_high"], n_check=n, matches=whole.matches,
                         history=[{"wins": int(whole.won[0].sum()),
                                   "win_rate": float(whole.won[0].mean())}],
-                        decided=decided, samples=[(whole.draws, whole.ref_winner)],
-                        check=whole)
+                        decided=decided, samples=[whole.reference_samples()],
+                        check=whole, policy=policy_of(settings))
 
 
 def _joined(parts: list[Duel]) -> Duel:
@@ -432,4 +446,7 @@ def _joined(parts: list[Duel]) -> Duel:
                 winner=cat("winner", 1), ref_winner=cat("ref_winner", 0),
                 ref_extras=extras("ref_extras", 0),
                 score=None if parts[0].score is None else cat("score", 1),
-                ref_score=None if parts[0].ref_score is None else cat("ref_score", 0))
+                ref_score=None if parts[0].ref_score is None else cat("ref_score", 0),
+                scores=None if parts[0].scores is None else cat("scores", 1),
+                ref_scores=None if parts[0].ref_scores is None else cat("ref_scores", 0),
+                block=parts[0].block)

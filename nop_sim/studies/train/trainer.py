@@ -66,7 +66,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim.games.registry import SeatFile, policy_of, seat_label
+from nop_sim.games.registry import PolicySpace, SeatFile, policy_of, seat_label
 from nop_sim.reporting import atomic_write
 from nop_sim.run.provenance import versions
 from nop_sim.studies.train.errors import TrainError
@@ -90,7 +90,7 @@ class TrainConfig:
     resumed with a larger budget or a smaller epsilon goes on."""
 
     budget: int = 1_000_000       # matches, every phase counted
-    epsilon: float = 1.0          # win-rate points
+    epsilon: float = 1.0          # the game's unit (PolicySpace.unit): win-rate points
     seed: int = 0
     search: SearchConfig = field(default_factory=SearchConfig)
     meta_matches: int = 16000     # matches for the meta-game's table each round
@@ -100,7 +100,8 @@ class TrainConfig:
         if self.budget < 1:
             raise ValueError(f"--budget-matches = {self.budget}: give at least 1")
         if not self.epsilon >= 0 or not math.isfinite(self.epsilon):
-            raise ValueError(f"--epsilon = {self.epsilon}: give a win-rate gain in points >= 0")
+            raise ValueError(f"--epsilon = {self.epsilon}: give a gain >= 0 (win-rate points, "
+                             f"or the game's unit)")
 
 
 @dataclass
@@ -110,7 +111,7 @@ class TrainResult:
     rounds: int
     converged: bool
     matches: int
-    exploitability: float         # points, the final fresh search's checked gain
+    exploitability: float         # the game's unit (points), the final search's checked gain
     exploitability_low: float
     exploitability_high: float
     history: pd.DataFrame
@@ -125,6 +126,8 @@ class TrainResult:
     final_searches: int = 1       # searches the final one pooled
     population: int = 0
     deviation: np.ndarray | None = None  # the final search's pick
+    policy: PolicySpace | None = None    # the game's: the unit its gains are stated in
+    exact: dict | None = None            # the field's exact figures, where the game has them
 
     @property
     def row(self) -> np.ndarray:
@@ -133,8 +136,10 @@ class TrainResult:
 
     @property
     def statement(self) -> str:
-        said = statement(self.exploitability / 100, self.exploitability_low / 100,
-                         self.exploitability_high / 100, self.final_matches, self.final_starts)
+        scale = 100.0 if self.policy is None else self.policy.scale
+        said = statement(self.exploitability / scale, self.exploitability_low / scale,
+                         self.exploitability_high / scale, self.final_matches,
+                         self.final_starts, self.policy)
         return said + (f" ({self.final_searches} searches pooled)"
                        if self.final_searches > 1 else "")
 
@@ -214,9 +219,10 @@ def _fit_budget(cfg: TrainConfig, space: Space, players: int, n_starts: int) -> 
 class _Population:
     """The population's rows, the meta-game's table and the members it is solved over."""
 
-    def __init__(self, state: dict, players: int):
+    def __init__(self, state: dict, players: int, scale: float = 100.0):
         self.state = state
         self.players = players
+        self.scale = scale  # the game's unit per unit of payoff (points: 100)
         self.table = ProfileTable.from_json(players, state["table"])
 
     @property
@@ -235,14 +241,14 @@ class _Population:
         """The check of a deviation that joined as ``new_id``: its matches are profiles."""
         members = fld.ids[check.draws].copy()
         members[np.arange(len(members)), check.seat] = new_id
-        self.table.add(members, check.winner[0])
+        self.table.add(members, check.outcome()[0])
 
     def solve(self) -> None:
         members = self.state["members"]
         u = self.table.tensor(members)
         sigma = solve(u)
         self.state["sigma"] = sigma.tolist()
-        self.state["meta_regret"] = 100 * regret(u, sigma)
+        self.state["meta_regret"] = self.scale * regret(u, sigma)
         self.state["table"] = self.table.to_json()
 
     def sample(self, engine: Engine, settings, n: int, key: tuple[int, ...]) -> int:
@@ -254,11 +260,12 @@ class _Population:
         fld = Field.of(self.rows[members], self.state["sigma"], members)
         per = max(self.players, -(-n // ((len(members) + 1) * self.players)) * self.players)
         d = duel(engine, settings, fld, self.rows[members], per, key)
-        self.table.add(fld.ids[d.draws], d.ref_winner)
+        draws, ref_winner = d.reference_samples()
+        self.table.add(fld.ids[draws], ref_winner)
         for c, member in enumerate(members):
             seated = fld.ids[d.draws].copy()
             seated[np.arange(per), d.seat] = member
-            self.table.add(seated, d.winner[c])
+            self.table.add(seated, d.outcome()[c])
         self.state["table"] = self.table.to_json()
         return d.matches
 
@@ -288,7 +295,9 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
     t0 = time.perf_counter()
     space = space_for(settings, restrict)
     players = settings.players
-    eps = cfg.epsilon / 100.0
+    policy = policy_of(settings)
+    scale = policy.scale  # gains are stated as scale * gain, in the game's unit
+    eps = cfg.epsilon / scale
     starting = presets(settings)
     if state is None:
         first, labels, weights = population
@@ -306,7 +315,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
     else:
         search = _fit_budget(cfg, space, players, len(state["population"]) + len(starting) + 4)
         state["search"] = asdict(search)
-    pop = _Population(state, players)
+    pop = _Population(state, players, scale)
     base = (state["seconds"], state["engine_seconds"], state["hands"], engine.engine_seconds,
             engine.hands)
     state.setdefault("sessions", []).append({"first_round": state["round"],
@@ -379,8 +388,8 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         frames.append(pd.DataFrame(res.history))
         converged = res.high < eps
         state["rounds"].append({
-            "round": r, "exploitability": 100 * res.gain, "low": 100 * res.low,
-            "high": 100 * res.high, "check_matches": res.n_check, "matches": res.matches,
+            "round": r, "exploitability": scale * res.gain, "low": scale * res.low,
+            "high": scale * res.high, "check_matches": res.n_check, "matches": res.matches,
             "starts": res.starts, "scale": state["scale"], "members": list(state["members"]),
             "sigma": list(state["sigma"]), "meta_regret": state.get("meta_regret", 0.0),
             "mixture_size": int(np.count_nonzero(state["sigma"]))})
@@ -422,8 +431,8 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         frames.append(hist)
         # converged means the final, largest search found nothing either
         state["converged"] = bool(state["converged"] and res.high < eps)
-        state["final"] = {"exploitability": 100 * res.gain, "low": 100 * res.low,
-                          "high": 100 * res.high, "check_matches": res.n_check,
+        state["final"] = {"exploitability": scale * res.gain, "low": scale * res.low,
+                          "high": scale * res.high, "check_matches": res.n_check,
                           "matches": res.matches, "starts": res.starts,
                           "searches": 1,
                           "round": strong_round, "members": [int(m) for m in fld.ids],
@@ -443,7 +452,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                        final_matches=fin["matches"], final_starts=fin["starts"],
                        final_searches=fin.get("searches", 1),
                        population=len(state["population"]),
-                       deviation=np.asarray(fin["deviation"], float))
+                       deviation=np.asarray(fin["deviation"], float), policy=policy)
 
 
 def _least_exploitable(state: dict) -> tuple[int, list[int], list[float]]:
@@ -548,6 +557,9 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
                                 state=state, save=save, progress=progress)
     finally:
         engine.close()
+    policy = policy_of(settings)
+    if policy.exact_exploitability is not None:  # the game knows its field's exact figures
+        result.exact = dict(policy.exact_exploitability(settings, result.rows, result.weights))
     training = {
         "scenario": scn.name, "fingerprint": scn.fingerprint(), "rules": rules_key(settings),
         "seed": cfg.seed, "matches": int(result.matches), "rounds": int(result.rounds),
@@ -561,14 +573,25 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         "exploitability_is": "a lower bound: the gain of the best deviation a fresh search "
                              "found, checked on fresh matches",
         "epsilon": cfg.epsilon, "converged": bool(result.converged),
+        # the unit the gains above are in, where it is not win-rate points (readers of the
+        # file state it: nop_sim.games.agent_files.training_text)
+        **({"unit": policy.unit, "unit_digits": policy.digits}
+           if (policy.unit, policy.scale) != ("points", 100.0) else {}),
+        **{f"exact_{k}": round(float(v), 6) for k, v in (result.exact or {}).items()},
     }
     policy_of(settings).write_agent_file(out / "strong.toml", result.rows, result.weights, training,
                      f"The strong field for {scn.name}, written by nop-sim train: a mixture of "
                      f"{len(result.weights)} policy row(s);\n"
                      f"each seat given this file draws its row for each match by weight.\n"
                      f"{result.statement}.\n"
+                     + (f"Exactly: NashConv {policy.amount(result.exact['nash_conv'] / policy.scale)}"
+                        f" per hand, so the best single-seat deviation gains "
+                        f"{policy.amount(result.exact['gain_per_seat'] / policy.scale)} per hand.\n"
+                        if result.exact else "") +
                      f"Use it as a seat: [seats] all = \"@<path of this file>\", or\n"
                      f"nop-sim run SCENARIO --set seats.all=@<path of this file>")
+    if policy.write_extra is not None:  # the game's own files of the field (Kuhn: policy.csv)
+        policy.write_extra(out, result.rows, result.weights)
     if result.exploitability_low > 0:  # value's searches start from it (.known)
         record_deviation(out, Field.of(result.rows, result.weights), result.space.columns,
                          result.deviation, result.exploitability, result.exploitability_low,
@@ -585,6 +608,7 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
                   "high": result.space.hi.tolist(), "fixed": dict(result.space.fixed),
                   "power": result.space._power().tolist()},
         "training": training,
+        "exact": result.exact,
         "at_bounds": result.space.at_bounds(result.row),
         "throughput": {"seconds": result.seconds, "engine_seconds": result.engine_seconds,
                        "matches": int(result.matches), "hands": int(result.hands)},

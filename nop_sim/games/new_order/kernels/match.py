@@ -15,7 +15,7 @@ item by item in kernels.state (``ST_ITEMS``, ``CFG_ITEMS``, ``OUT_ITEMS``) and
 read by name (``st[ST_G]``, ``cfg[CFG_SETTINGS]``, ``out[OUT_EVENTS]``):
 
 ``st``  = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc,
-           comm, dist, tail, reveal, deck0, tmp, ftmp)
+           comm, dist, tail, reveal, deck0, tmp, ftmp, srng)
 ``cfg`` = (settings, dtype, damount, dstack, agents, tab_start, tab_mask,
            tab_freq)
 ``out`` = (counts, cat, time, dis, player, drafted, events)
@@ -26,6 +26,16 @@ outputs, kernels.state for ``g``/``ps`` and the scratch). The drivers take
 several agent tables and pick one per match (``agents[agent_of[m]]``), so one
 call can play a batch of candidate policies; ``cfg``'s ``agents`` is that
 match's table.
+
+Streams. A run draws everything from its chunk's one stream. With the setting
+``S_STREAMS`` (``engine.play_field(..., streams=True)``: the strong-play
+searches), a match draws its cards and Disruptors from a chance stream derived
+anew at each hand from the match's first state and the hand's number, and each
+seat's decisions from a stream of its own (``st[ST_SRNG]``, derived from the
+same state, the hand and the seat): two matches from one state whose tables
+differ in one seat deal the same cards at every hand that starts alike, and the
+other seats draw the same noise (common random numbers that last past the first
+decision that parts them).
 """
 
 from __future__ import annotations
@@ -71,7 +81,7 @@ from nop_sim.games.new_order.kernels.eventlog import (
     log_show,
 )
 from nop_sim.games.new_order.kernels.firewall import call_draft
-from nop_sim.games.new_order.kernels.policy import choose_keep, choose_muck
+from nop_sim.games.new_order.kernels.policy import choose_keep, choose_muck, seat_rng
 from nop_sim.games.new_order.kernels.state import (
     CFG_DAMOUNT,
     CFG_DSTACK,
@@ -167,6 +177,7 @@ from nop_sim.games.new_order.kernels.state import (
     ST_HOLE,
     ST_PS,
     ST_STOCK,
+    ST_SRNG,
     ST_TMP,
     TMP_DPOT_AMT,
     TMP_DPOT_MASK,
@@ -260,6 +271,7 @@ from nop_sim.games.new_order.types import (
     S_HEDGE_SCOPE,
     S_MAX_DISCARD,
     S_MAX_HANDS,
+    S_STREAMS,
     S_PLAYERS,
     SCOPE_HAND,
     T_ALIVE,
@@ -270,7 +282,7 @@ from nop_sim.games.new_order.types import (
     TO_BANK,
 )
 from nop_sim.kernels._jit import jit, pjit
-from nop_sim.kernels.rng import below
+from nop_sim.kernels.rng import below, derive
 
 N_CAT = 13
 
@@ -519,7 +531,7 @@ def _show_hands(st, cfg, out, rng, order, n_order):
         ps[p, P_SCORE] = sc
         # muck only a hand beaten by a shown hand that contests every pot this one does
         if (best_p >= 0 and sc < best and _contests_all(g, ps, st[ST_TMP], best_p, p)
-                and choose_muck(cfg, p, rng)):
+                and choose_muck(cfg, p, seat_rng(st, cfg, p, rng))):
             ps[p, P_MUCKED] = 1
             counts[C_MUCKS] += 1
             log_muck(ev, g, p)
@@ -1020,10 +1032,19 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     g[G_DTOP] = 0
     g[G_DN] = deck0.shape[0]
     g[G_DDISC_N] = 0
+    streams = settings[S_STREAMS] != 0
+    srng = st[ST_SRNG]
+    if streams:  # the match's first state names every stream it derives
+        for j in range(4):
+            srng[MAX_PLAYERS, j] = rng[j]
     g[G_BUTTON] = below(rng, n)
     out_match_row[M_BUTTON_START] = g[G_BUTTON]
     log_match_start(out[OUT_EVENTS], g, n, chips, g[G_BUTTON], g[G_DART], deck0.shape[0])
     while g[G_ALIVE] > 1 and g[G_HAND] < settings[S_MAX_HANDS]:
+        if streams:
+            derive(rng, srng[MAX_PLAYERS], g[G_HAND], 0)
+            for p in range(n):
+                derive(srng[p], srng[MAX_PLAYERS], g[G_HAND], p + 1)
         _play_hand(st, cfg, out, rng, check)
     winner, n_alive = _places(st, out_match_row, oplayer)
     out_match_row[M_HANDS] = g[G_HAND]
@@ -1066,8 +1087,9 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agent
     reveal = np.full(MAX_PLAYERS + 1, -1, np.int64)
     tmp = np.zeros(N_TMP, np.int64)
     ftmp = np.zeros(N_FTMP, np.float64)
+    srng = np.zeros((MAX_PLAYERS + 1, 4), np.uint64)
     st = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc, comm, dist, tail,
-          reveal, deck0, tmp, ftmp)
+          reveal, deck0, tmp, ftmp, srng)
     for m in range(start, stop):
         # a 2-D C-contiguous view: cfg's type is the same whatever the table
         cfg = (settings, dtype, damount, dstack, agents[agent_of[m]], tab_start, tab_mask,

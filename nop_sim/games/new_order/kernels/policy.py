@@ -19,6 +19,7 @@ from nop_sim.games.new_order.kernels.state import (
     ACT_BLUFF,
     CFG_AGENTS,
     CFG_DTYPE,
+    CFG_SETTINGS,
     G_BETTING,
     G_BOARD_N,
     G_HEDGE_MULT,
@@ -61,6 +62,7 @@ from nop_sim.games.new_order.kernels.state import (
     ST_G,
     ST_HOLE,
     ST_PS,
+    ST_SRNG,
     ST_TAIL,
     ST_TMP,
     TAB_R5,
@@ -106,12 +108,24 @@ from nop_sim.games.new_order.types import (
     D_LEVY,
     S_HEDGE_COST,
     S_HEDGE_PAYOUT,
+    S_STREAMS,
     TYPE_PERSONAL,
 )
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.rng import below, uniform
 
 N_CAT = 13
+
+
+# -- whose random numbers ------------------------------------------------------------
+@jit(inline="always")
+def seat_rng(st, cfg, p, rng):
+    """The stream seat ``p``'s decisions draw from: its own (``st[ST_SRNG][p]``) when the
+    match plays with split streams (``S_STREAMS``: a candidate's choices then never shift
+    another seat's noise or the cards), else the match's one stream ``rng``."""
+    if cfg[CFG_SETTINGS][S_STREAMS] != 0:
+        return st[ST_SRNG][p]
+    return rng
 
 
 # -- judged strength -------------------------------------------------------------------
@@ -155,6 +169,7 @@ def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, 
     """One of ACT_* (0 fold, 1 check, 2 call, 3 bet, 4 raise) among the legal ones
     (``s1``: :func:`single_strength` of ``p`` now), plus ``ACT_BLUFF`` on a bet or raise
     the strength alone would not have made (the bluff draw made it)."""
+    rng = seat_rng(st, cfg, p, rng)
     agent = cfg[CFG_AGENTS][p]
     if agent[A_RANDOM] >= 0.5:
         # uniform over the legal action types
@@ -196,6 +211,7 @@ def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, 
 def choose_size(st, cfg, p, rng, lo, hi, pot, s1):
     """Chips for a pot-limit / no-limit bet or raise, within [lo, hi] (``s1``: as
     :func:`choose_action`'s)."""
+    rng = seat_rng(st, cfg, p, rng)
     if hi <= lo:
         return hi
     agent = cfg[CFG_AGENTS][p]
@@ -219,6 +235,7 @@ def choose_promotion(st, cfg, p, rng, fee, pot, s1, cat, e):
     """Category to promote with this action, or -1 (the caller checks the fee is payable).
 
     ``s1, cat, e``: :func:`single_strength` of ``p`` under the column now."""
+    rng = seat_rng(st, cfg, p, rng)
     g, ps, col, colpos = st[ST_G], st[ST_PS], st[ST_COL], st[ST_COLPOS]
     agent = cfg[CFG_AGENTS][p]
     if agent[A_RANDOM] >= 0.5:
@@ -294,6 +311,7 @@ def choose_hedge(st, cfg, p, rng, settings, s1, cat, e):
     """Category to put the Hedging Token on now (place or move), or -1.
 
     ``s1, cat, e``: :func:`single_strength` of ``p`` now."""
+    rng = seat_rng(st, cfg, p, rng)
     g, ps = st[ST_G], st[ST_PS]
     agent = cfg[CFG_AGENTS][p]
     current = ps[p, P_HEDGE]
@@ -371,6 +389,7 @@ def _fill_keep(keep, ranks, max_discard):
 @jit(_nrt=False)
 def choose_keep(st, cfg, p, rng, max_discard):
     """Bit mask of the hole cards ``p`` keeps in the Draw (bit i = hole card i)."""
+    rng = seat_rng(st, cfg, p, rng)
     ps, hole = st[ST_PS], st[ST_HOLE]
     agent = cfg[CFG_AGENTS][p]
     if max_discard <= 0:
@@ -558,6 +577,7 @@ def card_value(st, cfg, p, card):
 @jit(_nrt=False)
 def choose_pick(st, cfg, p, rng, reveal, n_reveal, taken):
     """Index into ``reveal`` of the card ``p`` drafts (mandatory)."""
+    rng = seat_rng(st, cfg, p, rng)
     n_left = 0
     for i in range(n_reveal):
         if not taken[i]:
@@ -583,6 +603,7 @@ def choose_pick(st, cfg, p, rng, reveal, n_reveal, taken):
 @jit(_nrt=False)
 def choose_personal_drop(st, cfg, p, rng):
     """Which of its two Personal cards ``p`` discards (0 or 1) to take a third."""
+    rng = seat_rng(st, cfg, p, rng)
     ps = st[ST_PS]
     if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
         return below(rng, 2)
@@ -594,6 +615,7 @@ def choose_personal_drop(st, cfg, p, rng):
 @jit(_nrt=False)
 def choose_community_drop(st, cfg, p, rng):
     """Which of the two Community cards in play (0 or 1) ``p`` discards to add a third."""
+    rng = seat_rng(st, cfg, p, rng)
     comm = st[ST_COMM]
     if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
         return below(rng, 2)
@@ -639,6 +661,7 @@ def _own_category(st, p):
 @jit(_nrt=False)
 def choose_promote_target(st, cfg, p, rng):
     """insider_tip: a category not at the top."""
+    rng = seat_rng(st, cfg, p, rng)
     col, colpos = st[ST_COL], st[ST_COLPOS]
     if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:
         c = _own_category(st, p)
@@ -650,6 +673,7 @@ def choose_promote_target(st, cfg, p, rng):
 @jit(_nrt=False)
 def choose_demote_target(st, cfg, p, rng):
     """short_sell: a category not at the bottom."""
+    rng = seat_rng(st, cfg, p, rng)
     col, colpos = st[ST_COL], st[ST_COLPOS]
     if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:
         c = _likely_winner(st, cfg, _own_category(st, p))
@@ -661,6 +685,7 @@ def choose_demote_target(st, cfg, p, rng):
 @jit(_nrt=False)
 def choose_swap(st, cfg, p, rng):
     """swap_any: two different positions of the column."""
+    rng = seat_rng(st, cfg, p, rng)
     colpos = st[ST_COLPOS]
     if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:
         c = _own_category(st, p)
@@ -677,6 +702,7 @@ def choose_swap(st, cfg, p, rng):
 @jit(_nrt=False)
 def choose_elevator_category(st, cfg, p, rng):
     """The category an Elevator names: most often held times what a step up is worth."""
+    rng = seat_rng(st, cfg, p, rng)
     g, colpos, dist, tail = st[ST_G], st[ST_COLPOS], st[ST_DIST], st[ST_TAIL]
     if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
         return below(rng, N_CAT)
@@ -696,6 +722,7 @@ def choose_elevator_category(st, cfg, p, rng):
 @jit(_nrt=False)
 def choose_purge(st, cfg, p, rng, owners, slots, n_targets):
     """purge: index of the target among ``n_targets`` cards in play (owner -1 = community)."""
+    rng = seat_rng(st, cfg, p, rng)
     ps, comm = st[ST_PS], st[ST_COMM]
     if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
         return below(rng, n_targets)

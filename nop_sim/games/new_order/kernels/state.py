@@ -62,6 +62,8 @@ ST_ITEMS = (
     ("deck0", "int64", 1, "the mix's Disruptor cards, unshuffled"),
     ("tmp", "int64", 1, "(N_TMP,) int scratch (TMP_*)"),
     ("ftmp", "float64", 1, "(N_FTMP,) float scratch (F_*)"),
+    ("srng", "uint64", 2, "(MAX_PLAYERS + 1, 4) each seat's decision stream and, in row "
+                          "MAX_PLAYERS, the match's first state (used when S_STREAMS)"),
 )
 CFG_ITEMS = (
     ("settings", "int64", 1, "(N_SETTINGS,) nop_sim.games.new_order.types S_*"),
