@@ -32,7 +32,7 @@ from nop_sim.kernels.rng import keyed_states
 from nop_sim.run.executors import dask_client
 from nop_sim.studies.train.errors import TrainError
 
-__all__ = ["Duel", "Engine", "Field", "duel", "match_states"]
+__all__ = ["Duel", "Engine", "Field", "duel", "effective_matches", "match_states"]
 
 
 def match_states(key: tuple[int, ...], n: int) -> np.ndarray:
@@ -273,3 +273,21 @@ def duel(engine: Engine, settings, field: Field, cands: np.ndarray, n: int,
                 winner=winner, ref_winner=ref_winner,
                 ref_extras=ref_extras if reference else None, score=score,
                 ref_score=ref_score, block=block, scores=scores, ref_scores=ref_scores)
+
+
+def effective_matches(d: Duel, c: int = 0, versus: int | None = None) -> float:
+    """The plain matches that would give candidate ``c``'s gain the interval this duel
+    gives it: independent matches of the candidate alone, each as noisy as one of its
+    matches here (the variance of its payoff, a win or a score), against the variance of
+    the duel's estimate (its blocks' mean gains). With ``versus``, the same for the
+    difference of two candidates' payoffs (a value): plain matches *per side*, the two
+    sides independent. Infinite where the estimate has no noise (a copy of the field)."""
+    pay = d.payoff()
+    if versus is None:
+        plain = float(np.var(pay[c], ddof=1))
+        est = d.block_gain()[c]
+    else:
+        plain = float(np.var(pay[c], ddof=1) + np.var(pay[versus], ddof=1))
+        est = d.per_block(pay[c] - pay[versus])
+    var = float(np.var(est, ddof=1)) / est.size
+    return float("inf") if var == 0 else plain / var

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nop_sim.core.stats import mean_interval
-from nop_sim.studies.train.play import Duel, Engine, Field, duel
+from nop_sim.studies.train.play import Duel, Engine, Field, duel, effective_matches
 from nop_sim.studies.train.search import (
     SearchConfig,
     SearchResult,
@@ -121,7 +121,8 @@ class Pooled:
         g = self.gain()
         return SearchResult(row=self.row, gain=g["mean"], low=g["ci_low"], high=g["ci_high"],
                             n_check=int(self.check.won.shape[1]), matches=self.matches,
-                            history=self.history, decided=True, starts=self.starts)
+                            history=self.history, decided=True, starts=self.starts,
+                            check=self.check, effective=effective_matches(self.check))
 
     def statement(self) -> str:
         g = self.gain()

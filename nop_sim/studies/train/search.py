@@ -54,7 +54,7 @@ import numpy as np
 
 from nop_sim.core.stats import mean_interval, wilson_interval
 from nop_sim.games.registry import PolicySpace, policy_of
-from nop_sim.studies.train.play import Duel, Engine, Field, duel
+from nop_sim.studies.train.play import Duel, Engine, Field, duel, effective_matches
 from nop_sim.studies.train.space import Space
 
 __all__ = ["SearchConfig", "SearchResult", "best_response", "check_gain", "plays_as_field",
@@ -159,6 +159,9 @@ class SearchResult:
         table; check : the check's :class:`Duel`
     policy : the game's policy space, whose unit :meth:`statement` states the gain in
     starts : how many starts were screened; matches : matches played in all
+    n_check : the check's matches of the pick (held out: deals no search saw);
+    effective : the plain matches that would give its gain the same interval
+        (:func:`~.play.effective_matches`; NaN without a check)
     """
 
     row: np.ndarray
@@ -174,6 +177,7 @@ class SearchResult:
     check: Duel | None = None
     pool: np.ndarray | None = None  # the selection race's rows, best first (no check)
     policy: PolicySpace | None = None
+    effective: float = float("nan")
 
     def statement(self) -> str:
         """The checked gain in words, with the search's size (:func:`statement`)."""
@@ -427,7 +431,8 @@ def check_gain(engine: Engine, settings, fld: Field, row: np.ndarray, key: tuple
                         history=[{"wins": int(whole.won[0].sum()),
                                   "win_rate": float(whole.won[0].mean())}],
                         decided=decided, samples=[whole.reference_samples()],
-                        check=whole, policy=policy_of(settings))
+                        check=whole, policy=policy_of(settings),
+                        effective=effective_matches(whole))
 
 
 def _joined(parts: list[Duel]) -> Duel:
