@@ -5,7 +5,9 @@ Reinforcement Learning") keeps a population of policy rows and a mixture
 over them. Here the game is symmetric with ``n`` seats, so its payoffs are
 a *heuristic payoff table* (Walsh, Das, Tesauro and Kephart 2002): for each
 profile -- a multiset of ``n`` population members, seats disregarded -- how
-often each member wins. Every match whose seats all play population rows is
+often each member wins, or, for a game that measures strong play by payoff
+(:attr:`~nop_sim.games.registry.FieldPlay.score`: Kuhn poker's chips), what each
+member scores. Every match whose seats all play population rows is
 a sample of its profile (the reference matches of every duel, the checks of
 best responses once they join, and matches drawn for the table itself), so
 :class:`ProfileTable` gathers them all.
@@ -13,9 +15,11 @@ best responses once they join, and matches drawn for the table itself), so
 The payoff of member ``i`` against a mixture ``sigma`` is its expected win
 chance in one seat when the other ``n - 1`` seats draw from ``sigma``:
 ``f_i(sigma) = sum over opponent tuples (a, b, ...) of sigma_a sigma_b ...
-u(i | {i, a, b, ...})``, where ``u`` is the per-seat win chance of ``i`` in
-that profile, estimated from its matches with a prior of ``prior`` matches
-at the fair share ``1/n`` (a profile never played reads ``1/n``). The
+u(i | {i, a, b, ...})``, where ``u`` is the per-seat win chance (or payoff) of
+``i`` in that profile, estimated from its matches with a prior of ``prior``
+matches at the fair share: what a seat gets on average over every match the
+table holds (``1/n`` of wins, as every match has one; 0 chips in a zero-sum
+game); a profile never played reads the fair share. The
 mixture is the least-regret point found (:func:`solve`): Nash's function
 minimised over the simplex from several starts, one of them replicator
 dynamics' time average.
@@ -37,21 +41,25 @@ __all__ = ["ProfileTable", "payoffs", "regret", "solve"]
 
 class ProfileTable:
     """Matches of profiles of population members: ``{sorted member tuple: [matches,
-    wins of each distinct member, in tuple order]}``."""
+    wins (or payoffs) of each distinct member, in tuple order]}``."""
 
     def __init__(self, players: int, stats: dict | None = None):
         self.players = players
         self.stats: dict[tuple[int, ...], np.ndarray] = dict(stats or {})
 
-    def add(self, members: np.ndarray, winner_seat: np.ndarray) -> None:
+    def add(self, members: np.ndarray, outcome: np.ndarray) -> None:
         """Record matches: ``members`` int ``(m, players)`` the population member in each
-        seat, ``winner_seat`` ``(m,)`` the seat that won (-1 for none)."""
+        seat; ``outcome`` either int ``(m,)``, the seat that won (-1 for none), or float
+        ``(m, players)``, each seat's payoff (a game measured by payoff)."""
         members = np.asarray(members, np.int64)
         if members.size == 0:
             return
-        winner_seat = np.asarray(winner_seat, np.int64)
-        won = np.where(winner_seat >= 0,
-                       members[np.arange(len(members)), np.maximum(winner_seat, 0)], -1)
+        outcome = np.asarray(outcome)
+        if outcome.ndim == 2:     # payoffs: each seat's, summed per member below
+            pay = outcome.astype(float)
+        else:                     # a win: 1 for the winner's seat
+            winner_seat = outcome.astype(np.int64)
+            pay = (np.arange(self.players)[None, :] == winner_seat[:, None]).astype(float)
         keys = np.sort(members, axis=1)
         uniq, inv = np.unique(keys, axis=0, return_inverse=True)
         inv = inv.reshape(-1)
@@ -59,17 +67,24 @@ class ProfileTable:
             rows = inv == j
             st = self.stats.setdefault(key, np.zeros(1 + self.players))
             st[0] += rows.sum()
-            w = won[rows]
             for pos, member in enumerate(key):
                 if pos == 0 or key[pos - 1] != member:
-                    st[1 + pos] += (w == member).sum()
+                    st[1 + pos] += pay[rows][members[rows] == member].sum()
 
     def matches(self) -> int:
         return int(sum(st[0] for st in self.stats.values()))
 
+    def fair(self) -> float:
+        """What a seat gets on average over every match held: the prior's centre (``1/n``
+        of wins, every match having one winner; ``1/n`` with no match)."""
+        played = sum(st[0] for st in self.stats.values())
+        if not played:
+            return 1.0 / self.players
+        return float(sum(st[1:].sum() for st in self.stats.values())) / (played * self.players)
+
     def tensor(self, members: list[int], prior: float = 2.0) -> np.ndarray:
         """``U`` of shape ``(S,) * players``: ``U[i, a, b, ...]`` the per-seat win chance
-        of ``members[i]`` against ``members[a], members[b], ...``."""
+        (or payoff) of ``members[i]`` against ``members[a], members[b], ...``."""
         n, s = self.players, len(members)
         idx = np.indices((s,) * n).reshape(n, -1).T
         pop = np.asarray(members, np.int64)[idx]
@@ -78,7 +93,7 @@ class ProfileTable:
         inv = inv.reshape(-1)
         focal = pop[:, 0]
         out = np.empty(len(idx))
-        fair = 1.0 / n
+        fair = self.fair()
         for j, key in enumerate(map(tuple, uniq.tolist())):
             rows = np.flatnonzero(inv == j)
             st = self.stats.get(key)
@@ -108,7 +123,8 @@ def payoffs(u: np.ndarray, sigma: np.ndarray) -> np.ndarray:
 
 
 def regret(u: np.ndarray, sigma: np.ndarray) -> float:
-    """What the best member gains over the mixture against the mixture (win chance)."""
+    """What the best member gains over the mixture against the mixture (win chance, or
+    payoff)."""
     f = payoffs(u, sigma)
     return float(f.max() - f @ sigma)
 

@@ -579,15 +579,15 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
            if (policy.unit, policy.scale) != ("points", 100.0) else {}),
         **{f"exact_{k}": round(float(v), 6) for k, v in (result.exact or {}).items()},
     }
-    policy_of(settings).write_agent_file(out / "strong.toml", result.rows, result.weights, training,
+    exactly = "" if not result.exact else (
+        f"Exactly: NashConv {policy.amount(result.exact['nash_conv'] / policy.scale)} per "
+        f"hand; the best single-seat deviation gains "
+        f"{policy.amount(result.exact['gain_per_seat'] / policy.scale)} per hand.\n")
+    policy.write_agent_file(out / "strong.toml", result.rows, result.weights, training,
                      f"The strong field for {scn.name}, written by nop-sim train: a mixture of "
                      f"{len(result.weights)} policy row(s);\n"
                      f"each seat given this file draws its row for each match by weight.\n"
-                     f"{result.statement}.\n"
-                     + (f"Exactly: NashConv {policy.amount(result.exact['nash_conv'] / policy.scale)}"
-                        f" per hand, so the best single-seat deviation gains "
-                        f"{policy.amount(result.exact['gain_per_seat'] / policy.scale)} per hand.\n"
-                        if result.exact else "") +
+                     f"{result.statement}.\n{exactly}"
                      f"Use it as a seat: [seats] all = \"@<path of this file>\", or\n"
                      f"nop-sim run SCENARIO --set seats.all=@<path of this file>")
     if policy.write_extra is not None:  # the game's own files of the field (Kuhn: policy.csv)
