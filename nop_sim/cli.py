@@ -695,9 +695,10 @@ def _trainable(scn, command: str):
 @click.argument("scenario", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
               help="Training folder [default: reports/<scenario file name>-train].")
-@click.option("--epsilon", type=click.FloatRange(0, 100), default=1.0, show_default=True,
-              help="Stop when the best deviation found gains less than this many win-rate "
-                   "points, with 95% confidence.")
+@click.option("--epsilon", type=click.FloatRange(0, 100), default=None,
+              help="Stop when the best deviation found gains less than this much, with 95% "
+                   "confidence, in the game's unit [default: 1 win-rate point; Kuhn poker: "
+                   "0.01 chips per hand].")
 @click.option("--resume", is_flag=True, help="Finish a stopped training, keeping its rounds, "
                                             "or go on with a finished one given a larger "
                                             "--budget-matches or a smaller --epsilon.")
@@ -713,7 +714,8 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, worke
     the single-seat deviation that gains most against the field, a fresh
     check measures its gain, and the deviation joins the population; the
     field is the mixture that solves the population's meta-game. Training
-    stops when the gain is below --epsilon points with 95% confidence, or
+    stops when the gain is below --epsilon (win-rate points, or the game's unit:
+    Kuhn poker's chips per hand) with 95% confidence, or
     when the budget is spent; a final search with a new seed then measures
     the field: a deviation gains at least that much (a lower bound, stated
     with the search's size). The mixture goes to strong.toml, usable as a
@@ -733,7 +735,8 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, worke
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "train")
     try:
-        cfg = TrainConfig(budget=budget or 1_000_000, epsilon=epsilon, seed=scn.seed)
+        cfg = TrainConfig(budget=budget or 1_000_000, seed=scn.seed,
+                          epsilon=scn.game_type.policy.epsilon if epsilon is None else epsilon)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     out = out_dir or Path("reports") / f"{scn.name}-train"
@@ -750,10 +753,16 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, worke
     click.echo(f"strong field: a mixture of {len(result.weights)} of {result.population} "
                f"policies (weights " + ", ".join(f"{w:.2f}" for w in result.weights) + ")")
     click.echo(f"exploitability: {result.statement}")
+    if result.exact:  # the game knows the field's figures exactly (Kuhn poker)
+        say = result.policy.amount
+        click.echo(f"exactly: NashConv {say(result.exact['nash_conv'] / result.policy.scale)} "
+                   f"per hand; the best single-seat deviation gains "
+                   f"{say(result.exact['gain_per_seat'] / result.policy.scale)} per hand")
     bounds = result.space.at_bounds(result.row)
     if bounds:
-        click.echo("at the edge of the legal range: "
-                   + ", ".join(f"{k} ({v})" for k, v in bounds.items()))
+        shown = [f"{k} ({v})" for k, v in bounds.items()]
+        click.echo("at the edge of the legal range: " + ", ".join(shown[:8])
+                   + (f" and {len(shown) - 8} more" if len(shown) > 8 else ""))
     click.echo(f"strong.toml:  {out / 'strong.toml'}")
     if report:
         click.echo(f"report:       {report}")

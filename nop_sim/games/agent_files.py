@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PLAYS_ALIKE", "AgentFile", "checked_bound", "draw_rows", "plays_alike", "read_rows",
-           "search_gap", "training_text", "write_rows"]
+__all__ = ["PLAYS_ALIKE", "AgentFile", "checked_bound", "draw_rows", "gain_unit", "plays_alike",
+           "read_rows", "search_gap", "training_text", "write_rows"]
 
 
 @dataclass(frozen=True)
@@ -258,12 +258,21 @@ def checked_bound(training: Mapping[str, Any]
                   ) -> tuple[float, float | None, float | None, str | None] | None:
     """The independent check ``nop-sim exploit`` recorded in a ``[training]`` table when it
     found more than the training (the largest known lower bound): ``(gain, low, high,
-    checked_by)`` in win-rate points, the last three None where missing; None without one."""
+    checked_by)`` in the table's unit (:func:`gain_unit`), the last three None where
+    missing; None without one."""
     c = _number(training, "checked_exploitability")
     if c is None:
         return None
     return (c, _number(training, "checked_low"), _number(training, "checked_high"),
             training.get("checked_by") or None)
+
+
+def gain_unit(training: Mapping[str, Any]) -> tuple[str, int]:
+    """The unit a ``[training]`` table's gains are in and the decimals they are stated
+    with: its ``unit`` and ``unit_digits`` (Kuhn poker: chips, 3), else win-rate points, 1."""
+    digits = training.get("unit_digits", 1)
+    ok = isinstance(digits, int) and not isinstance(digits, bool) and 0 <= digits <= 9
+    return str(training.get("unit") or "points"), digits if ok else 1
 
 
 def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
@@ -280,6 +289,7 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
     def number(key: str) -> float | None:
         return _number(training, key)
 
+    unit, d = gain_unit(training)
     made = []
     if training.get("scenario"):
         made.append(f"for scenario {training['scenario']}")
@@ -297,18 +307,23 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
     if e is None:
         return (f"{text}; its exploitability is unknown, so is how much a seat that "
                 f"deviates from it could gain")
-    text += f"; its exploitability at training: {e:.1f} points"
+    text += f"; its exploitability at training: {e:.{d}f} {unit}"
     if lo is not None and hi is not None:
-        text += f" (95% interval {lo:.1f} to {hi:.1f})"
+        text += f" (95% interval {lo:.{d}f} to {hi:.{d}f})"
     if training.get("converged") is False:
         text += ", training had not converged"
-    text += (" — the best single-seat deviation a fresh search found gains that much "
-             "win rate over it (a lower bound: a stronger search may find more)")
+    text += (f" — the best single-seat deviation a fresh search found gains that much "
+             f"{'win rate' if unit == 'points' else unit} over it (a lower bound: a stronger "
+             f"search may find more)")
+    exact, nash = number("exact_gain_per_seat"), number("exact_nash_conv")
+    if exact is not None and nash is not None:  # a game that knows its fields exactly
+        text += (f"; exactly, the best deviation gains {exact:.{d}f} {unit} (NashConv "
+                 f"{nash:.{d}f})")
     checked = checked_bound(training)
     if checked is not None:  # nop-sim exploit found more since: the largest known lower bound
         c, clo, chi, by = checked
-        text += (f"; an independent check found more: a deviation gains at least {c:.1f} "
-                 f"points" + (f" (95% interval {clo:.1f} to {chi:.1f})"
+        text += (f"; an independent check found more: a deviation gains at least {c:.{d}f} "
+                 f"{unit}" + (f" (95% interval {clo:.{d}f} to {chi:.{d}f})"
                               if clo is not None and chi is not None else "")
                  + (f", {by}" if by else ""))
     return text

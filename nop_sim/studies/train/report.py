@@ -43,6 +43,15 @@ class _Training:
         return float(self.manifest["training"]["epsilon"])
 
     @cached_property
+    def policy(self):
+        """The game's policy space: the unit its gains are stated in."""
+        return get_game(self.manifest["scenario"].get("kind", DEFAULT_KIND)).policy
+
+    @property
+    def unit(self) -> str:
+        return "win-rate points" if self.policy.unit == "points" else self.policy.unit
+
+    @cached_property
     def checked_training(self) -> dict:
         """strong.toml's ``[training]``: the training's claim and any independent check
         ``nop-sim exploit`` recorded since (the manifest holds only the first)."""
@@ -75,10 +84,11 @@ def _load(folder: Path) -> _Training:
 
 
 # -- sections ------------------------------------------------------------------------------
-def _statement(tr: dict) -> str:
-    said = statement(tr["exploitability"] / 100, tr["exploitability_low"] / 100,
-                     tr["exploitability_high"] / 100, tr.get("search_matches", 0),
-                     tr.get("search_starts", 0))
+def _statement(tr: dict, policy) -> str:
+    scale = policy.scale
+    said = statement(tr["exploitability"] / scale, tr["exploitability_low"] / scale,
+                     tr["exploitability_high"] / scale, tr.get("search_matches", 0),
+                     tr.get("search_starts", 0), policy)
     pooled = tr.get("searches_pooled", 1)
     return said + (f" ({pooled} searches pooled: the free one and one per mechanic)"
                    if pooled > 1 else "")
@@ -91,9 +101,10 @@ def _checked(t: _Training) -> str:
     if checked is None:
         return ""
     c, lo, hi, by = checked
-    said = f"{c:.1f} points"
+    d = t.policy.digits
+    said = f"{c:.{d}f} {t.policy.unit}"
     if lo is not None:
-        said += f" (95% {lo:.1f} to {float('nan') if hi is None else hi:.1f})"
+        said += f" (95% {lo:.{d}f} to {float('nan') if hi is None else hi:.{d}f})"
     by = f", by {by}" if by else ""
     return (f"An independent check found more since: a deviation gains at least {said}{by}. "
             f"That is the largest known lower bound.")
@@ -104,14 +115,23 @@ def _findings(t: _Training):
     state = "reached" if tr["converged"] else "not reached (the budget ended first)"
     checked = _checked(t)
     items = [
-        f"**Exploitability: {_statement(tr)}.** It is what one seat can gain by deviating "
-        f"from the strong field, as far as that search could find: a lower bound."
+        f"**Exploitability: {_statement(tr, t.policy)}.** It is what one seat can gain by "
+        f"deviating from the strong field, as far as that search could find: a lower bound."
         + (f" **{checked}**" if checked else ""),
         f"{tr['rounds']} rounds of PSRO, {tr['matches']:,} matches; the target of "
-        f"{t.epsilon:g} points was {state}. The strong field is a mixture of "
+        f"{t.epsilon:g} {t.policy.unit} was {state}. The strong field is a mixture of "
         f"{tr.get('mixture', 1)} of the population's {tr.get('population', 1)} policies.",
     ]
     links = ["exploitability", "exploitability"]
+    exact = t.manifest.get("exact")
+    if exact:  # the game computes its fields' figures exactly (Kuhn poker)
+        say = t.policy.amount
+        items.append(f"**Exactly** (the game is solved by enumeration): the best single-seat "
+                     f"deviation gains {say(exact['gain_per_seat'] / t.policy.scale)} per hand, "
+                     f"averaged over the seats; the field's NashConv is "
+                     f"{say(exact['nash_conv'] / t.policy.scale)} (0 at a Nash equilibrium). "
+                     f"The search's lower bound above estimates the first from below.")
+        links.append("exploitability")
     if t.value is not None and len(t.value):
         v = t.value
         clear = v[v["loss_low"] > 0].sort_values("loss", ascending=False)
@@ -160,15 +180,16 @@ def _exploitability(t: _Training):
         ax.annotate("final", (xf, fin["high"]), textcoords="offset points", xytext=(0, 6),
                     ha="center", fontsize=8)
     ax.set_xlabel("round (the mixture of that round's population)")
-    ax.set_ylabel("gain of one deviating seat\n(win-rate points)")
+    ax.set_ylabel(f"gain of one deviating seat\n({t.unit})")
     ax.legend(loc="upper right", fontsize=8)
     table = pd.DataFrame({
         "round": r["round"] if len(r) else [],
-        "exploitability (points)": [R.num_ci(a, b, c, 1) for a, b, c in
+        f"exploitability ({t.policy.unit})": [R.num_ci(a, b, c, t.policy.digits) for a, b, c in
                                     zip(r.get("exploitability", []), r.get("low", []),
                                         r.get("high", []), strict=True)],
         "mixture size": [R.count(v) for v in r.get("mixture_size", [])],
-        "meta-game regret (points)": [R.num(v, 1) for v in r.get("meta_regret", [])],
+        f"meta-game regret ({t.policy.unit})": [R.num(v, t.policy.digits)
+                                                for v in r.get("meta_regret", [])],
         "search size": [f"x{v:g}" for v in r.get("scale", [1] * len(r))],
         "starts": [R.count(v) for v in r.get("starts", [])],
         "check matches": [R.count(v) for v in r.get("check_matches", [])],
@@ -176,7 +197,7 @@ def _exploitability(t: _Training):
     })
     tr = t.manifest["training"]
     final = (f"The strong field is the mixture after round {fin.get('round', '?')}. Against "
-             f"a final search with a new seed: {_statement(tr)} "
+             f"a final search with a new seed: {_statement(tr, t.policy)} "
              f"({fin['check_matches']:,} check matches).")
     checked = _checked(t)
     if checked:
@@ -235,23 +256,25 @@ def _value(t: _Training):
         return [R.Note("Not measured yet: run `nop-sim value SCENARIO --strong "
                        f"{t.folder}` to add restricted play here.", "muted")]
     v = t.value
+    d, points = t.policy.digits, t.policy.scale == 100  # points: drawn as win-rate percent
+    per = 100 if points else 1
     fig, axes = R.figure(0.5 + 0.45 * len(v))
-    R.hbar_ci(axes[0, 0], list(v["mechanic"]), v["loss"] / 100, v["loss_low"] / 100,
-              v["loss_high"] / 100, ref=0.0, ref_label="worth nothing")
+    R.hbar_ci(axes[0, 0], list(v["mechanic"]), v["loss"] / per, v["loss_low"] / per,
+              v["loss_high"] / per, ref=0.0, ref_label="worth nothing", percent=points)
     axes[0, 0].set_xlabel("value: gain of the best deviation minus that of the best one "
                           "without the mechanic")
     has_gains = "gain_full" in v
     table = pd.DataFrame({
         "mechanic": v["mechanic"], "taken away by": v["pinned"],
-        "value (points)": [R.num_ci(a, b, c, 1) for a, b, c in
+        f"value ({t.policy.unit})": [R.num_ci(a, b, c, d) for a, b, c in
                            zip(v["loss"], v["loss_low"], v["loss_high"], strict=True)],
         "can tell from 0?": ["yes" if lo > 0 or hi < 0 else
                              f"no: {PLAYS_ALIKE}" if plays_alike(lo, hi) else "no"
                              for lo, hi in zip(v["loss_low"], v["loss_high"], strict=True)],
-        **({"best deviation gains": [R.num_ci(a, b, c, 1) for a, b, c in
+        **({"best deviation gains": [R.num_ci(a, b, c, d) for a, b, c in
                                      zip(v["gain_full"], v["gain_full_low"],
                                          v["gain_full_high"], strict=True)],
-            "without it": [R.num_ci(a, b, c, 1) for a, b, c in
+            "without it": [R.num_ci(a, b, c, d) for a, b, c in
                            zip(v["gain_restricted"], v["gain_restricted_low"],
                                v["gain_restricted_high"], strict=True)]} if has_gains else {}),
         "check matches": [R.count(x) for x in v["check_matches"]]})

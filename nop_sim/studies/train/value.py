@@ -88,20 +88,21 @@ def restricted_play(engine: Engine, settings, fld: Field, mechanic: str, cfg: Se
     ``free`` search started from, which this one starts from too (the mechanic pinned)."""
     start = engine.matches
     space = space_for(settings)
+    scale = policy_of(settings).scale  # the game's unit per unit of payoff (points: 100)
     pooled = pooled_search(engine, settings, space, fld, _starts(settings, fld),
                            (seed, _SEARCH_KEY), cfg, mechanics=[mechanic],
                            tag={"mechanic": mechanic}, searches={FREE: free}, known=known,
-                           precision=None if precision is None else precision / 100)
+                           precision=None if precision is None else precision / scale)
     full, without, value = pooled.gain(FREE), pooled.gain(mechanic), pooled.value(mechanic)
     res = pooled.searches[mechanic]
     return {"mechanic": mechanic, "pinned": json.dumps(space.mechanics[mechanic]),
-            "loss": 100 * value["mean"], "loss_low": 100 * value["ci_low"],
-            "loss_high": 100 * value["ci_high"],
-            "gain_full": 100 * full["mean"], "gain_full_low": 100 * full["ci_low"],
-            "gain_full_high": 100 * full["ci_high"],
-            "gain_restricted": 100 * without["mean"],
-            "gain_restricted_low": 100 * without["ci_low"],
-            "gain_restricted_high": 100 * without["ci_high"],
+            "loss": scale * value["mean"], "loss_low": scale * value["ci_low"],
+            "loss_high": scale * value["ci_high"],
+            "gain_full": scale * full["mean"], "gain_full_low": scale * full["ci_low"],
+            "gain_full_high": scale * full["ci_high"],
+            "gain_restricted": scale * without["mean"],
+            "gain_restricted_low": scale * without["ci_low"],
+            "gain_restricted_high": scale * without["ci_high"],
             "check_matches": int(pooled.check.won.shape[1]),
             "matches": engine.matches - start,
             "search_matches": int(res.matches), "search_starts": int(res.starts),
@@ -155,7 +156,8 @@ def record_check(scn, folder: Path, found: SearchResult, budget: int) -> bool:
     policy = policy_of(settings)
     f = policy.read_agent_file(path)
     training = dict(f.training)
-    g = {"mean": 100 * found.gain, "ci_low": 100 * found.low, "ci_high": 100 * found.high}
+    s = policy.scale  # the game's unit per unit of payoff (points: 100)
+    g = {"mean": s * found.gain, "ci_low": s * found.low, "ci_high": s * found.high}
     known = max(float(training.get("exploitability", float("-inf"))),
                 float(training.get("checked_exploitability", float("-inf"))))
     if not round(g["mean"], 3) > known:
@@ -168,7 +170,7 @@ def record_check(scn, folder: Path, found: SearchResult, budget: int) -> bool:
     header = "".join(line + "\n" for line in path.read_text().splitlines()
                      if line.startswith("#") and not line.startswith(said))
     header += (f"{said} a deviation gains at least "
-               f"{g['mean']:.1f} points ({training['checked_by']})\n")
+               f"{policy.amount(found.gain)} ({training['checked_by']})\n")
     policy.write_agent_file(path, f.rows, f.weights, training,
                             "\n".join(line[2:] for line in header.splitlines()))
     return True
@@ -181,8 +183,9 @@ def record_found(scn, folder: Path, found: SearchResult, budget: int) -> bool:
     if not found.low > 0:
         return False
     settings, fld = _strong_field(scn, folder)
+    s = policy_of(settings).scale  # the game's unit per unit of payoff (points: 100)
     return record_deviation(folder, fld, space_for(settings).columns, found.row,
-                            100 * found.gain, 100 * found.low, 100 * found.high,
+                            s * found.gain, s * found.low, s * found.high,
                             f"nop-sim exploit --seed {scn.seed} --budget-matches {budget}: a "
                             f"{found.matches:,}-match search from {found.starts} starts")
 
