@@ -51,6 +51,19 @@ class _Training:
     def unit(self) -> str:
         return "win-rate points" if self.policy.unit == "points" else self.policy.unit
 
+    def exact_gain(self, members, weights) -> float:
+        """The exact gain per seat of the best deviation from the field of these population
+        members and weights, where the game computes it (Kuhn poker); NaN elsewhere."""
+        hook = self.policy.exact_exploitability
+        if hook is None:
+            return float("nan")
+        game = dict(tomllib.loads(self.manifest["scenario"]["text"]).get("game", {}))
+        game.pop("kind", None)
+        settings = get_game(self.manifest["scenario"]["kind"]).settings.from_mapping(game)
+        pop = np.asarray(self.state["population"], float)
+        return float(hook(settings, pop[list(members)], np.asarray(weights, float))
+                     ["gain_per_seat"])
+
     @cached_property
     def checked_training(self) -> dict:
         """strong.toml's ``[training]``: the training's claim and any independent check
@@ -135,7 +148,14 @@ def _findings(t: _Training):
     if t.value is not None and len(t.value):
         v = t.value
         clear = v[v["loss_low"] > 0].sort_values("loss", ascending=False)
-        if len(clear):
+        if "verdict" in v and v["verdict"].notna().any():  # measured against several fields
+            items.append("Each mechanic's value, across the fields it was measured against "
+                         "(settled only where they agree within 3 points and each 95% "
+                         "interval is within +-2): " + "; ".join(
+                             f"**{m}** {text}" for m, text in zip(v["mechanic"], v["verdict"],
+                                                                  strict=True)
+                             if isinstance(text, str)) + ".")
+        elif len(clear):
             top = clear.iloc[0]
             items.append(f"The mechanic worth most under strong play is **{top['mechanic']}**: "
                          f"{top['loss']:+.1f} points (95% {top['loss_low']:+.1f} to "
@@ -158,6 +178,10 @@ def _exploitability(t: _Training):
         ax.errorbar(x, y, yerr=R.interval_err(y, r["low"], r["high"]), fmt="o-",
                     color=R.PALETTE["blue"], capsize=3, label="best deviation, checked")
     xf = (x.max() + 1) if len(x) else 0
+    exact = [t.exact_gain(rd["members"], rd["sigma"]) for rd in t.state["rounds"]]
+    if t.policy.exact_exploitability is not None:  # what the searches estimate from below
+        ax.plot([*x.tolist(), xf], [*exact, t.exact_gain(fin["members"], fin["weights"])],
+                "x", color=R.PALETTE["black"], ms=7, label="exact best deviation")
     ax.errorbar([xf], [fin["exploitability"]],
                 yerr=R.interval_err([fin["exploitability"]], [fin["low"]], [fin["high"]]),
                 fmt="s", color=R.PALETTE["vermillion"], capsize=3,
@@ -187,6 +211,8 @@ def _exploitability(t: _Training):
         f"exploitability ({t.policy.unit})": [R.num_ci(a, b, c, t.policy.digits) for a, b, c in
                                     zip(r.get("exploitability", []), r.get("low", []),
                                         r.get("high", []), strict=True)],
+        **({f"exact gain ({t.policy.unit})": [R.num(v, t.policy.digits) for v in exact]}
+           if t.policy.exact_exploitability is not None else {}),
         "mixture size": [R.count(v) for v in r.get("mixture_size", [])],
         f"meta-game regret ({t.policy.unit})": [R.num(v, t.policy.digits)
                                                 for v in r.get("meta_regret", [])],
@@ -277,7 +303,12 @@ def _value(t: _Training):
             "without it": [R.num_ci(a, b, c, d) for a, b, c in
                            zip(v["gain_restricted"], v["gain_restricted_low"],
                                v["gain_restricted_high"], strict=True)]} if has_gains else {}),
-        "check matches": [R.count(x) for x in v["check_matches"]]})
+        "check matches": [R.count(x) for x in v["check_matches"]],
+        **({"as precise as, plain a side": [R.count(x) if np.isfinite(x) else "exact"
+                                            for x in v["effective_matches"]]}
+           if "effective_matches" in v else {}),
+        **({"across fields": [x if isinstance(x, str) else "–" for x in v["verdict"]]}
+           if "verdict" in v else {})})
     gap = search_gap(v, t.checked_training)
     blocks = [*([R.Note(f"**Read with care:** {gap}.", "warning")] if gap else []),
               R.png(fig, "value", "Each mechanic's value under strong play, 95% interval "
