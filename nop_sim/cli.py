@@ -873,8 +873,11 @@ def _mechanics(scn, mechanics) -> tuple[str, ...]:
 
 @main.command("value", context_settings=CONTEXT)
 @click.argument("scenario", type=click.Path(path_type=Path))
-@click.option("--strong", "strong_dir", type=click.Path(path_type=Path), required=True,
-              help="A training folder (nop-sim train's --out) holding strong.toml.")
+@click.option("--strong", "strong_dirs", type=click.Path(path_type=Path), required=True,
+              multiple=True,
+              help="A training folder (nop-sim train's --out) holding strong.toml; repeat it "
+                   "for fields trained with other seeds. A pooled training (nop-sim train "
+                   "--seeds) is measured against its two halves.")
 @click.option("--mechanic", "mechanics", multiple=True, metavar="NAME",
               help="Restrict only these (repeatable): the game's mechanics, New Order's "
                    "manipulation, hedging, drafting, drawing, bluffing; Ordered Hand's betting, "
@@ -882,72 +885,100 @@ def _mechanics(scn, mechanics) -> tuple[str, ...]:
 @click.option("--precision", type=click.FloatRange(0, min_open=True), default=None,
               help="Points: each value's check plays on until its 95% interval is at most "
                    "this wide on each side (at most 6 times its size; matches beyond "
-                   "--budget-matches) [default: the check's size alone].")
+                   "--budget-matches) [default: 2 points against two or more fields, so that "
+                   "a value can settle; else the check's size alone].")
 @_train_options
-def value_cmd(scenario, strong_dir, mechanics, precision, budget, seed, workers, scheduler,
+def value_cmd(scenario, strong_dirs, mechanics, precision, budget, seed, workers, scheduler,
               overrides, quiet):
     """What each mechanic is worth under strong play (restricted play).
 
-    Against the strong field, two equal searches (the same starts, seeds and
+    Against a strong field, two equal searches (the same starts, seeds and
     budget; the starts include every deviation known to beat the field, from
     its training's final search and from nop-sim exploit, kept in the folder's
     deviations.json), one free and one that may not use the mechanic, pool their best
     deviations: the best that leaves the mechanic off, and the free pick (the
     better of it and the pool's best, on matches of their own); the value is
-    the difference of their gains, checked on the same matches (Jaffe et al.
-    2012), so it is below 0 only by noise. About 0 marks a mechanic that is
-    dead weight; a large value, one that dominates. When a deviation is known
-    to gain more against the field than these searches found, the output says
-    to read the values with care. Also: a strong seat's win rate when it
-    drafted each Disruptor, against when it did not. Results go into the
-    training folder (a run for some mechanics keeps the others' rows) and its
-    report.
+    the difference of their gains, checked on the same duplicate deals (Jaffe
+    et al. 2012), so it is below 0 only by noise.
+
+    A value is a property of the rules only where fields trained with other
+    seeds agree on it. With two or more fields (--strong repeated, or a pooled
+    training's two halves), a value reads "worth v (a to b)" only where the
+    fields' values lie within 3 points of each other and each 95% interval is
+    within +-2; otherwise "depends on the field: from a to b" (or "not
+    settled" where an interval is too wide to tell). Against one field, the
+    value is stated with the note that a second field is needed.
+
+    Also: a strong seat's win rate when it drafted each Disruptor, against
+    when it did not. Results go into each training folder's value.parquet
+    (with range_low, range_high and settled across the fields measured
+    together) and its report.
 
     \b
     Example:
-      nop-sim train scenarios/baseline.toml
+      nop-sim train scenarios/baseline.toml --seeds 4
       nop-sim value scenarios/baseline.toml --strong reports/baseline-train
+      nop-sim value scenarios/baseline.toml --strong reports/a-train --strong reports/b-train
     """
     from nop_sim.games.agent_files import PLAYS_ALIKE, plays_alike, search_gap
     from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.report import write_train_report
-    from nop_sim.studies.train.value import value_folder
+    from nop_sim.studies.train.value import value_fields
 
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "value")
     MECHANICS = _mechanics(scn, mechanics)  # noqa: N806  (the game's, read once)
+    policy = scn.game_type.policy
+    digits, unit = policy.digits, policy.unit
     progress = _Progress(quiet, "matches", label="matches")
-    with _one_line(TrainError), _holding(strong_dir, "wait for it to finish"):
+    with contextlib.ExitStack() as held:
+        held.enter_context(_one_line(TrainError))
+        for d in dict.fromkeys(strong_dirs):
+            held.enter_context(_holding(d, "wait for it to finish"))
         # an AgentError is a ValueError: exit 2
         with _one_line(TrainError, progress=progress):
-            table, _, replaced = value_folder(
-                scn, strong_dir, list(mechanics) or list(MECHANICS), budget=budget or 400_000,
-                threads=workers, scheduler=scheduler, progress=lambda d, t: progress(d, t, d),
-                precision=precision)
+            m = value_fields(scn, list(dict.fromkeys(strong_dirs)),
+                             list(mechanics) or list(MECHANICS), budget=budget or 400_000,
+                             threads=workers, scheduler=scheduler,
+                             progress=lambda d, t: progress(d, t, d), precision=precision)
         # a folder holding only a strong.toml (copied, shipped) has no training to report
-        report = (write_train_report(strong_dir) if (strong_dir / "manifest.json").is_file()
-                  else None)
-    for row in table.itertuples():
-        click.echo(f"{row.mechanic:<12} is worth {row.loss:+5.1f} points (95% "
-                   f"{row.loss_low:+.1f} to {row.loss_high:+.1f}): the best deviation gains "
-                   f"{row.gain_full:+.1f}, without it {row.gain_restricted:+.1f}"
-                   + (f"  ({PLAYS_ALIKE})" if plays_alike(row.loss_low, row.loss_high) else
-                      "  (cannot tell from 0)" if row.loss_low <= 0 <= row.loss_high else ""))
-    if len(table):
-        lo, hi = int(table["check_matches"].min()), int(table["check_matches"].max())
-        click.echo(f"(against the strong field, {lo:,}{'' if lo == hi else f' to {hi:,}'} "
-                   f"paired check matches each; values are estimates: a larger budget or "
-                   f"--precision narrows them)")
-    _, training = _strong_training(strong_dir, scn)
-    gap = search_gap(table, training)
-    if gap:
-        click.echo(f"read with care: {gap}")
-    if replaced:
-        click.echo(f"replaced the saved values of {', '.join(replaced)}: measured with another "
+        reports = [write_train_report(d) for d in m.written if (d / "manifest.json").is_file()]
+    if len(m.fields) > 1:
+        click.echo(f"against {len(m.fields)} fields: {', '.join(map(str, m.fields))}")
+    for row in m.settled.itertuples():
+        click.echo(f"{row.mechanic:<12} {row.verdict}")
+    for folder, table, training in zip(m.fields, m.tables, m.trainings, strict=True):
+        if len(m.fields) > 1:
+            click.echo(f"  against {folder}:")
+        for row in table.itertuples():
+            eff = getattr(row, "effective_matches", float("nan"))
+            click.echo(f"  {row.mechanic:<12} {row.loss:+.{digits}f} {unit} (95% "
+                       f"{row.loss_low:+.{digits}f} to {row.loss_high:+.{digits}f}): the best "
+                       f"deviation gains {row.gain_full:+.{digits}f}, without it "
+                       f"{row.gain_restricted:+.{digits}f}"
+                       + (f"  ({PLAYS_ALIKE})" if plays_alike(row.loss_low, row.loss_high) else
+                          "  (cannot tell from 0)" if row.loss_low <= 0 <= row.loss_high
+                          else "")
+                       + (f"; {int(row.check_matches):,} check matches, as precise as "
+                          f"{eff:,.0f} plain a side" if np.isfinite(eff) else ""))
+        gap = search_gap(table, training)
+        if gap:
+            click.echo(f"  read with care: {gap}")
+    if m.shared:
+        click.echo(f"note: these fields share training seed(s) {sorted(m.shared)}: their "
+                   f"agreement is not an independent check")
+    if m.replaced:
+        click.echo(f"replaced the saved values of {', '.join(m.replaced)}: measured with another "
                    f"seed, budget, strong field or known deviations")
-    click.echo(f"tables: {strong_dir / 'value.parquet'}, {strong_dir / 'drafts.parquet'}")
-    click.echo(f"report: {report}" if report else
-               f"report: none ({strong_dir} holds a field but no training to report on)")
+    click.echo("(values are estimates from the check matches above: a larger budget or "
+               "--precision narrows them)")
+    for d in m.written:
+        click.echo(f"tables: {d / 'value.parquet'}"
+                   + (f", {d / 'drafts.parquet'}" if (d / "drafts.parquet").exists() else ""))
+    for r in reports:
+        click.echo(f"report: {r}")
+    if not reports:
+        click.echo("report: none (the folders hold fields but no training to report on)")
 
 
 @main.command("tune", context_settings=CONTEXT)

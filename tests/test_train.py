@@ -413,7 +413,7 @@ def test_value_and_report(tmp_path):
     r = _cli(["value", str(path), "--strong", str(out), "--budget-matches", "10000",
               "--mechanic", "hedging", "--mechanic", "bluffing", "--quiet"])
     assert r.exit_code == 0, r.output
-    assert "hedging" in r.output and "is worth" in r.output
+    assert "hedging" in r.output and "against one field: a second field" in r.output
     import pandas as pd
 
     v = pd.read_parquet(out / "value.parquet")

@@ -1666,7 +1666,8 @@ def _under_strong(c: _Strong) -> list:
                         "cannot be told from 0" if lo <= 0 <= hi else
                         "pays" if lo > 0 else "below 0 (noise)"
                         for lo, hi in zip(values["loss_low"], values["loss_high"],
-                                          strict=True)]}),
+                                          strict=True)],
+            "across fields": _across_fields(values)}),
             "What each mechanic is worth to a strong player (nop-sim value against this "
             "field: the best deviation's gain minus the best deviation's without it, both "
             "searched from the deviations known to beat the field as well)",
@@ -1690,6 +1691,16 @@ def _under_strong(c: _Strong) -> list:
                             list(np.nonzero(d["outlier"].to_numpy())[0]),
                             "strong_disruptors.csv", d))
     return blocks
+
+
+def _across_fields(values: pd.DataFrame) -> list[str]:
+    """Each value's verdict across the fields it was measured against (nop-sim value with
+    several fields, or a pooled training's halves): "worth v (a to b)" only where they
+    agree (nop_sim.studies.train.verdict); one field cannot settle a value."""
+    if "verdict" not in values:
+        return ["measured against one field: a second, trained with other seeds, is needed "
+                "to settle it"] * len(values)
+    return [v if isinstance(v, str) else "–" for v in values["verdict"]]
 
 
 def _metric_ci(key: str, m: pd.Series) -> str:

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -50,14 +50,14 @@ from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
 from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.known import known_rows, record_deviation
-from nop_sim.studies.train.play import Engine, Field, duel
+from nop_sim.studies.train.play import Engine, Field, duel, effective_matches
 from nop_sim.studies.train.pool import FREE, pooled_cost, pooled_search
 from nop_sim.studies.train.search import SearchConfig, SearchResult, best_response
 from nop_sim.studies.train.space import Space, space_for
 from nop_sim.studies.train.trainer import presets, rules_key
 
-__all__ = ["exploit", "field_tables", "load_strong", "record_check", "record_found",
-           "restricted_play", "value_folder"]
+__all__ = ["HALVES", "Measured", "exploit", "field_tables", "load_strong", "record_check",
+           "record_found", "restricted_play", "value_fields", "value_folder"]
 
 _SEARCH_KEY = 2 * 10**9      # every search of a value run: the same seeds
 
@@ -104,6 +104,8 @@ def restricted_play(engine: Engine, settings, fld: Field, mechanic: str, cfg: Se
             "gain_restricted_low": scale * without["ci_low"],
             "gain_restricted_high": scale * without["ci_high"],
             "check_matches": int(pooled.check.won.shape[1]),
+            "effective_matches": effective_matches(pooled.check, 0,
+                                                   versus=pooled.groups.index(mechanic)),
             "matches": engine.matches - start,
             "search_matches": int(res.matches), "search_starts": int(res.starts),
             "pooled": int(pooled.candidates),
@@ -307,3 +309,76 @@ def _saved(folder: Path, identity: dict) -> tuple[dict[str, dict], list | None, 
     if old.get("identity") != identity:
         return {}, None, list(frame["mechanic"]) if "mechanic" in frame else []
     return {r["mechanic"]: r for r in frame.to_dict("records")}, old.get("free_row"), []
+
+
+HALVES = ("half-a", "half-b")  # a pooled training's two fields of disjoint seeds
+
+
+@dataclass
+class Measured:
+    """What :func:`value_fields` measured: each field's folder, value table and training
+    table, the values settled across them (:func:`~.verdict.settle`), the folders whose
+    value.parquet was written, mechanics whose saved rows were replaced, and training
+    seeds two fields share."""
+
+    fields: list[Path]
+    tables: list[pd.DataFrame]
+    trainings: list[dict]
+    settled: pd.DataFrame
+    written: list[Path]
+    replaced: list[str]
+    shared: set[int]
+
+
+def value_fields(scn, folders: Sequence[Path], mechanics: Sequence[str], *, budget: int,
+                 threads: int | None = None, scheduler: str | None = None,
+                 progress: Callable[[int, int], None] | None = None,
+                 precision: float | None = None) -> Measured:
+    """Restricted play against each field of ``folders`` (:func:`value_folder`, ``budget``
+    matches each), and each value settled across them (:mod:`.verdict`): every folder's
+    value.parquet gains ``range_low``, ``range_high``, ``settled``, ``fields`` and
+    ``verdict``. One folder that holds a pooled training's halves (:data:`HALVES`, from
+    ``nop-sim train --seeds``) is measured against the two halves, and its own
+    value.parquet states their combined values. ``precision`` (points) defaults, with two
+    or more fields, to the rule's +-2, so that a value can settle."""
+    from nop_sim.studies.train.verdict import HALF, settle, shared_seeds, with_range
+
+    folders = [Path(f) for f in folders]
+    pool = None
+    if len(folders) == 1 and all((folders[0] / h / "strong.toml").is_file() for h in HALVES):
+        pool, folders = folders[0], [folders[0] / h for h in HALVES]
+    settings = scn.settings_at(scn.points()[0])
+    policy = policy_of(settings)
+    if precision is None and len(folders) > 1:
+        precision = HALF * 100   # points, as --precision takes them
+    tables, trainings, replaced = [], [], []
+    total = budget * len(folders)
+    for i, folder in enumerate(folders):
+        def step(done: int, _t: int, base: int = i * budget) -> None:
+            if progress is not None:
+                progress(min(base + done, total), total)
+
+        table, _, gone = value_folder(scn, folder, mechanics, budget=budget, threads=threads,
+                                      scheduler=scheduler, progress=step, precision=precision)
+        tables.append(table)
+        trainings.append(load_strong(folder, settings)[1])
+        replaced += [m if len(folders) == 1 else f"{m} ({folder})" for m in gone]
+    # every mechanic measured there, asked now or before (the rows of one identity)
+    saved = [pd.read_parquet(folder / "value.parquet") for folder in folders]
+    settled = settle(saved, scale=policy.scale, digits=policy.digits, unit=policy.unit)
+    written = []
+    for folder, table in zip(folders, saved, strict=True):
+        atomic_write(folder / "value.parquet", with_range(table, settled).to_parquet(index=False))
+        written.append(folder)
+    if pool is not None:
+        combined = settled.rename(columns={"value": "loss", "low": "loss_low",
+                                           "high": "loss_high"})
+        combined["check_matches"] = [int(min(t.set_index("mechanic").at[m, "check_matches"]
+                                             for t in saved))
+                                     for m in combined["mechanic"]]
+        combined["measured_against"] = ", ".join(HALVES)
+        atomic_write(pool / "value.parquet", combined.to_parquet(index=False))
+        written.insert(0, pool)
+    asked = settled[settled["mechanic"].isin(list(mechanics))].reset_index(drop=True)
+    return Measured(fields=folders, tables=tables, trainings=trainings, settled=asked,
+                    written=written, replaced=replaced, shared=shared_seeds(trainings))
