@@ -643,6 +643,10 @@ def _value_lines(values, trained) -> list[str]:
                      f"{len(g)} points; pays (interval above 0) at {len(pays)}"
                      + (f": points {', '.join(str(p) for p in pays['point'])}"
                         if 0 < len(pays) <= 8 else ""))
+    if "settled" in values and len(values) and not values["settled"].astype(bool).any():
+        lines.append("  (each point's values were measured against one field: none is settled "
+                     "as a property of the rules; nop-sim value with two fields, trained with "
+                     "other seeds, settles one)")
     return lines
 
 

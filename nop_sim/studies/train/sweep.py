@@ -50,6 +50,7 @@ from nop_sim.run.scenario import Scenario, point_key, point_scenario
 from nop_sim.store import DRAFTS_FILE, STRONG_PLAY_FILE, VALUES_FILE
 from nop_sim.studies.train.trainer import TrainConfig, start_population, train_folder
 from nop_sim.studies.train.value import value_folder
+from nop_sim.studies.train.verdict import RANGE_COLUMNS, settle
 
 __all__ = ["DEFAULT_CACHE", "TrainedPoints", "field_folder", "nearest", "train_points",
            "warm_population"]
@@ -178,11 +179,16 @@ def train_points(scn: Scenario, cfg: TrainConfig, *, cache: Path = DEFAULT_CACHE
                 sub, folder, names, budget=value_budget, threads=threads, scheduler=scheduler,
                 precision=value_precision,
                 progress=lambda d, t, tick=tick: tick(d, t, offset=cfg.budget))
+            # one field a point: the statement rule (.verdict) cannot settle a value here,
+            # and values.csv says so in its range columns as value.parquet does
+            settled = settle([table], scale=policy.scale, digits=policy.digits,
+                             unit=policy.unit).set_index("mechanic")
             for r in table.itertuples():
                 values.append({"point": i, **params[i], "mechanic": r.mechanic,
                                "value": r.loss, "low": r.loss_low, "high": r.loss_high,
                                "gain_full": r.gain_full, "gain_restricted": r.gain_restricted,
-                               "check_matches": int(r.check_matches)})
+                               "check_matches": int(r.check_matches),
+                               **{c: settled.at[r.mechanic, c] for c in RANGE_COLUMNS}})
             said += "; " + ", ".join(f"{r.mechanic} {r.loss:+.1f}" for r in table.itertuples())
             drafts += _leads(fields, i, params[i])
         if say is not None:
