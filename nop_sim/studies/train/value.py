@@ -55,6 +55,7 @@ from nop_sim.studies.train.pool import FREE, pooled_cost, pooled_search
 from nop_sim.studies.train.search import SearchConfig, SearchResult, best_response
 from nop_sim.studies.train.space import Space, space_for
 from nop_sim.studies.train.trainer import presets, rules_key
+from nop_sim.studies.train.verdict import HALF, settle, shared_seeds, with_range
 
 __all__ = ["HALVES", "Measured", "exploit", "field_tables", "load_strong", "record_check",
            "record_found", "restricted_play", "value_fields", "value_folder"]
@@ -341,8 +342,6 @@ def value_fields(scn, folders: Sequence[Path], mechanics: Sequence[str], *, budg
     ``nop-sim train --seeds``) is measured against the two halves, and its own
     value.parquet states their combined values. ``precision`` (points) defaults, with two
     or more fields, to the rule's +-2, so that a value can settle."""
-    from nop_sim.studies.train.verdict import HALF, settle, shared_seeds, with_range
-
     folders = [Path(f) for f in folders]
     pool = None
     if len(folders) == 1 and all((folders[0] / h / "strong.toml").is_file() for h in HALVES):
