@@ -707,8 +707,13 @@ def _trainable(scn, command: str):
                                             "or go on with a finished one given a larger "
                                             "--budget-matches or a smaller --epsilon.")
 @click.option("--no-report", is_flag=True, help="Write strong.toml and the tables only.")
+@click.option("--seeds", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Train this many times, with seeds --seed, --seed + 1, ..., each a full "
+                   "training of --budget-matches into OUT/seed-<s>/, and pool them: OUT's "
+                   "strong.toml is the field of their pooled population, half-a/ and half-b/ "
+                   "the fields of each half of the seeds (two fields that share no seed).")
 @_train_options
-def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, workers,
+def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, budget, seed, workers,
               scheduler, overrides, quiet):
     """Train a strong field for SCENARIO's rules: a mixture over a population of policies.
 
@@ -725,9 +730,18 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, worke
     with the search's size). The mixture goes to strong.toml, usable as a
     seat: [seats] all = "@reports/baseline-train/strong.toml".
 
+    With --seeds K, K trainings (seeds --seed to --seed + K - 1) are pooled:
+    every distinct policy of their populations in one meta-game, its table
+    their tables and a tenth of their budget played anew, solved for the
+    mixture of least regret found (the rule each training's field is solved
+    by); a final search of 0.3 of one training's budget measures it. Each
+    half of the seeds is solved the same way on its own trainings' policies
+    (half-a/, half-b/): fields nop-sim value and exploit take as --strong.
+
     \b
     Examples:
       nop-sim train scenarios/baseline.toml
+      nop-sim train scenarios/baseline.toml --seeds 4 --budget-matches 200000
       nop-sim train scenarios/baseline.toml --budget-matches 2000000 --epsilon 2
       nop-sim train scenarios/baseline.toml --resume          # after a crash or Ctrl-C
       nop-sim train scenarios/baseline.toml --budget-matches 4000000 --resume   # go on
@@ -744,6 +758,9 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, worke
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     out = out_dir or Path("reports") / f"{scn.name}-train"
+    if seeds > 1:
+        return _train_pool(scenario, overrides, scn, seeds, out, cfg, workers, scheduler,
+                           resume, no_report, quiet)
     progress = _Progress(quiet, "matches", label="matches")
     with _one_line(TrainError), _holding(out):
         with _one_line(TrainError, progress=progress):
@@ -770,6 +787,61 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, budget, seed, worke
     click.echo(f"strong.toml:  {out / 'strong.toml'}")
     if report:
         click.echo(f"report:       {report}")
+
+
+def _train_pool(scenario, overrides, scn, seeds, out, cfg, workers, scheduler, resume,
+                no_report, quiet):
+    """``train --seeds K``: K trainings pooled (:mod:`nop_sim.studies.train.pooled`)."""
+    from nop_sim.studies.train import TrainError
+    from nop_sim.studies.train.pooled import pool_folder
+    from nop_sim.studies.train.report import write_train_report
+
+    if scn.seed + seeds - 1 > 2**63 - 1:
+        raise click.BadParameter(f"seeds {scn.seed} to {scn.seed + seeds - 1}: the last is "
+                                 f"above 2**63 - 1; give a smaller --seed",
+                                 param_hint="--seeds")
+    scns = [_load(scenario, overrides, None, scn.seed + i) for i in range(seeds)]
+    progress = _Progress(quiet, "matches", label=f"{seeds} trainings and their pool")
+    with _one_line(TrainError), _holding(out):
+        with _one_line(TrainError, progress=progress):
+            r = pool_folder(scns, out, cfg, threads=workers, scheduler=scheduler,
+                            resume=resume, progress=lambda d, t: progress(d, t, d))
+        reports = [] if no_report else [write_train_report(f) for f in [*r.trained, out]]
+    p = r.policy
+    rate = r.matches / r.seconds if r.seconds > 0 else 0.0
+    click.echo(f"{scn.name}: a field pooled from {seeds} trainings (seeds {r.seeds[0]} to "
+               f"{r.seeds[-1]}), {r.matches:,} matches in {r.seconds:.1f} s "
+               f"({rate:,.0f} matches/s); {len(r.trained)} trained now, "
+               f"{seeds - len(r.trained)} read")
+    d = p.digits
+    for s in r.sources:
+        e = (f"exploitability at training {s['exploitability']:+.{d}f} {p.unit} (95% "
+             f"{s['exploitability_low']:+.{d}f} to {s['exploitability_high']:+.{d}f})"
+             if "exploitability" in s else "exploitability unknown")
+        click.echo(f"  seed {s['seed']}: a mixture of {s['mixture']} of {s['population']} "
+                   f"policies; {e}"
+                   + (f"; an independent check: at least {s['checked_exploitability']:.{d}f}"
+                      if "checked_exploitability" in s else ""))
+    click.echo(f"pooled field: a mixture of {len(r.weights)} of the meta-game's "
+               f"{r.meta_members} (the pool holds {r.population} distinct policies), the "
+               f"mixture of least regret found (weights "
+               + ", ".join(f"{w:.2f}" for w in r.weights) + ")")
+    click.echo(f"exploitability: {r.statement}")
+    if r.exact:  # the game knows the field's figures exactly (Kuhn poker)
+        click.echo(f"exactly: NashConv {p.amount(r.exact['nash_conv'] / p.scale)} per hand; "
+                   f"the best single-seat deviation gains "
+                   f"{p.amount(r.exact['gain_per_seat'] / p.scale)} per hand")
+    for name, h in r.halves.items():
+        click.echo(f"{name}: seeds {', '.join(map(str, h['seeds']))}, a mixture of "
+                   f"{len(h['weights'])} (weights "
+                   + ", ".join(f"{w:.2f}" for w in h["weights"]) + "); not searched: "
+                   f"nop-sim exploit {scenario} --strong {h['path'].parent}")
+    click.echo(f"strong.toml:  {r.path}")
+    for name, h in r.halves.items():
+        click.echo(f"{name + ':':<13} {h['path']}")
+    click.echo(f"trainings:    {', '.join(str(f) for f in r.folders)}")
+    if reports:
+        click.echo(f"report:       {reports[-1]}")
 
 
 @main.command("exploit", context_settings=CONTEXT)

@@ -71,6 +71,19 @@ class ProfileTable:
                 if pos == 0 or key[pos - 1] != member:
                     st[1 + pos] += pay[rows][members[rows] == member].sum()
 
+    def absorb(self, other: ProfileTable, ids) -> None:
+        """Add ``other``'s matches, its member ``m`` being member ``ids[m]`` here (a pool
+        of several trainings' populations: :mod:`.pooled`); members given one id count as
+        one."""
+        ids = np.asarray(ids, np.int64)
+        for key, st in other.stats.items():
+            new = tuple(sorted(int(ids[m]) for m in key))
+            out = self.stats.setdefault(new, np.zeros(1 + self.players))
+            out[0] += st[0]
+            for pos, member in enumerate(key):
+                if pos == 0 or key[pos - 1] != member:  # a member's wins sit at its first seat
+                    out[1 + new.index(int(ids[member]))] += st[1 + pos]
+
     def matches(self) -> int:
         return int(sum(st[0] for st in self.stats.values()))
 

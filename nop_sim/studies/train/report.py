@@ -19,9 +19,10 @@ import pandas as pd
 from nop_sim import reporting as R
 from nop_sim.games import DEFAULT_KIND, get_game
 from nop_sim.games.agent_files import PLAYS_ALIKE, checked_bound, plays_alike, search_gap
+from nop_sim.studies.train.pooled import HALVES, KIND, source_statement
 from nop_sim.studies.train.search import statement
 
-__all__ = ["SECTIONS", "write_train_report"]
+__all__ = ["POOL_SECTIONS", "SECTIONS", "write_train_report"]
 
 
 @dataclass
@@ -381,11 +382,202 @@ SECTIONS = [
 
 
 def write_train_report(folder: str | Path) -> Path:
-    """Write ``report.html`` and ``report.md`` of a training folder; the HTML path."""
+    """Write ``report.html`` and ``report.md`` of a training folder (or of a pooled
+    training's: :data:`POOL_SECTIONS`); the HTML path."""
     folder = Path(folder)
+    if json.loads((folder / "manifest.json").read_text()).get("kind") == KIND:
+        return _write_pool_report(folder)
     t = _load(folder)
     sections = R.build_sections(SECTIONS, t, number_from=1)
     tr = t.manifest["training"]
     meta = (f"scenario {tr['scenario']} (fingerprint {tr['fingerprint']}), seed {tr['seed']}, "
             f"{tr['matches']:,} matches, {len(sections)} sections")
     return R.write_report(R.Report(f"nop-sim train: {tr['scenario']}", meta, sections), folder)
+
+
+# -- a pooled training (nop-sim train --seeds K) ----------------------------------------------
+@dataclass
+class _Pool:
+    """A pooled training's folder: its manifest, strong.toml's ``[training]`` (with any
+    check recorded since) and, once ``nop-sim value`` has measured its halves, the values."""
+
+    folder: Path
+    manifest: dict
+    value: pd.DataFrame | None
+
+    @cached_property
+    def policy(self):
+        return get_game(self.manifest["scenario"].get("kind", DEFAULT_KIND)).policy
+
+    @cached_property
+    def checked_training(self) -> dict:
+        try:
+            return tomllib.loads((self.folder / "strong.toml").read_text()).get("training", {})
+        except (OSError, ValueError):
+            return dict(self.manifest.get("training", {}))
+
+    @property
+    def pool(self) -> dict:
+        return self.manifest["training"]["pool"]
+
+    @property
+    def fields(self) -> dict:
+        return self.manifest["pool"]["fields"]
+
+
+def _pool_findings(t: _Pool):
+    tr, pool, p = t.manifest["training"], t.pool, t.policy
+    checked = _checked(t)
+    seeds = ", ".join(str(s) for s in pool["seeds"])
+    stated = [s.get("checked_exploitability", s.get("exploitability"))
+              for s in pool["sources"]]
+    stated = [x for x in stated if x is not None]
+    items = [
+        f"**Exploitability of the pooled field: {_statement(tr, p)}.** What one seat can gain "
+        f"by deviating from it, as far as that search could find: a lower bound."
+        + (f" **{checked}**" if checked else ""),
+        f"Pooled from {len(pool['seeds'])} trainings (seeds {seeds}), whose own fields' "
+        f"largest stated gains range from {min(stated):.{p.digits}f} to "
+        f"{max(stated):.{p.digits}f} {p.unit}." if stated else
+        f"Pooled from {len(pool['seeds'])} trainings (seeds {seeds}).",
+        f"The field is {pool['rule']}: a mixture of {tr['mixture']} of the meta-game's "
+        f"{pool['meta_members']} policies (the pool holds {tr['population']}), leaving "
+        f"{pool['meta_regret']:.{p.digits + 1}f} {p.unit} of regret on its table.",
+        "Its halves, " + " and ".join(f"{h} (seeds {', '.join(map(str, t.fields[h]['seeds']))})"
+                                      for h in HALVES)
+        + ", share no training seed: two fields to measure a value against.",
+    ]
+    links = ["pool-exploitability", "sources", "pool", "fields"]
+    if t.value is not None and "verdict" in t.value:
+        items.append("Each mechanic's value, against the two halves: " + "; ".join(
+            f"**{m}** {v}" for m, v in zip(t.value["mechanic"], t.value["verdict"], strict=True)
+            if isinstance(v, str)) + ".")
+        links.append("pool-value")
+    return [R.Bullets(items, links=links)]
+
+
+def _pool_exploitability(t: _Pool):
+    fin, p = t.manifest["pool"]["final"], t.policy
+    text = (f"The pooled field is measured as a training's field is, by one free search "
+            f"with a seed of its own from every policy of the pool and the presets: "
+            f"{_statement(t.manifest['training'], p)} ({fin['check_matches']:,} check "
+            f"matches).")
+    checked = _checked(t)
+    return [R.Note(text + (f" {checked}" if checked else "")),
+            R.Note("The halves are not searched: `nop-sim exploit SCENARIO --strong "
+                   f"{t.folder / HALVES[0]}` measures one.", "muted")]
+
+
+def _sources(t: _Pool):
+    p, d = t.policy, t.policy.digits
+    src = t.pool["sources"]
+    frame = pd.DataFrame({
+        "seed": [str(s["seed"]) for s in src],
+        "folder": [s["folder"] for s in src],
+        "rounds": [R.count(s["rounds"]) for s in src],
+        "matches": [R.count(s["matches"]) for s in src],
+        "field": [f"{s['mixture']} of {s['population']}" for s in src],
+        f"exploitability at training ({p.unit})": [
+            R.num_ci(s["exploitability"], s["exploitability_low"], s["exploitability_high"], d)
+            if "exploitability" in s else "unknown" for s in src],
+        f"independent check ({p.unit})": [
+            R.num(s["checked_exploitability"], d) if "checked_exploitability" in s else ""
+            for s in src],
+        "converged": ["yes" if s["converged"] else "no" for s in src]})
+    return [R.Note("Each training is an ordinary training folder, with its own report; its "
+                   "stated exploitability is its final search's checked gain (a lower bound), "
+                   "or an independent check's where one found more since: "
+                   + "; ".join(f"seed {s['seed']}: {source_statement(s, p)}" for s in src)
+                   + "."),
+            R.Table(frame, "The trainings pooled", csv="sources.csv")]
+
+
+def _pool_rule(t: _Pool):
+    p, pool = t.policy, t.pool
+    rows = [{"field": name, "seeds": ", ".join(map(str, f["seeds"])),
+             "meta-game members": R.count(len(f["members"])),
+             "mixture": R.count(sum(w > 0 for w in f["sigma"])),
+             f"regret on the table ({p.unit})": R.num(f["meta_regret"], p.digits + 1),
+             "matches played for it": R.count(f["matches"])}
+            for name, f in t.fields.items()]
+    cap = t.manifest["pool"].get("meta_cap", "?")
+    return [R.Note(f"**Rule:** {pool['rule']}. A meta-game holds at most {cap} policies: the "
+                   f"members of its trainings' fields first, heaviest in the mean of those "
+                   f"fields, then each training's newest responses in turn. Its table holds "
+                   f"{pool['table_matches']:,} matches: every training's own, and matches "
+                   f"played where each field's solution is read (every member in one seat "
+                   f"against the solution's draws), solved again after each of three "
+                   f"samples."),
+            R.Table(pd.DataFrame(rows), "Each field's meta-game")]
+
+
+def _pool_fields(t: _Pool):
+    pool = t.manifest["pool"]
+    weights: dict[int, dict[str, float]] = {}
+    for name, f in t.fields.items():
+        for m, w in zip(f["members"], f["sigma"], strict=True):
+            if w > 0:
+                weights.setdefault(int(m), {})[name] = w
+    order = sorted(weights, key=lambda m: -weights[m].get("pool", 0.0))
+    frame = pd.DataFrame({
+        "policy": [", ".join(pool["origin"][m]) for m in order],
+        "trainings": [("scenario's seat; " if pool["start"][m] else "")
+                      + ", ".join(map(str, pool["seeds"][m])) for m in order],
+        **{("pooled" if name == "pool" else name): [R.num(weights[m].get(name, 0.0), 3)
+                                                     for m in order]
+           for name in t.fields}})
+    return [R.Note("Every policy with weight in a field, and its weights: a seat given the "
+                   "field's strong.toml draws one row for each match, by weight. A half's "
+                   "policies come from its own trainings alone (the scenario's seats, which "
+                   "start every training, may be in both)."),
+            R.Table(frame, "The pooled field and its halves", csv="fields.csv")]
+
+
+def _pool_value(t: _Pool):
+    if t.value is None or not len(t.value):
+        return [R.Note("Not measured yet: `nop-sim value SCENARIO --strong "
+                       f"{t.folder}` measures each mechanic against both halves.", "muted")]
+    v, p = t.value, t.policy
+    frame = pd.DataFrame({
+        "mechanic": v["mechanic"],
+        f"value ({p.unit})": [R.num_ci(a, b, c, p.digits) for a, b, c in
+                              zip(v["loss"], v["loss_low"], v["loss_high"], strict=True)],
+        **({"reading": list(v["verdict"])} if "verdict" in v else {})})
+    return [R.Table(frame, "What each mechanic is worth, against the halves",
+                    csv="pool_value.csv", full=v)]
+
+
+def _pool_throughput(t: _Pool):
+    tp = t.manifest["throughput"]
+    return [R.Note(f"{tp['matches']:,} matches in all, the trainings' and the pool's, in "
+                   f"{tp['seconds']:.1f} s of training time ({tp['engine_seconds']:.1f} s in "
+                   f"the engine).")]
+
+
+POOL_SECTIONS = [
+    R.SectionSpec("findings", "Findings", "", _pool_findings),
+    R.SectionSpec("pool-exploitability", "Exploitability", "How much one seat gains by "
+                  "deviating from the pooled field.", _pool_exploitability),
+    R.SectionSpec("sources", "The trainings", "The trainings pooled, each with its own "
+                  "seed.", _sources),
+    R.SectionSpec("pool", "The pool and its rule", "How the fields are solved from the "
+                  "pooled population.", _pool_rule),
+    R.SectionSpec("fields", "The fields", "The pooled field and the fields of each half "
+                  "of the seeds.", _pool_fields),
+    R.SectionSpec("pool-value", "What each mechanic is worth", "Restricted play against "
+                  "the two halves.", _pool_value),
+    R.SectionSpec("throughput", "Throughput", "", _pool_throughput),
+]
+
+
+def _write_pool_report(folder: Path) -> Path:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    value = folder / "value.parquet"
+    t = _Pool(folder, manifest, pd.read_parquet(value) if value.exists() else None)
+    sections = R.build_sections(POOL_SECTIONS, t, number_from=1)
+    tr = manifest["training"]
+    meta = (f"scenario {tr['scenario']} (fingerprint {tr['fingerprint']}), seeds "
+            f"{', '.join(map(str, tr['pool']['seeds']))}, {tr['matches']:,} matches, "
+            f"{len(sections)} sections")
+    return R.write_report(R.Report(f"nop-sim train --seeds: {tr['scenario']}", meta,
+                                   sections), folder)

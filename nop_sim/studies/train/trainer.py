@@ -76,8 +76,8 @@ from nop_sim.studies.train.play import Engine, Field, duel
 from nop_sim.studies.train.search import SearchConfig, best_response, statement
 from nop_sim.studies.train.space import Space, space_for
 
-__all__ = ["TrainConfig", "TrainResult", "rules_key", "start_population", "train_folder",
-           "train_settings"]
+__all__ = ["TrainConfig", "TrainResult", "check_folder", "rules_key", "start_population",
+           "train_folder", "train_settings"]
 
 STATE_VERSION = 6  # 3: the final search is pooled; 4: sep-CMA-ES, 48 generations; 5: the
 # final search is one free search again, of the whole rest of the budget; 6: the meta-game
@@ -523,6 +523,15 @@ def _load_checkpoint(out: Path, identity: dict, resume: bool, cfg: TrainConfig) 
         raise TrainError(f"{hist_path} is missing: the checkpoint cannot be resumed; "
                          f"remove the folder and train again")
     return state
+
+
+def check_folder(scn, out: Path, cfg: TrainConfig, resume: bool = False) -> dict | None:
+    """The checkpoint :func:`train_folder` would go on from in ``out`` (None: none yet),
+    read without writing anything; raises :class:`TrainError` where ``out`` cannot take
+    this training (not a training, another training, unfinished without ``resume``): a
+    pooled training checks all its folders before it trains any (:mod:`.pooled`)."""
+    identity = json.loads(json.dumps(_identity(scn, cfg)))  # as the checkpoint stores it
+    return _load_checkpoint(Path(out), identity, resume, cfg)
 
 
 def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None,
