@@ -32,7 +32,6 @@ from nop_sim.games.kuhn.rules import (
 from nop_sim.games.kuhn.settings import KuhnSettings
 from nop_sim.games.kuhn.types import EV_BET, EV_DEAL, EV_PASS, EV_RESULT, EVENT_COLUMNS
 from nop_sim.games.registry import Game, SeatFile, register_game
-from nop_sim.kernels.rng import keyed_states
 
 # Imports inside functions: the report loads matplotlib and the referee is kept apart
 # from the engine; both are imported where used.
@@ -99,6 +98,10 @@ def play_seats(specs: list, match_ids: np.ndarray, batch_seed: int, run_seed: in
     rows ``(n, 3)``."""
     match_ids = np.asarray(match_ids, np.int64)
     tables, mix_row = _seat_rows(specs, match_ids, run_seed)
+    # here, not at the top: nop_sim.kernels loads numba, which importing a game (and so
+    # every game's referee, tests/test_referee_independent.py) must not
+    from nop_sim.kernels.rng import keyed_states
+
     states = keyed_states((int(batch_seed), DEAL_TAG), len(match_ids))
     return play_hands(tables, np.arange(len(match_ids)), states), tables, mix_row
 
