@@ -705,7 +705,8 @@ def _trainable(scn, command: str):
                    "0.01 chips per hand].")
 @click.option("--resume", is_flag=True, help="Finish a stopped training, keeping its rounds, "
                                             "or go on with a finished one given a larger "
-                                            "--budget-matches or a smaller --epsilon.")
+                                            "--budget-matches or a smaller --epsilon (with "
+                                            "--seeds: each training, then the pool).")
 @click.option("--no-report", is_flag=True, help="Write strong.toml and the tables only.")
 @click.option("--seeds", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Train this many times, with seeds --seed, --seed + 1, ..., each a full "

@@ -42,7 +42,7 @@ all = {preset = "balanced", hedge = 0.0}
 [run]
 seed = 11
 """
-BUDGET = "15000"   # three rounds a training: a population of four
+BUDGET = "25000"   # three rounds a training, a population of four (with or without a polish)
 
 
 def _cli(args):

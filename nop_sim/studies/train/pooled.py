@@ -42,6 +42,15 @@ OUT/seed-<s>`` writes the same), then pools them:
 So the pool plays ``POOL_TABLE * K + FINAL_BUDGET`` budgets beyond its
 trainings' (0.7 of one training's budget at K = 4).
 
+A pooled field is no better hardened than its table: a training's last field has met
+the best responses to its forerunners, a mixture of the pool found afterwards has met
+none. Measured on the baseline at 2 x 100,000 matches: the trainings' own final
+searches found 2.4 and 7.8 points, the pooled field's 14.2 (95% 13.0 to 15.5, a
+26,834-match search). On three-player Kuhn poker at 2 x 20,000 (exact figures), the
+pool's exact restricted equilibrium gained 0.073 chips a seat where the trainings'
+fields gained 0.122 and 0.240, but the mixture solved from the sampled table gained
+0.382: the table, not the pool, was the limit.
+
 The folder: ``strong.toml`` (the pooled field; its ``[training.pool]`` names
 the rule, the seeds, their folders and each one's stated exploitability),
 ``half-a/strong.toml`` and ``half-b/strong.toml`` (fields ``nop-sim exploit``
