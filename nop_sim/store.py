@@ -232,7 +232,7 @@ def not_a_run(out: str | Path) -> str | None:
     do with it, as one line (None for anything else: a run folder, an empty one).
 
     The folders of ``nop-sim train`` (``strong.toml``, ``state.json``, a manifest
-    of kind ``train``), ``tune`` (``study.db``, ``best.toml``), ``compare``
+    of kind ``train``, or ``train-pool`` for ``--seeds``), ``tune`` (``study.db``, ``best.toml``), ``compare``
     (``compare.csv``) and ``sensitivity`` (``sensitivity.csv``) hold no match
     tables; a command that reads or writes a run names them instead of calling
     them an unfinished or damaged run.
@@ -246,8 +246,8 @@ def not_a_run(out: str | Path) -> str | None:
     scenario = (manifest.get("scenario") or {}) if isinstance(manifest.get("scenario"),
                                                                 dict) else {}
     source = scenario.get("source") or "SCENARIO"
-    if manifest.get("kind") == "train" or ((out / "state.json").is_file()
-                                          and "points" not in manifest):
+    if manifest.get("kind") in ("train", "train-pool") or ((out / "state.json").is_file()
+                                                            and "points" not in manifest):
         strong = out / "strong.toml"
         if strong.is_file():
             return (f"{out}: is a training folder (nop-sim train), not a run: it holds a "

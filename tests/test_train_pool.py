@@ -298,3 +298,10 @@ def test_out_that_holds_something_else_is_refused(tmp_path):
     (other / "data.csv").write_text("x\n")
     r = _cli(["train", str(_scenario(tmp_path)), "--seeds", "2", "--out", str(other), "--quiet"])
     _one_line_error(r, 1, "holds no pooled training", "data.csv")
+
+
+def test_a_pool_folder_read_as_a_run_is_named_in_one_line(pooled):
+    _, out, _ = pooled
+    r = _cli(["report", str(out)])
+    assert r.exit_code != 0 and "Traceback" not in r.output
+    assert "is a training folder" in r.output and str(out / "strong.toml") in r.output
