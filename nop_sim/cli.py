@@ -774,7 +774,10 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, budget, seed
                f"{result.seconds:.1f} s ({rate:,.0f} matches/s)")
     click.echo(f"strong field: a mixture of {len(result.weights)} of {result.population} "
                f"policies (weights " + ", ".join(f"{w:.2f}" for w in result.weights) + ")")
-    click.echo(f"exploitability: {result.statement}")
+    click.echo(f"exploitability: {result.statement}"
+               + (f"; re-scored on {result.check_matches:,} held-out matches, as precise as "
+                  f"{result.effective_matches:,.0f} plain"
+                  if result.check_matches and result.effective_matches is not None else ""))
     if result.exact:  # the game knows the field's figures exactly (Kuhn poker)
         say = result.policy.amount
         click.echo(f"exactly: NashConv {say(result.exact['nash_conv'] / result.policy.scale)} "

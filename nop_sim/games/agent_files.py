@@ -310,6 +310,10 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
     text += f"; its exploitability at training: {e:.{d}f} {unit}"
     if lo is not None and hi is not None:
         text += f" (95% interval {lo:.{d}f} to {hi:.{d}f})"
+    held, plain = number("exploitability_check_matches"), number(
+        "exploitability_effective_matches")
+    if held and plain:  # the final check's size, and its plain equivalent
+        text += f" on {held:,.0f} held-out matches (as precise as {plain:,.0f} plain)"
     if training.get("converged") is False:
         text += ", training had not converged"
     text += (f" — the best single-seat deviation a fresh search found gains that much "

@@ -128,6 +128,8 @@ class TrainResult:
     deviation: np.ndarray | None = None  # the final search's pick
     policy: PolicySpace | None = None    # the game's: the unit its gains are stated in
     exact: dict | None = None            # the field's exact figures, where the game has them
+    check_matches: int = 0               # the final search's held-out re-scoring of its pick
+    effective_matches: float | None = None  # plain matches that would give its interval
 
     @property
     def row(self) -> np.ndarray:
@@ -435,6 +437,10 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                           "high": scale * res.high, "check_matches": res.n_check,
                           "matches": res.matches, "starts": res.starts,
                           "searches": 1,
+                          # plain matches that would give the check's interval (None: no
+                          # noise, the pick plays as the field)
+                          "effective": (float(res.effective) if np.isfinite(res.effective)
+                                        else None),
                           "round": strong_round, "members": [int(m) for m in fld.ids],
                           "weights": fld.weights.tolist(), "deviation": res.row.tolist()}
         _clock(state, base, t0, engine)
@@ -452,7 +458,9 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                        final_matches=fin["matches"], final_starts=fin["starts"],
                        final_searches=fin.get("searches", 1),
                        population=len(state["population"]),
-                       deviation=np.asarray(fin["deviation"], float), policy=policy)
+                       deviation=np.asarray(fin["deviation"], float), policy=policy,
+                       check_matches=int(fin.get("check_matches", 0)),
+                       effective_matches=fin.get("effective"))
 
 
 def _least_exploitable(state: dict) -> tuple[int, list[int], list[float]]:
@@ -579,6 +587,12 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         "exploitability_high": round(result.exploitability_high, 3),
         "search_matches": int(result.final_matches), "search_starts": int(result.final_starts),
         "searches_pooled": int(result.final_searches),
+        # the final check: its pick re-scored on held-out matches, and the plain matches
+        # that would give the same interval
+        **({"exploitability_check_matches": result.check_matches}
+           if result.check_matches else {}),
+        **({"exploitability_effective_matches": round(result.effective_matches)}
+           if result.effective_matches is not None else {}),
         "exploitability_is": "a lower bound: the gain of the best deviation a fresh search "
                              "found, checked on fresh matches",
         "epsilon": cfg.epsilon, "converged": bool(result.converged),
