@@ -250,4 +250,4 @@ def test_a_value_whose_two_picks_play_alike_says_so(tmp_path, field):
             if line.startswith("| ") and line.split("|")[1].strip() in set(v["mechanic"])}
     assert rows[v.loc[0, "mechanic"]] == "the best deviation found plays the same without it"
     assert rows[v.loc[1, "mechanic"]] == "cannot be told from 0"
-    assert rows[v.loc[2, "mechanic"]] == "pays"
+    assert rows[v.loc[2, "mechanic"]] == "pays against this field"

@@ -1664,7 +1664,7 @@ def _under_strong(c: _Strong) -> list:
                 values["loss"], values["loss_low"], values["loss_high"], strict=True)],
             "reading": [PLAYS_ALIKE if plays_alike(lo, hi) else
                         "cannot be told from 0" if lo <= 0 <= hi else
-                        "pays" if lo > 0 else "below 0 (noise)"
+                        "pays against this field" if lo > 0 else "below 0 (noise)"
                         for lo, hi in zip(values["loss_low"], values["loss_high"],
                                           strict=True)],
             "across fields": _across_fields(values)}),
@@ -1672,6 +1672,13 @@ def _under_strong(c: _Strong) -> list:
             "field: the best deviation's gain minus the best deviation's without it, both "
             "searched from the deviations known to beat the field as well)",
             csv="strong_values.csv", full=values))
+        blocks.append(Note(
+            "A value is a property of the rules only where fields trained with other seeds "
+            "agree on it: it reads \"worth v (a to b)\" only where two or more such fields "
+            "give values within 3 points of each other, each 95% interval within +-2; "
+            "otherwise \"depends on the field\" or \"not settled\". Against one field "
+            "it is that field's value (nop-sim value --strong A --strong B measures two).",
+            "muted"))
         gap = search_gap(values, f.get("training") or {})
         if gap:
             blocks.append(Note(f"**Read these values with care:** {gap}.", "warning"))
@@ -1697,10 +1704,11 @@ def _across_fields(values: pd.DataFrame) -> list[str]:
     """Each value's verdict across the fields it was measured against (nop-sim value with
     several fields, or a pooled training's halves): "worth v (a to b)" only where they
     agree (nop_sim.studies.train.verdict); one field cannot settle a value."""
+    one = "one field: not settled"
     if "verdict" not in values:
-        return ["measured against one field: a second, trained with other seeds, is needed "
-                "to settle it"] * len(values)
-    return [v if isinstance(v, str) else "–" for v in values["verdict"]]
+        return [one] * len(values)
+    return [v if isinstance(v, str) and n >= 2 else one
+            for v, n in zip(values["verdict"], values["fields"].fillna(1), strict=True)]
 
 
 def _metric_ci(key: str, m: pd.Series) -> str:
