@@ -107,3 +107,25 @@ def test_exploit_refuses_zero_checks_and_writes_nothing(tmp_path):
     assert r.exit_code == 2
     assert "--checks" in r.output and "Traceback" not in r.output
     assert not out.exists() and (field / "strong.toml").read_text() == before
+
+
+def _same_duel(a, b) -> bool:
+    return (np.array_equal(a.won, b.won) and np.array_equal(a.ref_won, b.ref_won)
+            and np.array_equal(a.winner, b.winner) and np.array_equal(a.hands, b.hands)
+            and a.matches == b.matches)
+
+
+def test_duplicate_deals_are_the_same_on_any_threads_and_on_dask(dask_cluster):
+    """A duel's blocks of duplicate deals play the same whoever plays them: one thread, two,
+    or a Dask cluster cutting the batch into slices that split blocks (3 tables a slice,
+    a block of 4 seats and its reference being 5)."""
+    fld = Field.of(np.stack([NEVER, ALWAYS]), [0.7, 0.3])
+    cands = np.stack([ALWAYS, agent_row("hedger")])
+    one = duel(Engine(threads=1), FREE_HEDGE, fld, cands, 40, (6,))
+    two = duel(Engine(threads=2), FREE_HEDGE, fld, cands, 40, (6,))
+    far = Engine(scheduler=dask_cluster, slice_size=3)
+    try:
+        dask = duel(far, FREE_HEDGE, fld, cands, 40, (6,))
+    finally:
+        far.close()
+    assert _same_duel(one, two) and _same_duel(one, dask)
