@@ -192,7 +192,8 @@ def test_search_finds_the_free_hedge(tmp_path):
     res = best_response(Engine(), s, space_for(s), field, field.rows, (3,), SMALL, 0.01)
     assert res.gain > 0.3 and res.low > 0.1
     assert res.row[T.A_HEDGE] > 0
-    assert {h["phase"] for h in res.history} == {"screen", "search", "select", "check"}
+    assert {h["phase"] for h in res.history} == {"screen", "search", "select", "polish-start",
+                                                 "polish", "check"}
     assert res.starts == 1 + len(MECHANICS) + SMALL.random_starts  # each start, mechanics off too
 
 

@@ -150,7 +150,8 @@ def behaviour(rows, weights) -> np.ndarray:
             reach = w * own
             weight = reach if reach.sum() > 0 else w
             out[col] = float(np.dot(weight, rows[:, col]) / weight.sum())
-    return out
+    # a weighted mean of chances that are all 1 can round to 1 + 2**-52: still a chance
+    return np.clip(out, 0.0, 1.0)
 
 
 def exploitability(rows, weights) -> dict[str, float]:
