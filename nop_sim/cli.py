@@ -712,7 +712,10 @@ def _trainable(scn, command: str):
               help="Train this many times, with seeds --seed, --seed + 1, ..., each a full "
                    "training of --budget-matches into OUT/seed-<s>/, and pool them: OUT's "
                    "strong.toml is the field of their pooled population, half-a/ and half-b/ "
-                   "the fields of each half of the seeds (two fields that share no seed).")
+                   "the fields of each half of the seeds (two fields that share no seed); "
+                   "each field is then hardened by PSRO rounds from the pool, one training's "
+                   "budget for the pooled field (in pooled/) and half of one for each half, "
+                   "with seeds --seed + K, + K + 1, + K + 2.")
 @_train_options
 def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, budget, seed, workers,
               scheduler, overrides, quiet):
@@ -735,9 +738,14 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, budget, seed
     every distinct policy of their populations in one meta-game, its table
     their tables and a tenth of their budget played anew, solved for the
     mixture of least regret found (the rule each training's field is solved
-    by); a final search of 0.3 of one training's budget measures it. Each
-    half of the seeds is solved the same way on its own trainings' policies
-    (half-a/, half-b/): fields nop-sim value and exploit take as --strong.
+    by). Each half of the seeds is solved the same way on its own trainings'
+    policies. Each of the three fields is then hardened by PSRO rounds that
+    start from it, with a population of every policy of its trainings: one
+    training's budget for the pooled field (pooled/, seed --seed + K), half
+    of one for each half (half-a/ and half-b/, seeds --seed + K + 1 and
+    + K + 2), each ending with the trainer's final search, which states its
+    exploitability. The halves are fields nop-sim value and exploit take as
+    --strong.
 
     \b
     Examples:
@@ -800,23 +808,25 @@ def _train_pool(scenario, overrides, scn, seeds, out, cfg, workers, scheduler, r
     from nop_sim.studies.train.pooled import pool_folder
     from nop_sim.studies.train.report import write_train_report
 
-    if scn.seed + seeds - 1 > 2**63 - 1:
-        raise click.BadParameter(f"seeds {scn.seed} to {scn.seed + seeds - 1}: the last is "
-                                 f"above 2**63 - 1; give a smaller --seed",
-                                 param_hint="--seeds")
+    if scn.seed + seeds + 2 > 2**63 - 1:  # the trainings' seeds, then their fields' PSROs'
+        raise click.BadParameter(f"seeds {scn.seed} to {scn.seed + seeds + 2} (the trainings' "
+                                 f"and their fields' PSROs'): the last is above 2**63 - 1; "
+                                 f"give a smaller --seed", param_hint="--seeds")
     scns = [_load(scenario, overrides, None, scn.seed + i) for i in range(seeds)]
     progress = _Progress(quiet, "matches", label=f"{seeds} trainings and their pool")
     with _one_line(TrainError), _holding(out):
         with _one_line(TrainError, progress=progress):
             r = pool_folder(scns, out, cfg, threads=workers, scheduler=scheduler,
                             resume=resume, progress=lambda d, t: progress(d, t, d))
-        reports = [] if no_report else [write_train_report(f) for f in [*r.trained, out]]
+        reports = [] if no_report else [write_train_report(f)
+                                         for f in [*r.trained, *r.hardened, out]]
     p = r.policy
     rate = r.matches / r.seconds if r.seconds > 0 else 0.0
     click.echo(f"{scn.name}: a field pooled from {seeds} trainings (seeds {r.seeds[0]} to "
                f"{r.seeds[-1]}), {r.matches:,} matches in {r.seconds:.1f} s "
                f"({rate:,.0f} matches/s); {len(r.trained)} trained now, "
-               f"{seeds - len(r.trained)} read")
+               f"{seeds - len(r.trained)} read; {len(r.hardened)} of 3 fields' PSROs trained "
+               f"now")
     d = p.digits
     for s in r.sources:
         e = (f"exploitability at training {s['exploitability']:+.{d}f} {p.unit} (95% "
@@ -826,24 +836,33 @@ def _train_pool(scenario, overrides, scn, seeds, out, cfg, workers, scheduler, r
                    f"policies; {e}"
                    + (f"; an independent check: at least {s['checked_exploitability']:.{d}f}"
                       if "checked_exploitability" in s else ""))
-    click.echo(f"pooled field: a mixture of {len(r.weights)} of the meta-game's "
-               f"{r.meta_members} (the pool holds {r.population} distinct policies), the "
-               f"mixture of least regret found (weights "
-               + ", ".join(f"{w:.2f}" for w in r.weights) + ")")
+    h = r.harden
+    click.echo(f"pooled field: a mixture of {len(r.weights)} (weights "
+               + ", ".join(f"{w:.2f}" for w in r.weights) + f"), hardened by "
+               f"{h['rounds']} PSRO round(s) (seed {h['seed']}, {h['matches']:,} matches) from "
+               f"the pool's solution over {r.meta_members} of its {r.population} distinct "
+               f"policies")
     click.echo(f"exploitability: {r.statement}")
     if r.exact:  # the game knows the field's figures exactly (Kuhn poker)
         click.echo(f"exactly: NashConv {p.amount(r.exact['nash_conv'] / p.scale)} per hand; "
                    f"the best single-seat deviation gains "
-                   f"{p.amount(r.exact['gain_per_seat'] / p.scale)} per hand")
+                   f"{p.amount(r.exact['gain_per_seat'] / p.scale)} per hand (the pool's "
+                   f"solution it started from: NashConv "
+                   f"{p.amount(h['exact_start']['nash_conv'] / p.scale)})")
     for name, h in r.halves.items():
         click.echo(f"{name}: seeds {', '.join(map(str, h['seeds']))}, a mixture of "
                    f"{len(h['weights'])} (weights "
-                   + ", ".join(f"{w:.2f}" for w in h["weights"]) + "); not searched: "
-                   f"nop-sim exploit {scenario} --strong {h['path'].parent}")
+                   + ", ".join(f"{w:.2f}" for w in h["weights"]) + f"), hardened by "
+                   f"{h['rounds']} PSRO round(s) (seed {h['seed']}); its exploitability: "
+                   f"{h['statement']}"
+                   + (f"; exactly: NashConv {p.amount(h['exact']['nash_conv'] / p.scale)}"
+                      if h["exact"] else ""))
     click.echo(f"strong.toml:  {r.path}")
     for name, h in r.halves.items():
         click.echo(f"{name + ':':<13} {h['path']}")
     click.echo(f"trainings:    {', '.join(str(f) for f in r.folders)}")
+    psros = [r.harden, *r.halves.values()]
+    click.echo(f"PSROs:        {', '.join(str(h['folder']) for h in psros)}")
     if reports:
         click.echo(f"report:       {reports[-1]}")
 

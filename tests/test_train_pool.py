@@ -3,11 +3,14 @@
 Oracles: a pooled table holds exactly the matches of its sources, each member renamed
 (built again from the renamed matches, it is the same table); the pool's rule gives a
 known answer on a table assembled from two trainings (a dominant member takes all; a
-cycle closed only across the trainings is mixed evenly); the halves' policies are rows
-of their own trainings' populations and their seeds are disjoint; a pool killed in its
-second training and resumed writes the same bytes as one run straight through, without
-playing the first training again; a folder that is not a training stops the pool
-before anything is written.
+cycle closed only across the trainings is mixed evenly); a field's PSRO starts from the
+pool: its population is every row of its own trainings (the pooled field's: of all), its
+table the pool's matches between them alone, its mixture the pool's solution; the
+halves' PSROs start from their own trainings' rows and their seeds (trainings' and
+PSROs') are disjoint; a pool killed in its second training, or in a field's PSRO, and
+resumed writes the same bytes as one run straight through, without playing what was
+finished again; a folder that is not a training stops the pool before anything is
+written.
 """
 
 from __future__ import annotations
@@ -27,7 +30,15 @@ from click.testing import CliRunner
 
 from nop_sim.cli import main
 from nop_sim.studies.train.meta import ProfileTable, regret, solve
-from nop_sim.studies.train.pooled import _meta_members, _Source, halves, meta_cap
+from nop_sim.studies.train.pooled import (
+    FIELD_DIRS,
+    _meta_members,
+    _Source,
+    _start,
+    halves,
+    harden_seeds,
+    meta_cap,
+)
 
 FREE_HEDGE = """
 name = "free-hedge"
@@ -126,6 +137,45 @@ def test_a_meta_game_holds_the_fields_first_then_each_trainings_newest():
     assert meta_cap(4) == 24 and meta_cap(8) >= 2
 
 
+def test_each_fields_psro_is_seeded_after_the_trainings_and_no_two_share_a_seed():
+    for seeds in ([7, 8], [7, 8, 9], [5, 6, 7, 8]):
+        psro = harden_seeds(seeds)
+        assert psro == {"pool": seeds[-1] + 1, "half-a": seeds[-1] + 2, "half-b": seeds[-1] + 3}
+        a, b = halves(seeds).values()
+        assert not ({psro["half-a"], *a} & {psro["half-b"], *b})  # the halves share none
+        assert not set(psro.values()) & set(seeds)
+
+
+def test_a_fields_psro_starts_from_its_own_trainings_rows_and_the_pools_table():
+    """Rows 0 (a seat of the scenario, in both trainings), 1, 2 (seed 7's), 3 (seed 8's):
+    half-a's PSRO holds rows 0, 1, 2 renamed 0, 1, 2, its table the profiles of those
+    rows alone, its meta-game the pool's solution of half-a."""
+    table = ProfileTable(3)
+    rng = np.random.default_rng(3)
+    table.add(rng.integers(0, 4, (400, 3)), rng.integers(0, 3, 400))
+    state = {"population": [[0.0], [1.0], [2.0], [3.0]],
+             "origin": [["seed 7: a", "seed 8: a"], ["seed 7: b"], ["seed 7: c"], ["seed 8: b"]],
+             "seeds": [[7, 8], [7], [7], [8]], "table": table.to_json(),
+             "fields": {"pool": {"seeds": [7, 8], "members": [0, 2, 3], "sigma": [0.2, 0.3, 0.5]},
+                        "half-a": {"seeds": [7], "members": [1, 2], "sigma": [0.4, 0.6]},
+                        "half-b": {"seeds": [8], "members": [0, 3], "sigma": [0.1, 0.9]}}}
+    a = _start(state, "half-a", 3)
+    assert a["population"] == [[0.0], [1.0], [2.0]] and a["members"] == [1, 2]
+    assert a["sigma"] == [0.4, 0.6] and a["labels"][0] == "seed 7: a; seed 8: a"
+    kept = ProfileTable.from_json(3, a["table"])
+    assert kept.stats.keys() == {k for k in table.stats if 3 not in k}
+    for key, st in kept.stats.items():
+        assert np.array_equal(st, table.stats[key])
+    b = _start(state, "half-b", 3)
+    assert b["population"] == [[0.0], [3.0]] and b["members"] == [0, 1]
+    kept = ProfileTable.from_json(3, b["table"])
+    assert {tuple(sorted({0: 0, 1: 3}[m] for m in k)) for k in kept.stats} == \
+        {k for k in table.stats if set(k) <= {0, 3}}
+    pooled = _start(state, "pool", 3)
+    assert pooled["population"] == state["population"] and pooled["table"] == state["table"]
+    assert pooled["round"] == 0 and pooled["final"] is None and FIELD_DIRS["pool"] == "pooled"
+
+
 # -- end to end ----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def pooled(tmp_path_factory):
@@ -152,6 +202,16 @@ def _population(folder: Path) -> set[tuple]:
             for row in state["population"]}
 
 
+def _start_rows(folder: Path) -> list[tuple]:
+    """The rows a field's PSRO started with (its population less the responses it found)."""
+    from nop_sim.games.new_order import types as T
+
+    state = json.loads((folder / "state.json").read_text())
+    return [tuple(sorted(zip(T.AGENT_PARAM_NAMES, row, strict=True)))
+            for row, label in zip(state["population"], state["labels"], strict=True)
+            if label.startswith("seed ")]
+
+
 def test_seeds_2_writes_a_pooled_field_and_two_halves_of_disjoint_seeds(pooled):
     from nop_sim.studies.train.verdict import field_seeds, shared_seeds
 
@@ -167,18 +227,25 @@ def test_seeds_2_writes_a_pooled_field_and_two_halves_of_disjoint_seeds(pooled):
     assert "seed 11 (seed-11/)" in text and "seed 12 (seed-12/)" in text  # its sources
     assert [s["seed"] for s in pool["sources"]] == [11, 12]
     assert all("exploitability" in s for s in pool["sources"])
+    assert pool["hardened"]["seed"] == 13 and "PSRO" in pool["hardening"]
     tr = data["training"]
     assert tr["exploitability_low"] <= tr["exploitability"] <= tr["exploitability_high"]
     assert tr["search_matches"] > 0 and tr["rules"]
-    # every row of the pooled field is a row of a training's population
+    # the pooled field is its PSRO's, whose population started as every training's rows
     both = _population(out / "seed-11") | _population(out / "seed-12")
-    assert set(_rows(out / "strong.toml")) <= both
-    # each half: its own training's policies, its own seed
+    start = _start_rows(out / "pooled")
+    assert set(start) == both and len(start) == len(both)
+    assert set(_rows(out / "strong.toml")) <= _population(out / "pooled")
+    assert _rows(out / "strong.toml") == _rows(out / "pooled" / "strong.toml")
+    # each half: a PSRO from its own training's policies alone, seeds of its own
     trainings = []
-    for half, seed in (("half-a", 11), ("half-b", 12)):
+    for half, seed, psro in (("half-a", 11, 14), ("half-b", 12, 15)):
         h = tomllib.loads((out / half / "strong.toml").read_text())["training"]
         assert h["pool"]["seeds"] == [seed] and h["rules"] == tr["rules"]
-        assert set(_rows(out / half / "strong.toml")) <= _population(out / f"seed-{seed}")
+        assert h["seed"] == psro and h["pool"]["hardened"]["seed"] == psro
+        assert h["exploitability_low"] <= h["exploitability"] <= h["exploitability_high"]
+        assert set(_start_rows(out / half)) == _population(out / f"seed-{seed}")
+        assert set(_rows(out / half / "strong.toml")) <= _population(out / half)
         trainings.append(h)
     assert field_seeds(trainings[0]) == {11} and not shared_seeds(trainings)
     manifest = json.loads((out / "manifest.json").read_text())
@@ -203,20 +270,13 @@ def test_exploit_takes_a_half_as_it_takes_a_training_folder(pooled, tmp_path):
     assert "search from" in r.output and "strong.toml says" in r.output
 
 
-def test_a_pool_killed_in_its_second_training_resumes_without_replaying_the_first(
-        pooled, tmp_path):
-    path, straight, _ = pooled
-    out = tmp_path / "killed"
-    args = [sys.executable, "-m", "nop_sim", "train", str(path), "--seeds", "2",
-            "--budget-matches", BUDGET, "--out", str(out), "--quiet", "--no-report",
-            "--workers", "1"]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+def _kill_when(args, env, ready) -> None:
+    """Run ``args`` and kill it (SIGKILL) once ``ready()`` holds."""
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    second = out / "seed-12" / "state.json"
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None:
         try:
-            if json.loads(second.read_text())["round"] >= 1:
+            if ready():
                 break
         except (OSError, ValueError, KeyError):
             pass
@@ -224,6 +284,18 @@ def test_a_pool_killed_in_its_second_training_resumes_without_replaying_the_firs
     assert proc.poll() is None, "the pool ended before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+
+
+def test_a_pool_killed_in_a_training_and_in_a_fields_psro_resumes_without_replaying(
+        pooled, tmp_path):
+    path, straight, _ = pooled
+    out = tmp_path / "killed"
+    args = [sys.executable, "-m", "nop_sim", "train", str(path), "--seeds", "2",
+            "--budget-matches", BUDGET, "--out", str(out), "--quiet", "--no-report",
+            "--workers", "1"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    second = out / "seed-12" / "state.json"
+    _kill_when(args, env, lambda: json.loads(second.read_text())["round"] >= 1)
     first = out / "seed-11" / "state.json"
     stamp, before = first.stat().st_mtime_ns, json.loads(second.read_text())
     assert json.loads(first.read_text())["final"] is not None and before["final"] is None
@@ -232,18 +304,28 @@ def test_a_pool_killed_in_its_second_training_resumes_without_replaying_the_firs
             "--quiet", "--no-report", "--workers", "1"]
     r = _cli(base)
     assert r.exit_code == 1 and "--resume" in r.output and "seed-12" in r.output
-    r = _cli([*base, "--resume"])
-    assert r.exit_code == 0, r.output
-    assert "1 trained now, 1 read" in r.output
+    # resumed, and killed again in half-a's PSRO (the pooled field's is finished)
+    _kill_when([*args, "--resume"], env, lambda: (out / "half-a").is_dir())
     assert first.stat().st_mtime_ns == stamp  # the finished training was read, not replayed
     after = json.loads(second.read_text())
-    assert after["rounds"][:before["round"]] == before["rounds"]
-    for name in ("strong.toml", "half-a/strong.toml", "half-b/strong.toml"):
+    assert after["final"] is not None and after["rounds"][:before["round"]] == before["rounds"]
+    done = out / "pooled" / "state.json"
+    assert json.loads(done.read_text())["final"] is not None
+    assert json.loads((out / "pool.json").read_text())["final"] is None
+    stamps = {p: p.stat().st_mtime_ns for p in (first, second, done)}
+    r = _cli(base)
+    assert r.exit_code == 1 and "--resume" in r.output
+    r = _cli([*base, "--resume"])
+    assert r.exit_code == 0, r.output
+    assert "0 trained now, 2 read; 2 of 3 fields' PSROs trained now" in r.output
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps  # nothing finished replayed
+    for name in ("strong.toml", "pooled/strong.toml", "half-a/strong.toml",
+                 "half-b/strong.toml"):
         assert (out / name).read_bytes() == (straight / name).read_bytes(), name
     # asked again, a finished pool is read back: nothing played, the same files
     pool = (out / "pool.json").read_bytes()
     r = _cli(base)
-    assert r.exit_code == 0 and "0 trained now, 2 read" in r.output
+    assert r.exit_code == 0 and "0 trained now, 2 read; 0 of 3" in r.output
     assert (out / "pool.json").read_bytes() == pool
 
 

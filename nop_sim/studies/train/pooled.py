@@ -29,48 +29,72 @@ OUT/seed-<s>`` writes the same), then pools them:
 4. Two halves: the trainings of the first ``ceil(K / 2)`` seeds (``half-a``)
    and of the others (``half-b``), each the meta-game of its own trainings'
    members only, sampled where its own solution is read and solved by the same
-   rule on the same table (its profiles of those members): two fields that
-   share no training seed (the scenario's seats, which start every training,
-   may be in both).
-5. The pooled field is measured as a training's is: one free search with a
-   seed of its own (:func:`~nop_sim.studies.train.search.best_response`) of
-   :data:`~nop_sim.studies.train.trainer.FINAL_BUDGET` of one training's
-   budget, the least a training's own final search is given; its pick's
-   checked gain, a lower bound, goes into ``strong.toml``. The halves are not
-   searched: ``nop-sim exploit SCENARIO --strong OUT/half-a`` measures one.
+   rule on the same table (its profiles of those members).
+5. Hardening, :data:`HARDEN`: a mixture solved from the pool afterwards has met no
+   best response, so each of the three fields goes on as a PSRO (the trainer's
+   rounds, :func:`~nop_sim.studies.train.trainer.train_folder`) whose first
+   checkpoint is the pool's (:func:`~nop_sim.studies.train.trainer.first_state`): its
+   population every policy of its own trainings (the pooled field's: of all), its
+   table the pool's matches between those policies, its mixture the pool's solution.
+   The pooled field's PSRO plays one training's budget (``OUT/pooled/``), each half's
+   half of one (``OUT/half-a/``, ``OUT/half-b/``); each is an ordinary training
+   folder, whose rounds add best responses to the field and solve it again, and whose
+   final search (at least :data:`~nop_sim.studies.train.trainer.FINAL_BUDGET` of its
+   budget, a seed of its own) states the field's exploitability, a lower bound, in its
+   ``strong.toml``. Their seeds come after the trainings': ``seed + K`` (the pooled
+   field's), ``seed + K + 1`` (half-a's), ``seed + K + 2`` (half-b's)
+   (:func:`harden_seeds`), so the halves share no seed, training or PSRO (the
+   scenario's seats, which start every training, may be in both).
 
-So the pool plays ``POOL_TABLE * K + FINAL_BUDGET`` budgets beyond its
-trainings' (0.7 of one training's budget at K = 4).
+So the pool plays ``POOL_TABLE * K + 2`` budgets beyond its trainings' (2.4 of one
+training's budget at K = 4).
 
-A pooled field is no better hardened than its table: a training's last field has met
-the best responses to its forerunners, a mixture of the pool found afterwards has met
-none. Measured on the baseline at 2 x 100,000 matches: the trainings' own final
-searches found 2.4 and 7.8 points, the pooled field's 14.2 (95% 13.0 to 15.5, a
-26,834-match search). On three-player Kuhn poker at 2 x 20,000 (exact figures), the
-pool's exact restricted equilibrium gained 0.073 chips a seat where the trainings'
-fields gained 0.122 and 0.240, but the mixture solved from the sampled table gained
-0.382: the table, not the pool, was the limit.
+Measured with the search of commit 855edb5, each field checked by ``nop-sim exploit
+scenarios/baseline.toml --strong F --seed S --budget-matches 200000`` (a lower bound
+each; checks with other seeds differ by up to 14 points). The baseline at 2 x 100,000
+matches (``nop-sim train scenarios/baseline.toml --seeds 2 --budget-matches 100000``,
+seeds 20261129 and 20261130): both trainings' fields were checked at 39.1 points
+(seed 7); with S = 7, 8, 9, the pooled field solved from the pool alone at 32.4, 39.5
+and 25.7, hardened at 22.9, 24.9 and 21.9 (its own final search stated 1.3, a
+33,106-match search); half-b at 39.1, 48.9 and 42.3, hardened at 27.7, 41.6 and 32.3;
+half-a's PSRO found nothing to add and kept its field (32.4, 39.5, 25.7). With
+``--seed 5`` (S = 7, 8): the pooled field at 38.8 and 31.6, hardened at 19.2 and 8.5;
+half-b at 38.8 and 33.3, hardened at 17.1 and 13.3; half-a kept. Half those PSRO
+budgets (0.5 and 0.25 of one training's) left the first pool's fields as exploitable
+as before, or more: the pooled field 36.6, 26.8, 24.1; half-a 45.1, 43.6, 44.9;
+half-b 51.8, 50.8, 39.9. On three-player Kuhn poker (``nop-sim train
+scenarios/kuhn3.toml --seeds K --budget-matches 200000``, K = 2 and 4, ``--seed``
+20261203 and 1 to 6: 14 pools, exact NashConv), the pooled field's PSRO kept its field
+every time (its rounds' searches found no deviation gaining epsilon; those fields'
+NashConv 0.16 to 0.51 chips a hand, the trainings' 0.19 to 0.52); of the 28 halves,
+19 were kept, 6 improved (the worst most: 1.00 to 0.49, 0.83 to 0.20, 0.67 to 0.32
+and to 0.38) and 3 got worse (0.21 to 0.42, 0.22 to 0.42, 0.23 to 0.24): their mean
+NashConv went from 0.39 to 0.34, their median from 0.28 to 0.29.
 
 The folder: ``strong.toml`` (the pooled field; its ``[training.pool]`` names
-the rule, the seeds, their folders and each one's stated exploitability),
-``half-a/strong.toml`` and ``half-b/strong.toml`` (fields ``nop-sim exploit``
-and ``nop-sim value`` take as they take a training folder; ``[training.pool]``
-names their seeds), ``deviations.json`` (the final search's pick, where it
-beats the pooled field: :mod:`.known`), ``pool.json`` (the checkpoint: the pool,
-its table, each field's solution), ``manifest.json`` (kind ``train-pool``) and
-the report. Each training resumes as a training does, and one that is finished
-is read, not replayed; the pool's steps are checkpointed in ``pool.json`` and
-seeded by ``(seed, POOL_KEY, step, ...)``, so a resumed pool plays what an
-uninterrupted one would have. Trainings that went on (a larger budget) are
-pooled again.
+the rule, the hardening, the seeds, their folders and each one's stated
+exploitability), ``pooled/``, ``half-a/`` and ``half-b/`` (each field's PSRO, a
+training folder ``nop-sim exploit`` and ``nop-sim value`` take; its
+``strong.toml``'s ``[training.pool]`` names the field's training seeds and its PSRO),
+``deviations.json`` (the pooled field's final search's pick, where it beats the
+field: :mod:`.known`), ``pool.json`` (the checkpoint: the pool, its table, each
+field's solution, the PSROs), ``manifest.json`` (kind ``train-pool``) and the report.
+Each training and each PSRO resumes as a training does, and one that is finished is
+read, not replayed; the pool's steps are checkpointed in ``pool.json`` and seeded by
+``(seed, POOL_KEY, step, ...)``, so a resumed pool plays what an uninterrupted one
+would have. Trainings that went on (a larger budget) are pooled again, and the
+fields' PSROs, which name the pool they started from (``pooled_from`` in their
+``state.json``), start again from the new pool.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import math
 import re
+import shutil
 import time
 import tomllib
 from collections.abc import Callable, Sequence
@@ -86,29 +110,32 @@ from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.known import field_key, record_deviation
 from nop_sim.studies.train.meta import ProfileTable, max_members
 from nop_sim.studies.train.play import Engine, Field
-from nop_sim.studies.train.search import SearchConfig, best_response, statement
+from nop_sim.studies.train.search import statement
 from nop_sim.studies.train.space import space_for
 from nop_sim.studies.train.trainer import (
-    FINAL_BUDGET,
-    FINAL_SHARE,
     TrainConfig,
     _Population,  # a pool's meta-game is sampled and solved as a training's is
     check_folder,
-    presets,
+    first_state,
     rules_key,
     start_population,
     train_folder,
 )
 from nop_sim.studies.train.value import HALVES
 
-__all__ = ["KIND", "POOL_TABLE", "RULE", "PoolResult", "meta_cap", "pool_folder",
-           "seed_folder", "source_statement"]
+__all__ = ["FIELD_DIRS", "HARDEN", "KIND", "POOL_TABLE", "RULE", "PoolResult",
+           "harden_seeds", "meta_cap", "pool_folder", "seed_folder", "source_statement"]
 
 KIND = "train-pool"       # manifest.json's kind
-POOL_VERSION = 1
+POOL_VERSION = 2          # 2: each field is hardened by PSRO rounds from the pool
 POOL_TABLE = 0.10         # the pool's new table matches, a share of the trainings' budget
 STEPS = 3                 # samples of each meta-game, each solved after
 POOL_KEY = 3 * 10**9      # the pool's seeds (seed, POOL_KEY, ...): no training's or value's
+# each field's PSRO from the pool, a share of one training's budget: one training's budget
+# for the pooled field, half of one for each half (0.5 and 0.25 left the baseline's fields
+# as exploitable as before: see the module docstring)
+HARDEN = {"pool": 1.0, HALVES[0]: 0.5, HALVES[1]: 0.5}
+FIELD_DIRS = {"pool": "pooled", HALVES[0]: HALVES[0], HALVES[1]: HALVES[1]}  # their folders
 POOL_CELLS = 400_000      # a pooled meta-game's tensor at most: 24 members at 4 seats,
 # whose table and solution take about 4 s (32 members took 30 s)
 RULE = ("the symmetric mixture of least regret found on the meta-game's table "
@@ -119,6 +146,15 @@ RULE_LINES = ("the symmetric mixture of least regret found on the meta-game's ta
               "(meta.solve: Nash's function minimised from 8 starts, the uniform mixture, "
               "replicator dynamics'\ntime average and 6 seeded random ones; weights under "
               "0.02 dropped), as each training's field is solved")
+HARDENING = ("PSRO rounds (nop-sim train's) from the pool: each field's population starts as "
+             "every policy of its trainings, its meta-game and table as the pool's, its "
+             "mixture as the pool's solution; one training's budget for the pooled field and "
+             "half of one for each half, seeded after the trainings (seed + K, seed + K + 1, "
+             "seed + K + 2)")
+HARDENING_LINES = ("PSRO rounds from the pool (a population of every policy of its "
+                   "trainings, started at the pool's\n"
+                   "solution), one training's budget for the pooled field and half of one "
+                   "for each half,\nseeded after the trainings")
 _SEED_DIR = re.compile(r"seed-\d+")
 
 
@@ -132,6 +168,14 @@ def meta_cap(players: int) -> int:
     (``members ** players`` cells) at most :data:`POOL_CELLS`; never fewer than a training's
     (:func:`~nop_sim.studies.train.meta.max_members`)."""
     return max(max_members(players), min(24, int(math.floor(POOL_CELLS ** (1.0 / players)))))
+
+
+def harden_seeds(seeds: Sequence[int]) -> dict[str, int]:
+    """Each field's PSRO seed: the seeds after the trainings' (``seed + K`` the pooled
+    field's, ``seed + K + 1`` half-a's, ``seed + K + 2`` half-b's), so that no two share
+    one and none is a training's."""
+    after = max(seeds) + 1
+    return {name: after + i for i, name in enumerate(HARDEN)}
 
 
 def halves(seeds: Sequence[int]) -> dict[str, list[int]]:
@@ -216,9 +260,11 @@ class PoolResult:
     seeds: list[int]
     folders: list[Path]
     trained: list[Path]           # the trainings that played this time (the rest were read)
+    hardened: list[Path]          # the fields' PSROs that played this time
     rows: np.ndarray              # the pooled field (K, parameters) and its weights
     weights: np.ndarray
-    halves: dict[str, dict]       # name -> {"seeds", "rows", "weights", "path"}
+    halves: dict[str, dict]       # name -> {"seeds", "rows", "weights", "path", "exact",
+    #                               "statement", "seed", "rounds", "folder", ...}
     population: int               # distinct rows in the pool
     meta_members: int             # of them in the pooled meta-game
     exploitability: float         # the game's unit, the final search's checked gain
@@ -227,12 +273,14 @@ class PoolResult:
     final_matches: int
     final_starts: int
     sources: list[dict]           # each training's line of [training.pool]
-    matches: int                  # every match, the trainings' and the pool's
+    matches: int                  # every match, the trainings', the pool's and the PSROs'
     seconds: float
     converged: bool
     policy: PolicySpace
     path: Path                    # the pooled strong.toml
     exact: dict | None = None
+    harden: dict | None = None    # the pooled field's PSRO: seed, folder, rounds, matches,
+    #                               population, and the exact figures of where it started
 
     @property
     def statement(self) -> str:
@@ -248,7 +296,7 @@ def _identity(scns: Sequence, cfg: TrainConfig) -> dict:
     what the trainings and the pool are asked."""
     return {"fingerprint": scns[0].fingerprint(), "seeds": [int(s.seed) for s in scns],
             "budget": cfg.budget, "epsilon": cfg.epsilon, "search": asdict(cfg.search),
-            "meta_matches": cfg.meta_matches, "version": POOL_VERSION}
+            "meta_matches": cfg.meta_matches, "harden": dict(HARDEN), "version": POOL_VERSION}
 
 
 def _check_out(out: Path, identity: dict, resume: bool) -> dict | None:
@@ -286,7 +334,7 @@ def _check_out(out: Path, identity: dict, resume: bool) -> dict | None:
     except (ValueError, KeyError, TypeError) as exc:
         raise TrainError(f"{path}: not a pooled training's checkpoint ({exc}); remove the "
                          f"folder or train into another --out") from None
-    fixed = ("fingerprint", "search", "meta_matches", "version")
+    fixed = ("fingerprint", "search", "meta_matches", "harden", "version")
     diff = [k for k in fixed if old.get(k) != identity[k]]
     if old["seeds"][:1] != identity["seeds"][:1]:
         diff.insert(1, "seed")
@@ -385,11 +433,13 @@ def pool_folder(scns: Sequence, out: Path, cfg: TrainConfig, *, threads: int | N
                 scheduler: str | None = None, resume: bool = False,
                 progress: Callable[[int, int], None] | None = None) -> PoolResult:
     """Train one training per scenario of ``scns`` (the same scenario with seeds ``seed,
-    seed + 1, ...``: each ``scn.seed``) into ``out/seed-<s>/``, pool them and write the
-    pooled field and its halves into ``out`` (see the module docstring). ``cfg``: each
-    training's budget, epsilon and search (its seed is each scenario's). Every folder is
-    checked before anything is written: a folder that holds something else, another
-    training, or an unfinished one without ``resume`` raises :class:`TrainError`."""
+    seed + 1, ...``: each ``scn.seed``) into ``out/seed-<s>/``, pool them, harden the pooled
+    field and each half by PSRO rounds from the pool (:data:`HARDEN`, into
+    ``out/<FIELD_DIRS>/``) and write the fields into ``out`` (see the module docstring).
+    ``cfg``: each training's budget, epsilon and search (its seed is each scenario's).
+    Every folder is checked before anything is written: a folder that holds something
+    else, another training, or an unfinished one without ``resume`` raises
+    :class:`TrainError`."""
     out = Path(out)
     if len(scns) < 2:
         raise ValueError(f"--seeds {len(scns)}: a pool needs at least 2 trainings")
@@ -413,14 +463,20 @@ def pool_folder(scns: Sequence, out: Path, cfg: TrainConfig, *, threads: int | N
                 and c.budget <= limits.get("budget", c.budget)
                 and c.epsilon >= limits.get("epsilon", c.epsilon))
         todo.append(not done)
+    hardening = _harden_configs(cfg, seeds)
+    for name in hardening:
+        _check_field_folder(out / FIELD_DIRS[name])
     out.mkdir(parents=True, exist_ok=True)
     k, budget = len(scns), cfg.budget
     table_total = int(POOL_TABLE * k * budget)
-    total = k * budget + table_total + int(FINAL_BUDGET * budget)
+    total = k * budget + table_total + sum(c.budget for c in hardening.values())
+    shown = 0
 
     def say(done: int) -> None:
+        nonlocal shown
+        shown = max(shown, min(done, total))  # one bar, never going back
         if progress is not None:
-            progress(min(done, total), total)
+            progress(shown, total)
 
     trained = []
     for i, (scn, c, folder) in enumerate(zip(scns, cfgs, folders, strict=True)):
@@ -436,18 +492,114 @@ def pool_folder(scns: Sequence, out: Path, cfg: TrainConfig, *, threads: int | N
         and saved["identity"] == identity else None
     engine = Engine(threads=threads, scheduler=scheduler)
     try:
-        state = _pool_steps(scns[0], sources, settings, cfg, engine, out, identity, digests,
+        state = _pool_steps(scns[0], sources, settings, engine, out, identity, digests,
                             table_total, state, lambda spent: say(k * budget + spent))
     finally:
         engine.close()
-    return _write(scns[0], out, cfg, sources, state, settings, trained)
+    say(k * budget + table_total)
+    played, fields = _harden(scns[0], out, state, hardening, settings, threads=threads,
+                             scheduler=scheduler,
+                             tick=lambda d: say(k * budget + table_total + d))
+    return _write(scns[0], out, cfg, sources, state, settings, trained, played, fields)
 
 
-def _pool_steps(scn, sources: list[_Source], settings, cfg: TrainConfig, engine: Engine,
-                out: Path, identity: dict, digests: list[dict], table_total: int,
-                state: dict | None, tick: Callable[[int], None]) -> dict:
-    """The pool's steps, each checkpointed in ``pool.json``: the pooled meta-game, each
-    half's, the final search; a step done is read, not played again. ``tick`` is told
+def _harden_configs(cfg: TrainConfig, seeds: Sequence[int]) -> dict[str, TrainConfig]:
+    """Each field's PSRO (:data:`HARDEN`): its share of one training's budget, its seed
+    (:func:`harden_seeds`), the trainings' epsilon and search."""
+    return {name: TrainConfig(budget=max(1, int(HARDEN[name] * cfg.budget)),
+                              epsilon=cfg.epsilon, seed=seed, search=cfg.search,
+                              meta_matches=cfg.meta_matches, max_rounds=cfg.max_rounds)
+            for name, seed in harden_seeds(seeds).items()}
+
+
+def _own_state(folder: Path) -> dict | None:
+    """The checkpoint of a field's PSRO this pool trained into ``folder`` (None: none)."""
+    try:
+        state = json.loads((Path(folder) / "state.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) and "pooled_from" in state else None
+
+
+def _check_field_folder(folder: Path) -> None:
+    """Raise :class:`TrainError` where ``folder``, a field's PSRO, holds something a pool
+    did not train there (what a PSRO killed before its first checkpoint leaves is its:
+    its history, temporary files)."""
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise TrainError(f"{folder} is not a folder")
+    left = [p for p in folder.iterdir()
+            if not p.name.startswith(".") and p.name != "history.parquet"]
+    if _own_state(folder) is None and left:
+        raise TrainError(f"{folder} holds something else than a pooled training's field; "
+                         f"move it away, or train into another --out")
+
+
+def _start(state: dict, name: str, players: int) -> dict:
+    """The checkpoint the PSRO of the field ``name`` starts from (:func:`first_state`): its
+    population every row of the pool that its trainings hold (the pooled field's: every
+    row), its meta-game the pool's members and solution of that field, its table the
+    pool's matches between those rows (the trainings' own and the pool's)."""
+    f = state["fields"][name]
+    mine = set(f["seeds"])
+    rows = [i for i, held in enumerate(state["seeds"]) if mine & set(held)]
+    new = {m: j for j, m in enumerate(rows)}  # increasing: a profile's order is kept
+    whole = ProfileTable.from_json(players, state["table"])
+    table = ProfileTable(players, {tuple(new[m] for m in key): st
+                                   for key, st in whole.stats.items()
+                                   if all(m in new for m in key)})
+    population = (np.asarray(state["population"], float)[rows],
+                  ["; ".join(state["origin"][m]) for m in rows],
+                  np.asarray(f["sigma"], float))
+    return first_state(population, members=[new[m] for m in f["members"]], table=table)
+
+
+def _harden(scn, out: Path, state: dict, hardening: dict[str, TrainConfig], settings, *,
+            threads: int | None, scheduler: str | None, tick: Callable[[int], None]
+            ) -> tuple[list[Path], dict[str, dict]]:
+    """Each field's PSRO from the pool, trained into ``out/<FIELD_DIRS>/`` as a training
+    is (resumed where it stopped; read where finished; started again where the pool has
+    changed since); its checkpoint names what it started from (``pooled_from``). Returns
+    the folders trained now and each field's checkpoint; ``pool.json`` then names the
+    pooled field's final search (the pool is finished). ``tick``: matches played so far."""
+    played, fields, base = [], {}, 0
+    for name, c in hardening.items():
+        folder = out / FIELD_DIRS[name]
+        start = _start(state, name, settings.players)
+        start["pooled_from"] = hashlib.sha256(json.dumps(
+            {"start": start, "config": asdict(c)}, sort_keys=True).encode()).hexdigest()[:16]
+        own = _own_state(folder)
+        if folder.exists() and (own is None or own["pooled_from"] != start["pooled_from"]):
+            # the pool it started from has changed, or it was killed before its first
+            # checkpoint (:func:`_check_field_folder`): start again
+            shutil.rmtree(folder)
+            own = None
+        if own is None or own.get("final") is None or not (folder / "manifest.json").is_file():
+            train_folder(scn, folder, c, threads=threads, scheduler=scheduler, resume=True,
+                         start=start, progress=lambda d, _t, b=base: tick(b + d))
+            played.append(folder)
+            own = _own_state(folder)
+        base += c.budget
+        tick(base)
+        fields[name] = own
+    hardened = {name: {"folder": FIELD_DIRS[name], "seed": int(c.seed), "budget": c.budget,
+                       "pooled_from": fields[name]["pooled_from"],
+                       "matches": int(fields[name]["spent"]),
+                       "rounds": int(fields[name]["round"])}
+                for name, c in hardening.items()}
+    if state.get("hardened") != hardened or state["final"] is None:
+        state["hardened"] = hardened
+        state["final"] = dict(fields["pool"]["final"])
+        atomic_write(out / "pool.json", json.dumps(state, indent=1))
+    return played, fields
+
+
+def _pool_steps(scn, sources: list[_Source], settings, engine: Engine, out: Path,
+                identity: dict, digests: list[dict], table_total: int, state: dict | None,
+                tick: Callable[[int], None]) -> dict:
+    """The pool's steps, each checkpointed in ``pool.json``: the pooled meta-game and each
+    half's, sampled and solved; a step done is read, not played again. ``tick`` is told
     the pool's matches as they are played."""
     players = settings.players
     policy = policy_of(settings)
@@ -459,9 +611,9 @@ def _pool_steps(scn, sources: list[_Source], settings, cfg: TrainConfig, engine:
         state = {"identity": identity, "sources": digests, "rule": RULE,
                  **{key: pool[key] for key in ("population", "origin", "seeds", "start",
                                                "ids")},
-                 "members": [], "sigma": [], "table": [], "fields": {}, "final": None,
-                 "spent": 0, "seconds": 0.0, "engine_seconds": 0.0, "hands": 0,
-                 "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+                 "members": [], "sigma": [], "table": [], "fields": {}, "hardened": {},
+                 "final": None, "spent": 0, "seconds": 0.0, "engine_seconds": 0.0,
+                 "hands": 0, "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
         merged = ProfileTable(players)
         for src, mine in zip(sources, pool["ids"], strict=True):
             merged.absorb(ProfileTable.from_json(players, src.state["table"]), mine)
@@ -499,102 +651,110 @@ def _pool_steps(scn, sources: list[_Source], settings, cfg: TrainConfig, engine:
                                      "fields_mean": {str(m): w for m, w in sorted(mean.items())}}
 
         clocked(solve_group)
-    if state["final"] is None:
-        clocked(lambda: _final_search(state, sources, settings, cfg, engine, seed0))
     return state
 
 
-def _final_search(state: dict, sources: list[_Source], settings, cfg: TrainConfig,
-                  engine: Engine, seed0: int) -> None:
-    """The pooled field's check, as a training's final search: one free search from every
-    row of the pool and the presets, :data:`FINAL_BUDGET` of one training's budget."""
-    policy = policy_of(settings)
-    space = space_for(settings)
-    fld = _field_of(state, "pool")
-    rows = np.asarray(state["population"], float)
-    starts = np.concatenate([rows, presets(settings)])
-    search = SearchConfig(**{k: tuple(v) if isinstance(v, list) else v
-                             for k, v in sources[0].state["search"].items()})
-
-    def cost(s: SearchConfig) -> int:
-        return s.cost(space.dim, settings.players, len(starts), mechanics=len(space.mechanics))
-
-    final = max(search.scaled(FINAL_SHARE), search.fitted(cost, FINAL_BUDGET * cfg.budget),
-                key=cost)
-    engine.matches = 0
-    res = best_response(engine, settings, space, fld, starts, (seed0, POOL_KEY, 10**9), final,
-                        float("nan"), tag={"round": "pool"})
-    scale = policy.scale
-    state["spent"] += res.matches
-    state["final"] = {"exploitability": scale * res.gain, "low": scale * res.low,
-                      "high": scale * res.high, "check_matches": res.n_check,
-                      "matches": res.matches, "starts": res.starts,
-                      "deviation": res.row.tolist()}
-
-
 def _field_of(state: dict, name: str) -> Field:
+    """The pool's solution of the field ``name``: where its PSRO started."""
     f = state["fields"][name]
     rows = np.asarray(state["population"], float)
     return Field.of(rows[f["members"]], f["sigma"], f["members"])
 
 
+def _hardened_field(own: dict) -> Field:
+    """A field's PSRO's strong field: its final mixture."""
+    fin = own["final"]
+    rows = np.asarray(own["population"], float)
+    return Field.of(rows[fin["members"]], fin["weights"], fin["members"])
+
+
+def _final_statement(fin: dict, policy: PolicySpace) -> str:
+    s = policy.scale
+    return statement(fin["exploitability"] / s, fin["low"] / s, fin["high"] / s,
+                     int(fin["matches"]), int(fin["starts"]), policy)
+
+
+def _psro_said(own: dict, c: dict) -> str:
+    return (f"seed {c['seed']}, {own['round']} round(s), {int(own['spent']):,} matches; its "
+            f"population {len(own['population'])} policies")
+
+
 # -- the files ---------------------------------------------------------------------------------
 def _write(scn, out: Path, cfg: TrainConfig, sources: list[_Source], state: dict, settings,
-           trained: list[Path]) -> PoolResult:
+           trained: list[Path], played: list[Path], fields: dict[str, dict]) -> PoolResult:
     policy = policy_of(settings)
     unit, d = policy.unit, policy.digits
     seeds = [src.seed for src in sources]
     units = ({"unit": policy.unit, "unit_digits": policy.digits}
              if (policy.unit, policy.scale) != ("points", 100.0) else {})
     said = [src.summary(out) for src in sources]
-    fin = state["final"]
-    fld = _field_of(state, "pool")
+    own = fields["pool"]
+    fin = own["final"]
+    fld = _hardened_field(own)
     pooled = state["fields"]["pool"]
-    exact = None
+    hard = state["hardened"]
+    exact = exact_start = None
     if policy.exact_exploitability is not None:  # the game knows its fields exactly
         exact = dict(policy.exact_exploitability(settings, fld.rows, fld.weights))
-    matches = sum(src.state["spent"] for src in sources) + state["spent"]
-    converged = bool(all(src.state["converged"] for src in sources)
-                     and fin["high"] < cfg.epsilon)
+        begun = _field_of(state, "pool")
+        exact_start = dict(policy.exact_exploitability(settings, begun.rows, begun.weights))
+    matches = (sum(src.state["spent"] for src in sources) + state["spent"]
+               + sum(int(f["spent"]) for f in fields.values()))
+    converged = bool(own["converged"])
+    psro = {"seed": hard["pool"]["seed"], "folder": hard["pool"]["folder"],
+            "matches": hard["pool"]["matches"], "rounds": hard["pool"]["rounds"],
+            "population": len(own["population"])}
     training = {
         "scenario": scn.name, "fingerprint": scn.fingerprint(), "rules": rules_key(settings),
         "matches": int(matches), "mixture": int(len(fld.weights)),
-        "population": len(state["population"]),
+        "population": len(own["population"]),
         "exploitability": round(fin["exploitability"], 3),
         "exploitability_low": round(fin["low"], 3),
         "exploitability_high": round(fin["high"], 3),
         "search_matches": int(fin["matches"]), "search_starts": int(fin["starts"]),
         "searches_pooled": 1,
+        **({"exploitability_check_matches": int(fin["check_matches"])}
+           if fin.get("check_matches") else {}),
+        **({"exploitability_effective_matches": round(fin["effective"])}
+           if fin.get("effective") is not None else {}),
         "exploitability_is": "a lower bound: the gain of the best deviation a fresh search "
                              "found, checked on fresh matches",
         "epsilon": cfg.epsilon, "converged": converged, **units,
         **{f"exact_{k}": round(float(v), 6) for k, v in (exact or {}).items()},
-        "pool": {"rule": RULE, "seeds": seeds, "folders": [s["folder"] for s in said],
+        "pool": {"rule": RULE, "hardening": HARDENING, "seeds": seeds,
+                 "folders": [s["folder"] for s in said],
                  "meta_members": len(pooled["members"]),
                  "table_matches": int(ProfileTable.from_json(settings.players,
                                                              state["table"]).matches()),
                  "meta_regret": round(pooled["meta_regret"], 6),
+                 "hardened": psro,
                  "halves": {h: state["fields"][h]["seeds"] for h in HALVES},
+                 "halves_hardened_seeds": {h: hard[h]["seed"] for h in HALVES},
                  "sources": said},
     }
     head = (f"The strong field for {scn.name}, pooled by nop-sim train --seeds {len(seeds)}: a "
-            f"mixture of {len(fld.weights)} policy row(s)\n"
-            f"of a pool of {len(state['population'])} distinct policies from {len(seeds)} "
-            f"trainings, each seat drawing its row for each match by weight.\n"
+            f"mixture of {len(fld.weights)} policy row(s),\n"
+            f"each seat drawing its row for each match by weight: the field of a PSRO "
+            f"({FIELD_DIRS['pool']}/: {_psro_said(own, hard['pool'])})\n"
+            f"that started from the pool of {len(state['population'])} distinct policies of "
+            f"{len(seeds)} trainings and the pool's solution (its meta-game held "
+            f"{len(pooled['members'])} of them;\nthe solution's regret on its table: "
+            f"{pooled['meta_regret']:.{d + 1}f} {unit}).\n"
             f"Rule: {RULE_LINES}.\n"
-            f"The meta-game holds {len(pooled['members'])} of the pool's policies; the "
-            f"mixture's regret on its table: {pooled['meta_regret']:.{d + 1}f} {unit}.\n"
+            f"Hardening: {HARDENING_LINES}.\n"
             f"Sources (each one's stated exploitability):\n"
             + "".join(f"  seed {s['seed']} ({s['folder']}/): {source_statement(s, policy)}\n"
                       for s in said)
-            + f"Pooled field: {_pooled_statement(fin, policy)}.\n"
+            + f"Pooled field: {_final_statement(fin, policy)}.\n"
             + ("" if not exact else
                f"Exactly: NashConv {policy.amount(exact['nash_conv'] / policy.scale)} per hand; "
                f"the best single-seat deviation gains "
-               f"{policy.amount(exact['gain_per_seat'] / policy.scale)} per hand.\n")
-            + "Its halves share no training seed: "
-            + "; ".join(f"{h}/ (seeds {_seeds_said(state['fields'][h]['seeds'])})"
-                        for h in HALVES) + ".\n"
+               f"{policy.amount(exact['gain_per_seat'] / policy.scale)} per hand (the pool's "
+               f"solution it started from: NashConv "
+               f"{policy.amount(exact_start['nash_conv'] / policy.scale)}).\n")
+            + "Its halves share no seed: "
+            + "; ".join(f"{h}/ (trainings of seeds {_seeds_said(state['fields'][h]['seeds'])}, "
+                        f"PSRO seed {hard[h]['seed']})" for h in HALVES) + ".\n"
             "Use it as a seat: [seats] all = \"@<path of this file>\", or\n"
             "nop-sim run SCENARIO --set seats.all=@<path of this file>")
     path = out / "strong.toml"
@@ -609,13 +769,12 @@ def _write(scn, out: Path, cfg: TrainConfig, sources: list[_Source], state: dict
                          f"nop-sim train --seeds {len(seeds)} --seed {seeds[0]} "
                          f"--budget-matches {cfg.budget}: the pooled field's "
                          f"{fin['matches']:,}-match search from {fin['starts']} starts")
-    half_out = {}
-    for h in HALVES:
-        half_out[h] = _write_half(scn, out, h, state, sources, settings, units)
+    written = {name: _write_field(scn, out, name, state, fields[name], sources, settings)
+               for name in FIELD_DIRS}
     manifest = {
         "kind": KIND, "scenario": {"name": scn.name, "source": scn.source, "kind": scn.kind,
                                    "text": scn.text, "fingerprint": scn.fingerprint()},
-        "seeds": seeds, "config": asdict(cfg), "rule": RULE,
+        "seeds": seeds, "config": asdict(cfg), "rule": RULE, "hardening": HARDENING,
         "training": training, "exact": exact,
         "pool": {"population": len(state["population"]), "meta_cap": meta_cap(settings.players),
                  "origin": state["origin"],
@@ -623,27 +782,33 @@ def _write(scn, out: Path, cfg: TrainConfig, sources: list[_Source], state: dict
                  "fields": {name: {k: f[k] for k in ("members", "sigma", "meta_regret",
                                                      "matches", "seeds")}
                             for name, f in state["fields"].items()},
+                 "hardened": {name: {**hard[name], **written[name]["summary"]}
+                              for name in FIELD_DIRS},
                  "final": {k: v for k, v in fin.items() if k != "deviation"}},
         "throughput": {"seconds": sum(src.state["seconds"] for src in sources)
-                       + state["seconds"],
+                       + state["seconds"] + sum(f["seconds"] for f in fields.values()),
                        "engine_seconds": sum(src.state["engine_seconds"] for src in sources)
-                       + state["engine_seconds"],
+                       + state["engine_seconds"]
+                       + sum(f["engine_seconds"] for f in fields.values()),
                        "matches": int(matches),
                        "hands": int(sum(src.state["hands"] for src in sources)
-                                    + state["hands"])},
+                                    + state["hands"] + sum(f["hands"] for f in fields.values()))},
         "versions": versions(), "started": state["started"],
         "ended": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "status": "finished",
     }
     atomic_write(out / "manifest.json", json.dumps(manifest, indent=1, default=float))
     return PoolResult(seeds=seeds, folders=[src.folder for src in sources], trained=trained,
-                      rows=fld.rows, weights=fld.weights, halves=half_out,
+                      hardened=played, rows=fld.rows, weights=fld.weights,
+                      halves={h: written[h] for h in HALVES},
                       population=len(state["population"]),
                       meta_members=len(pooled["members"]),
                       exploitability=fin["exploitability"], exploitability_low=fin["low"],
                       exploitability_high=fin["high"], final_matches=int(fin["matches"]),
                       final_starts=int(fin["starts"]), sources=said, matches=int(matches),
                       seconds=float(manifest["throughput"]["seconds"]), converged=converged,
-                      policy=policy, path=path, exact=exact)
+                      policy=policy, path=path, exact=exact,
+                      harden={**psro, "folder": written["pool"]["folder"],
+                              "exact_start": exact_start})
 
 
 def source_statement(s: dict, policy: PolicySpace) -> str:
@@ -661,52 +826,72 @@ def source_statement(s: dict, policy: PolicySpace) -> str:
     return text
 
 
-def _pooled_statement(fin: dict, policy: PolicySpace) -> str:
-    s = policy.scale
-    return statement(fin["exploitability"] / s, fin["low"] / s, fin["high"] / s,
-                     int(fin["matches"]), int(fin["starts"]), policy)
-
-
-def _write_half(scn, out: Path, name: str, state: dict, sources: list[_Source], settings,
-                units: dict) -> dict:
-    """``out/<name>/strong.toml``: the half's field, with a ``[training]`` naming its
-    seeds; no exploitability (no search was made against it)."""
+def _write_field(scn, out: Path, name: str, state: dict, own: dict, sources: list[_Source],
+                 settings) -> dict:
+    """``out/<FIELD_DIRS[name]>/strong.toml``, the field's PSRO's own (a training folder's),
+    with a ``[training.pool]`` naming the pool, the field's training seeds and its PSRO;
+    what the file says of its training (its final search's statement, any check recorded
+    since) is kept."""
     policy = policy_of(settings)
     f = state["fields"][name]
-    fld = _field_of(state, name)
-    mine = [src for src in sources if src.seed in f["seeds"]]
-    members = {m for i, src in enumerate(sources) if src.seed in f["seeds"]
-               for m in state["ids"][i]}
+    hard = state["hardened"][name]
+    fld = _hardened_field(own)
+    folder = out / FIELD_DIRS[name]
+    path = folder / "strong.toml"
+    try:
+        training = dict(policy.read_agent_file(path).training)
+    except (OSError, ValueError):
+        training = {}
     exact = None
     if policy.exact_exploitability is not None:
         exact = dict(policy.exact_exploitability(settings, fld.rows, fld.weights))
-    training = {
-        "scenario": scn.name, "fingerprint": scn.fingerprint(), "rules": rules_key(settings),
-        "matches": int(sum(src.state["spent"] for src in mine)),
-        "mixture": int(len(fld.weights)), "population": len(members),
-        "exploitability_is": "not measured: no search was made against this field; "
-                             "nop-sim exploit measures it",
-        **units, **{f"exact_{k}": round(float(v), 6) for k, v in (exact or {}).items()},
-        "pool": {"rule": RULE, "half": name, "seeds": list(f["seeds"]),
-                 "folders": [f"../{_relative(src.folder, out)}" for src in mine],
-                 "meta_members": len(f["members"]),
-                 "meta_regret": round(f["meta_regret"], 6)},
-    }
-    folder = out / name
-    folder.mkdir(exist_ok=True)
-    path = folder / "strong.toml"
-    training.update(_kept_checks(path, policy, fld))
-    head = (f"A strong field for {scn.name}: {name} of a pooled training (nop-sim train --seeds, "
-            f"the folder above), a mixture\nof {len(fld.weights)} policy row(s) from the "
-            f"training(s) of seed(s) {_seeds_said(f['seeds'])} alone: the other half shares "
-            f"none of its seeds.\n"
-            f"Rule, on its own policies: {RULE_LINES}.\n"
-            + ("" if "checked_exploitability" in training else
-               "Its exploitability is not measured: nop-sim exploit SCENARIO --strong "
-               "<this folder> measures it.\n")
+        training.update({f"exact_{k}": round(float(v), 6) for k, v in exact.items()})
+    begun = _field_of(state, name)
+    exact_start = (dict(policy.exact_exploitability(settings, begun.rows, begun.weights))
+                   if exact is not None else None)
+    mine = [src for src in sources if src.seed in f["seeds"]]
+    psro = {"seed": hard["seed"], "matches": hard["matches"], "rounds": hard["rounds"],
+            "population": len(own["population"])}
+    training["pool"] = {
+        "rule": RULE, "hardening": HARDENING,
+        **({"half": name} if name in HALVES else {"field": "pooled"}),
+        "seeds": list(f["seeds"]),
+        "folders": [f"../{_relative(src.folder, out)}" for src in mine],
+        "meta_members": len(f["members"]), "meta_regret": round(f["meta_regret"], 6),
+        "hardened": psro}
+    fin = own["final"]
+    said = _final_statement(fin, policy)
+    what = (f"{name} of a pooled training (nop-sim train --seeds, the folder above), a "
+            f"mixture\nof {len(fld.weights)} policy row(s): the field of a PSRO "
+            f"({_psro_said(own, hard)})\nthat started from the policies of the training(s) "
+            f"of seed(s) {_seeds_said(f['seeds'])} alone and the pool's solution of them: "
+            f"the other half shares none of its seeds.\n"
+            if name in HALVES else
+            f"the pooled field of a pooled training (nop-sim train --seeds, the folder "
+            f"above; its strong.toml is this field), a mixture\nof {len(fld.weights)} policy "
+            f"row(s): the field of a PSRO ({_psro_said(own, hard)})\nthat started from the "
+            f"policies of the trainings of seeds {_seeds_said(f['seeds'])} and the pool's "
+            f"solution of them.\n")
+    head = (f"A strong field for {scn.name}: {what}"
+            f"Rule: {RULE_LINES}.\n"
+            f"Hardening: {HARDENING_LINES}.\n"
+            f"Its exploitability at training: {said}.\n"
+            + ("" if not exact else
+               f"Exactly: NashConv {policy.amount(exact['nash_conv'] / policy.scale)} per hand "
+               f"(the pool's solution it started from: "
+               f"{policy.amount(exact_start['nash_conv'] / policy.scale)}).\n")
             + "Use it as a seat: [seats] all = \"@<path of this file>\"")
     policy.write_agent_file(path, fld.rows, fld.weights, training, head + _checked_line(training))
     if policy.write_extra is not None:
         policy.write_extra(folder, fld.rows, fld.weights)
+    summary = {"population": len(own["population"]), "mixture": len(fld.weights),
+               "labels": [own["labels"][m] for m in fld.ids], "weights": fld.weights.tolist(),
+               "exploitability": fin["exploitability"], "low": fin["low"], "high": fin["high"],
+               "search_matches": int(fin["matches"]), "search_starts": int(fin["starts"]),
+               "converged": bool(own["converged"]), "exact": exact, "exact_start": exact_start,
+               "start_exploitability": (own["rounds"][0]["exploitability"] if own["rounds"]
+                                        else None)}
     return {"seeds": list(f["seeds"]), "rows": fld.rows, "weights": fld.weights, "path": path,
-            "exact": exact}
+            "exact": exact, "exact_start": exact_start, "statement": said,
+            "seed": hard["seed"], "rounds": hard["rounds"], "folder": folder,
+            "summary": summary}

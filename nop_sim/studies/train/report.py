@@ -424,6 +424,11 @@ class _Pool:
     def fields(self) -> dict:
         return self.manifest["pool"]["fields"]
 
+    @property
+    def hardened(self) -> dict:
+        """Each field's PSRO from the pool (:data:`~.pooled.FIELD_DIRS`)."""
+        return self.manifest["pool"].get("hardened", {})
+
 
 def _pool_findings(t: _Pool):
     tr, pool, p = t.manifest["training"], t.pool, t.policy
@@ -440,12 +445,14 @@ def _pool_findings(t: _Pool):
         f"largest stated gains range from {min(stated):.{p.digits}f} to "
         f"{max(stated):.{p.digits}f} {p.unit}." if stated else
         f"Pooled from {len(pool['seeds'])} trainings (seeds {seeds}).",
-        f"The field is {pool['rule']}: a mixture of {tr['mixture']} of the meta-game's "
-        f"{pool['meta_members']} policies (the pool holds {tr['population']}), leaving "
-        f"{pool['meta_regret']:.{p.digits + 1}f} {p.unit} of regret on its table.",
-        "Its halves, " + " and ".join(f"{h} (seeds {', '.join(map(str, t.fields[h]['seeds']))})"
-                                      for h in HALVES)
-        + ", share no training seed: two fields to measure a value against.",
+        f"The field is the mixture of a PSRO ({pool['hardened']['rounds']} round(s), seed "
+        f"{pool['hardened']['seed']}, {pool['hardened']['matches']:,} matches) that started "
+        f"from the pool's solution, {pool['rule']}, over {pool['meta_members']} of the "
+        f"pool's policies (regret {pool['meta_regret']:.{p.digits + 1}f} {p.unit} on its "
+        f"table); its population grew to {tr['population']}: a mixture of {tr['mixture']}.",
+        "Its halves, " + " and ".join(f"{h} (seeds {', '.join(map(str, t.fields[h]['seeds']))}, "
+                                      f"PSRO seed {t.hardened[h]['seed']})" for h in HALVES)
+        + ", share no seed: two fields to measure a value against.",
     ]
     links = ["pool-exploitability", "sources", "pool", "fields"]
     if t.value is not None and "verdict" in t.value:
@@ -463,9 +470,15 @@ def _pool_exploitability(t: _Pool):
             f"{_statement(t.manifest['training'], p)} ({fin['check_matches']:,} check "
             f"matches).")
     checked = _checked(t)
+    halves = "; ".join(
+        f"{h}: " + statement(t.hardened[h]["exploitability"] / p.scale,
+                             t.hardened[h]["low"] / p.scale, t.hardened[h]["high"] / p.scale,
+                             t.hardened[h]["search_matches"], t.hardened[h]["search_starts"], p)
+        for h in HALVES)
     return [R.Note(text + (f" {checked}" if checked else "")),
-            R.Note("The halves are not searched: `nop-sim exploit SCENARIO --strong "
-                   f"{t.folder / HALVES[0]}` measures one.", "muted")]
+            R.Note(f"Each half is measured as a training is, by its PSRO's final search: "
+                   f"{halves}. `nop-sim exploit SCENARIO --strong {t.folder / HALVES[0]}` "
+                   f"checks one again.", "muted")]
 
 
 def _sources(t: _Pool):
@@ -498,7 +511,11 @@ def _pool_rule(t: _Pool):
              "meta-game members": R.count(len(f["members"])),
              "mixture": R.count(sum(w > 0 for w in f["sigma"])),
              f"regret on the table ({p.unit})": R.num(f["meta_regret"], p.digits + 1),
-             "matches played for it": R.count(f["matches"])}
+             "matches played for it": R.count(f["matches"]),
+             "its PSRO": (f"{t.hardened[name]['folder']}/: seed {t.hardened[name]['seed']}, "
+                          f"{t.hardened[name]['rounds']} round(s), "
+                          f"{R.count(t.hardened[name]['matches'])} matches")
+             if name in t.hardened else ""}
             for name, f in t.fields.items()]
     cap = t.manifest["pool"].get("meta_cap", "?")
     return [R.Note(f"**Rule:** {pool['rule']}. A meta-game holds at most {cap} policies: the "
@@ -507,29 +524,30 @@ def _pool_rule(t: _Pool):
                    f"{pool['table_matches']:,} matches: every training's own, and matches "
                    f"played where each field's solution is read (every member in one seat "
                    f"against the solution's draws), solved again after each of three "
-                   f"samples."),
-            R.Table(pd.DataFrame(rows), "Each field's meta-game")]
+                   f"samples. Each field is then hardened: {pool.get('hardening', '')}."),
+            R.Table(pd.DataFrame(rows), "Each field's meta-game in the pool, where its PSRO "
+                                        "started")]
 
 
 def _pool_fields(t: _Pool):
-    pool = t.manifest["pool"]
-    weights: dict[int, dict[str, float]] = {}
-    for name, f in t.fields.items():
-        for m, w in zip(f["members"], f["sigma"], strict=True):
+    weights: dict[str, dict[str, float]] = {}
+    for name, h in t.hardened.items():
+        for label, w in zip(h["labels"], h["weights"], strict=True):
             if w > 0:
-                weights.setdefault(int(m), {})[name] = w
+                weights.setdefault(f"{h['folder']}/ {label}" if not label.startswith("seed ")
+                                   else label, {})[name] = w
     order = sorted(weights, key=lambda m: -weights[m].get("pool", 0.0))
     frame = pd.DataFrame({
-        "policy": [", ".join(pool["origin"][m]) for m in order],
-        "trainings": [("scenario's seat; " if pool["start"][m] else "")
-                      + ", ".join(map(str, pool["seeds"][m])) for m in order],
+        "policy": order,
         **{("pooled" if name == "pool" else name): [R.num(weights[m].get(name, 0.0), 3)
                                                      for m in order]
-           for name in t.fields}})
+           for name in t.hardened}})
     return [R.Note("Every policy with weight in a field, and its weights: a seat given the "
-                   "field's strong.toml draws one row for each match, by weight. A half's "
-                   "policies come from its own trainings alone (the scenario's seats, which "
-                   "start every training, may be in both)."),
+                   "field's strong.toml draws one row for each match, by weight. A policy of "
+                   "the trainings is named by the trainings that hold it (the scenario's "
+                   "seats, which start every training, may be in both halves); one a field's "
+                   "PSRO found, by its folder. A half's policies come from its own trainings "
+                   "and its own PSRO alone."),
             R.Table(frame, "The pooled field and its halves", csv="fields.csv")]
 
 

@@ -76,8 +76,8 @@ from nop_sim.studies.train.play import Engine, Field, duel
 from nop_sim.studies.train.search import SearchConfig, best_response, statement
 from nop_sim.studies.train.space import Space, space_for
 
-__all__ = ["TrainConfig", "TrainResult", "check_folder", "rules_key", "start_population",
-           "train_folder", "train_settings"]
+__all__ = ["TrainConfig", "TrainResult", "check_folder", "first_state", "rules_key",
+           "start_population", "train_folder", "train_settings"]
 
 STATE_VERSION = 6  # 3: the final search is pooled; 4: sep-CMA-ES, 48 generations; 5: the
 # final search is one free search again, of the whole rest of the budget; 6: the meta-game
@@ -286,6 +286,23 @@ class _Population:
         return new
 
 
+def first_state(population: tuple[np.ndarray, list[str], np.ndarray], *,
+                members: list[int] | None = None, table: ProfileTable | None = None) -> dict:
+    """A training's checkpoint before its first round: ``population`` (rows, labels,
+    weights), its meta-game over ``members`` (default: every row) with the mixture
+    ``weights`` (one per member), and ``table``, matches already played between its rows
+    (default none: the first round's table is played first). A pooled training's
+    fields go on from their pool this way (:mod:`.pooled`)."""
+    first, labels, weights = population
+    return {"version": STATE_VERSION, "round": 0,
+            "population": np.asarray(first, float).tolist(), "labels": list(labels),
+            "members": list(range(len(first))) if members is None else [int(m) for m in members],
+            "sigma": np.asarray(weights, float).tolist(),
+            "table": [] if table is None else table.to_json(), "spent": 0,
+            "converged": False, "final": None, "rounds": [],
+            "seconds": 0.0, "engine_seconds": 0.0, "hands": 0}
+
+
 def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray],
                    cfg: TrainConfig, engine: Engine, *, state: dict | None = None,
                    save: Callable[[dict, pd.DataFrame], None] = None,
@@ -302,12 +319,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
     eps = cfg.epsilon / scale
     starting = presets(settings)
     if state is None:
-        first, labels, weights = population
-        state = {"version": STATE_VERSION, "round": 0,
-                 "population": np.asarray(first, float).tolist(), "labels": list(labels),
-                 "members": list(range(len(first))), "sigma": np.asarray(weights).tolist(),
-                 "table": [], "spent": 0, "converged": False, "final": None, "rounds": [],
-                 "seconds": 0.0, "engine_seconds": 0.0, "hands": 0}
+        state = first_state(population)
         frames: list[pd.DataFrame] = []
     else:
         frames = [state.pop("_history")] if "_history" in state else []
@@ -545,10 +557,11 @@ def check_folder(scn, out: Path, cfg: TrainConfig, resume: bool = False) -> dict
 def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None,
                  scheduler: str | None = None, resume: bool = False,
                  progress: Callable[[int, int], None] | None = None,
-                 population: tuple[np.ndarray, list[str], np.ndarray] | None = None
-                 ) -> TrainResult:
+                 population: tuple[np.ndarray, list[str], np.ndarray] | None = None,
+                 start: dict | None = None) -> TrainResult:
     """Train on ``scn``'s first point into ``out`` (see the module docstring), from
-    ``population`` (default: :func:`start_population`, the scenario's seats)."""
+    ``population`` (default: :func:`start_population`, the scenario's seats), or from
+    ``start`` (:func:`first_state`'s checkpoint) where ``out`` holds no checkpoint yet."""
     out = Path(out)
     if len(scn.points()) > 1:
         raise ValueError(f"{scn.source}: has a [sweep] of {len(scn.points())} points; train "
@@ -570,6 +583,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
     engine = Engine(threads=threads, scheduler=scheduler)
     try:
         first = start_population(scn, point) if population is None else population
+        if state is None and start is not None:
+            state = json.loads(json.dumps(start))  # a copy: the training writes into it
         result = train_settings(settings, first, cfg, engine,
                                 state=state, save=save, progress=progress)
     finally:
