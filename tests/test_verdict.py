@@ -60,6 +60,7 @@ def test_a_wide_interval_or_one_field_never_settles():
 def test_seeds_of_fields_and_those_they_share():
     assert field_seeds({"seed": 24}) == {24}
     assert field_seeds({"seed": 24, "pool": {"seeds": [1, 2]}}) == {1, 2}
+    assert field_seeds({"pool": {"seeds": [1, 2], "hardened": {"seed": 5}}}) == {1, 2, 5}
     assert field_seeds({}) == set()
     assert shared_seeds([{"pool": {"seeds": [1, 2]}}, {"pool": {"seeds": [3, 4]}}]) == set()
     assert shared_seeds([{"seed": 3}, {"pool": {"seeds": [3, 4]}}]) == {3}

@@ -36,11 +36,15 @@ RANGE_COLUMNS = ("range_low", "range_high", "settled", "fields", "verdict")
 
 
 def field_seeds(training: Mapping) -> set[int]:
-    """The training seeds a field came from: a pooled field's sources (``pool.seeds``),
-    else its training's ``seed``; empty when the table names none (a hand-made file)."""
+    """The training seeds a field came from: a pooled field's sources (``pool.seeds``) and
+    the seed of the PSRO that hardened it (``pool.hardened.seed``), else its training's
+    ``seed``; empty when the table names none (a hand-made file)."""
     pool = training.get("pool")
     if isinstance(pool, Mapping) and isinstance(pool.get("seeds"), list):
-        return {int(s) for s in pool["seeds"]}
+        hard = pool.get("hardened")
+        extra = ({int(hard["seed"])} if isinstance(hard, Mapping)
+                 and isinstance(hard.get("seed"), int) else set())
+        return {int(s) for s in pool["seeds"]} | extra
     seed = training.get("seed")
     return {int(seed)} if isinstance(seed, int) and not isinstance(seed, bool) else set()
 
