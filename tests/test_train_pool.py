@@ -247,7 +247,9 @@ def test_seeds_2_writes_a_pooled_field_and_two_halves_of_disjoint_seeds(pooled):
         assert set(_start_rows(out / half)) == _population(out / f"seed-{seed}")
         assert set(_rows(out / half / "strong.toml")) <= _population(out / half)
         trainings.append(h)
-    assert field_seeds(trainings[0]) == {11} and not shared_seeds(trainings)
+    # a half's seeds: its training's and its PSRO's, none shared with the other half
+    assert field_seeds(trainings[0]) == {11, 14} and field_seeds(trainings[1]) == {12, 15}
+    assert not shared_seeds(trainings)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["kind"] == "train-pool"
     html = (out / "report.html").read_text()
