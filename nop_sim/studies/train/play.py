@@ -236,13 +236,16 @@ def duel(engine: Engine, settings, field: Field, cands: np.ndarray, n: int,
     # fastest, then its reference (the field as drawn), so the engine's threads, which
     # take contiguous ranges, each get every candidate's share of long and short matches
     per = block * k + (1 if reference else 0)
-    tables = np.repeat(rows[deal_draws][:, None], per, axis=1)   # (n_deals, per, players, w)
-    cand_part = tables[:, :block * k].reshape(n_deals, block, k, players, width)
+    drawn = rows[deal_draws]                                    # (n_deals, players, w)
+    cand_part = np.broadcast_to(drawn[:, None, None],
+                                (n_deals, block, k, players, width)).copy()
     d_idx, c_idx = np.arange(n_deals)[:, None], np.arange(k)[None, :]
     for r in range(block):  # the candidate's seat in the block's r-th match
         cand_part[d_idx, r, c_idx, seat[d_idx * block + r], :] = cands[None, :, :]
-    tables[:, :block * k] = cand_part.reshape(n_deals, block * k, players, width)
-    tables = tables.reshape(n_deals * per, players, width)
+    parts = [cand_part.reshape(n_deals, block * k, players, width)]
+    if reference:
+        parts.append(drawn[:, None])
+    tables = np.concatenate(parts, axis=1).reshape(n_deals * per, players, width)
     r = engine.play(settings, np.ascontiguousarray(tables),
                     np.arange(n_deals * per, dtype=np.int64), np.repeat(states, per, axis=0))
 
