@@ -366,6 +366,8 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
                    f"{', '.join(f'{w:.3g}' for w in f.weights)})" if f.is_mixture else "")
         click.echo(f"{f.label}: {f.path}{mixture}, {training_text(f.training, f.overrides)}")
     click.echo(f"results: {out}/")
+    from nop_sim.store import STRONG_FOLDER  # the store (pyarrow) loads with the run
+
     if scn.strong is not None and (out / STRONG_FOLDER / "manifest.json").is_file():
         click.echo(f"strong play: {out / STRONG_FOLDER}/ (every seat the field of "
                    f"{scn.strong.given}, {scn.strong.matches:,} matches)")
@@ -504,7 +506,6 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
              before_report=strong)
 
 
-STRONG_FOLDER = "strong-play"   # where a run plays its [strong] field (the report reads it)
 
 
 def _strong_hook(scn, workers, scheduler, resume, quiet):
@@ -514,6 +515,7 @@ def _strong_hook(scn, workers, scheduler, resume, quiet):
     removed so the report never shows another rule set's strong play."""
     if scn.strong is None:
         return None
+    from nop_sim.store import STRONG_FOLDER  # the store (pyarrow) loads with the run
     from nop_sim.studies.train.trainer import rules_key
 
     field = scn.strong.file

@@ -46,7 +46,7 @@ import pyarrow.parquet as pq
 from nop_sim.core.errors import RunError
 from nop_sim.core.profiling import phase
 
-__all__ = ["DRAFTS_FILE", "STRONG_PLAY_FILE", "UNSETTLED", "VALUES_FILE", "RunError", "concat_tables", "finished_parts",
+__all__ = ["DRAFTS_FILE", "STRONG_FOLDER", "STRONG_PLAY_FILE", "UNSETTLED", "VALUES_FILE", "RunError", "concat_tables", "finished_parts",
            "load_strong_drafts", "load_strong_play", "load_tables", "not_a_run",
            "part_chunks", "read_manifest", "read_rows", "remove_merged", "write_json",
            "write_part"]
@@ -280,6 +280,8 @@ DRAFTS_FILE = "drafts.csv"      # each Disruptor's drafted lead under each point
 # points: a point whose training a deviation beats by at least this much (the low end of
 # its stated exploitability) did not settle; its values read its field's weaknesses
 UNSETTLED = 10.0
+# the folder inside a run where nop-sim run plays the scenario's [strong] field beside it
+STRONG_FOLDER = "strong-play"
 VALUE_COLUMNS = ("point", "mechanic", "value", "low", "high")
 
 

@@ -93,6 +93,17 @@ def test_bench_runner_plays_the_baseline_when_installed():
     assert tomllib.loads(BASELINE) == shipped
 
 
+def test_bench_runner_counts_the_strong_side_run_as_the_command_plays_it():
+    # the baseline's run plays its [strong] field beside the styles: the bench's engine plays
+    # those matches too, and the runner and the whole command count both folders' hands
+    res = run("bench", "runner", "--scenario", "scenarios/baseline.toml", "--matches", "8",
+              "--workers", "1", "--repeats", "1")
+    assert res.exit_code == 0, res.output
+    figures = json.loads(res.output)
+    assert 0 < figures["strong_hands"] < figures["hands"]["engine"]
+    assert figures["hands"]["runner"] == figures["hands"]["command"]
+
+
 def test_bench_runner_refuses_a_sweep_in_one_line(tmp_path):
     sweep = tmp_path / "sweep.toml"
     sweep.write_text('[game]\nkind = "new-order"\n[sweep]\ndart_cap = [10, 20]\n')

@@ -36,8 +36,8 @@ from nop_sim.games.registry import Game, register_game
 # Imports inside functions: the registry imports this module to register the game, which
 # must not load numba; the engine, kernels, referee and report are imported where used.
 
-__all__ = ["EVENT_COLUMNS", "GAME", "MIX_TAG", "TARGETS", "mix_rows", "play_chunk", "play_chunks",
-           "seat_label", "target_metrics"]
+__all__ = ["EVENT_COLUMNS", "GAME", "MIX_TAG", "TARGETS", "match_tables", "mix_rows",
+           "play_chunk", "play_chunks", "seat_label", "target_metrics"]
 
 EVENT_COLUMNS = ("match", "hand", "kind", "seat", *(f"a{i}" for i in range(10)))
 TARGETS = {
@@ -298,7 +298,7 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
                 mix_row[starts[i] + idx] = mix_rows(scn.seed, specs[r], c.first_match + idx)
     mixed = bool((mix_row >= 0).any())
     if mixed:
-        tables, table_of = _match_tables(specs, rotation, mix_row)
+        tables, table_of = match_tables(specs, rotation, mix_row)
     out: dict = {"events": [np.zeros((0, 0), np.int64)] * len(chunks)}
 
     def put(rows: np.ndarray, of_chunk: np.ndarray, res) -> None:
@@ -348,8 +348,8 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     return out, rotation, mix_row
 
 
-def _match_tables(specs: list[list], rotation: np.ndarray, mix_row: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def match_tables(specs: list[list], rotation: np.ndarray, mix_row: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """The agent tables the matches seat, one per combination of rotation and mixture rows
     drawn, and each match's table: float64 ``(k, players, N_AGENT_PARAMS)`` and int64
     ``(n,)``. ``specs[r]``: rotation ``r``'s seat specs; ``mix_row``: :func:`mix_rows`'s
@@ -702,7 +702,7 @@ def referee(settings, specs: list, n: int, seed: int) -> int:
     if (rows < 0).all():
         res = play_matches(settings, specs, n, seed=seed, chunk_size=n, threads=1, log_every=1)
     else:  # a mixture: each match seats the rows drawn for it, as a run's would
-        tables, table_of = _match_tables([specs], np.zeros(n, np.int64), rows)
+        tables, table_of = match_tables([specs], np.zeros(n, np.int64), rows)
         res = play_matches(settings, tables, n, seed=seed, chunk_size=n, threads=1,
                            log_every=1, table_of=table_of)
     return check_results(res)

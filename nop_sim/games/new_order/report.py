@@ -56,7 +56,7 @@ from nop_sim.reporting import (
     pval,
 )
 from nop_sim.reporting import forked as renderer
-from nop_sim.store import UNSETTLED, load_strong_drafts
+from nop_sim.store import STRONG_FOLDER, UNSETTLED, load_strong_drafts
 
 __all__ = ["PALETTE", "POINT_SECTIONS", "STYLE", "SWEEP_SECTIONS", "build_report",
            "write_report"]
@@ -1602,7 +1602,6 @@ SWEEP_SECTIONS = [
 # ---------------------------------------------------------------------------
 # Under strong play: the scenario's [strong] field in every seat, beside the run
 # ---------------------------------------------------------------------------
-STRONG_FOLDER = "strong-play"    # where nop-sim run plays a scenario's [strong] field
 
 
 def strong_run(folder: Path | None) -> A.RunData | None:

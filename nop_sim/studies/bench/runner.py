@@ -25,8 +25,15 @@ kernels once (later runs of the same process reuse it; the main process
 plays meanwhile); ``profile`` is all phases of the last long run
 (``nop-sim run --profile``).
 
+A scenario whose ``[strong]`` table names a field trained for its rules (as
+scenarios/baseline.toml does) has ``nop-sim run`` play that field in every seat
+beside it, into ``<out>/strong-play/``: the engine then plays those matches too,
+the runner runs both folders as the command does, and every rate counts the
+hands of both (``strong_hands``: the side run's share of them).
+
 Without a scenario the bench plays :data:`BASELINE`, the game and seats of
-scenarios/baseline.toml, which an installed nop-sim does not ship.
+scenarios/baseline.toml, which an installed nop-sim does not ship (nor its field:
+no side run).
 """
 
 from __future__ import annotations
@@ -44,9 +51,12 @@ import numpy as np
 
 from nop_sim.core.errors import ScenarioError
 from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.game import match_tables, mix_rows
 from nop_sim.run.planning import plan_chunks
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import load_scenario
+from nop_sim.store import STRONG_FOLDER
+from nop_sim.studies.train.trainer import rules_key
 
 __all__ = ["BASELINE", "bench_runner"]
 
@@ -95,28 +105,54 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
         if scn.kind != "new-order" or len(scn.points()) != 1:
             raise ScenarioError(f"{scenario}: bench runner takes a New Order scenario without "
                              "a [sweep]")
-        point = scn.points()[0]
-        settings = scn.settings_at(point)
-        chunks = plan_chunks(scn)
+        # the run, and the strong field's side run where nop-sim run plays one
+        plays_strong = (scn.strong is not None and
+                        scn.strong.file.training.get("rules") == rules_key(scn.settings))
+        runs = [scn] + ([scn.strong_scenario()] if plays_strong else [])
+        side: dict[str, int] = {}
 
         def engine_threads() -> int:
-            # the engine on W threads: each rotation's matches as one call, in the run's chunks
-            hands = 0
-            for r in range(scn.n_rotations):
-                n = sum(int(np.sum((c.first_match + np.arange(c.n_matches)) % scn.n_rotations
-                                   == r)) for c in chunks)
-                res = play_matches(settings, scn.seat_specs(point, r), n, seed=r,
-                                   chunk_size=max(1, scn.chunk // scn.n_rotations),
-                                   threads=workers)
-                hands += res.count("hands")
+            # the engine on W threads: each rotation's matches as one call, in the run's
+            # chunks, for the run and its strong side run
+            hands = side_hands = 0
+            for k, one in enumerate(runs):
+                point = one.points()[0]
+                settings = one.settings_at(point)
+                chunks = plan_chunks(one)
+                ids = np.concatenate([c.first_match + np.arange(c.n_matches) for c in chunks])
+                for r in range(one.n_rotations):
+                    mine = ids[ids % one.n_rotations == r]
+                    specs = one.seat_specs(point, r)
+                    # a mixture seat plays the row the run draws for each match
+                    mix = mix_rows(one.seed, specs, mine)
+                    tables = table_of = None
+                    if (mix >= 0).any():
+                        tables, table_of = match_tables([specs], np.zeros(mine.size, np.int64),
+                                                        mix)
+                    res = play_matches(settings, specs if tables is None else tables,
+                                       mine.size, seed=r, table_of=table_of,
+                                       chunk_size=max(1, one.chunk // one.n_rotations),
+                                       threads=workers)
+                    hands += res.count("hands")
+                    side_hands += res.count("hands") if k else 0
+            side["hands"] = side_hands
             return hands
 
+        def runner(out: Path):
+            # the run and its side run, as nop-sim run plays them (one pool of workers)
+            res = run_scenario(scn, out, workers=workers)
+            n = res.n_work
+            if len(runs) > 1:
+                n += run_scenario(runs[1], out / STRONG_FOLDER, workers=workers).n_work
+            return res, n
+
         def command(out: Path) -> int:
-            # the whole command in a fresh process; its hands, from the manifest it wrote
+            # the whole command in a fresh process; its hands, from the manifests it wrote
             subprocess.run([sys.executable, "-m", "nop_sim", "run", str(scenario), "--matches",
                             str(n_matches), "--workers", str(workers), "--no-report",
                             "--quiet", "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
-            return json.loads((out / "manifest.json").read_text())["totals"]["hands"]
+            return sum(json.loads((d / "manifest.json").read_text())["totals"]["hands"]
+                       for d in (out, out / STRONG_FOLDER) if (d / "manifest.json").exists())
 
         load = [round(os.getloadavg()[0], 2)]
         engine_threads()  # compile or load the parallel driver outside the clock
@@ -130,9 +166,8 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
             times["engine"].append(time.perf_counter() - t)
             out = work / f"run{i}"
             t = time.perf_counter()
-            res = run_scenario(scn, out, workers=workers)
+            res, hands["runner"] = runner(out)
             times["runner"].append(time.perf_counter() - t)
-            hands["runner"] = res.n_work
             profile = res.profile
             if first_start is None:
                 first_start = profile.get("start", 0.0)
@@ -161,6 +196,10 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
         "runner_share": round(rate["runner"] / rate["engine"], 3),
         "command_hands_per_s": round(rate["command"]),
         "command_share": round(rate["command"] / rate["engine"], 3),
+        # hands each played (a repeat's; the runner's and the command's are the same run's),
+        # and the side run's among the engine's (0: the scenario plays no strong field)
+        "hands": hands,
+        "strong_hands": side["hands"],
         "load": load + [round(os.getloadavg()[0], 2)],
         "engine_s": [round(t, 2) for t in times["engine"]],
         "runner_s": [round(t, 2) for t in times["runner"]],
