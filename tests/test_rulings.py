@@ -95,16 +95,14 @@ def test_r1_dead_money_after_an_all_in_never_reaches_the_all_in_player():
             no_allin_showdowns += 1
             continue
         live = [q for q in range(n) if not folded[q]]
-        top = max(committed[q] for q in live)
         for q in live:
-            # R9: only an all-in limits the bets a seat can win; a dead pot none of whose
-            # seats shows down joins the main pot
+            # R9: only an all-in limits the bets a seat can win (not the folded bets above
+            # its level, issue 37); a dead pot none of whose seats shows down joins the main
+            # pot
             cap = committed[q] if allin[q] else max(committed)
             bound = sum(min(c, cap) for c in committed) + sum(
                 paid for paid, seats in dead
                 if seats is None or q in seats or not seats & shown)
-            if cap == top:  # folded bets above every live seat's
-                bound += sum(max(committed[f] - top, 0) for f in range(n) if folded[f])
             assert awarded[q] <= bound, (_m, _h, q)
     assert situations >= 10 and dead_pots >= 5 and no_allin_showdowns >= 10
 
@@ -482,6 +480,92 @@ def test_referee_refuses_a_pot_closed_to_a_seat_that_is_not_all_in():
         records[i]["eligible"] = [q for q in records[i]["eligible"] if q != seat]
 
     assert "side pot eligibility" in _violates(r, shut_out)
+
+
+def _issue_37_hand():
+    """Issue 37's hand (match 9, hand 12): seat 0 paid no ante (ante_exempt) and is not
+    all-in, seat 1 is all-in for 2, seat 2 folded with 3 in, 6 in hedges before the all-in."""
+    s = Settings(chips=20, hedge_cost=2, hedge_payout=6)
+    r = play_matches(s, ["hedger", "hedger", "balanced", "random"], n_matches=60, seed=3,
+                     log_every=1, threads=1, chunk_size=8)
+    return r, _hands(r)[9, 12]
+
+
+def test_r9_the_folded_chip_above_an_all_in_is_contested_by_the_seat_not_all_in_only():
+    """Committed [2, 2, 3, 0] after the uncalled 2 went back: seat 1's all-in cuts a layer
+    at 2, and seat 2's folded third chip lies above it, where only seat 0 (neither folded
+    nor all-in, R9) may win it. The hedges (12) drain the main pot (6 + 6 hedge costs)
+    first (R1), so that chip is what is left: pot 1, eligible [0]."""
+    r, recs = _issue_37_hand()
+    n = r.settings.players
+    for rec, committed, allin, folded in _seat_states(recs, n):
+        if rec["event"] == "show":
+            assert committed == [2, 2, 3, 0] and allin[1] and not allin[0] and folded[2]
+    assert [x["paid"] for x in recs if x["event"] == "hedge_pay"] == [6, 6]
+    pots = [(x["index"], x["amount"], x["eligible"], x["winners"]) for x in recs
+            if x["event"] == "pot"]
+    assert pots == [(1, 1, [0], [0])]
+    assert check_results(r) == 60
+
+
+def test_referee_refuses_the_folded_chip_above_an_all_in_given_to_it():
+    r, recs = _issue_37_hand()
+    records = list(to_records(r.events))
+    i = records.index(next(x for x in recs if x["event"] == "pot"))
+
+    def old_layers(records):  # the engine's old top layer: the highest live commitment
+        records[i]["index"], records[i]["eligible"] = 0, [0, 1]
+
+    assert "rules say pot 1 of 1" in _violates(r, old_layers)
+
+
+def test_r9_an_all_in_seat_is_eligible_only_for_chips_it_could_win():
+    """Every pot that names an all-in seat eligible holds only what that seat could win:
+    from each seat at most what it committed itself, and the dead money paid before any
+    all-in or while it could still win it (R1). Hedges come from the bank, so the logged
+    pots are whole. Hands where a folded seat committed more than every live seat and a
+    live seat is all-in at the top live level (issue 37's shape) must be among them."""
+    # a big ante and many ante_exempt seats make issue 37's shape common (22 in 200 matches)
+    r = _logged(n=200, players=4, chips=20, ante=3, hedge_from="bank",
+                disruptors={"ante_exempt": 30, "windfall": 5}, seed=3)
+    n = r.settings.players
+    checked = folded_above = 0
+    for (_m, _h), recs in _hands(r).items():
+        dead = []  # (chips, seats that may win them; None: the main pot)
+        any_allin = False
+        shown: set[int] = set()
+        # committed, allin, folded: after the loop, the state after the hand's last record
+        for rec, committed, allin, folded in _seat_states(recs, n):  # noqa: B007
+            ev = rec["event"]
+            if ev in ("hedge", "promote"):
+                paid = rec["cost"] if ev == "hedge" else (rec["fee"] if rec["fee_to"] == "pot"
+                                                          else 0)
+                # the payer is not all-in yet when paying (a hedge's last chip: R5); the
+                # state after the record marks it, so leave it in
+                active = {q for q in range(n) if not folded[q]
+                          and (not allin[q] or q == rec["seat"])}
+                dead.append((paid, active if any_allin else None))
+            any_allin = any_allin or any(allin)
+            if ev == "show":
+                shown.add(rec["seat"])
+        pots = [x for x in recs if x["event"] == "pot"]
+        if not pots:
+            continue
+        live = [q for q in range(n) if not folded[q]]
+        top_live = max(committed[q] for q in live)
+        if (max(committed) > top_live and any(not allin[q] for q in live)
+                and any(allin[q] and committed[q] == top_live for q in live)):
+            folded_above += 1
+        for q in shown:
+            if not allin[q]:
+                continue
+            bound = sum(min(c, committed[q]) for c in committed) + sum(
+                paid for paid, seats in dead
+                if seats is None or q in seats or not seats & shown)
+            held = sum(x["amount"] for x in pots if q in x["eligible"])
+            assert held <= bound, (_m, _h, q, committed, pots)
+            checked += 1
+    assert checked >= 100 and folded_above >= 10, (checked, folded_above)
 
 
 # -- R10 -----------------------------------------------------------------------------------

@@ -575,11 +575,14 @@ def _form_pots(g, ps, tmp):
     ``TMP_PORDER`` (the pots in the order they formed: the main pot first).
     """
     # pots (SPEC 5, R9): a layer per distinct commitment of a live all-in player below the
-    # highest live commitment, and the top layer; only an all-in limits what a player wins
+    # highest commitment in the hand, folded ones included, and the top layer; only an
+    # all-in limits what a player wins, so the folded chips above a live all-in's level form
+    # a layer of their own for the seats that are not all-in (one that paid no ante may have
+    # committed no more than the all-in: it still contests those chips, the all-in does not)
     levels = tmp[TMP_LEVELS:TMP_LEVELS + MAX_PLAYERS]
     top = 0
     for p in range(g[G_N]):
-        if is_live(ps, p) and ps[p, P_COMMITTED] > top:
+        if ps[p, P_INHAND] and ps[p, P_COMMITTED] > top:
             top = ps[p, P_COMMITTED]
     n_lv = 0
     for p in range(g[G_N]):
@@ -617,8 +620,6 @@ def _form_pots(g, ps, tmp):
             if ps[p, P_INHAND]:
                 c = ps[p, P_COMMITTED]
                 amt += min(max(c - prev, 0), lv - prev)
-                if j == n_lv - 1 and c > lv:
-                    amt += c - lv  # folded bets above every live player's
                 if ps[p, P_SHOWN] and (ps[p, P_ALLIN] == 0 or c >= lv):
                     elig[j] |= 1 << p
         if j == 0:

@@ -70,16 +70,16 @@ class _Showdown(_Checker):
         they formed, the main pot first; dead-money pots (R1) included."""
         h = self.h
         live = self.live()
-        # R9: layers are cut at all-in commitments only; the rest contest every pot
-        top = max(h.committed[p] for p in live)
+        # R9: layers are cut at all-in commitments only; the rest contest every pot. The top
+        # is the highest commitment of anyone, folded or not: the folded chips above a live
+        # all-in's level are a layer it cannot win, even where no live seat committed more
+        top = max(h.committed)
         levels = sorted({h.committed[p] for p in live if h.allin[p] and h.committed[p] < top})
         levels.append(top)
         pots = []  # [chips, seats that may win them, when the pot formed]
         prev = 0
         for j, lv in enumerate(levels):
             amt = sum(min(max(c - prev, 0), lv - prev) for c in h.committed)
-            if j == len(levels) - 1:
-                amt += sum(max(c - lv, 0) for c in h.committed)
             if j == 0:  # the main pot: the dead money paid before any all-in (R1)
                 amt += h.dead - sum(a for a, _, _ in h.dead_pots)
             elig = {p for p in h.shown if not h.allin[p] or h.committed[p] >= lv}
