@@ -159,6 +159,8 @@ BAD_FILES = {
     "not_a_table": ("agent = [1, 2]\n", "[[agent]] row 0 is not a table"),
     "training": ("training = 3\n" + ROW, "training must be a table"),
     "no_agent": ("[training]\nscenario = 'x'\n", "needs an [agent] table"),
+    "duplicate_key": (ROW + "[[agent]]\nweight = 1\nhedge = 2.0\nweight = 2\n",
+                      "duplicate key [agent] weight at line 7 (first given at line 5)"),
 }
 
 

@@ -89,6 +89,10 @@ def test_load_settings_toml(tmp_path):
     p.write_text("playerz = 3\n")
     with pytest.raises(SettingsError, match="playerz"):
         load_settings(p)
+    p.write_text("players = 3\n[disruptors]\nlevy = 4\nlevy = 2\n")
+    with pytest.raises(SettingsError, match=r"s\.toml: not valid TOML: duplicate key "
+                                            r"\[disruptors\] levy at line 4 \(first given at line 3\)"):
+        load_settings(p)
 
 
 def test_catalog_is_the_specs():

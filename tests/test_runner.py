@@ -165,6 +165,11 @@ chunk = 2
 
 BAD_FILES = {
     "toml_syntax": ("name = 'x'\n[game]\nplayers = = 4\n", "line 3"),
+    # tomllib says only "Cannot overwrite a value (at line 8, column 13)"
+    "duplicate_key": (GOOD + "matches = 500\n",
+                      "duplicate key [run] matches at line 8 (first given at line 6)"),
+    "duplicate_table": (GOOD + "[game]\nchips = 30\n",
+                        "duplicate table [game] at line 8 (first given at line 3)"),
     "unknown_table": (GOOD + "[sweeps]\ndart_cap = [1]\n", "Did you mean 'sweep'"),
     "unknown_game_key": (GOOD.replace("players = 4", "players = 4\ndart_capp = 3"),
                          "Did you mean 'dart_cap'"),
@@ -213,6 +218,32 @@ def test_bad_scenario_files_get_one_clear_message(name, tmp_path):
     assert_clear_error(code, output, needle)
     assert str(path) in output  # names the file
     assert not (tmp_path / "out").exists()
+
+
+DUPLICATES = {  # a key or table given twice: the message names it, its table and both lines
+    "a value over lines": ("[seats]\nseat = ['rock',\n  'rock', 'rock', 'rock']\n"
+                           "seat = [\n  'rock', 'rock',\n  'rock', 'rock']\n",
+                           "duplicate key [seats] seat at line 4 (first given at line 2)"),
+    "a dotted key": ("[game]\ndisruptors.levy = 2\ndisruptors.levy = 3\n",
+                     "duplicate key [game] disruptors.levy at line 3 (first given at line 2)"),
+    "a top-level key": ("name = 'a'\n# the name\nname = 'b'\n",
+                        "duplicate key name at line 3 (first given at line 1)"),
+    "a value made a table": ("[run]\nmatches = 2\nmatches.x = 3\n",
+                             "duplicate key [run] matches at line 3 (first given at line 2)"),
+    "a table": ("[run]\nmatches = 2\n[game]\nplayers = 3\n[run] # again\nseed = 1\n",
+                "duplicate table [run] at line 5 (first given at line 1)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DUPLICATES))
+def test_a_key_given_twice_is_named_with_its_table_and_lines(name, tmp_path):
+    text, needle = DUPLICATES[name]
+    path = write(tmp_path, text, "dup.toml")
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value) == f"{path}: not valid TOML: {needle}: " + (
+        "declare each table once, with all its keys under it" if "table [" in needle
+        else "give each key once")
 
 
 def test_bad_command_lines_and_folders(tmp_path):

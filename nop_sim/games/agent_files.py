@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from nop_sim.core.errors import toml_problem
+
 __all__ = ["PLAYS_ALIKE", "AgentFile", "checked_bound", "draw_rows", "gain_unit", "plays_alike",
            "read_rows", "search_gap", "training_text", "write_rows"]
 
@@ -93,7 +95,7 @@ def read_rows(path: str | Path, check_row: Callable[[Any], Any], names: Sequence
                 f"agent file {path}: holds both an [agent] table and [[agent]] tables: write "
                 f"one [agent] table (one agent), or only [[agent]] tables (a mixture, each "
                 f"with a weight)") from None
-        raise error(f"agent file {path}: not valid TOML: {exc}") from None
+        raise error(f"agent file {path}: not valid TOML: {toml_problem(text, exc)}") from None
     agent = data.get("agent")
     if isinstance(agent, Mapping):
         given, mixture = [agent], False

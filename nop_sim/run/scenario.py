@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import tomli_w
 
-from nop_sim.core.errors import ScenarioError, did_you_mean
+from nop_sim.core.errors import ScenarioError, did_you_mean, toml_problem
 from nop_sim.games import DEFAULT_KIND, Game, SeatFile, game_kinds, get_game
 from nop_sim.games.registry import changed_label
 
@@ -407,7 +407,7 @@ def load_scenario(path: str | Path, overrides: Sequence[str] = ()) -> Scenario:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+        raise ScenarioError(f"{path}: not valid TOML: {toml_problem(text, exc)}") from None
     items = [(item, *parse_override(item)) for item in overrides]
     full = copy.deepcopy(data)
     for _item, key, value in items:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from nop_sim.core.errors import SettingsError, did_you_mean
+from nop_sim.core.errors import SettingsError, did_you_mean, toml_problem
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.disruptors import DisruptorArrays, MixError, mix_arrays, resolve_mix
 
@@ -220,10 +220,11 @@ class Settings:
 def load_settings(path: str | Path, table: str | None = None) -> Settings:
     """Settings from a TOML file (the whole file, or its ``[table]``)."""
     path = Path(path)
+    text = path.read_text(encoding="utf-8")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise SettingsError(f"{path}: not valid TOML: {err}") from None
+        raise SettingsError(f"{path}: not valid TOML: {toml_problem(text, err)}") from None
     if table is not None:
         if table not in data:
             raise SettingsError(f"{path}: no [{table}] table")
