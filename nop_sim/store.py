@@ -46,7 +46,8 @@ import pyarrow.parquet as pq
 from nop_sim.core.errors import RunError
 from nop_sim.core.profiling import phase
 
-__all__ = ["DRAFTS_FILE", "STRONG_FOLDER", "STRONG_PLAY_FILE", "UNSETTLED", "VALUES_FILE", "RunError", "concat_tables", "finished_parts",
+__all__ = ["DRAFTS_FILE", "STRONG_FOLDER", "STRONG_PLAY_FILE", "UNSETTLED", "VALUES_FILE", "RunError", "concat_tables", "damaged_manifest",
+           "finished_parts",
            "load_strong_drafts", "load_strong_play", "load_tables", "not_a_run",
            "part_chunks", "read_manifest", "read_rows", "remove_merged", "write_json",
            "write_part"]
@@ -320,6 +321,15 @@ def load_strong_drafts(out: str | Path) -> pd.DataFrame | None:
     return _strong_table(Path(out) / DRAFTS_FILE, ("point", "card", "lead", "low", "high"))
 
 
+def damaged_manifest(out: str | Path) -> str:
+    """The one line for a run folder whose ``manifest.json`` cannot be read, saying what to
+    do. The manifest holds the scenario and the plan, so nothing rebuilds it from the folder
+    (``run --resume`` refuses it too): the run is made again, and nothing is deleted."""
+    return (f"{Path(out) / 'manifest.json'}: is damaged, so the run cannot be read or "
+            f"resumed; run its scenario again into another folder (nop-sim run SCENARIO --out "
+            f"DIR), or move this folder away and run into it again (nothing was changed)")
+
+
 def read_manifest(out: str | Path) -> dict:
     """The manifest of a run folder; :class:`RunError` (one line) for any other folder,
     one without a manifest, or a damaged one."""
@@ -332,9 +342,9 @@ def read_manifest(out: str | Path) -> dict:
     except FileNotFoundError:
         raise RunError(f"{out}: not a nop-sim results folder (no manifest.json)") from None
     except (OSError, ValueError):
-        raise RunError(f"{out / 'manifest.json'}: is damaged") from None
+        raise RunError(damaged_manifest(out)) from None
     if not isinstance(manifest, dict):
-        raise RunError(f"{out / 'manifest.json'}: is damaged")
+        raise RunError(damaged_manifest(out))
     return manifest
 
 
@@ -353,7 +363,7 @@ class _Parts:
             finished = manifest.get("status") == "finished"
             n_chunks = int(manifest["n_chunks"])
         except (KeyError, TypeError, ValueError):
-            raise RunError(f"{out / 'manifest.json'}: is damaged") from None
+            raise RunError(damaged_manifest(out)) from None
         if not finished:
             raise RunError(f"{out}: the run did not finish — finish it with nop-sim run ... "
                            f"--resume --out {out}")

@@ -390,10 +390,21 @@ def test_damaged_manifest_is_reported_not_overwritten(tmp_path):
     good = write(tmp_path, GOOD, "good.toml")
     out = tmp_path / "out"
     assert invoke("run", good, "--out", out, "--workers", 1, "--quiet", "--no-report")[0] == 0
-    (out / "manifest.json").write_text("{not json")
-    code, output = invoke("run", good, "--out", out, "--resume")
-    assert_runtime_error(code, output, "damaged")
-    assert (out / "manifest.json").read_text() == "{not json"
+    whole = (out / "manifest.json").read_text()
+    (out / "manifest.json").write_text(whole[:len(whole) // 2])  # truncated
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    # every command that reads the folder says what to do, in the same words, and changes
+    # nothing: the run is made again into another folder (nothing rebuilds a manifest)
+    said = set()
+    for args in (("run", good, "--out", out, "--resume"), ("run", good, "--out", out),
+                 ("report", out), ("hands", out, "--match", 0)):
+        code, output = invoke(*args)
+        assert_runtime_error(code, output, f"{out / 'manifest.json'}: is damaged")
+        assert "run its scenario again into another folder (nop-sim run SCENARIO --out DIR)" \
+            in output and "nothing was changed" in output, output
+        said.add(output)
+        assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before, args
+    assert len(said) == 1, said
 
 
 def test_overrides_and_manifest_record_the_resolved_settings(tmp_path):

@@ -18,7 +18,7 @@ from nop_sim.core.errors import RunError
 from nop_sim.games import Game, game_of_folder, get_game
 from nop_sim.games.registry import seat_names
 from nop_sim.run.scenario import Scenario
-from nop_sim.store import read_manifest, read_rows
+from nop_sim.store import damaged_manifest, read_manifest, read_rows
 
 __all__ = ["MatchLog", "load_match_log", "run_game"]
 
@@ -73,7 +73,7 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
         text = manifest["scenario"]["text"]
         n_points = int(manifest["n_points"])
     except (ValueError, KeyError, TypeError):
-        raise RunError(f"{out / 'manifest.json'}: is damaged") from None
+        raise RunError(damaged_manifest(out)) from None
     game = run_game(out)
     if not 0 <= point < n_points:
         raise RunError(f"{out}: --point {point} is not a sweep point of this run: "

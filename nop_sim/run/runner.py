@@ -47,7 +47,7 @@ from nop_sim.run.match_log import MatchLog, load_match_log, run_game
 from nop_sim.run.planning import PART_SECONDS, Chunk, PartPlan, chunk_seed, plan_chunks
 from nop_sim.run.provenance import git_revision, versions
 from nop_sim.run.scenario import Scenario
-from nop_sim.store import concat_tables, load_tables, not_a_run
+from nop_sim.store import concat_tables, damaged_manifest, load_tables, not_a_run
 
 __all__ = ["PART_SECONDS", "Chunk", "MatchLog", "PartResult", "RunError", "RunResult",
            "chunk_seed", "concat_tables", "dask_client", "load_match_log", "load_tables",
@@ -114,8 +114,7 @@ def _prepare_folder(out: Path, scn: Scenario, resume: bool) -> dict | None:
         old = json.loads(manifest_path.read_text())
         old_fp = old["scenario"]["fingerprint"]
     except (OSError, ValueError, KeyError, TypeError):
-        raise RunError(f"{manifest_path}: is damaged; move the folder away or choose another "
-                       f"--out (nothing was changed)") from None
+        raise RunError(damaged_manifest(out)) from None
     if old_fp != scn.fingerprint():
         raise RunError(
             f"{out}: holds results of a different scenario or settings "

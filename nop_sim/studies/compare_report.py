@@ -25,7 +25,7 @@ from nop_sim.core.errors import RunError
 from nop_sim.games.new_order import analysis as A
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import ScenarioError, load_scenario
-from nop_sim.store import not_a_run
+from nop_sim.store import damaged_manifest, not_a_run
 from nop_sim.studies.compare import FAMILIES, MIN_EFFECT, CompareError, Comparison, compare_runs
 
 __all__ = ["SECTIONS", "CompareResult", "compare_sources", "load_finished", "write_compare"]
@@ -50,7 +50,7 @@ def load_finished(path: str | Path) -> A.RunData:
     try:
         status = json.loads(manifest.read_text()).get("status")
     except (OSError, ValueError, AttributeError):
-        raise CompareError(f"{manifest}: is damaged") from None
+        raise CompareError(damaged_manifest(path)) from None
     if status != "finished":
         raise CompareError(f"{path}: the run did not finish (status {status!r}); finish it "
                            f"with nop-sim run SCENARIO --resume --out {path}")
