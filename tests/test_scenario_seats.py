@@ -111,6 +111,30 @@ def test_relative_paths_look_in_the_current_folder_then_the_scenarios(tmp_path, 
     assert load_scenario(scn_path).seats[0]["hedge"] == 7.0
 
 
+def test_the_readmes_word_on_relative_paths_holds(tmp_path, monkeypatch):
+    """README: baseline.toml's [strong] field is scenarios/fields/baseline/strong.toml from
+    wherever it runs; a copy elsewhere names both places it looked, and runs from the
+    project's folder with the path the README gives."""
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert ("is looked for from the folder you run in first, then from the scenario file's "
+            "own folder") in readme
+    base = ROOT / "scenarios" / "baseline.toml"
+    assert 'field = "fields/baseline/strong.toml"' in base.read_text()
+    shipped = ROOT / "scenarios" / "fields" / "baseline" / "strong.toml"
+    monkeypatch.chdir(tmp_path)
+    assert Path(load_scenario(base).strong.file.path).resolve() == shipped.resolve()
+    copy = write(tmp_path / "elsewhere" / "copy.toml", base.read_text())
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(copy)
+    assert str(err.value) == (
+        f"{copy}: [strong] field: agent file fields/baseline/strong.toml not found (looked "
+        f"for fields/baseline/strong.toml and {copy.parent / 'fields/baseline/strong.toml'})")
+    copy.write_text(base.read_text().replace('"fields/baseline/strong.toml"',
+                                             '"scenarios/fields/baseline/strong.toml"'))
+    monkeypatch.chdir(ROOT)
+    assert Path(load_scenario(copy).strong.file.path).resolve() == shipped.resolve()
+
+
 def test_set_seats_to_an_agent_file(tmp_path, strong):
     base = ROOT / "scenarios" / "baseline.toml"  # its [seats] is a rotation: --set replaces it
     scn = load_scenario(base, [f"seats.all=@{strong}"])
