@@ -783,7 +783,8 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, budget, seed
     click.echo(f"{scn.name}: {result.rounds} rounds ({state}), {result.matches:,} matches in "
                f"{result.seconds:.1f} s ({rate:,.0f} matches/s)")
     click.echo(f"strong field: a mixture of {len(result.weights)} of {result.population} "
-               f"policies (weights " + ", ".join(f"{w:.2f}" for w in result.weights) + ")")
+               f"policies (weights " + ", ".join(f"{w:.2f}" for w in result.weights) + "): "
+               f"{result.kept}")
     click.echo(f"exploitability: {result.statement}"
                + (f"; re-scored on {result.check_matches:,} held-out matches, as precise as "
                   f"{result.effective_matches:,.0f} plain"

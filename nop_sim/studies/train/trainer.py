@@ -23,8 +23,19 @@ Approach to Multiagent Reinforcement Learning"):
    into the table, and it is solved anew. The last solution is the next
    field.
 
-The strong field is the mixture after the last round, over the whole
-population. A final search with a new seed measures it: one free search
+The strong field is the least exploitable of the fields the training solved
+(:func:`_least_exploitable`): each round's field and the mixture after the last
+round. A field is ranked only by a figure that can rank it: where the game
+computes a field's exploitability exactly (``PolicySpace.exact_exploitability``,
+Kuhn poker's NashConv), the field of least exact figure, the later on a tie;
+where it cannot, the mixture after the last round, over the whole population,
+which every best response so far has joined. A round's check is a lower bound
+from a search that finds part of what a deviation gains, so it does not rank
+fields: on Kuhn poker, keeping the round whose check found least kept a field
+of higher exact NashConv than the last round's in 4 of 9 trainings (lower in 3;
+1M to 4M matches), while the exact rule kept 0.111, 0.125 and 0.146 chips where
+the last round's field had 0.263, 0.125 and 0.146 (three 1M trainings). A
+final search with a new seed measures it: one free search
 (:func:`~nop_sim.studies.train.search.best_response`), at least twice a round's
 size, taking the matches the rounds left of the budget. Its pick, checked on
 fresh matches, is a lower bound on what a deviation can win against the field;
@@ -58,6 +69,7 @@ import datetime as dt
 import hashlib
 import json
 import math
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -130,11 +142,28 @@ class TrainResult:
     exact: dict | None = None            # the field's exact figures, where the game has them
     check_matches: int = 0               # the final search's held-out re-scoring of its pick
     effective_matches: float | None = None  # plain matches that would give its interval
+    ranked: list | None = None           # [round, exact figure] of the fields ranked for it
 
     @property
     def row(self) -> np.ndarray:
         """The heaviest row of the mixture."""
         return self.rows[int(np.argmax(self.weights))]
+
+    @property
+    def kept(self) -> str:
+        """Which of the training's fields the strong field is, and by what rule
+        (:func:`_least_exploitable`)."""
+        if not self.ranked:
+            return (f"the mixture after the last round (round {self.strong_round}'s field: "
+                    f"no exact figure, and lower bounds do not rank fields)")
+        figure = dict((int(r), f) for r, f in self.ranked)
+        say = self.policy.amount if self.policy is not None else (lambda g: f"{g:.3f}")
+        scale = 1.0 if self.policy is None else self.policy.scale
+        last = self.ranked[-1]
+        return (f"round {self.strong_round}'s field, the least exploitable exactly of the "
+                f"{len(self.ranked)} fields the training solved (NashConv "
+                f"{say(figure[self.strong_round] / scale)}; after the last round "
+                f"{say(last[1] / scale)})")
 
     @property
     def statement(self) -> str:
@@ -422,7 +451,10 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         if save is not None:
             save(state, pd.concat(frames, ignore_index=True))
     if state["final"] is None:
-        strong_round, members, sigma = _least_exploitable(state)
+        exact = None if policy.exact_exploitability is None else (
+            lambda members, sigma: float(policy.exact_exploitability(
+                settings, pop.rows[members], np.asarray(sigma, float))["nash_conv"]))
+        strong_round, members, sigma, ranked = _least_exploitable(state, exact)
         fld = Field.of(pop.rows[members], sigma, members)
         engine.matches = 0
         starts = np.concatenate([pop.rows, starting])
@@ -454,6 +486,9 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                           "effective": (float(res.effective) if np.isfinite(res.effective)
                                         else None),
                           "round": strong_round, "members": [int(m) for m in fld.ids],
+                          # the fields ranked for it, [round, exact figure] (empty: the last
+                          # mixture kept, no figure ranks fields)
+                          "ranked": ranked,
                           "weights": fld.weights.tolist(), "deviation": res.row.tolist()}
         _clock(state, base, t0, engine)
         if save is not None:
@@ -472,14 +507,34 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                        population=len(state["population"]),
                        deviation=np.asarray(fin["deviation"], float), policy=policy,
                        check_matches=int(fin.get("check_matches", 0)),
-                       effective_matches=fin.get("effective"))
+                       effective_matches=fin.get("effective"),
+                       ranked=fin.get("ranked") or None)
 
 
-def _least_exploitable(state: dict) -> tuple[int, list[int], list[float]]:
-    """The strong field, as ``(round, members, weights)``: the mixture now -- the solution
-    over the largest population, which every best response so far has joined. (Earlier
-    mixtures were checked and found wanting; this one the final search checks.)"""
-    return state["round"], list(state["members"]), list(state["sigma"])
+def _least_exploitable(state: dict, exact: Callable[[list[int], list[float]], float] | None
+                       = None) -> tuple[int, list[int], list[float], list[list[float]]]:
+    """The strong field, as ``(round, members, weights, ranked)``.
+
+    The candidates are the fields the training solved: the field each round searched
+    (round ``r``) and the mixture now (round ``state["round"]``, the one a next round
+    would search; a last round that found nothing left it as it was). With ``exact``
+    (the field's exact exploitability from its members and weights: the game computes
+    it), the candidate of least figure is kept, the later on a tie, and ``ranked`` lists
+    ``[round, figure]`` of every candidate. Without it the mixture now is kept (``ranked``
+    empty): a round's check is a lower bound from a search of its own size, and lower
+    bounds do not rank fields (the module docstring gives the measurement).
+    """
+    now = (int(state["round"]), [int(m) for m in state["members"]],
+           [float(w) for w in state["sigma"]])
+    if exact is None:
+        return (*now, [])
+    fields = [(int(r["round"]), [int(m) for m in r["members"]],
+               [float(w) for w in r["sigma"]]) for r in state["rounds"]]
+    if not fields or fields[-1][1:] != now[1:]:
+        fields.append(now)
+    figures = [exact(members, sigma) for _, members, sigma in fields]
+    best = min(range(len(fields)), key=lambda i: (figures[i], -i))
+    return (*fields[best], [[r, f] for (r, _, _), f in zip(fields, figures, strict=True)])
 
 
 def _clock(state: dict, base: tuple, t0: float, engine: Engine) -> None:
@@ -596,6 +651,7 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         "scenario": scn.name, "fingerprint": scn.fingerprint(), "rules": rules_key(settings),
         "seed": cfg.seed, "matches": int(result.matches), "rounds": int(result.rounds),
         "round": int(result.strong_round), "mixture": int(len(result.weights)),
+        "kept": ("least exact" if result.ranked else "last"),
         "population": int(result.population),
         "exploitability": round(result.exploitability, 3),
         "exploitability_low": round(result.exploitability_low, 3),
@@ -623,7 +679,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         f"{policy.amount(result.exact['gain_per_seat'] / policy.scale)} per hand.\n")
     policy.write_agent_file(out / "strong.toml", result.rows, result.weights, training,
                      f"The strong field for {scn.name}, written by nop-sim train: a mixture of "
-                     f"{len(result.weights)} policy row(s);\n"
+                     f"{len(result.weights)} policy row(s),\n"
+                     + textwrap.fill(f"{result.kept};", 88) + "\n"
                      f"each seat given this file draws its row for each match by weight.\n"
                      f"{result.statement}.\n{exactly}"
                      f"Use it as a seat: [seats] all = \"@<path of this file>\", or\n"
