@@ -33,8 +33,9 @@ MAX_CARDS = 8
 MIN_CARDS = 5
 # From this many hands, evaluate() builds the tables of a column (tables already
 # built serve any batch). Building them costs what the tables save on about
-# 15,000 hands (`nop-sim bench evaluator`: table_break_even_hands, and
-# table_break_even_measured, 15,000 to 17,500 when timed directly).
+# 10,000 hands (`nop-sim bench evaluator`: table_break_even_hands, and
+# table_break_even_measured, 12,500 when timed directly; 15,000 before the table
+# kernel was twice as fast).
 TABLE_MIN_HANDS = 20_000
 TABLE_CACHE_SIZE = 16
 
@@ -223,7 +224,7 @@ def evaluate(cards, column=DEFAULT_COLUMN, *, wild_ranks=0, elevated=0, inverted
     In the plain case (one deck, no wild rank, one ``elevated`` mask for all
     hands), a batch of :data:`TABLE_MIN_HANDS` or more is scored from tables
     built for the column (:func:`evaluation_tables`, kept for later calls),
-    about three times faster; the scores are the same.
+    about eight times faster; the scores are the same.
     """
     # one deck (the common case): the kernel checks each hand as it scores it
     in_kernel = decks == 1

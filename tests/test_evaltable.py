@@ -30,7 +30,7 @@ from test_evaluator import (
 
 from nop_sim import Category, Column, evaluate
 from nop_sim import evaluator as ev
-from nop_sim.core.cards import parse_cards
+from nop_sim.core.cards import parse_cards, validate_cards
 from nop_sim.kernels import evaltable as t
 from nop_sim.kernels.evaluate import score_batch
 
@@ -96,7 +96,7 @@ def test_multiset_index_is_perfect(n_cards):
     base_hi, rank_lo, multisets = t.multiset_index(n_cards)
     assert len(multisets) == coefficient(n_cards) == len(np.unique(multisets))
     hands = unsuited_hands(multisets, n_cards).astype(np.int64)
-    word = t.CARD_WORD[hands + 1].sum(axis=1)
+    word = t.CARD_WORD[hands & 255].sum(axis=1)
     index = base_hi[(word >> t.HI_SHIFT) & t.HI_BITS] + rank_lo[word & ((1 << t.HI_SHIFT) - 1)]
     assert (index == np.arange(len(multisets))).all()
 
@@ -230,6 +230,43 @@ def test_a_bad_hand_is_named_on_the_table_path(tables_always):
         evaluate(hands)
     with pytest.raises(ValueError, match="hand 31"):
         evaluate(hands, parallel=True)
+
+
+@pytest.mark.parametrize("k", HAND_SIZES)
+def test_the_table_check_agrees_with_validate_cards(k):
+    """Every fault the check reads from a card's byte and a mask of cards seen: each
+    int8 code in each place, a card two to four times (card 51 three times carries
+    past bit 52 in a sum of bits), padding repeated, one card short."""
+    rng = np.random.default_rng(k)
+    tables = ev.evaluation_tables(n_cards=k)
+    out = np.empty(1, np.int64)
+    base = random_hands(rng, 1, k)[0]
+    cases = []
+    for code in range(-128, 128):
+        for j in (0, k - 1):
+            hand = base.copy()
+            hand[j] = code
+            cases.append(hand)
+    for card in (0, 3, 48, 51):
+        for copies in (2, 3, 4):
+            hand = base.copy()
+            hand[:copies] = card
+            cases.append(hand)
+    for n_none in range(k - 3):  # k - 5 is the last valid one
+        hand = base.copy()
+        hand[:n_none] = -1
+        cases.append(hand)
+    for hand in cases:
+        hands = hand[None, :].astype(np.int8)
+        try:
+            validate_cards(hands, decks=1, min_cards=5)
+            expected = 0
+        except ValueError:
+            expected = -1
+        got = t.score_batch_table(hands, k, tables.base_hi, tables.rank_lo,
+                                  tables.multiset_scores, tables.flush_scores, tables.lv_a,
+                                  tables.lv_b, True, 5, out)
+        assert min(got, 0) == expected, hand.tolist()
 
 
 def test_wilds_decks_and_per_hand_elevators_keep_the_exact_path(tables_always, monkeypatch):

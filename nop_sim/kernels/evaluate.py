@@ -290,10 +290,12 @@ def classify5(ranks, suits):
     for i in range(1, 5):
         if suits[i] != suits[0]:
             mono = False
-    cnt = np.zeros(13, np.int64)
+    # a 4-bit count per rank in one integer, not an array: the brute path classifies up to
+    # 56 fives a hand, and an allocation each was most of its time
+    cnt = 0
     mask = 0
     for i in range(5):
-        cnt[ranks[i]] += 1
+        cnt += np.int64(1) << (4 * ranks[i])
         mask |= 1 << ranks[i]
     # groups ordered by (count desc, rank desc) give both shape and tie-break
     tb = 0
@@ -302,7 +304,7 @@ def classify5(ranks, suits):
     shape1 = 0
     for c in range(5, 0, -1):
         for r in range(12, -1, -1):
-            if cnt[r] == c:
+            if (cnt >> (4 * r)) & 15 == c:
                 if shape0 == 0:
                     shape0 = c
                 elif shape1 == 0:
@@ -313,7 +315,7 @@ def classify5(ranks, suits):
     full = 0
     slot = 0
     for r in range(12, -1, -1):
-        for _ in range(cnt[r]):
+        for _ in range((cnt >> (4 * r)) & 15):
             full |= (r + 2) << (16 - 4 * slot)
             slot += 1
     tops = _straight_tops(mask) if POP[mask] == 5 else 0
