@@ -718,9 +718,17 @@ def _trainable(scn, command: str):
                    "each field is then hardened by PSRO rounds from the pool, one training's "
                    "budget for the pooled field (in pooled/) and half of one for each half, "
                    "with seeds --seed + K, + K + 1, + K + 2.")
+@click.option("--method", type=click.Choice(["psro", "cfr"]), default="psro",
+              show_default=True,
+              help="psro: a mixture over a population of searched policies (every game with "
+                   "a policy space); cfr: counterfactual regret minimisation, the average "
+                   "strategy over the game's information sets (Kuhn poker: full-width "
+                   "Discounted CFR over the true infosets).")
+@click.option("--iterations", type=click.IntRange(1, 10**9), default=None,
+              help="--method cfr: iterations to run [default: the game's, Kuhn poker 1,000].")
 @_train_options
-def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, budget, seed, workers,
-              scheduler, overrides, quiet):
+def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iterations, budget,
+              seed, workers, scheduler, overrides, quiet):
     """Train a strong field for SCENARIO's rules: a mixture over a population of policies.
 
     PSRO: the population starts with the scenario's seats; each round a
@@ -757,12 +765,19 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, budget, seed
       nop-sim train scenarios/baseline.toml --resume          # after a crash or Ctrl-C
       nop-sim train scenarios/baseline.toml --budget-matches 4000000 --resume   # go on
       nop-sim run scenarios/baseline.toml --set seats.all=@reports/baseline-train/strong.toml
+      nop-sim train scenarios/kuhn3.toml --method cfr --out reports/kuhn3-cfr
     """
     from nop_sim.studies.train import TrainConfig, TrainError, train_folder
     from nop_sim.studies.train.report import write_train_report
 
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "train")
+    if method == "cfr":
+        return _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet)
+    if iterations is not None:
+        raise click.BadParameter("counts CFR iterations: give it with --method cfr "
+                                 "(PSRO's budget is --budget-matches)",
+                                 param_hint="--iterations")
     try:
         cfg = TrainConfig(budget=budget or 1_000_000, seed=scn.seed,
                           epsilon=scn.game_type.policy.epsilon if epsilon is None else epsilon)
@@ -802,6 +817,41 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, budget, seed
     click.echo(f"strong.toml:  {out / 'strong.toml'}")
     if report:
         click.echo(f"report:       {report}")
+
+
+def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet):
+    """``train --method cfr``: the game's regret trainer into a folder
+    (:mod:`nop_sim.studies.train.regret`)."""
+    from nop_sim.studies.train import TrainError
+    from nop_sim.studies.train.regret import regret_folder
+
+    for given, name in ((seeds > 1, "--seeds"), (budget is not None, "--budget-matches"),
+                        (epsilon is not None, "--epsilon")):
+        if given:
+            raise click.BadParameter("is PSRO's; --method cfr runs --iterations",
+                                     param_hint=name)
+    if scn.game_type.policy.regret is None:
+        raise click.UsageError(f"{scn.source}: {scn.kind} has no regret-minimisation "
+                               f"trainer yet; train it with --method psro (the default)")
+    out = out_dir or Path("reports") / f"{scn.name}-cfr"
+    progress = _Progress(quiet, "iterations", label="CFR iterations")
+    with _one_line(TrainError), _holding(out):
+        with _one_line(TrainError, progress=progress):
+            result = regret_folder(scn, out, iterations, resume=resume,
+                                   progress=lambda d, t: progress(d, t, d))
+    rate = result.iterations / result.seconds if result.seconds > 0 else 0.0
+    click.echo(f"{scn.name}: {result.iterations:,} iterations of {result.method} in "
+               f"{result.seconds:.1f} s ({rate:,.0f} iterations/s, "
+               f"{rate * result.infosets:,.0f} information-set updates/s); abstraction: "
+               f"{result.infosets} information sets, {result.actions} actions each")
+    if result.exact:  # the game knows the field's figures exactly (Kuhn poker)
+        unit = scn.game_type.policy.unit
+        click.echo(f"exactly: NashConv {result.exact['nash_conv']:.6f} {unit} per hand; the "
+                   f"best single-seat deviation gains {result.exact['gain_per_seat']:.6f} "
+                   f"{unit} per hand")
+    click.echo(f"strong.toml:  {out / 'strong.toml'}")
+    if (out / "curve.csv").exists():
+        click.echo(f"curve:        {out / 'curve.csv'}")
 
 
 def _train_pool(scenario, overrides, scn, seeds, out, cfg, workers, scheduler, resume,
@@ -940,7 +990,8 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
         if record_check(best, strong_dir, top.result, budget):
             click.echo(f"recorded in {strong_dir / 'strong.toml'}: it found more than the file "
                        f"claimed, so every run seating the field now states this bound")
-            if (strong_dir / "manifest.json").is_file():  # a training folder: its report too
+            # a PSRO training's folder: its report too (a CFR training's has no rounds)
+            if (strong_dir / "history.parquet").is_file():
                 from nop_sim.studies.train.report import write_train_report
 
                 click.echo(f"report:       {write_train_report(strong_dir)}")

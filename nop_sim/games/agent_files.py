@@ -298,6 +298,9 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
     matches = number("matches")
     if matches is not None:
         made.append(f"on {int(matches):,} matches")
+    iterations = number("iterations")
+    if training.get("method") == "cfr" and iterations is not None:
+        made.append(f"by regret minimisation ({int(iterations):,} CFR iterations)")
     text = f"trained {' '.join(made)}" if made else "no training record"
     if overrides:
         changed = ", ".join(f"{k}={v}" for k, v in sorted(overrides.items()))
@@ -306,6 +309,10 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
                 f"much a seat that deviates from it could gain is unknown")
     e, lo, hi = number("exploitability"), number("exploitability_low"), number(
         "exploitability_high")
+    exact, nash = number("exact_gain_per_seat"), number("exact_nash_conv")
+    if e is None and exact is not None and nash is not None:  # known exactly, not searched
+        return (f"{text}; exactly, the best single-seat deviation gains {exact:.{d}f} {unit} "
+                f"over it (NashConv {nash:.{d}f})")
     if e is None:
         return (f"{text}; its exploitability is unknown, so is how much a seat that "
                 f"deviates from it could gain")
@@ -321,7 +328,6 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
     text += (f" — the best single-seat deviation a fresh search found gains that much "
              f"{'win rate' if unit == 'points' else unit} over it (a lower bound: a stronger "
              f"search may find more)")
-    exact, nash = number("exact_gain_per_seat"), number("exact_nash_conv")
     if exact is not None and nash is not None:  # a game that knows its fields exactly
         text += (f"; exactly, the best deviation gains {exact:.{d}f} {unit} (NashConv "
                  f"{nash:.{d}f})")

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_KIND", "FieldPlay", "Game", "PolicySpace", "SeatFile", "changed_label",
-           "game_kinds", "game_of_folder", "get_game", "policy_of", "register_game",
+__all__ = ["DEFAULT_KIND", "FieldPlay", "Game", "PolicySpace", "RegretTrainer", "SeatFile",
+           "changed_label", "game_kinds", "game_of_folder", "get_game", "policy_of", "register_game",
            "registered_games", "seat_label", "seat_name", "seat_names"]
 
 DEFAULT_KIND = "new-order"  # a scenario's [game] without ``kind``, a manifest without one
@@ -49,6 +49,32 @@ class FieldPlay:
     seat_work: Any
     extras: Mapping[str, Any] = field(default_factory=dict)
     score: Any = None
+
+
+@dataclass(frozen=True)
+class RegretTrainer:
+    """A game's counterfactual-regret trainer: what ``nop-sim train --method cfr`` drives.
+    Every callable is a module-level function; a state is a mapping of NumPy arrays (what
+    a checkpoint stores, ``numpy.savez``), and the same iterations from the same state give
+    the same state, bit for bit.
+
+    method : the algorithm in prose, for strong.toml's header and the terminal
+    iterations : the default number of iterations
+    new(settings) : a fresh state
+    run(settings, state, iterations, progress) : iterate ``state`` (in place) until it
+        has done ``iterations``; ``progress(done)`` now and then; returns the state
+    done(state) : the iterations a state has done
+    row(state) : the average strategy as one agent row (the field, weight 1)
+    size(settings) : ``(information sets, actions)`` of what it learns
+    """
+
+    method: str
+    iterations: int
+    new: Callable[[Any], Mapping[str, Any]]
+    run: Callable[..., Mapping[str, Any]]
+    done: Callable[[Mapping[str, Any]], int]
+    row: Callable[[Mapping[str, Any]], Any]
+    size: Callable[[Any], tuple[int, int]]
 
 
 @dataclass(frozen=True)
@@ -97,6 +123,8 @@ class PolicySpace:
         seat (``won`` bool ``(n,)`` of one seat per match, ``extras`` that seat's) such as
         New Order's Disruptor table, as a pandas DataFrame (written as
         ``drafts.parquet``); None: none
+    regret : optional; the game's regret-minimisation trainer (``nop-sim train --method
+        cfr``), a :class:`RegretTrainer`; None: the game has none yet
     """
 
     names: tuple[str, ...]
@@ -118,6 +146,7 @@ class PolicySpace:
     epsilon: float = 1.0
     exact_exploitability: Callable[[Any, Any, Any], Mapping[str, float]] | None = None
     write_extra: Callable[[Path, Any, Any], Any] | None = None
+    regret: RegretTrainer | None = None
 
     def amount(self, gain: float, signed: bool = False) -> str:
         """A gain (a win-rate fraction, a payoff) as the game states it: ``scale * gain``

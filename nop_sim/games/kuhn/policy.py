@@ -41,7 +41,7 @@ import numpy as np
 
 from nop_sim.core.errors import AgentError, did_you_mean
 from nop_sim.games.agent_files import AgentFile, read_rows, write_rows
-from nop_sim.games.kuhn import exact
+from nop_sim.games.kuhn import cfr, exact
 from nop_sim.games.kuhn.engine import play_hands
 from nop_sim.games.kuhn.rules import (
     CARDS,
@@ -288,4 +288,5 @@ POLICY = PolicySpace(
     epsilon=0.01,
     exact_exploitability=exact_exploitability,
     write_extra=write_policy,
+    regret=cfr.TRAINER,
 )

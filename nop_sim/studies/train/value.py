@@ -161,8 +161,12 @@ def record_check(scn, folder: Path, found: SearchResult, budget: int) -> bool:
     training = dict(f.training)
     s = policy.scale  # the game's unit per unit of payoff (points: 100)
     g = {"mean": s * found.gain, "ci_low": s * found.low, "ci_high": s * found.high}
+    # the claims: the training's bound, an earlier check's, the exact gain where the game
+    # computes it (a search never finds more than that, but for its noise); and a bound
+    # at or below 0 says nothing
     known = max(float(training.get("exploitability", float("-inf"))),
-                float(training.get("checked_exploitability", float("-inf"))))
+                float(training.get("checked_exploitability", float("-inf"))),
+                float(training.get("exact_gain_per_seat", float("-inf"))), 0.0)
     if not round(g["mean"], 3) > known:
         return False
     training.update(checked_exploitability=round(g["mean"], 3),
