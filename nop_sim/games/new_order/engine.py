@@ -440,7 +440,9 @@ def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bound
         agent_of=np.ascontiguousarray(agent_of, dtype=np.int64),
         tab_start=tab_start, tab_mask=tab_mask, tab_freq=tab_freq, eval_fn=0, draft_fn=0,
         check=int(bool(check)), log_mask=log_mask,
-        events=np.zeros((n_chunks, cap, T.EV_WIDTH), np.int64),
+        # the kernel writes every column of each row it logs, and readers take the first
+        # ev_counts rows: left unzeroed, the untouched pages of a large log cost nothing
+        events=np.empty((n_chunks, cap, T.EV_WIDTH), np.int64),
         ev_counts=np.zeros((n_chunks, 2), np.int64),
         out_match=np.zeros((n_matches, T.N_MATCH_FIELDS), np.int64),
         out_player=np.zeros((n_matches, T.MAX_PLAYERS, T.N_PLAYER_FIELDS), np.int64),
