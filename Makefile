@@ -53,6 +53,7 @@ test-numba-range:
 	done
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[bench]'  # OpenSpiel, the engine's reference
 	$(BIN)/nop-sim bench evaluator
 	$(BIN)/nop-sim bench engine
 	$(BIN)/nop-sim bench runner

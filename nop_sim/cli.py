@@ -1541,12 +1541,18 @@ def bench_evaluator_cmd(n_hands: int, repeats: int, no_compile: bool):
 @click.option("--seconds", default=5.0, show_default=True, type=click.FloatRange(0.001, 3600),
               help="Time per measurement.")
 @click.option("--cold", is_flag=True, help="Time a full compile (an empty numba cache).")
-def bench_engine_cmd(seconds: float, cold: bool):
+@click.option("--rounds", default=5, show_default=True, type=click.IntRange(1, 100),
+              help="Rounds of a second each (or --seconds, if less), OpenSpiel's playouts "
+                   "then the engine's hands, for the median ratio (with OpenSpiel installed).")
+def bench_engine_cmd(seconds: float, cold: bool, rounds: int):
     """Hands and matches per second of the New Order engine, as JSON on stdout.
 
     One core and all cores, balanced then random agents, and the compile
     time of a fresh process (loading the cache, or a full compile with
-    --cold).
+    --cold). With OpenSpiel installed (pip install 'nop-sim[bench]', as make
+    bench does), the engine's hands per CPU-second against OpenSpiel's
+    4-player limit hold'em random playouts on the same thread, interleaved:
+    ratio_vs_openspiel, the median of --rounds rounds.
 
     \b
     Examples:
@@ -1555,7 +1561,7 @@ def bench_engine_cmd(seconds: float, cold: bool):
     """
     from nop_sim.studies.bench import bench_engine
 
-    click.echo(json.dumps(bench_engine(seconds, cold=cold)))
+    click.echo(json.dumps(bench_engine(seconds, cold=cold, rounds=rounds)))
 
 
 @bench.command("runner", context_settings=CONTEXT)

@@ -80,6 +80,32 @@ def test_bench_engine_runner_and_ordered_run_from_the_package(tmp_path, monkeypa
     assert figures["runner_hands_per_s"] > 0 and figures["startup_s"] > 0
 
 
+def test_bench_engine_states_its_reference_or_how_to_add_it(monkeypatch):
+    import statistics
+
+    from nop_sim.games.new_order.rules import Settings
+    from nop_sim.studies.bench import engine, reference
+
+    if reference.available():   # OpenSpiel installed (make bench): the ratio, interleaved
+        out = engine._against_openspiel(Settings(), 3, 0.05)
+        assert len(out["ratio_rounds"]) == 3 and out["openspiel_playouts_per_s"] > 0
+        assert out["ratio_vs_openspiel"] == round(statistics.median(out["ratio_rounds"]), 2)
+    monkeypatch.setattr(reference, "available", lambda: False)
+    out = engine._against_openspiel(Settings(), 3, 0.05)
+    assert out["ratio_vs_openspiel"] is None and out["ratio_rounds"] == []
+    assert "pip install 'nop-sim[bench]'" in out["reference"]
+
+
+def test_the_openspiel_reference_is_four_player_limit_holdem():
+    pyspiel = pytest.importorskip("pyspiel")
+    from nop_sim.studies.bench.reference import GAMEDEF, playouts_per_s
+
+    game = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(GAMEDEF)
+    assert game.num_players() == 4
+    assert game.get_parameters()["betting"] == "limit"
+    assert playouts_per_s(0.05) > 0
+
+
 def test_bench_runner_plays_the_baseline_when_installed():
     import tomllib
     from pathlib import Path

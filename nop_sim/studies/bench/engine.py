@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,7 @@ import time
 
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.rules import Settings
+from nop_sim.studies.bench import reference
 
 __all__ = ["bench_engine"]
 
@@ -37,6 +39,7 @@ import json, time
 import numba
 from nop_sim.games.new_order.engine import compile_callees, compile_engine, play_matches
 from nop_sim.games.new_order.rules import Settings
+from nop_sim.studies.bench import reference
 
 settings = Settings()
 t = time.perf_counter()
@@ -86,10 +89,17 @@ def _measure(play, settings, agents, seconds, threads, chunk_size, seed=1):
     return hands / elapsed, matches / elapsed, hands / cpu, matches / cpu
 
 
-def bench_engine(seconds: float = 5.0, cold: bool = False) -> dict:
+def bench_engine(seconds: float = 5.0, cold: bool = False, rounds: int = 5) -> dict:
     """Hands and matches per second of the engine, ``seconds`` per measurement.
 
     ``cold``: the compile figures are of a full compile (an empty numba cache).
+
+    With OpenSpiel installed (:mod:`.reference`), ``rounds`` rounds of (at most) one second
+    each of its random playouts then one of the engine's ``balanced`` hands, in turn on this
+    thread: ``openspiel_playouts_per_s`` and ``ratio_vs_openspiel`` are their medians
+    (the ratio's over the rounds' own ratios, in ``ratio_rounds``), so a machine whose
+    load changes slows both alike. Without OpenSpiel those keys are None and
+    ``reference`` says how to add it.
     """
     import numba
 
@@ -110,6 +120,27 @@ def bench_engine(seconds: float = 5.0, cold: bool = False) -> dict:
         out[f"{key}matches_per_s"] = round(mps, 1)
         out[f"{key}wall_hands_per_s"] = round(whps)
         out[f"{key}parallel_hands_per_s"] = round(phps)
+    out.update(_against_openspiel(settings, rounds, min(1.0, seconds)))
     out["python"] = sys.version.split()[0]
     out["numba"] = numba.__version__
     return out
+
+
+def _against_openspiel(settings, rounds: int, seconds: float) -> dict:
+    """The engine's hands against OpenSpiel's playouts per CPU-second, interleaved, each
+    measured for ``seconds`` a round."""
+    if not reference.available():
+        return {"reference": "OpenSpiel is not installed: pip install 'nop-sim[bench]' (make "
+                             "bench does)", "openspiel_playouts_per_s": None,
+                "ratio_vs_openspiel": None, "ratio_rounds": []}
+    ours, theirs = [], []
+    for r in range(rounds):
+        theirs.append(reference.playouts_per_s(seconds, seed=r))
+        ours.append(_measure(play_matches, settings, "balanced", seconds, 1, 32,
+                             seed=100 + r)[2])
+    ratios = [o / t for o, t in zip(ours, theirs, strict=True)]
+    return {"reference": "OpenSpiel universal_poker, 4-player limit hold'em, random playouts "
+                         "(every action uniform over legal_actions())",
+            "openspiel_playouts_per_s": round(statistics.median(theirs)),
+            "ratio_vs_openspiel": round(statistics.median(ratios), 2),
+            "ratio_rounds": [round(x, 2) for x in ratios]}
