@@ -56,7 +56,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[bench]'  # OpenSpiel, the engine's reference
 	$(BIN)/nop-sim bench evaluator
 	$(BIN)/nop-sim bench engine
-	$(BIN)/nop-sim bench runner
+	$(BIN)/nop-sim bench runner --scenario scenarios/baseline.toml
 	$(BIN)/nop-sim bench ordered
 
 lint: $(STAMP)

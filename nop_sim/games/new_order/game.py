@@ -600,8 +600,9 @@ def _effect_counts(seats: pd.DataFrame, drafts: pd.DataFrame | None, chunks: np.
 
     skey = key(sv)
     order = np.argsort(skey, kind="stable")
-    at = np.minimum(np.searchsorted(skey[order], key(dv)), len(skey) - 1)
-    found = skey[order][at] == key(dv)
+    ranked, dkey = skey[order], key(dv)
+    at = np.minimum(np.searchsorted(ranked, dkey), len(skey) - 1)
+    found = ranked[at] == dkey
     if not found.any():
         return None
     row = order[at[found]]
