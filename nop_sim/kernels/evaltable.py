@@ -47,12 +47,12 @@ from functools import lru_cache
 import numpy as np
 from numba import prange
 
+from nop_sim.core.types import N_CATEGORIES
 from nop_sim.kernels._jit import jit, pjit, popcount
 from nop_sim.kernels.evaluate import (
     ALL_RANKS,
     FLUSH,
     HIGH_CARD,
-    N_CAT,
     NO_HAND,
     POP,
     ROYAL,
@@ -66,7 +66,7 @@ from nop_sim.kernels.evaluate import (
 
 N_LO = 7  # ranks 2..8 in the low base-5 number
 LO_SIZE = 5 ** N_LO
-HI_SIZE = 5 ** (N_CAT - N_LO)
+HI_SIZE = 5 ** (N_CATEGORIES - N_LO)
 HI_SHIFT = 17  # the low number is below 5**7 < 2**17
 HI_BITS = (1 << 14) - 1  # the high number is below 5**6 < 2**14
 SUIT_SHIFT = 32  # four 4-bit suit counts
@@ -138,11 +138,11 @@ def _build_index(n_cards, out_base_hi, out_rank_lo, out_multisets):
         lo_sorted[start[_digit_sum(lo, N_LO)] + out_rank_lo[lo]] = lo
     row = 0
     for hi in range(HI_SIZE):
-        s = _digit_sum(hi, N_CAT - N_LO)
+        s = _digit_sum(hi, N_CATEGORIES - N_LO)
         out_base_hi[hi] = row
         if s > n_cards:
             continue
-        hi_masks = _count_masks(hi, N_CAT - N_LO, N_LO, 0)
+        hi_masks = _count_masks(hi, N_CATEGORIES - N_LO, N_LO, 0)
         for j in range(start[n_cards - s], start[n_cards - s + 1]):
             out_multisets[row] = _count_masks(lo_sorted[j], N_LO, 0, hi_masks)
             row += 1
@@ -152,7 +152,7 @@ def _build_index(n_cards, out_base_hi, out_rank_lo, out_multisets):
 def n_multisets(n_cards: int) -> int:
     """Rank multisets of ``n_cards`` cards, at most four of a rank: [x^n] (1 + ... + x^4)^13."""
     ways = [1] + [0] * n_cards
-    for _ in range(N_CAT):
+    for _ in range(N_CATEGORIES):
         ways = [sum(ways[max(0, i - 4):i + 1]) for i in range(n_cards + 1)]
     return ways[n_cards]
 
@@ -198,7 +198,7 @@ def build_flush_scores(lv_a, lv_b, out_scores):
 
     out_scores : int32[8192], written; -1 for masks of fewer than five ranks.
     """
-    for fs in range(1 << N_CAT):
+    for fs in range(1 << N_CATEGORIES):
         best = NO_HAND
         if POP[fs] >= 5:
             for cat in (ROYAL, STRAIGHT_FLUSH, FLUSH):

@@ -43,6 +43,7 @@ from nop_sim.core.types import (
     FOUR_OF_A_KIND,
     FULL_HOUSE,
     HIGH_CARD,
+    N_CATEGORIES,
     ONE_PAIR,
     ROYAL_FLUSH,
     STRAIGHT,
@@ -52,7 +53,6 @@ from nop_sim.core.types import (
 )
 from nop_sim.kernels._jit import jit, lookup_table, pjit
 
-N_CAT = 13
 ALL_RANKS = 0x1FFF
 ROYAL_RUN = 0x1F00
 WHEEL_RUN = 0x100F
@@ -248,14 +248,14 @@ def reading_lift(column_pos, inverted, elevated, lift):
     # the levels are distinct (two per position, an elevated one odd), so ``order`` is a
     # counting sort: the category at each level (4 bits per level, 32 levels in two
     # words), read from the highest level down. The obvious way, 13 x 13 steps:
-    #     for i in range(N_CAT):  # the highest level not yet placed
+    #     for i in range(N_CATEGORIES):  # the highest level not yet placed
     #         best_cat = argmax(_lv(lv_a, lv_b, cat) for cat not in placed)
     #         placed |= 1 << best_cat
     #         order |= best_cat << (4 * i)
     present = 0
     at_lo = 0  # levels 0..15
     at_hi = 0  # levels 16..31
-    for cat in range(N_CAT):
+    for cat in range(N_CATEGORIES):
         lv = _level(cat, column_pos, inverted, elevated, lift)
         if cat < 7:
             lv_a |= lv << (5 * cat)
@@ -359,7 +359,7 @@ def _brute_profile(cards, wild_ranks, out_tb):
         if c >= 0:
             real[n] = c
             n += 1
-    for cat in range(N_CAT):
+    for cat in range(N_CATEGORIES):
         out_tb[cat] = NO_HAND
     ranks = np.empty(5, np.int64)
     suits = np.empty(5, np.int64)
@@ -793,7 +793,7 @@ def _wild_best(cards, i, wild_ranks, lv_a, lv_b, order):
     """Score of row ``i`` holding wild cards: first made category in reading order."""
     w, crank, m1, sm, cs0, cs1, cs2, cs3, c1, c2, maxsc, multi = _wild_counts(cards, i,
                                                                                wild_ranks)
-    for j in range(N_CAT):
+    for j in range(N_CATEGORIES):
         cat = (order >> (4 * j)) & 15
         tb = _wild_tb(cat, w, crank, m1, sm, cs0, cs1, cs2, cs3, c1, c2, maxsc, multi)
         if tb >= 0:
@@ -803,10 +803,10 @@ def _wild_best(cards, i, wild_ranks, lv_a, lv_b, order):
 
 @jit
 def _brute_best(cards, i, lv_a, lv_b):
-    tbs = np.empty(N_CAT, np.int64)
+    tbs = np.empty(N_CATEGORIES, np.int64)
     _brute_profile(cards[i], 0, tbs)
     best = NO_HAND
-    for cat in range(N_CAT):
+    for cat in range(N_CATEGORIES):
         if tbs[cat] >= 0:
             best = max(best, (_lv(lv_a, lv_b, cat) << 20) | tbs[cat])
     return best
@@ -894,7 +894,7 @@ def score_hand(cards, column_pos, wild_ranks, elevated, inverted):
 def category_of_level(score, lv_a, lv_b):
     """Category id of a score made under the reading ``(lv_a, lv_b)`` (any lift)."""
     lv = score >> 20
-    for cat in range(N_CAT):
+    for cat in range(N_CATEGORIES):
         if _lv(lv_a, lv_b, cat) == lv:
             return cat
     return -1
@@ -908,7 +908,7 @@ def category_of_score(score, column_pos, inverted):
     p = 13 - (lv - 3 * elevated) // 2
     if inverted:
         p = 12 - p
-    for cat in range(N_CAT):
+    for cat in range(N_CATEGORIES):
         if column_pos[cat] == p:
             return cat
     return -1
@@ -931,7 +931,7 @@ def hand_profile(cards, wild_ranks, out_tb):
     w, crank, m1, sm, cs0, cs1, cs2, cs3, c1, c2, maxsc, multi = _wild_counts(rows, 0,
                                                                                wild_ranks)
     if w > 0:
-        for cat in range(N_CAT):
+        for cat in range(N_CATEGORIES):
             out_tb[cat] = _wild_tb(cat, w, crank, m1, sm, cs0, cs1, cs2, cs3, c1, c2, maxsc,
                                    multi)
         return
@@ -952,7 +952,7 @@ def hand_profile(cards, wild_ranks, out_tb):
         m1 |= b
     if not dup:
         fs = _flush_suit(sm)
-        for cat in range(N_CAT):
+        for cat in range(N_CATEGORIES):
             out_tb[cat] = _fast_tb(cat, m1, m2, m3, m4, fs)
             if out_tb[cat] == NEED_BRUTE:
                 dup = True

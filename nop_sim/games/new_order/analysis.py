@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nop_sim.core.column import DEFAULT_COLUMN, Category
+from nop_sim.core.column import DEFAULT_COLUMN, N_CATEGORIES, Category
 from nop_sim.core.errors import MissingData
 from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval, A.holm, ...)
     ALPHA,
@@ -87,7 +87,6 @@ __all__ = [
 ]
 
 CATEGORY_LABELS = tuple(c.label for c in Category)
-N_CATEGORIES = len(CATEGORY_LABELS)
 
 
 # ---------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from nop_sim.core.types import N_CATEGORIES
 from nop_sim.games.new_order.kernels.betting import betting_round, pot_total
 from nop_sim.games.new_order.kernels.common import (
     count_live,
@@ -283,8 +284,6 @@ from nop_sim.games.new_order.types import (
 )
 from nop_sim.kernels._jit import jit, pjit
 from nop_sim.kernels.rng import below, derive
-
-N_CAT = 13
 
 
 # -- hand start ------------------------------------------------------------------------
@@ -893,7 +892,7 @@ def _play_hand(st, cfg, out, rng, check):
     counts[C_WILD_HANDS] += any_wild
     h = g[G_HAND] - 1
     if h < timest.shape[0]:
-        for c in range(N_CAT):
+        for c in range(N_CATEGORIES):
             timest[h, T_POS0 + c] += colpos[c]
         timest[h, T_DART] += g[G_DART]
         timest[h, T_DART_SQ] += g[G_DART] * g[G_DART]
@@ -1022,7 +1021,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
         ps[p, P_CAT_KEY] = -1
         ps[p, P_READ_KEY] = -1  # column versions restart with each match
         ps[p, P_HFUND] = 1
-    for c in range(N_CAT):
+    for c in range(N_CATEGORIES):
         col[c] = c
         colpos[c] = c
     comm[0] = -1
@@ -1054,7 +1053,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     out_match_row[M_BANK_IN] = g[G_BANK_IN]
     out_match_row[M_BANK_OUT] = g[G_BANK_OUT]
     out_match_row[M_INVARIANT_ERRORS] = g[G_ERRORS]
-    for c in range(N_CAT):
+    for c in range(N_CATEGORIES):
         out_column_row[c] = col[c]
     counts[C_MATCHES] += 1
     if n_alive > 1:
@@ -1073,8 +1072,8 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agent
     g[G_EVAL_FN] = eval_fn
     g[G_DRAFT_FN] = draft_fn
     ps = np.zeros((MAX_PLAYERS, N_P), np.int64)
-    col = np.arange(N_CAT).astype(np.int64)
-    colpos = np.arange(N_CAT).astype(np.int8)
+    col = np.arange(N_CATEGORIES).astype(np.int64)
+    colpos = np.arange(N_CATEGORIES).astype(np.int8)
     hole = np.full((MAX_PLAYERS, 5), -1, np.int8)
     board = np.full(3, -1, np.int8)
     buf = np.full(8, -1, np.int8)
@@ -1083,8 +1082,8 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agent
     ddeck = np.zeros(max(deck0.shape[0], 1), np.int64)
     ddisc = np.zeros(max(deck0.shape[0], 1), np.int64)
     comm = np.full(2, -1, np.int64)
-    dist = np.zeros((N_TABLES, N_CAT), np.float64)
-    tail = np.zeros((N_TABLES, N_CAT + 1), np.float64)
+    dist = np.zeros((N_TABLES, N_CATEGORIES), np.float64)
+    tail = np.zeros((N_TABLES, N_CATEGORIES + 1), np.float64)
     reveal = np.full(MAX_PLAYERS + 1, -1, np.int64)
     tmp = np.zeros(N_TMP, np.int64)
     ftmp = np.zeros(N_FTMP, np.float64)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from nop_sim.core.types import N_CATEGORIES
 from nop_sim.games.new_order.kernels.common import count_live, player_category
 from nop_sim.games.new_order.kernels.state import (
     ACT_BLUFF,
@@ -113,8 +114,6 @@ from nop_sim.games.new_order.types import (
 )
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.rng import below, uniform
-
-N_CAT = 13
 
 
 # -- whose random numbers ------------------------------------------------------------
@@ -240,7 +239,7 @@ def choose_promotion(st, cfg, p, rng, fee, pot, s1, cat, e):
     agent = cfg[CFG_AGENTS][p]
     if agent[A_RANDOM] >= 0.5:
         if uniform(rng) < 0.5:
-            return col[1 + below(rng, N_CAT - 1)]
+            return col[1 + below(rng, N_CATEGORIES - 1)]
         return -1
     w = agent[A_MANIPULATE]
     if w <= 0.0:
@@ -252,7 +251,7 @@ def choose_promotion(st, cfg, p, rng, fee, pot, s1, cat, e):
     own = -1
     own_v = -1.0
     # read bottom-up (inverted), a category gains by the one below it moving up
-    if (pos > 0 if not inverted else pos < N_CAT - 1) and e > 0:
+    if (pos > 0 if not inverted else pos < N_CATEGORIES - 1) and e > 0:
         target = cat if not inverted else col[pos + 1]
         dist = st[ST_DIST]
         t = TAB_R5 + g[G_BOARD_N]
@@ -287,7 +286,7 @@ def _hurt_promotion(st, cfg, cat):
         return -1, 0.0
     pos = np.int64(colpos[lw])
     if g[G_INVERTED] == 0:
-        if pos == N_CAT - 1:
+        if pos == N_CATEGORIES - 1:
             return -1, 0.0
         target = col[pos + 1]  # it moves up past lw
     else:
@@ -301,7 +300,7 @@ def _hurt_promotion(st, cfg, cat):
     o = winner_positions(st, cfg, TAB_R7, max(m, 2))  # cached: _likely_winner just built it
     win = st[ST_FTMP]
     k = eff_position(colpos, g[G_INVERTED] != 0, lw)
-    if k >= N_CAT - 1:
+    if k >= N_CATEGORIES - 1:
         return -1, 0.0
     return target, max(win[o + k] - win[o + k + 1], 0.0)
 
@@ -317,7 +316,7 @@ def choose_hedge(st, cfg, p, rng, settings, s1, cat, e):
     current = ps[p, P_HEDGE]
     if agent[A_RANDOM] >= 0.5:
         if uniform(rng) < 0.5:
-            c = below(rng, N_CAT - 1 if current >= 0 else N_CAT)
+            c = below(rng, N_CATEGORIES - 1 if current >= 0 else N_CATEGORIES)
             if current >= 0 and c >= current:
                 c += 1
             return c
@@ -342,7 +341,7 @@ def choose_hedge(st, cfg, p, rng, settings, s1, cat, e):
     best_c = -1
     best_v = -1.0
     cur_v = 0.0
-    for c in range(N_CAT):
+    for c in range(N_CATEGORIES):
         k = eff_position(colpos, inverted, c)
         prob = (1.0 - s) * win[o + k]
         if c == cat:
@@ -636,7 +635,7 @@ def _likely_winner(st, cfg, exclude):
     win = st[ST_FTMP]
     best = -1
     best_v = -1.0
-    for c in range(N_CAT):
+    for c in range(N_CATEGORIES):
         if c == exclude:
             continue
         k = eff_position(colpos, g[G_INVERTED] != 0, c)
@@ -667,7 +666,7 @@ def choose_promote_target(st, cfg, p, rng):
         c = _own_category(st, p)
         if c >= 0 and colpos[c] > 0:
             return c
-    return col[1 + below(rng, N_CAT - 1)]
+    return col[1 + below(rng, N_CATEGORIES - 1)]
 
 
 @jit(_nrt=False)
@@ -677,9 +676,9 @@ def choose_demote_target(st, cfg, p, rng):
     col, colpos = st[ST_COL], st[ST_COLPOS]
     if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:
         c = _likely_winner(st, cfg, _own_category(st, p))
-        if c >= 0 and colpos[c] < N_CAT - 1:
+        if c >= 0 and colpos[c] < N_CATEGORIES - 1:
             return c
-    return col[below(rng, N_CAT - 1)]
+    return col[below(rng, N_CATEGORIES - 1)]
 
 
 @jit(_nrt=False)
@@ -692,8 +691,8 @@ def choose_swap(st, cfg, p, rng):
         if c >= 0 and colpos[c] > 0:
             return 0, np.int64(colpos[c])
         return 11, 12
-    i = below(rng, N_CAT)
-    j = below(rng, N_CAT - 1)
+    i = below(rng, N_CATEGORIES)
+    j = below(rng, N_CATEGORIES - 1)
     if j >= i:
         j += 1
     return i, j
@@ -705,11 +704,11 @@ def choose_elevator_category(st, cfg, p, rng):
     rng = seat_rng(st, cfg, p, rng)
     g, colpos, dist, tail = st[ST_G], st[ST_COLPOS], st[ST_DIST], st[ST_TAIL]
     if cfg[CFG_AGENTS][p, A_RANDOM] >= 0.5:
-        return below(rng, N_CAT)
+        return below(rng, N_CATEGORIES)
     ensure_table(st, cfg, TAB_R7)
-    best = N_CAT - 1
+    best = N_CATEGORIES - 1
     best_v = -1.0
-    for c in range(N_CAT):
+    for c in range(N_CATEGORIES):
         k = eff_position(colpos, g[G_INVERTED] != 0, c)
         gain = beat_one(dist, tail, TAB_R7, k - 1, True) - beat_one(dist, tail, TAB_R7, k, False)
         v = dist[TAB_R7, k] * gain

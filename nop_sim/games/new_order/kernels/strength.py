@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from nop_sim.core.types import N_CATEGORIES
 from nop_sim.games.new_order.kernels.state import (
     CFG_TAB_FREQ,
     CFG_TAB_MASK,
@@ -36,8 +37,6 @@ from nop_sim.games.new_order.kernels.state import (
 )
 from nop_sim.kernels._jit import jit
 from nop_sim.kernels.evaluate import HI
-
-N_CAT = 13
 
 
 @jit(_nrt=False)
@@ -62,23 +61,23 @@ def ensure_table(st, cfg, t):
 def _compute_table(g, colpos, t, tab_start, tab_mask, tab_freq, dist, tail, tmp):
     """``dist[t, k]`` = P(best effective position == k), ``tail[t, k]`` = P(position >= k)."""
     inverted = g[G_INVERTED] != 0
-    for c in range(N_CAT):
+    for c in range(N_CATEGORIES):
         tmp[TMP_EPOS + c] = eff_position(colpos, inverted, c)
-    for k in range(N_CAT):
+    for k in range(N_CATEGORIES):
         dist[t, k] = 0.0
     for i in range(tab_start[t], tab_start[t + 1]):
         # the best position among the mask's categories, visiting its set bits (about
         # three) rather than scanning positions 0.. for the first category it holds
         m = tab_mask[i]
-        best = N_CAT
+        best = N_CATEGORIES
         while m:
             c = HI[m]
             m ^= np.int64(1) << c
             best = min(best, tmp[TMP_EPOS + c])
-        if best < N_CAT:
+        if best < N_CATEGORIES:
             dist[t, best] += tab_freq[i]
-    tail[t, N_CAT] = 0.0
-    for k in range(N_CAT - 1, -1, -1):
+    tail[t, N_CATEGORIES] = 0.0
+    for k in range(N_CATEGORIES - 1, -1, -1):
         tail[t, k] = tail[t, k + 1] + dist[t, k]
     tmp[TMP_TVER + t] = g[G_COLVER]
 
@@ -93,7 +92,7 @@ def winner_positions(st, cfg, t, m):
     """
     g, tmp = st[ST_G], st[ST_TMP]
     key = (g[G_COLVER] << 8) | t
-    o = F_WIN + N_CAT * m
+    o = F_WIN + N_CATEGORIES * m
     if tmp[TMP_WKEY + m] != key:
         ensure_table(st, cfg, t)
         _winner_row(st[ST_TAIL], t, m, st[ST_FTMP], o)
@@ -104,7 +103,7 @@ def winner_positions(st, cfg, t, m):
 @jit(_nrt=False)
 def _winner_row(tail, t, m, fs, o):
     hi = tail[t, 0] ** m
-    for k in range(N_CAT):
+    for k in range(N_CATEGORIES):
         lo = tail[t, k + 1] ** m
         fs[o + k] = hi - lo
         hi = lo
@@ -138,7 +137,7 @@ def shape_value(st, cfg, sh):
     ensure_table(st, cfg, TAB_R7)
     dist, tail = st[ST_DIST], st[ST_TAIL]
     v = 0.0
-    for k in range(N_CAT):
+    for k in range(N_CATEGORIES):
         if dist[sh, k] > 0.0:
             v += dist[sh, k] * beat_one(dist, tail, TAB_R7, k, False)
     fs[F_SHAPE + sh] = v
