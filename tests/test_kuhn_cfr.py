@@ -116,3 +116,45 @@ def test_a_folder_with_another_training_is_not_written_over(tmp_path):
     _, res = _train(tmp_path, "psro")
     assert res.exit_code == 1 and "not empty" in res.output, res.output
     assert (psro / "strong.toml").read_text() == "# someone's field\n"
+
+
+def test_regret_matching_self_play_reaches_a_matrix_games_known_equilibrium():
+    # zero-sum, row payoffs [[2, -1], [-1, 1]]: each side's equilibrium mixes 0.4 / 0.6,
+    # value 0.2; regret matching in self-play converges to it on average
+    from nop_sim.core.regret import regret_matching
+
+    a = np.array([[2.0, -1.0], [-1.0, 1.0]])
+    r_row, r_col = np.zeros(2), np.zeros(2)
+    avg_row, avg_col = np.zeros(2), np.zeros(2)
+    for _ in range(20_000):
+        x, y = regret_matching(r_row), regret_matching(r_col)
+        avg_row += x
+        avg_col += y
+        row_values, col_values = a @ y, -(x @ a)
+        r_row += row_values - x @ row_values
+        r_col += col_values - y @ col_values
+    avg_row, avg_col = avg_row / avg_row.sum(), avg_col / avg_col.sum()
+    assert np.allclose(avg_row, [0.4, 0.6], atol=0.01)
+    assert np.allclose(avg_col, [0.4, 0.6], atol=0.01)
+    assert avg_row @ a @ avg_col == pytest.approx(0.2, abs=0.01)
+    assert np.array_equal(regret_matching(np.array([[-1.0, -2.0], [0.0, 3.0]])),
+                          [[0.5, 0.5], [0.0, 1.0]])
+
+
+def test_the_cfr_field_file_round_trips_and_workers_change_nothing(tmp_path):
+    from nop_sim.games.kuhn.policy import agent_row, read_agent_file
+
+    one, res = _train(tmp_path, "one", "--iterations", "200", "--workers", "1")
+    assert res.exit_code == 0, res.output
+    two, res = _train(tmp_path, "two", "--iterations", "200", "--workers", "2")
+    assert res.exit_code == 0, res.output
+    f = read_agent_file(one / "strong.toml")
+    assert f.weights == (1.0,) and len(f.rows) == 1
+    row = agent_row(f.rows[0])
+    with np.load(one / "regret_state.npz") as z:   # the average strategy, bit for bit
+        assert np.array_equal(row, cfr.TRAINER.row({k: z[k] for k in z.files}))
+    assert np.allclose(row, read_policy_csv(one / "policy.csv"), rtol=1e-12, atol=0)
+    assert f.training["method"] == "cfr" and f.training["iterations"] == 200
+    with np.load(one / "regret_state.npz") as a, np.load(two / "regret_state.npz") as b:
+        assert all(np.array_equal(a[k], b[k]) for k in a.files)
+    assert (one / "policy.csv").read_text() == (two / "policy.csv").read_text()

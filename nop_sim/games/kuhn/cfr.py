@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nop_sim.core.regret import regret_matching
 from nop_sim.games.kuhn import exact
 from nop_sim.games.kuhn.rules import (
     CARDS,
@@ -75,11 +76,10 @@ class CFRState:
 
 
 def current(regret: np.ndarray) -> np.ndarray:
-    """Regret matching: the chance to bet at each infoset, float ``(48,)``, in proportion
-    to the positive regrets, even where none is positive."""
-    pos = np.maximum(regret, 0.0)
-    total = pos.sum(axis=1)
-    return np.where(total > 0.0, pos[:, 1] / np.where(total > 0.0, total, 1.0), 0.5)
+    """Regret matching (:func:`nop_sim.core.regret.regret_matching`): the chance to bet at
+    each infoset, float ``(48,)``, in proportion to the positive regrets, even where none
+    is positive."""
+    return regret_matching(regret)[:, 1]
 
 
 def average(state: CFRState) -> np.ndarray:
