@@ -773,7 +773,8 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "train")
     if method == "cfr":
-        return _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet)
+        return _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet,
+                             no_report)
     if iterations is not None:
         raise click.BadParameter("counts CFR iterations: give it with --method cfr "
                                  "(PSRO's budget is --budget-matches)",
@@ -819,11 +820,13 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
         click.echo(f"report:       {report}")
 
 
-def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet):
+def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet,
+                  no_report):
     """``train --method cfr``: the game's regret trainer into a folder
     (:mod:`nop_sim.studies.train.regret`)."""
     from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.regret import regret_folder
+    from nop_sim.studies.train.report import write_train_report
 
     for given, name in ((seeds > 1, "--seeds"), (budget is not None, "--budget-matches"),
                         (epsilon is not None, "--epsilon")):
@@ -839,6 +842,7 @@ def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quie
         with _one_line(TrainError, progress=progress):
             result = regret_folder(scn, out, iterations, resume=resume,
                                    progress=lambda d, t: progress(d, t, d))
+        report = None if no_report else write_train_report(out)
     rate = result.iterations / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{scn.name}: {result.iterations:,} iterations of {result.method} in "
                f"{result.seconds:.1f} s ({rate:,.0f} iterations/s, "
@@ -852,6 +856,8 @@ def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quie
     click.echo(f"strong.toml:  {out / 'strong.toml'}")
     if (out / "curve.csv").exists():
         click.echo(f"curve:        {out / 'curve.csv'}")
+    if report:
+        click.echo(f"report:       {report}")
 
 
 def _train_pool(scenario, overrides, scn, seeds, out, cfg, workers, scheduler, resume,

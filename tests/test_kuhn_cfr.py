@@ -68,6 +68,10 @@ def test_train_method_cfr_writes_a_field_within_the_issue_figure(tmp_path):
     assert curve[0] == "iteration,seconds,nash_conv,gain_per_seat"
     last = curve[-1].split(",")
     assert int(last[0]) == cfr.ITERATIONS and float(last[2]) == pytest.approx(nash, abs=1e-12)
+    # the training report: the exact figure and the curve of the bound over wall time
+    md = (out / "report.md").read_text()
+    assert f"NashConv {nash:.6f} chips per hand" in md and "48 information sets" in md
+    assert (out / "figures" / "curve.png").stat().st_size > 0 and "report.html" in res.output
 
 
 def test_a_stopped_training_goes_on_bit_identically(tmp_path):

@@ -22,7 +22,7 @@ from nop_sim.games.agent_files import PLAYS_ALIKE, checked_bound, plays_alike, s
 from nop_sim.studies.train.pooled import HALVES, KIND, source_statement
 from nop_sim.studies.train.search import statement
 
-__all__ = ["POOL_SECTIONS", "SECTIONS", "write_train_report"]
+__all__ = ["POOL_SECTIONS", "REGRET_SECTIONS", "SECTIONS", "write_train_report"]
 
 
 @dataclass
@@ -383,10 +383,14 @@ SECTIONS = [
 
 def write_train_report(folder: str | Path) -> Path:
     """Write ``report.html`` and ``report.md`` of a training folder (or of a pooled
-    training's: :data:`POOL_SECTIONS`); the HTML path."""
+    training's: :data:`POOL_SECTIONS`; of a CFR training's: :data:`REGRET_SECTIONS`); the
+    HTML path."""
     folder = Path(folder)
-    if json.loads((folder / "manifest.json").read_text()).get("kind") == KIND:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    if manifest.get("kind") == KIND:
         return _write_pool_report(folder)
+    if manifest.get("method") == "cfr":
+        return _write_regret_report(folder)
     t = _load(folder)
     sections = R.build_sections(SECTIONS, t, number_from=1)
     tr = t.manifest["training"]
@@ -598,4 +602,95 @@ def _write_pool_report(folder: Path) -> Path:
             f"{', '.join(map(str, tr['pool']['seeds']))}, {tr['matches']:,} matches, "
             f"{len(sections)} sections")
     return R.write_report(R.Report(f"nop-sim train --seeds: {tr['scenario']}", meta,
+                                   sections), folder)
+
+
+# -- a regret-minimisation training (nop-sim train --method cfr) ----------------------------
+@dataclass
+class _Regret:
+    """A CFR training's folder: its manifest, the curve after each slice, the field's row."""
+
+    folder: Path
+    manifest: dict
+    curve: pd.DataFrame
+    field: dict
+
+    @cached_property
+    def policy(self):
+        return get_game(self.manifest["scenario"].get("kind", DEFAULT_KIND)).policy
+
+
+def _load_regret(folder: Path) -> _Regret:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    curve_path = folder / "curve.csv"
+    curve = pd.read_csv(curve_path) if curve_path.exists() else pd.DataFrame()
+    strong = tomllib.loads((folder / "strong.toml").read_text())
+    return _Regret(folder, manifest, curve, strong)
+
+
+def _regret_findings(t: _Regret):
+    m, unit = t.manifest, t.policy.unit
+    ab, tp = m["abstraction"], m["throughput"]
+    items = [f"Trained by {m['trainer']}: {m['iterations']:,} iterations in "
+             f"{tp['seconds']:.1f} s."]
+    if m.get("exact"):
+        e = m["exact"]
+        items.append(f"**Exactly, NashConv {e['nash_conv']:.6f} {unit} per hand**: the best "
+                     f"single-seat deviation from the field gains {e['gain_per_seat']:.6f} "
+                     f"{unit} per hand, averaged over the seats (0 at a Nash equilibrium; "
+                     f"enumerated, not estimated).")
+    else:
+        items.append("This game has no exact figure: check the field with nop-sim exploit, "
+                     "whose gain is a lower bound on what a deviation can gain.")
+    items.append(f"The abstraction: {ab['infosets']:,} information sets, {ab['actions']} "
+                 f"actions each.")
+    return [R.Bullets(items)]
+
+
+def _regret_curve(t: _Regret):
+    c = t.curve
+    if not len(c) or "nash_conv" not in c:
+        return [R.Note("No curve: this game has no exact figure to measure after each slice.",
+                       "muted")]
+    fig, axes = R.figure(3.0)
+    ax = axes[0, 0]
+    ax.plot(c["seconds"], c["nash_conv"], "o-", color=R.PALETTE["blue"], ms=3,
+            label="the average strategy, exactly")
+    ax.set_yscale("log")
+    ax.set_xlabel("seconds of training (this machine)")
+    ax.set_ylabel(f"NashConv ({t.policy.unit} per hand)")
+    ax.legend(loc="upper right", fontsize=8)
+    table = pd.DataFrame({"iteration": [R.count(v) for v in c["iteration"]],
+                          "seconds": [R.num(v, 2) for v in c["seconds"]],
+                          f"NashConv ({t.policy.unit})": [f"{v:.6f}" for v in c["nash_conv"]]})
+    return [R.png(fig, "curve", "NashConv of the average strategy after each twentieth of "
+                  "the iterations, by wall time: the exact distance from an equilibrium."),
+            R.Table(table, "The curve", csv="curve.csv")]
+
+
+def _regret_field(t: _Regret):
+    row = t.field.get("agent", {})
+    names = [k for k in row if k != "weight"]
+    table = pd.DataFrame({"parameter": names, "value": [R.num(float(row[n]), 4)
+                                                        for n in names]})
+    return [R.Note("One row every seat plays (each seat reads its own information sets): "
+                   "the average strategy, the part of CFR that converges."),
+            R.Table(table, "The strong field", csv="strong_field.csv")]
+
+
+REGRET_SECTIONS = [
+    R.SectionSpec("findings", "Findings", "", _regret_findings),
+    R.SectionSpec("curve", "Exploitability over time", "How far from an equilibrium the "
+                  "field was as the training went on.", _regret_curve),
+    R.SectionSpec("field", "The strong field", "What strong.toml holds.", _regret_field),
+]
+
+
+def _write_regret_report(folder: Path) -> Path:
+    t = _load_regret(folder)
+    sections = R.build_sections(REGRET_SECTIONS, t, number_from=1)
+    sc = t.manifest["scenario"]
+    meta = (f"scenario {sc['name']} (fingerprint {sc['fingerprint']}), CFR, "
+            f"{t.manifest['iterations']:,} iterations, {len(sections)} sections")
+    return R.write_report(R.Report(f"nop-sim train --method cfr: {sc['name']}", meta,
                                    sections), folder)
