@@ -146,14 +146,37 @@ def reset_stock(g, settings, stock):
 
 
 @jit(_nrt=False)
+def refill_from_discards(g, pile, disc, top_at, n_at, disc_n_at):
+    """The ``g[disc_n_at]`` cards of ``disc`` become ``pile`` (in place, unshuffled: each
+    draw shuffles, :func:`draw_from_top`); ``g[top_at]``, ``g[n_at]`` and ``g[disc_n_at]``
+    are ``pile``'s top, its size and the discard count. Returns the pile's new size."""
+    nd = g[disc_n_at]
+    for i in range(nd):
+        pile[i] = disc[i]
+    g[top_at] = 0
+    g[n_at] = nd
+    g[disc_n_at] = 0
+    return nd
+
+
+@jit(_nrt=False)
+def draw_from_top(g, pile, rng, top_at, n_at):
+    """One card uniformly of ``pile[g[top_at]:g[n_at]]`` (lazy Fisher-Yates: it swaps places
+    with the top card, and the top moves past it; one ``below`` draw). The stock and the
+    Disruptor deck both draw this way."""
+    top = g[top_at]
+    r = top + below(rng, g[n_at] - top)
+    c = pile[r]
+    pile[r] = pile[top]
+    pile[top] = c
+    g[top_at] = top + 1
+    return c
+
+
+@jit(_nrt=False)
 def _restock(g, stock, disc, counts, ev):
     """The discard pile becomes the new stock (SPEC 4.4: the stock ran out)."""
-    nd = g[G_DISC_N]
-    for i in range(nd):
-        stock[i] = disc[i]
-    g[G_STOCK_TOP] = 0
-    g[G_STOCK_N] = nd
-    g[G_DISC_N] = 0
+    nd = refill_from_discards(g, stock, disc, G_STOCK_TOP, G_STOCK_N, G_DISC_N)
     counts[C_STOCK_RESHUFFLES] += 1
     log_reshuffle(ev, g, 0, nd)
 
@@ -163,13 +186,7 @@ def deal_card(g, stock, disc, rng, counts, ev):
     """One card off a uniformly shuffled stock (lazy Fisher-Yates)."""
     if g[G_STOCK_TOP] >= g[G_STOCK_N]:
         _restock(g, stock, disc, counts, ev)
-    top = g[G_STOCK_TOP]
-    r = top + below(rng, g[G_STOCK_N] - top)
-    c = stock[r]
-    stock[r] = stock[top]
-    stock[top] = c
-    g[G_STOCK_TOP] = top + 1
-    return c
+    return draw_from_top(g, stock, rng, G_STOCK_TOP, G_STOCK_N)
 
 
 @jit(_nrt=False)

@@ -9,7 +9,12 @@ pick; Personal and Community cards change the game from the next hand on
 
 from __future__ import annotations
 
-from nop_sim.games.new_order.kernels.common import restore_column, swap_positions
+from nop_sim.games.new_order.kernels.common import (
+    draw_from_top,
+    refill_from_discards,
+    restore_column,
+    swap_positions,
+)
 from nop_sim.games.new_order.kernels.eventlog import (
     log_disruptor_discard,
     log_effect,
@@ -84,7 +89,6 @@ from nop_sim.games.new_order.types import (
     TYPE_PERSONAL,
 )
 from nop_sim.kernels._jit import jit
-from nop_sim.kernels.rng import below
 
 # reasons logged with EV_DISRUPTOR_DISCARD
 WHY_LEFTOVER = 0
@@ -115,20 +119,10 @@ def _reveal_one(st, out, rng):
         nd = g[G_DDISC_N]
         if nd == 0:
             return -1
-        for i in range(nd):
-            ddeck[i] = ddisc[i]
-        g[G_DTOP] = 0
-        g[G_DN] = nd
-        g[G_DDISC_N] = 0
+        refill_from_discards(g, ddeck, ddisc, G_DTOP, G_DN, G_DDISC_N)
         out[OUT_COUNTS][C_DISRUPTOR_RESHUFFLES] += 1
         log_reshuffle(out[OUT_EVENTS], g, 1, nd)
-    top = g[G_DTOP]
-    r = top + below(rng, g[G_DN] - top)
-    c = ddeck[r]
-    ddeck[r] = ddeck[top]
-    ddeck[top] = c
-    g[G_DTOP] = top + 1
-    return c
+    return draw_from_top(g, ddeck, rng, G_DTOP, G_DN)
 
 
 @jit(_nrt=False)
