@@ -31,7 +31,7 @@ from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
 from nop_sim.run.provenance import versions
 from nop_sim.studies.train.errors import TrainError
-from nop_sim.studies.train.trainer import rules_key
+from nop_sim.studies.train.trainer import rules_key, training_checkpoint
 
 __all__ = ["RegretResult", "regret_folder"]
 
@@ -63,23 +63,9 @@ def _identity(scn, settings) -> dict:
 def _checkpoint(out: Path, identity: dict, resume: bool, iterations: int) -> dict | None:
     """The saved state to go on from (None: start afresh); :class:`TrainError` where
     ``out`` cannot take this training."""
-    if out.exists() and not out.is_dir():
-        raise TrainError(f"{out} is not a folder")
-    state_path = out / "state.json"
-    if not state_path.exists():
-        if out.exists() and any(p for p in out.glob("*") if not p.name.startswith(".nop-sim")):
-            raise TrainError(f"{out} is not empty and holds no training; give another --out")
+    saved = training_checkpoint(out, identity)
+    if saved is None:
         return None
-    try:
-        saved = json.loads(state_path.read_text())
-        old = saved["identity"]
-    except (ValueError, KeyError) as exc:
-        raise TrainError(f"{state_path}: not a training checkpoint ({exc}); remove the folder "
-                         f"or train into another --out") from None
-    if old != identity:
-        diff = sorted(k for k in identity if old.get(k) != identity[k])
-        raise TrainError(f"{out} holds another training (differs in {', '.join(diff)}); train "
-                         f"into another --out, or remove the folder")
     done, goal = saved.get("iteration", 0), saved.get("goal", 0)
     if not resume and done < goal:
         raise TrainError(f"{out} holds an unfinished training ({done:,} of {goal:,} "

@@ -81,6 +81,7 @@ import pandas as pd
 from nop_sim.games.registry import PolicySpace, SeatFile, policy_of, seat_label
 from nop_sim.reporting import atomic_write
 from nop_sim.run.provenance import versions
+from nop_sim.studies.resume import same_study
 from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.known import record_deviation
 from nop_sim.studies.train.meta import ProfileTable, max_members, regret, solve
@@ -553,7 +554,11 @@ def _identity(scn, cfg: TrainConfig) -> dict:
             "version": STATE_VERSION}
 
 
-def _load_checkpoint(out: Path, identity: dict, resume: bool, cfg: TrainConfig) -> dict | None:
+def training_checkpoint(out: Path, identity: dict) -> dict | None:
+    """The checkpoint (``state.json``) of the training ``identity`` in ``out``, or None where
+    ``out`` holds no training yet (no folder, or one empty but for nop-sim's lock files).
+    :class:`TrainError` where ``out`` holds anything else: a file, a run or other folder,
+    another training. Every trainer's folder (:mod:`.regret` too) opens through here."""
     state_path = out / "state.json"
     if out.exists() and not out.is_dir():
         raise TrainError(f"{out} is not a folder")
@@ -566,20 +571,21 @@ def _load_checkpoint(out: Path, identity: dict, resume: bool, cfg: TrainConfig) 
         raise TrainError(f"{out} holds a {kind} folder, not a training; train into another "
                          f"--out")
     if not state_path.exists():
-        if out.exists() and any(p for p in out.glob("*") if not p.name.startswith(".nop-sim")) \
-                and not (out / "manifest.json").exists():
+        if out.exists() and any(p for p in out.glob("*") if not p.name.startswith(".nop-sim")):
             raise TrainError(f"{out} is not empty and holds no training; give another --out")
         return None
-    try:
-        state = json.loads(state_path.read_text())
-        old = state["identity"]
-    except (ValueError, KeyError) as exc:
-        raise TrainError(f"{state_path}: not a training checkpoint ({exc}); remove the "
-                         f"folder or train into another --out") from None
-    if old != identity:
-        diff = sorted(k for k in identity if old.get(k) != identity[k])
-        raise TrainError(f"{out} holds another training (differs in {', '.join(diff)}); "
-                         f"train into another --out, or remove the folder")
+    return same_study(
+        state_path, "identity", identity, TrainError,
+        unreadable="{path}: not a training checkpoint ({reason}); remove the folder or train "
+                   "into another --out",
+        differs="{folder} holds another training (differs in {keys}); train into another "
+                "--out, or remove the folder")
+
+
+def _load_checkpoint(out: Path, identity: dict, resume: bool, cfg: TrainConfig) -> dict | None:
+    state = training_checkpoint(out, identity)
+    if state is None:
+        return None
     finished = state.get("final") is not None
     limits = state.get("limits", {})
     more = (cfg.budget > limits.get("budget", cfg.budget)

@@ -62,6 +62,7 @@ from nop_sim.run.planning import Chunk, plan_chunks
 from nop_sim.run.provenance import git_revision, versions
 from nop_sim.run.scenario import Scenario, Target, TuneAxis
 from nop_sim.store import concat_tables
+from nop_sim.studies.resume import same_study
 from nop_sim.studies.tune.strong import (
     StrongTuning,
     draw,
@@ -320,15 +321,11 @@ def _open_study(out: Path, scn: Scenario, cfg: TuneConfig, resume: bool):
         if not resume:
             raise TuneError(f"{out}: holds a tune study already; --resume continues it, or "
                             f"choose another --out")
-        try:
-            old = json.loads(manifest_path.read_text())["key"]
-        except (OSError, ValueError, KeyError):
-            raise TuneError(f"{out}: study.db has no readable manifest.json beside it; "
-                            f"choose another --out") from None
-        if old != key:
-            changed = sorted(k for k in key if old.get(k) != key[k])
-            raise TuneError(f"{out}: its study was tuned with other {', '.join(changed)}; "
-                            f"resume with the same scenario and flags, or choose another --out")
+        same_study(manifest_path, "key", key, TuneError,
+                   unreadable="{folder}: study.db has no readable manifest.json beside it; "
+                              "choose another --out",
+                   differs="{folder}: its study was tuned with other {keys}; resume with the "
+                           "same scenario and flags, or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(
