@@ -1,6 +1,7 @@
 """Confidence intervals, the one place both games take them from.
 
-- a rate ``k / n``: :func:`wilson_interval` (Wilson score);
+- a rate ``k / n``: :func:`wilson_interval` (Wilson score); a table's rate column with
+  its interval: :func:`rate_columns`;
 - a count per unit of exposure that can exceed one: :func:`poisson_interval`
   (exact, Garwood);
 - a mean: :func:`mean_interval` / :func:`mean_half_width` (Student t over the
@@ -26,11 +27,16 @@ NumPy and SciPy only; :mod:`nop_sim.games.new_order.analysis` (New Order) and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ALPHA", "CONFIDENCE", "bootstrap_median", "holm", "holm_intervals", "holm_levels",
            "mean_half_width", "mean_interval", "median_draws", "newcombe_interval",
-           "newcombe_test", "normal_quantile", "poisson_interval", "ratio_interval",
+           "newcombe_test", "normal_quantile", "poisson_interval", "rate_columns", "ratio_interval",
            "symmetric_test", "wilson_interval", "wilson_test"]
 
 CONFIDENCE = 0.95
@@ -79,6 +85,27 @@ def poisson_interval(k, exposure, confidence: float = CONFIDENCE):
         high = stats.chi2.ppf(1 - a / 2, 2 * k + 2) / 2 / exposure
         bad = exposure <= 0
     return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+
+
+def rate_columns(frame: pd.DataFrame, k: str, n: str, name: str = "rate",
+                 confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Add ``name``, ``name_low``, ``name_high`` (``ci_low``/``ci_high`` when name is "rate").
+
+    Wilson where ``k <= n``; an exact Poisson interval where a unit can count
+    more than once (``k > n``).
+    """
+    frame = frame.copy()
+    kk, nn = frame[k].to_numpy(float), frame[n].to_numpy(float)
+    lo, hi = wilson_interval(np.minimum(kk, nn), nn, confidence)
+    plo, phi = poisson_interval(kk, nn, confidence)
+    over = kk > nn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frame[name] = np.where(nn > 0, kk / nn, np.nan)
+    low_name, high_name = ("ci_low", "ci_high") if name == "rate" else (f"{name}_low",
+                                                                        f"{name}_high")
+    frame[low_name] = np.where(over, plo, lo)
+    frame[high_name] = np.where(over, phi, hi)
+    return frame
 
 
 def mean_interval(values, confidence: float = CONFIDENCE) -> dict[str, float]:

@@ -9,7 +9,8 @@ the game's error for a row it refuses) and its parameter names (named in
 messages, and the keys a row of numbers is written under).
 
 :func:`draw_rows` draws the row each match of a mixture seat plays,
-counter-based, so workers, chunks and Dask draw the same rows.
+counter-based, so workers, chunks and Dask draw the same rows; :func:`mixture_rows`
+reads back from a run's seats how each row played.
 """
 
 from __future__ import annotations
@@ -23,11 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from nop_sim.core.errors import toml_problem
+from nop_sim.core.errors import MissingData, toml_problem
+from nop_sim.core.stats import rate_columns
 
-__all__ = ["PLAYS_ALIKE", "AgentFile", "checked_bound", "draw_rows", "gain_unit", "plays_alike",
-           "read_rows", "search_gap", "training_text", "write_rows"]
+__all__ = ["MIXTURE_COLUMNS", "PLAYS_ALIKE", "AgentFile", "checked_bound", "draw_rows",
+           "gain_unit", "mixture_rows", "plays_alike", "read_rows", "search_gap",
+           "training_text", "write_rows"]
 
 
 @dataclass(frozen=True)
@@ -248,6 +252,55 @@ def _splitmix(z: np.ndarray) -> np.ndarray:
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
+
+
+MIXTURE_COLUMNS = ["point", "preset", "row", "weight", "seats", "share", "share_low",
+                   "share_high", "wins", "win_rate", "ci_low", "ci_high", "fair"]
+
+
+def mixture_rows(seats: pd.DataFrame | None, records: Sequence[Mapping] | None,
+                 players: Callable[[int], int]) -> pd.DataFrame:
+    """The rows of every mixture seated (an agent file of several ``[[agent]]`` tables):
+    how often each row played and how it did, in any game whose seats table has
+    ``mix_row`` (the row a seat played, -1 outside a mixture).
+
+    ``seats``: a run's seats table (``point``, ``preset``, ``mix_row``, ``place``);
+    ``records``: its manifest's ``agent_files`` (each with ``label`` and ``weights``);
+    ``players(point)``: the point's player count. One row per (point, ``preset``: the
+    file's label, ``row``: its row, from 0 in file order): ``weight``, the file's share
+    for the row (normalised); ``seats``, the seats that played it; ``share`` of the
+    label's seats, with a Wilson interval (``share_low``, ``share_high``), which should
+    hold ``weight``; ``wins`` and ``win_rate`` with its Wilson interval (``ci_low``,
+    ``ci_high``), beside ``fair`` (1/players). A row never drawn has 0 seats. Empty for
+    a run without a mixture, or a store from before mixtures (no ``mix_row`` column).
+    """
+    s = seats
+    if s is None or "mix_row" not in s.columns or not (s["mix_row"] >= 0).any():
+        return pd.DataFrame(columns=MIXTURE_COLUMNS)
+    missing = [c for c in ("point", "preset", "place") if c not in s.columns]
+    if missing:
+        raise MissingData(f"the 'seats' table has no column {', '.join(missing)}")
+    s = s[s["mix_row"] >= 0]
+    weights = {str(f["label"]): f.get("weights") or [1.0] for f in records or []}
+    played = (s.assign(win=(s["place"] == 1).astype(int), preset=s["preset"].astype(str))
+              .groupby(["point", "preset", "mix_row"], sort=True)
+              .agg(seats=("win", "count"), wins=("win", "sum")).reset_index()
+              .rename(columns={"mix_row": "row"}))
+    # every row of each file, drawn or not, at each point it sits at
+    files = played[["point", "preset"]].drop_duplicates()
+    every = pd.DataFrame([{"point": p, "preset": label, "row": k, "weight": w}
+                          for p, label in files.itertuples(index=False)
+                          for k, w in enumerate(weights.get(label, []))],
+                         columns=["point", "preset", "row", "weight"])
+    g = every.merge(played, on=["point", "preset", "row"], how="outer").fillna(
+        {"seats": 0, "wins": 0})
+    g = g.astype({"seats": np.int64, "wins": np.int64, "row": np.int64})
+    g["of"] = g.groupby(["point", "preset"])["seats"].transform("sum")
+    g = rate_columns(g, "seats", "of", "share")
+    g = rate_columns(g, "wins", "seats", "win_rate").rename(
+        columns={"win_rate_low": "ci_low", "win_rate_high": "ci_high"})
+    g["fair"] = 1.0 / np.array([players(p) for p in g["point"]], dtype=float)
+    return g.sort_values(["point", "preset", "row"])[MIXTURE_COLUMNS].reset_index(drop=True)
 
 
 def _number(training: Mapping[str, Any], key: str) -> float | None:

@@ -227,6 +227,10 @@ class Game:
     kernels : named groups of compiled kernels, each a function that compiles
         it into numba's cache (or loads it); ``nop-sim compile`` runs every
         game's groups at once, one process each
+    refresh_kernels() : optional; drop the game's stale kernels from numba's cache
+        (sources changed since they were compiled); ``nop-sim compile`` calls it
+        once before its workers start, so that no worker drops what another one
+        has just compiled
     kernel_sources : glob patterns, relative to the ``nop_sim`` package folder, of
         the game's files that its cached kernels are compiled from or freeze
         constants of (its kernel modules, its ``types.py``); with the shared
@@ -268,6 +272,7 @@ class Game:
     warm_up: Callable[[Any], None] | None = None
     load_kernels: Callable[[], None] | None = None
     kernels: Mapping[str, Callable[[], None]] = field(default_factory=dict)
+    refresh_kernels: Callable[[], None] | None = None
     kernel_sources: tuple[str, ...] = ()
     agent_file: Callable[[Path], Any] | None = None
     store_version: int = 1

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import nop_sim.kernels
 from nop_sim.core.kernel_sources import kernel_digest
 from nop_sim.games import get_game, registered_games
-from nop_sim.games.new_order.engine import refresh_kernel_cache
 
 # the note and its listener live with the numba options (kernels._jit installs it)
 from nop_sim.kernels._jit import COMPILE_NOTE, COMPILE_TIME, announce_compiles
@@ -121,7 +120,9 @@ def compile_all(workers: int | None = None,
     """
 
     t0 = time.perf_counter()
-    refresh_kernel_cache()  # drop stale kernels once, before the workers look at the cache
+    for game in registered_games():  # drop stale kernels once, before the workers look
+        if game.refresh_kernels is not None:
+            game.refresh_kernels()
     queue = [(g.kind, name) for g in registered_games() for name in g.kernels]
     total = len(queue)
     workers = max(1, min(workers or os.cpu_count() or 1, total))

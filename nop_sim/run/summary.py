@@ -16,6 +16,7 @@ import pandas as pd
 
 from nop_sim.core.stats import holm_intervals, wilson_test
 from nop_sim.games import Game
+from nop_sim.games.agent_files import mixture_rows
 from nop_sim.reporting.format import pval
 from nop_sim.reporting.render import md_table
 from nop_sim.run.match_log import run_game
@@ -53,12 +54,9 @@ def _seat_table(seats: pd.DataFrame, by: str, fair: float) -> pd.DataFrame:
                          "holm_low": low, "holm_high": high, "p_holm": p_holm, "fair": fair})
 
 
-def _mixture_table(manifest: dict, seats: pd.DataFrame) -> pd.DataFrame:
-    """:func:`nop_sim.games.new_order.analysis.mixture_rows` of one point's seats."""
-    # here, not at the top: the analysis loads scipy, which a run without a mixture never needs
-    from nop_sim.games.new_order.analysis import RunData, mixture_rows
-
-    table = mixture_rows(RunData(manifest, {"seats": seats}))
+def _mixture_table(manifest: dict, seats: pd.DataFrame, players: int) -> pd.DataFrame:
+    """:func:`nop_sim.games.agent_files.mixture_rows` of one point's seats."""
+    table = mixture_rows(seats, manifest.get("agent_files"), lambda point: players)
     return table[["preset", "row", "weight", "seats", "share", "win_rate", "ci_low", "ci_high"]]
 
 
@@ -116,7 +114,7 @@ def write_summary(out: str | Path) -> Path:
         if "mix_row" in s.columns and (s["mix_row"] >= 0).any():
             lines += ["", "Mixture rows: the row of a mixture agent file each seat played "
                       "(its share of the file's seats beside its weight; win rate, 95% "
-                      "Wilson interval):", "", md_table(_mixture_table(manifest, s), digits=3)]
+                      "Wilson interval):", "", md_table(_mixture_table(manifest, s, players), digits=3)]
         lines.append("")
     path = out / "summary.md"
     path.write_text("\n".join(lines) + "\n")

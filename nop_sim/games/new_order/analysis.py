@@ -61,11 +61,13 @@ from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval,
     newcombe_test,
     normal_quantile,
     poisson_interval,
+    rate_columns,
     ratio_interval,
     symmetric_test,
     wilson_interval,
     wilson_test,
 )
+from nop_sim.games import agent_files
 from nop_sim.games.new_order.disruptors import EFFECT_MIN_DRAFTERS
 from nop_sim.games.new_order.policy import MECHANICS
 from nop_sim.games.new_order.rules import Settings, auto_chips
@@ -198,27 +200,6 @@ def load_run(folder: str | Path) -> RunData:
 # ---------------------------------------------------------------------------
 # Intervals and tests
 # ---------------------------------------------------------------------------
-def rate_columns(frame: pd.DataFrame, k: str, n: str, name: str = "rate",
-                 confidence: float = CONFIDENCE) -> pd.DataFrame:
-    """Add ``name``, ``name_low``, ``name_high`` (``ci_low``/``ci_high`` when name is "rate").
-
-    Wilson where ``k <= n``; an exact Poisson interval where a unit can count
-    more than once (``k > n``).
-    """
-    frame = frame.copy()
-    kk, nn = frame[k].to_numpy(float), frame[n].to_numpy(float)
-    lo, hi = wilson_interval(np.minimum(kk, nn), nn, confidence)
-    plo, phi = poisson_interval(kk, nn, confidence)
-    over = kk > nn
-    with np.errstate(invalid="ignore", divide="ignore"):
-        frame[name] = np.where(nn > 0, kk / nn, np.nan)
-    low_name, high_name = ("ci_low", "ci_high") if name == "rate" else (f"{name}_low",
-                                                                        f"{name}_high")
-    frame[low_name] = np.where(over, plo, lo)
-    frame[high_name] = np.where(over, phi, hi)
-    return frame
-
-
 def _grouped_mean(frame: pd.DataFrame, by, column: str, prefix: str,
                   confidence: float = CONFIDENCE) -> pd.DataFrame:
     """Mean of ``column`` per group with a t interval: ``prefix``, ``prefix_low``, ``_high``."""
@@ -416,48 +397,13 @@ def preset_results(run: RunData, tests: bool = True) -> pd.DataFrame:
     return g
 
 
-MIXTURE_COLUMNS = ["point", "preset", "row", "weight", "seats", "share", "share_low",
-                   "share_high", "wins", "win_rate", "ci_low", "ci_high", "fair"]
-
-
 def mixture_rows(run: RunData) -> pd.DataFrame:
     """The rows of every mixture seated (an agent file of several ``[[agent]]`` tables):
-    how often each row played and how it did.
-
-    One row per (point, ``preset``: the file's label, ``row``: its row, from 0 in
-    file order): ``weight``, the file's share for the row (normalised); ``seats``,
-    the seats that played it; ``share`` of the label's seats, with a Wilson
-    interval (``share_low``, ``share_high``), which should hold ``weight``;
-    ``wins`` and ``win_rate`` with its Wilson interval (``ci_low``, ``ci_high``),
-    beside ``fair`` (1/players). A row never drawn has 0 seats. Empty for a run
-    without a mixture, or a store from before mixtures (no ``mix_row`` column).
-    """
-    s = run.tables.get("seats")
-    if s is None or "mix_row" not in s.columns or not (s["mix_row"] >= 0).any():
-        return pd.DataFrame(columns=MIXTURE_COLUMNS)
-    s = run.table("seats", "point", "preset", "mix_row", "place")
-    s = s[s["mix_row"] >= 0]
-    weights = {str(f["label"]): f.get("weights") or [1.0]
-               for f in run.manifest.get("agent_files") or []}
-    played = (s.assign(win=(s["place"] == 1).astype(int), preset=s["preset"].astype(str))
-              .groupby(["point", "preset", "mix_row"], sort=True)
-              .agg(seats=("win", "count"), wins=("win", "sum")).reset_index()
-              .rename(columns={"mix_row": "row"}))
-    # every row of each file, drawn or not, at each point it sits at
-    files = played[["point", "preset"]].drop_duplicates()
-    every = pd.DataFrame([{"point": p, "preset": label, "row": k, "weight": w}
-                          for p, label in files.itertuples(index=False)
-                          for k, w in enumerate(weights.get(label, []))],
-                         columns=["point", "preset", "row", "weight"])
-    g = every.merge(played, on=["point", "preset", "row"], how="outer").fillna(
-        {"seats": 0, "wins": 0})
-    g = g.astype({"seats": np.int64, "wins": np.int64, "row": np.int64})
-    g["of"] = g.groupby(["point", "preset"])["seats"].transform("sum")
-    g = rate_columns(g, "seats", "of", "share")
-    g = rate_columns(g, "wins", "seats", "win_rate").rename(
-        columns={"win_rate_low": "ci_low", "win_rate_high": "ci_high"})
-    g["fair"] = 1.0 / np.array([run.players(p) for p in g["point"]], dtype=float)
-    return g.sort_values(["point", "preset", "row"])[MIXTURE_COLUMNS].reset_index(drop=True)
+    how often each row played and how it did (:func:`nop_sim.games.agent_files.mixture_rows`,
+    the same for every game). Empty for a run without a mixture, or a store from before
+    mixtures (no ``mix_row`` column)."""
+    return agent_files.mixture_rows(run.tables.get("seats"), run.manifest.get("agent_files"),
+                                    run.players)
 
 
 def skill_matrix(run: RunData) -> pd.DataFrame:

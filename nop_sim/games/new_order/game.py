@@ -460,6 +460,13 @@ def warm_up(pool) -> None:
     callees.result()
 
 
+def refresh_kernels() -> None:
+    """Drop stale New Order kernels from numba's cache (the engine's cache guard)."""
+    from nop_sim.games.new_order.engine import refresh_kernel_cache
+
+    refresh_kernel_cache()
+
+
 def compile_parallel() -> None:
     """Compile (or load) the parallel match driver (``play_field``, threads > 1: training)."""
     from nop_sim.games.new_order.agents import agent_table
@@ -745,6 +752,7 @@ GAME = register_game(Game(
     load_kernels=load_kernels,
     kernels={"match driver": compile_driver, "evaluator and draft": compile_engine_callees,
              "parallel driver": compile_parallel, "evaluator": compile_evaluator},
+    refresh_kernels=refresh_kernels,
     kernel_sources=KERNEL_SOURCES,
     agent_file=read_agent_file,
     fresh_hands=fresh_hands,
