@@ -20,12 +20,15 @@ from nop_sim.kernels import evaluate as _k
 
 __all__ = [
     "BestHand",
+    "EvaluationTables",
     "best_category",
     "best_hand",
+    "build_tables",
     "category_of_scores",
     "evaluate",
     "evaluation_tables",
     "profile",
+    "score_with_tables",
 ]
 
 MASK_LIMIT = 1 << 13
@@ -127,7 +130,15 @@ _TABLES: dict[tuple, EvaluationTables] = {}
 _TABLES_LOCK = threading.Lock()  # evaluate() may be called from several threads
 
 
-def _build_tables(pos: np.ndarray, inverted: bool, elevated: int, n_cards: int):
+def build_tables(pos: np.ndarray, inverted: bool, elevated: int, n_cards: int
+                 ) -> EvaluationTables:
+    """Build the tables of one reading afresh, never from the cache (:func:`evaluation_tables`
+    keeps them; ``nop-sim bench evaluator`` times this).
+
+    ``pos``: int8 ``(13,)`` each category id's position in the column (top first,
+    :meth:`Column.positions`); ``inverted``; ``elevated``: the Elevator's 13-bit mask;
+    ``n_cards``: the hand size (5..8).
+    """
     base_hi, rank_lo, multisets = _t.multiset_index(n_cards)
     lv_a, lv_b, _ = _k.reading(pos, inverted, np.int64(elevated))
     multiset_scores = np.empty(multisets.shape[0], np.int32)
@@ -144,7 +155,7 @@ def _cached_tables(pos: np.ndarray, inverted: bool, elevated: int, n_cards: int,
     key = (pos.tobytes(), bool(inverted), int(elevated), int(n_cards))
     tables = _TABLES.get(key)
     if tables is None and build:
-        tables = _build_tables(pos, inverted, elevated, n_cards)
+        tables = build_tables(pos, inverted, elevated, n_cards)
         with _TABLES_LOCK:
             while len(_TABLES) >= TABLE_CACHE_SIZE:
                 del _TABLES[next(iter(_TABLES))]  # the oldest
@@ -168,11 +179,14 @@ def evaluation_tables(column=DEFAULT_COLUMN, *, elevated=0, inverted=False,
     return _cached_tables(pos, inverted, elev, n_cards, build=True)
 
 
-def _score_with_tables(arr, tables: EvaluationTables, pos, inverted, elev, check: bool,
-                       parallel: bool, out) -> bool:
-    """Score ``arr`` into ``out`` from ``tables``; the rows they leave, the exact way.
+def score_with_tables(arr, tables: EvaluationTables, pos, inverted, elev, check: bool,
+                      parallel: bool, out) -> bool:
+    """Score ``arr`` (int8 ``(n, tables.n_cards)``) into ``out`` (int64 ``(n,)``, written in
+    place) from ``tables``; the rows they leave, the exact way (under ``pos``, ``inverted``
+    and the Elevator mask ``elev``, int64 ``(1,)``), on several threads when ``parallel``.
 
-    False when ``check`` and a hand fails the one-deck check.
+    False when ``check`` and a hand fails the one-deck check. :func:`evaluate` validates
+    and calls it; ``nop-sim bench evaluator`` times it.
     """
     t = tables
     args = (arr, t.n_cards, t.base_hi, t.rank_lo, t.multiset_scores, t.flush_scores, t.lv_a,
@@ -239,7 +253,7 @@ def evaluate(cards, column=DEFAULT_COLUMN, *, wild_ranks=0, elevated=0, inverted
         tables = _cached_tables(pos, inverted, elev[0], arr.shape[1],
                                 build=arr.shape[0] >= TABLE_MIN_HANDS)
     if tables is not None:
-        ok = _score_with_tables(arr, tables, pos, inverted, elev, in_kernel, parallel, out)
+        ok = score_with_tables(arr, tables, pos, inverted, elev, in_kernel, parallel, out)
     elif parallel and arr.shape[0] > 1:
         n_chunks = max(1, min(arr.shape[0], 4 * _threads()))
         ok = _k.score_batch_parallel(arr, pos, bool(inverted), wild, elev, in_kernel, MIN_CARDS,

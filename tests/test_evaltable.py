@@ -312,6 +312,6 @@ def test_all_seven_card_hands(column):
         if out.shape[0] < len(hands):
             out = np.empty(len(hands), np.int64)
         scores = out[:len(hands)]
-        ev._score_with_tables(hands, tables, Column(column).positions(), False, NONE, False,
-                              False, scores)
+        ev.score_with_tables(hands, tables, Column(column).positions(), False, NONE, False,
+                             False, scores)
         assert (scores == exact_scores(hands, column)).all()

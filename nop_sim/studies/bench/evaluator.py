@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from nop_sim import DEFAULT_COLUMN, Column, evaluate
-from nop_sim.evaluator import _build_tables, _score_with_tables, evaluation_tables
+from nop_sim.evaluator import build_tables, evaluation_tables, score_with_tables
 from nop_sim.kernels import evaltable as t
 from nop_sim.kernels import evaluate as k
 
@@ -112,11 +112,11 @@ def _table_costs(hands: np.ndarray, exact_rate: float, table_rate: float, seed: 
     index_s = clock() - t0
     readings = [(rng.permutation(13).astype(np.int8), bool(rng.integers(2)))
                 for _ in range(n_columns)]
-    _build_tables(readings[0][0], False, 0, 7)  # compile outside timing
+    build_tables(readings[0][0], False, 0, 7)  # compile outside timing
     builds = []
     for pos, inverted in readings:
         t0 = clock()
-        _build_tables(pos, inverted, 0, 7)
+        build_tables(pos, inverted, 0, 7)
         builds.append(clock() - t0)
     build_s = float(np.median(builds))
     saved_per_hand = 1 / exact_rate - 1 / table_rate
@@ -132,8 +132,8 @@ def _table_costs(hands: np.ndarray, exact_rate: float, table_rate: float, seed: 
 
         def built(part=part, out_part=out_part):
             pos, inverted = readings[rng.integers(n_columns)]
-            tables = _build_tables(pos, inverted, 0, 7)
-            _score_with_tables(part, tables, pos, inverted, none, True, False, out_part)
+            tables = build_tables(pos, inverted, 0, 7)
+            score_with_tables(part, tables, pos, inverted, none, True, False, out_part)
 
         rates = _median_rates({"exact": exact, "built": built}, size, repeats, clock=clock)
         if pays_from is None and rates["built"] > rates["exact"]:
@@ -174,7 +174,7 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
     def table_path(tables, pos, check):
         # the kernel, and the exact path for the rows it leaves (none here, but for
         # a few hands in ten thousand under some columns)
-        return lambda: _score_with_tables(hands, tables, pos, False, none, check, False, out)
+        return lambda: score_with_tables(hands, tables, pos, False, none, check, False, out)
 
     def kernel_and_public_api():
         # evaluate() pays for checks, allocation and the call; timed in turn with the
@@ -183,7 +183,7 @@ def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
         # pays for them once.
         k.score_batch(hands[:10], default_pos, False, none, none, out[:10])
         k.score_batch_checked(hands[:10], default_pos, False, none, none, True, 5, out[:10])
-        _score_with_tables(hands[:10], tables, default_pos, False, none, True, False, out[:10])
+        score_with_tables(hands[:10], tables, default_pos, False, none, True, False, out[:10])
         evaluate(hands[:10])  # compile outside timing
         fns = {"default_column_hands_per_s":
                lambda: k.score_batch(hands, default_pos, False, none, none, out),
