@@ -107,7 +107,7 @@ def test_gini_by_hand():
     x = np.array([1.0, 2, 3, 4])
     brute = sum(abs(a - b) for a, b in itertools.product(x, x)) / (2 * x.size ** 2 * x.mean())
     assert A.gini(x) == pytest.approx(brute)
-    np.testing.assert_allclose(A._gini_rows(np.array([[1, 2, 3, 4], [0, 0, 0, 9]])),
+    np.testing.assert_allclose(A.gini_rows(np.array([[1, 2, 3, 4], [0, 0, 0, 9]])),
                                [brute, 0.75])
 
 

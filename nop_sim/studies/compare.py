@@ -58,6 +58,7 @@ from nop_sim.core.stats import (
     ratio_interval,
     symmetric_test,
 )
+from nop_sim.games import DEFAULT_KIND
 from nop_sim.games.new_order import analysis as A
 
 __all__ = ["COLUMNS", "FAMILIES", "MIN_EFFECT", "CompareError", "Comparison",
@@ -180,7 +181,7 @@ def _threshold(metric: str, family: str, a: float,
 # Which runs compare, and whether they pair
 # ---------------------------------------------------------------------------
 def _kind(run: A.RunData) -> str:
-    return str((run.manifest.get("scenario") or {}).get("kind", "new-order"))
+    return str((run.manifest.get("scenario") or {}).get("kind", DEFAULT_KIND))
 
 
 def _name(run: A.RunData) -> str:
@@ -222,8 +223,7 @@ def pairing(run_a: A.RunData, run_b: A.RunData, point_a: int,
         (ma.get("chunk") == mb.get("chunk"), f"different chunk sizes ({ma.get('chunk')} and "
                                              f"{mb.get('chunk')})"),
         (ma.get("rotation") == mb.get("rotation")
-         and run_a._points_by_id.get(point_a, {}).get("seats")
-         == run_b._points_by_id.get(point_b, {}).get("seats"), "different seats"),
+         and run_a.point_seats(point_a) == run_b.point_seats(point_b), "different seats"),
     ]
     for ok, why in checks:
         if not ok:
@@ -501,14 +501,14 @@ def _ledger(c: _Ctx):
     ca, cb = _chunk_counts(c.a, c.point_a), _chunk_counts(c.b, c.point_b)
     chunk_pairs = c.pairs and np.array_equal(ca["chunk"].to_numpy(), cb["chunk"].to_numpy())
     if {"fees", "pot_sum"} <= set(ca.columns) & set(cb.columns):
-        yield "fee_share", "", _ratio(ca["fees"], A._chips_moved(ca), cb["fees"],
-                                      A._chips_moved(cb), chunk_pairs)
+        yield "fee_share", "", _ratio(ca["fees"], A.chips_moved(ca), cb["fees"],
+                                      A.chips_moved(cb), chunk_pairs)
     yield "manipulations_per_hand", "", _per_hand(c, "manipulations")
 
 
 def _per_hand(c: _Ctx, column: str):
     """Per-match sums of a seat counter and the matches' hands, of each side's point."""
-    pa, pb = A._per_match(c.a, column), A._per_match(c.b, column)
+    pa, pb = A.per_match_sums(c.a, column), A.per_match_sums(c.b, column)
     pa = pa[pa["point"] == c.point_a].sort_values(["chunk", "match"], kind="stable")
     pb = pb[pb["point"] == c.point_b].sort_values(["chunk", "match"], kind="stable")
     return _ratio(pa[column], pa["hands"], pb[column], pb["hands"], c.pairs)
@@ -560,7 +560,7 @@ def _gini_per_match(run: A.RunData, point: int) -> np.ndarray:
     s = s[s["point"] == point]
     wide = s.pivot_table(index=["chunk", "match"], columns="seat", values="final_chips",
                          fill_value=0).sort_index()
-    return A._gini_rows(wide.to_numpy())
+    return A.gini_rows(wide.to_numpy())
 
 
 def _chips(c: _Ctx):

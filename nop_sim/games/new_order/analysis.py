@@ -77,7 +77,7 @@ __all__ = [
     "ALPHA", "MissingData", "RunData", "load_run",
     "wilson_interval", "poisson_interval", "rate_columns", "mean_interval",
     "bootstrap_median", "ratio_interval", "holm", "holm_levels", "holm_intervals",
-    "benjamini_hochberg", "gini",
+    "benjamini_hochberg", "gini", "gini_rows", "per_match_sums", "chips_moved",
     "settings_changed", "match_length", "survival", "seat_fairness", "seat_chi_square",
     "preset_results", "mixture_rows", "skill_matrix", "column_positions", "column_over_hands",
     "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset", "mechanic_use",
@@ -119,6 +119,11 @@ class RunData:
     def params(self, point: int) -> dict[str, Any]:
         """The swept parameters of a point (empty for a single run)."""
         return dict(self._points_by_id.get(int(point), {}).get("params", {}))
+
+    def point_seats(self, point: int) -> list[str] | None:
+        """The seats of a point as the manifest records them (their labels, rotation 0);
+        None when it lacks them."""
+        return self._points_by_id.get(int(point), {}).get("seats")
 
     def setting(self, point: int, name: str, default: Any = None) -> Any:
         return self.settings(point).get(name, default)
@@ -242,7 +247,7 @@ def gini(stacks) -> float:
     return float(np.sum((2 * i - n - 1) * x) / (n * total))
 
 
-def _gini_rows(matrix: np.ndarray) -> np.ndarray:
+def gini_rows(matrix: np.ndarray) -> np.ndarray:
     """:func:`gini` of each row of a (matches, seats) array."""
     x = np.sort(np.asarray(matrix, dtype=float), axis=1)
     n = x.shape[1]
@@ -675,7 +680,7 @@ def winning_categories(run: RunData, baseline_deals: int | None = None) -> pd.Da
 # ---------------------------------------------------------------------------
 # 6. The Ledger
 # ---------------------------------------------------------------------------
-def _per_match(run: RunData, column: str) -> pd.DataFrame:
+def per_match_sums(run: RunData, column: str) -> pd.DataFrame:
     """Per match: the sum over seats of a seat column, beside the match's hands."""
     s = run.table("seats", "point", "match", column)
     m = run.table("matches", "point", "match", "hands")
@@ -685,7 +690,7 @@ def _per_match(run: RunData, column: str) -> pd.DataFrame:
     return m[keys + ["hands"]].merge(per, on=keys, how="left").fillna({column: 0})
 
 
-def _chips_moved(c: pd.DataFrame) -> pd.Series:
+def chips_moved(c: pd.DataFrame) -> pd.Series:
     """Chips that changed hands: pots awarded + hedge payouts + fees sent to the bank.
 
     Fees paid to the pot are inside the pots already.
@@ -703,8 +708,8 @@ def ledger_summary(run: RunData) -> pd.DataFrame:
     in), the final dart (t interval) and how often it ends at the cap (Wilson)."""
     c = run.table("counts", "point", "hands")
     rows = []
-    manip = _per_match(run, "manipulations")
-    fees = _per_match(run, "fees") if "fees" in run.tables["seats"].columns else None
+    manip = per_match_sums(run, "manipulations")
+    fees = per_match_sums(run, "fees") if "fees" in run.tables["seats"].columns else None
     m = run.table("matches", "point", "dart")
     for point in sorted(c["point"].unique()):
         cp = c[c["point"] == point]
@@ -722,8 +727,8 @@ def ledger_summary(run: RunData) -> pd.DataFrame:
                        fees_low=r["ci_low"], fees_high=r["ci_high"])
         if "fees" in cp.columns and "pot_sum" in cp.columns:
             # chunks are independent units: their ratio gives the interval
-            share = ratio_interval(cp["fees"], _chips_moved(cp))
-            row["chips_moved"] = float(_chips_moved(cp).sum())
+            share = ratio_interval(cp["fees"], chips_moved(cp))
+            row["chips_moved"] = float(chips_moved(cp).sum())
             row.update(fee_share=share["ratio"], fee_share_low=share["ci_low"],
                        fee_share_high=share["ci_high"])
             if "fees_to_bank" in cp.columns:
@@ -810,7 +815,7 @@ def mechanic_use(run: RunData) -> pd.DataFrame:
                          ("bluffs", "bluffs")):
         if column not in seats:
             continue
-        per = _per_match(run, column)
+        per = per_match_sums(run, column)
         for point, g in per.groupby("point", sort=True):
             r = ratio_interval(g[column], g["hands"])
             rows.setdefault(int(point), {"point": int(point)}).update({
@@ -1110,7 +1115,7 @@ def stack_inequality(run: RunData) -> pd.DataFrame:
     rows = []
     for point, sp in s.groupby("point", sort=True):
         wide = sp.pivot_table(index=keys, columns="seat", values="final_chips", fill_value=0)
-        g = _gini_rows(wide.to_numpy())
+        g = gini_rows(wide.to_numpy())
         unresolved = (wide.reset_index()[keys]
                       .merge(m[keys + ["unresolved"]], on=keys, how="left")["unresolved"]
                       .fillna(0).astype(bool).to_numpy())

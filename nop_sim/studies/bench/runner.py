@@ -51,7 +51,7 @@ import numpy as np
 
 from nop_sim.core.errors import ScenarioError
 from nop_sim.games.new_order.engine import play_matches
-from nop_sim.games.new_order.game import match_tables, mix_rows
+from nop_sim.games.new_order.game import GAME, match_tables, mix_rows
 from nop_sim.run.planning import plan_chunks
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import load_scenario
@@ -61,12 +61,12 @@ from nop_sim.studies.train.trainer import rules_key
 __all__ = ["BASELINE", "bench_runner"]
 
 # scenarios/baseline.toml without its comments and targets (tests/test_cli.py checks
-# that the two agree)
-BASELINE = """\
+# that the two agree); its game is the one whose engine the bench drives
+BASELINE = f"""\
 description = "SPEC defaults, 4 players, presets rotated across seats"
 
 [game]
-kind = "new-order"
+kind = "{GAME.kind}"
 players = 4
 chips = "auto"
 dart_start = 1
@@ -102,9 +102,9 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
             scenario = work / "baseline.toml"
             scenario.write_text(BASELINE, encoding="utf-8")
         scn = load_scenario(scenario, [f"run.matches={n_matches}"])
-        if scn.kind != "new-order" or len(scn.points()) != 1:
-            raise ScenarioError(f"{scenario}: bench runner takes a New Order scenario without "
-                             "a [sweep]")
+        if scn.kind != GAME.kind or len(scn.points()) != 1:  # the engine played below
+            raise ScenarioError(f"{scenario}: bench runner takes a {GAME.title} scenario "
+                                f"without a [sweep]")
         # the run, and the strong field's side run where nop-sim run plays one
         plays_strong = (scn.strong is not None and
                         scn.strong.file.training.get("rules") == rules_key(scn.settings))
