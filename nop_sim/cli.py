@@ -5,7 +5,8 @@ file (a bad flag, a bad ``--set`` key or value, a bad scenario field) is a
 usage error: exit 2, with click's usage hint. A sound command that cannot be
 carried out (the results folder holds another scenario or is not a folder, a
 disk error, an unreachable scheduler) is a runtime failure: exit 1, the one
-line only.
+line only. The error's class decides, in one place (``_exit_error``): command
+bodies raise and leave the printing to it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ import numpy as np  # noqa: E402
 from nop_sim import __version__  # noqa: E402
 from nop_sim.core.cards import RANK_CHARS, parse_cards  # noqa: E402
 from nop_sim.core.column import DEFAULT_COLUMN, Category, Column  # noqa: E402
-from nop_sim.core.errors import RunError, did_you_mean  # noqa: E402
+from nop_sim.core.errors import (  # noqa: E402
+    CompareError,
+    FolderBusy,
+    RunError,
+    TrainError,
+    TuneError,
+    did_you_mean,
+)
 from nop_sim.core.stats import wilson_interval  # noqa: E402
 
 # Imports inside functions: each command imports its study, the runner or the
@@ -80,23 +88,10 @@ class _Failure(click.ClickException):
         super().__init__(" ".join(str(message).splitlines()))
 
 
-@contextlib.contextmanager
-def _one_line(*failures: type[BaseException], progress=None):
-    """Turn a command's errors into one line: ``failures`` (runtime) -> exit 1, a
-    ``ValueError`` (bad input) -> exit 2 with usage, an ``OSError`` -> exit 1 naming the
-    path. The progress bar, when given, is closed first."""
-    try:
-        try:
-            yield
-        finally:
-            if progress is not None:
-                progress.close()
-    except failures as exc:
-        raise _Failure(str(exc)) from None
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    except OSError as exc:
-        raise _os_failure(exc) from None
+class _Refusal(_Failure):
+    """Bad input that is not a command-line slip: ``Error: <message>`` on one line, exit 2."""
+
+    exit_code = 2
 
 
 def _os_failure(exc: OSError) -> _Failure:
@@ -105,25 +100,49 @@ def _os_failure(exc: OSError) -> _Failure:
     return _Failure(f"{where}{exc.strerror or exc}")
 
 
+def _exit_error(exc: Exception, ctx: click.Context | None = None) -> click.ClickException | None:
+    """The one line and exit code a command's error ends it with, by the error's class (the
+    one place they are decided; the module docstring says which is which): a runtime
+    failure or a disk error exits 1 with the line only; two runs that cannot be compared
+    exit 2 with the line only; any other bad input (a ``ValueError``) exits 2 with
+    ``ctx``'s usage hint. None for any other error (a bug: its traceback shows)."""
+    if isinstance(exc, RunError | TrainError | TuneError | FolderBusy):  # RunError is a
+        return _Failure(str(exc))                                        # ValueError: first
+    if isinstance(exc, OSError):
+        return _os_failure(exc)
+    if isinstance(exc, CompareError):
+        return _Refusal(str(exc))
+    if isinstance(exc, ValueError):
+        return click.UsageError(str(exc), ctx)
+    return None
+
+
+class _Command(click.Command):
+    """A command whose errors end it as :func:`_exit_error` says: one line, no traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            error = _exit_error(exc, ctx)
+            if error is None:
+                raise
+            raise error from None
+
+
 class _Commands(click.Group):
     """Lists the designer's path first in ``--help`` (run, compare, sweep, ...), then the
-    tools (eval, frequencies, compile, bench) alphabetically."""
+    tools (eval, frequencies, compile, bench) alphabetically. Its commands are
+    :class:`_Command`, its groups (bench) are its own kind."""
 
+    command_class = _Command
+    group_class = type
     FIRST = ("run", "compare", "sweep", "report", "hands", "tune", "sensitivity", "train",
              "value", "exploit")
 
     def list_commands(self, ctx):
         names = super().list_commands(ctx)
         return [n for n in self.FIRST if n in names] + [n for n in names if n not in self.FIRST]
-
-    def invoke(self, ctx):
-        """A folder another nop-sim writes into refuses every command alike: one line, exit 1."""
-        from nop_sim.core.errors import FolderBusy  # here, not at the top: --help stays quick
-
-        try:
-            return super().invoke(ctx)
-        except FolderBusy as exc:
-            raise _Failure(str(exc)) from None
 
 
 @click.group(cls=_Commands, context_settings=CONTEXT)
@@ -250,17 +269,14 @@ def _run_options(f):
 
 
 def _load(path: Path, overrides, matches, seed):
-    from nop_sim.run.scenario import ScenarioError, load_scenario
+    from nop_sim.run.scenario import load_scenario
 
     extra = list(overrides)
     if matches is not None:
         extra.append(f"run.matches={matches}")
     if seed is not None:
         extra.append(f"run.seed={seed}")
-    try:
-        return load_scenario(path, extra)
-    except ScenarioError as exc:
-        raise click.UsageError(str(exc)) from None
+    return load_scenario(path, extra)  # a ScenarioError: exit 2 with usage (_exit_error)
 
 
 class _Progress:
@@ -302,12 +318,9 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
     at once, before anything is forked or read) to the report; ``before_report(folder)``
     adds its tables to the finished run before the report reads it."""
     out = out_dir or Path("reports") / scn.name
-    try:
-        with _holding(out):
-            _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile,
-                          before_report)
-    except OSError as exc:  # the folder cannot be made
-        raise _os_failure(exc) from None
+    with _holding(out):
+        _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile,
+                      before_report)
 
 
 def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile,
@@ -315,7 +328,7 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
     # here, not at the top: numba and Arrow load slowly, and --help need not wait
     from nop_sim.core.profiling import format_profile, phase, take
     from nop_sim.games.agent_files import training_text
-    from nop_sim.run.runner import RunError, run_scenario
+    from nop_sim.run.runner import run_scenario
 
     # The interpreter's last collection walks every object the run's libraries made
     # (0.4 s with the report's loaded too): there is nothing left to collect by then.
@@ -350,10 +363,6 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
         if not no_report:
             with phase("report"):
                 report = _report_of(out, copy, preload)
-    except RunError as exc:
-        raise _Failure(str(exc)) from None
-    except OSError as exc:
-        raise _os_failure(exc) from None
     finally:
         if copy is not None:
             copy.close()
@@ -532,15 +541,15 @@ def _strong_hook(scn, workers, scheduler, resume, quiet):
         return drop
 
     def play(out):
-        from nop_sim.run.runner import RunError, run_scenario
+        from nop_sim.run.runner import run_scenario
 
         sub = scn.strong_scenario()
         progress = _Progress(quiet, sub.game_type.work, label="strong field")
         try:
             run_scenario(sub, Path(out) / STRONG_FOLDER, workers=workers, scheduler=scheduler,
                          resume=resume, progress=progress)
-        except RunError as exc:
-            raise _Failure(f"[strong] {exc}") from None
+        except RunError as exc:  # says which run failed; still a RunError (_exit_error)
+            raise RunError(f"[strong] {exc}") from None
         finally:
             progress.close()
     return play
@@ -654,12 +663,12 @@ def _value_lines(values, trained) -> list[str]:
 
 def _train_points(scn, budget, cache, workers, scheduler, quiet, value_budget=None,
                   mechanics=(), value_precision=None):
-    from nop_sim.studies.train import TrainConfig, TrainError
+    from nop_sim.studies.train import TrainConfig
     from nop_sim.studies.train.sweep import train_points
 
     _trainable(scn, "sweep --train")
     progress = _Progress(quiet, "matches", label="training points")
-    with _one_line(TrainError, progress=progress):
+    with contextlib.closing(progress):
         return train_points(scn, TrainConfig(budget=budget, seed=scn.seed), cache=cache,
                             value_budget=value_budget, mechanics=list(mechanics) or None,
                             value_precision=value_precision, threads=workers,
@@ -767,7 +776,7 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
       nop-sim run scenarios/baseline.toml --set seats.all=@reports/baseline-train/strong.toml
       nop-sim train scenarios/kuhn3.toml --method cfr --out reports/kuhn3-cfr
     """
-    from nop_sim.studies.train import TrainConfig, TrainError, train_folder
+    from nop_sim.studies.train import TrainConfig, train_folder
     from nop_sim.studies.train.report import write_train_report
 
     scn = _load(scenario, overrides, None, seed)
@@ -779,18 +788,15 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
         raise click.BadParameter("counts CFR iterations: give it with --method cfr "
                                  "(PSRO's budget is --budget-matches)",
                                  param_hint="--iterations")
-    try:
-        cfg = TrainConfig(budget=budget or 1_000_000, seed=scn.seed,
-                          epsilon=scn.game_type.policy.epsilon if epsilon is None else epsilon)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+    cfg = TrainConfig(budget=budget or 1_000_000, seed=scn.seed,
+                      epsilon=scn.game_type.policy.epsilon if epsilon is None else epsilon)
     out = out_dir or Path("reports") / f"{scn.name}-train"
     if seeds > 1:
         return _train_pool(scenario, overrides, scn, seeds, out, cfg, workers, scheduler,
                            resume, no_report, quiet)
     progress = _Progress(quiet, "matches", label="matches")
-    with _one_line(TrainError), _holding(out):
-        with _one_line(TrainError, progress=progress):
+    with _holding(out):
+        with contextlib.closing(progress):
             result = train_folder(scn, out, cfg, threads=workers, scheduler=scheduler,
                                   resume=resume, progress=lambda d, t: progress(d, t, d))
         report = None if no_report else write_train_report(out)
@@ -824,7 +830,6 @@ def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quie
                   no_report):
     """``train --method cfr``: the game's regret trainer into a folder
     (:mod:`nop_sim.studies.train.regret`)."""
-    from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.regret import regret_folder
     from nop_sim.studies.train.report import write_train_report
 
@@ -838,8 +843,8 @@ def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quie
                                f"trainer yet; train it with --method psro (the default)")
     out = out_dir or Path("reports") / f"{scn.name}-cfr"
     progress = _Progress(quiet, "iterations", label="CFR iterations")
-    with _one_line(TrainError), _holding(out):
-        with _one_line(TrainError, progress=progress):
+    with _holding(out):
+        with contextlib.closing(progress):
             result = regret_folder(scn, out, iterations, resume=resume,
                                    progress=lambda d, t: progress(d, t, d))
         report = None if no_report else write_train_report(out)
@@ -863,7 +868,6 @@ def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quie
 def _train_pool(scenario, overrides, scn, seeds, out, cfg, workers, scheduler, resume,
                 no_report, quiet):
     """``train --seeds K``: K trainings pooled (:mod:`nop_sim.studies.train.pooled`)."""
-    from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.pooled import pool_folder
     from nop_sim.studies.train.report import write_train_report
 
@@ -873,8 +877,8 @@ def _train_pool(scenario, overrides, scn, seeds, out, cfg, workers, scheduler, r
                                  f"give a smaller --seed", param_hint="--seeds")
     scns = [_load(scenario, overrides, None, scn.seed + i) for i in range(seeds)]
     progress = _Progress(quiet, "matches", label=f"{seeds} trainings and their pool")
-    with _one_line(TrainError), _holding(out):
-        with _one_line(TrainError, progress=progress):
+    with _holding(out):
+        with contextlib.closing(progress):
             r = pool_folder(scns, out, cfg, threads=workers, scheduler=scheduler,
                             resume=resume, progress=lambda d, t: progress(d, t, d))
         reports = [] if no_report else [write_train_report(f)
@@ -966,7 +970,6 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
     import dataclasses
 
     from nop_sim.games.agent_files import training_text
-    from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.checks import checks_json, largest, run_checks
     from nop_sim.studies.train.value import record_check, record_found
 
@@ -975,7 +978,7 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
     budget = budget or 200_000
     policy = scn.game_type.policy
     progress = _Progress(quiet, "matches", label="matches")
-    with _one_line(TrainError, progress=progress):
+    with contextlib.closing(progress):
         found = run_checks(scn, strong_dir, budget=budget, checks=checks, threads=workers,
                            scheduler=scheduler, progress=lambda d, t: progress(d, t, d))
         _, training = _strong_training(strong_dir, scn)
@@ -991,25 +994,24 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
                    f"(95% {top.low:+.{policy.digits}f} to {top.high:+.{policy.digits}f}), "
                    f"seed {top.seed}; every check: {gains}")
     click.echo(f"strong.toml says: {training_text(training)}")
-    with _one_line(TrainError):
-        best = dataclasses.replace(scn, seed=top.seed)
-        if record_check(best, strong_dir, top.result, budget):
-            click.echo(f"recorded in {strong_dir / 'strong.toml'}: it found more than the file "
-                       f"claimed, so every run seating the field now states this bound")
-            # a PSRO training's folder: its report too (a CFR training's has no rounds)
-            if (strong_dir / "history.parquet").is_file():
-                from nop_sim.studies.train.report import write_train_report
+    best = dataclasses.replace(scn, seed=top.seed)
+    if record_check(best, strong_dir, top.result, budget):
+        click.echo(f"recorded in {strong_dir / 'strong.toml'}: it found more than the file "
+                   f"claimed, so every run seating the field now states this bound")
+        # a PSRO training's folder: its report too (a CFR training's has no rounds)
+        if (strong_dir / "history.parquet").is_file():
+            from nop_sim.studies.train.report import write_train_report
 
-                click.echo(f"report:       {write_train_report(strong_dir)}")
-        for c in found:
-            if record_found(dataclasses.replace(scn, seed=c.seed), strong_dir, c.result,
-                            budget):
-                click.echo(f"kept in {strong_dir / 'deviations.json'}: nop-sim value starts "
-                           f"its searches from seed {c.seed}'s deviation")
-        if json_out is not None:
-            checks_json(json_out, found, scenario=scn.name, folder=strong_dir, budget=budget,
-                        unit=policy.unit)
-            click.echo(f"checks:       {json_out}")
+            click.echo(f"report:       {write_train_report(strong_dir)}")
+    for c in found:
+        if record_found(dataclasses.replace(scn, seed=c.seed), strong_dir, c.result,
+                        budget):
+            click.echo(f"kept in {strong_dir / 'deviations.json'}: nop-sim value starts "
+                       f"its searches from seed {c.seed}'s deviation")
+    if json_out is not None:
+        checks_json(json_out, found, scenario=scn.name, folder=strong_dir, budget=budget,
+                    unit=policy.unit)
+        click.echo(f"checks:       {json_out}")
 
 
 def _strong_training(folder: Path, scn):
@@ -1080,7 +1082,6 @@ def value_cmd(scenario, strong_dirs, mechanics, precision, budget, seed, workers
       nop-sim value scenarios/baseline.toml --strong reports/a-train --strong reports/b-train
     """
     from nop_sim.games.agent_files import PLAYS_ALIKE, plays_alike, search_gap
-    from nop_sim.studies.train import TrainError
     from nop_sim.studies.train.report import write_train_report
     from nop_sim.studies.train.value import value_fields
 
@@ -1091,11 +1092,10 @@ def value_cmd(scenario, strong_dirs, mechanics, precision, budget, seed, workers
     digits, unit = policy.digits, policy.unit
     progress = _Progress(quiet, "matches", label="matches")
     with contextlib.ExitStack() as held:
-        held.enter_context(_one_line(TrainError))
         for d in dict.fromkeys(strong_dirs):
             held.enter_context(_holding(d, "wait for it to finish"))
         # an AgentError is a ValueError: exit 2
-        with _one_line(TrainError, progress=progress):
+        with contextlib.closing(progress):
             m = value_fields(scn, list(dict.fromkeys(strong_dirs)),
                              list(mechanics) or list(MECHANICS), budget=budget or 400_000,
                              threads=workers, scheduler=scheduler,
@@ -1196,7 +1196,7 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
     """
     import os
 
-    from nop_sim.studies.tune import TuneConfig, TuneError, tune_folder
+    from nop_sim.studies.tune import TuneConfig, tune_folder
     from nop_sim.studies.tune.report import write_tune_report
 
     scn = _load(scenario, overrides, None, seed)
@@ -1207,15 +1207,12 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
         _trainable(scn, "tune --train")
         strong = StrongTuning(budget=train_budget, value_budget=value_budget,
                               cache=str(train_cache))
-    try:
-        cfg = TuneConfig(trials=trials, matches=matches or scn.matches, top=top, seed=scn.seed,
-                         strong=strong)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+    cfg = TuneConfig(trials=trials, matches=matches or scn.matches, top=top, seed=scn.seed,
+                     strong=strong)
     out = out_dir or Path("reports") / f"{scn.name}-tune"
     progress = _Progress(quiet, "matches", label="trials")
-    with _one_line(TuneError), _holding(out):
-        with _one_line(TuneError, progress=progress):
+    with _holding(out):
+        with contextlib.closing(progress):
             result = tune_folder(scn, out, cfg, workers=workers or os.cpu_count() or 1,
                                  scheduler=scheduler, resume=resume, progress=progress)
         report = None if no_report else write_tune_report(out)
@@ -1294,24 +1291,16 @@ def _stored_hands(out: Path, match_id: int, point: int, json_path) -> None:
     """The stored history of one logged match of a results folder."""
     from nop_sim.run.match_log import load_match_log  # here: start-up time (the games)
 
-    try:
-        log = load_match_log(out, match_id, point)
-    except RunError as exc:
-        raise _Failure(str(exc)) from None
-    except OSError as exc:
-        raise _os_failure(exc) from None
+    log = load_match_log(out, match_id, point)
     click.echo(log.history())
     if json_path is not None:
         _write_records(json_path, log.records())
 
 
 def _write_records(json_path: Path, records) -> None:
-    try:
-        with json_path.open("w", encoding="utf-8") as fh:
-            for rec in records:
-                fh.write(json.dumps(rec) + "\n")
-    except OSError as exc:
-        raise _os_failure(exc) from None
+    with json_path.open("w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec) + "\n")
     click.echo(f"event log: {json_path}", err=True)
 
 
@@ -1336,29 +1325,18 @@ def report_cmd(results_dir):
     from nop_sim.reporting import forked as renderer
     from nop_sim.run.summary import write_summary
 
-    try:
-        with _holding(results_dir, "wait for it to finish"):
-            summary = write_summary(results_dir)
-            renderer.enable()  # a forked copy builds half of the report
-            try:
-                report = _build_report(results_dir)
-            finally:
-                renderer.disable()
-    except RunError as exc:
-        raise _Failure(str(exc)) from None
-    except OSError as exc:
-        raise _os_failure(exc) from None
+    with _holding(results_dir, "wait for it to finish"):
+        summary = write_summary(results_dir)
+        renderer.enable()  # a forked copy builds half of the report
+        try:
+            report = _build_report(results_dir)
+        finally:
+            renderer.disable()
     click.echo(f"summary: {summary}")
     if report:
         click.echo(f"report:  {report}")
         for line in _ranking_lines(results_dir):
             click.echo(line)
-
-
-class _Refusal(_Failure):
-    """Bad input that is not a command-line slip: ``Error: <message>`` on one line, exit 2."""
-
-    exit_code = 2
 
 
 @main.command("compare", context_settings=CONTEXT)
@@ -1392,26 +1370,15 @@ def compare_cmd(a, b, out_dir, point_a, point_b, min_effect, matches, seed, work
       nop-sim compare scenarios/baseline.toml scenarios/cap30.toml --matches 5000
       nop-sim compare reports/ledger_sweep reports/ledger_sweep --point-b 3
     """
-    from nop_sim.studies.compare import CompareError, parse_min_effect
+    from nop_sim.studies.compare import parse_min_effect
     from nop_sim.studies.compare_report import compare_sources
 
     out = out_dir or Path("reports") / f"compare-{a.stem}-vs-{b.stem}"
     progress = _Progress(quiet)
-    try:
-        with _holding(out):
-            try:
-                result = compare_sources(a, b, out, point_a=point_a, point_b=point_b,
-                                         min_effect=parse_min_effect(min_effect),
-                                         matches=matches, seed=seed, workers=workers,
-                                         progress=progress)
-            finally:
-                progress.close()
-    except CompareError as exc:
-        raise _Refusal(str(exc)) from None
-    except RunError as exc:
-        raise _Failure(str(exc)) from None
-    except OSError as exc:
-        raise _os_failure(exc) from None
+    with _holding(out), contextlib.closing(progress):
+        result = compare_sources(a, b, out, point_a=point_a, point_b=point_b,
+                                 min_effect=parse_min_effect(min_effect), matches=matches,
+                                 seed=seed, workers=workers, progress=progress)
     cmp = result.comparison
     findings = cmp.findings
     pairing = (f"pairing used for {int(cmp.table['paired'].sum())} metrics"
@@ -1449,16 +1416,11 @@ def sensitivity_cmd(run_dir, out_dir, resamples):
     Example:
       nop-sim sweep scenarios/sobol_study.toml && nop-sim sensitivity reports/sobol_study
     """
-    from nop_sim.studies.sensitivity import SensitivityError, write_sensitivity
+    from nop_sim.studies.sensitivity import write_sensitivity
 
     out = out_dir if out_dir is not None else run_dir / "sensitivity"
-    try:
-        with _holding(out):
-            written = write_sensitivity(run_dir, out, resamples=resamples)
-    except SensitivityError as exc:
-        raise click.UsageError(str(exc)) from None
-    except OSError as exc:
-        raise _os_failure(exc) from None
+    with _holding(out):  # a SensitivityError: exit 2 with usage (_exit_error)
+        written = write_sensitivity(run_dir, out, resamples=resamples)
     for line in written.result.findings():
         click.echo(line)
     click.echo(f"table:   {written.csv}")
@@ -1488,8 +1450,7 @@ def compile_cmd(workers):
     click.echo(f"compiling the simulation kernels into numba's cache, once ({COMPILE_TIME}; "
                f"runs then load them in about a second)...", err=True)
     t0 = time.perf_counter()
-    with _one_line():
-        times = compile_all(workers, progress=lambda e: click.echo(_compile_line(e), err=True))
+    times = compile_all(workers, progress=lambda e: click.echo(_compile_line(e), err=True))
     click.echo(f"kernels ready in {time.perf_counter() - t0:.1f} s ({len(times)} groups); "
                f"runs now load them from the cache")
 
@@ -1590,8 +1551,7 @@ def bench_runner_cmd(scenario: Path | None, n_matches: int, workers: int, repeat
     """
     from nop_sim.studies.bench import bench_runner
 
-    with _one_line():
-        figures = bench_runner(scenario, n_matches, workers, repeats)
+    figures = bench_runner(scenario, n_matches, workers, repeats)
     click.echo(json.dumps(figures, indent=2))
 
 
