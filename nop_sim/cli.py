@@ -1434,8 +1434,8 @@ def compile_cmd(workers):
     """Compile every simulation kernel into numba's cache now, in parallel.
 
     Numba otherwise compiles each kernel on first use, so the first run after
-    an install or an update waits for it. A cold compile of the five kernel
-    groups takes 1 to 4 minutes on 2 cores (measured: 64 to 67 s with both
+    an install or an update waits for it. A cold compile of the six kernel
+    groups takes 40 s to 4 minutes on 2 cores (measured: 42 to 44 s with both
     cores free, 135 to 245 s with other work running); make install runs this once,
     and afterwards a run loads the kernels in about a second. A line says when each group
     starts and ends (with its time and how many are done), and every 15 s

@@ -80,8 +80,9 @@ class TypeDispatcher(CPUDispatcher):
 # line) and a run's first compile all state COMPILE_TIME (tests/test_runner.py checks).
 # Measured with an empty cache (NUMBA_CACHE_DIR an empty folder, nop-sim compile) on a
 # 2-core machine: 64 s, 66 s and 67 s with both cores free (about 115 s of CPU), 135 s, 164 s,
-# 220 s and 245 s with other work running on them.
-COMPILE_TIME = "1 to 4 minutes on 2 cores"
+# 220 s and 245 s with other work running on them; on fresh clones (issue 37,
+# scripts/first_report.sh) 42.0, 42.6, 43.1 and 43.8 s with both cores free.
+COMPILE_TIME = "40 s to 4 minutes on 2 cores"
 COMPILE_NOTE = (f"compiling the simulation kernels into numba's cache: {COMPILE_TIME}, once "
                 f"after an install or an update (nop-sim compile does it ahead)...")
 
