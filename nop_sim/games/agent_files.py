@@ -15,6 +15,9 @@ reads back from a run's seats how each row played.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import math
 import re
 import tomllib
@@ -29,9 +32,17 @@ import pandas as pd
 from nop_sim.core.errors import MissingData, toml_problem
 from nop_sim.core.stats import rate_columns
 
-__all__ = ["MIXTURE_COLUMNS", "PLAYS_ALIKE", "AgentFile", "checked_bound", "draw_rows",
-           "gain_unit", "mixture_rows", "plays_alike", "read_rows", "search_gap",
-           "training_text", "write_rows"]
+__all__ = ["AgentFile", "MIXTURE_COLUMNS", "PLAYS_ALIKE", "checked_bound", "draw_rows",
+           "gain_unit", "mixture_rows", "plays_alike", "read_rows", "rules_key",
+           "search_gap", "training_text", "write_rows"]
+
+
+def rules_key(settings) -> str:
+    """A hash of the rules alone (not the seats, seed or run size): what a strong field is
+    for (``value`` refuses a field trained for other rules; a run plays its ``[strong]``
+    field only where the key matches)."""
+    blob = json.dumps(dataclasses.asdict(settings), sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

@@ -64,9 +64,7 @@ training asked for more (a larger budget, a smaller epsilon) with
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-import hashlib
 import json
 import math
 import textwrap
@@ -78,6 +76,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from nop_sim.games.agent_files import rules_key
 from nop_sim.games.registry import PolicySpace, SeatFile, policy_of, seat_label
 from nop_sim.reporting import atomic_write
 from nop_sim.run.provenance import versions
@@ -174,13 +173,6 @@ class TrainResult:
                          self.final_starts, self.policy)
         return said + (f" ({self.final_searches} searches pooled)"
                        if self.final_searches > 1 else "")
-
-
-def rules_key(settings) -> str:
-    """A hash of the rules alone (not the seats, seed or run size): what a strong field is
-    for (``value`` refuses a field trained for other rules)."""
-    blob = json.dumps(dataclasses.asdict(settings), sort_keys=True, default=str).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
 
 
 def start_population(scn, point=None) -> tuple[np.ndarray, list[str], np.ndarray]:
