@@ -92,6 +92,11 @@ def test_a_stopped_training_goes_on_bit_identically(tmp_path):
 def test_the_cfr_field_is_a_seat_like_any_other(tmp_path):
     out, res = _train(tmp_path, "cfr", "--iterations", "300")
     assert res.exit_code == 0, res.output
+    assert "Not measured yet" in (out / "report.md").read_text()
+    res = CliRunner().invoke(main, ["value", KUHN, "--strong", str(out), "--budget-matches",
+                                    "20000", "-q"])
+    assert res.exit_code == 0, res.output
+    assert "Restricted play" in (out / "report.md").read_text()   # the value in its report
     res = CliRunner().invoke(main, ["run", KUHN, "--set", f"seats.all=@{out}/strong.toml",
                                     "--matches", "2000", "--out", str(tmp_path / "run"),
                                     "--no-report", "-q"])

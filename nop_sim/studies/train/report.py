@@ -614,10 +614,16 @@ class _Regret:
     manifest: dict
     curve: pd.DataFrame
     field: dict
+    value: pd.DataFrame | None      # nop-sim value's, once measured (as a PSRO field's)
+    drafts: pd.DataFrame | None
 
     @cached_property
     def policy(self):
         return get_game(self.manifest["scenario"].get("kind", DEFAULT_KIND)).policy
+
+    @property
+    def checked_training(self) -> dict:
+        return self.field.get("training", {})
 
 
 def _load_regret(folder: Path) -> _Regret:
@@ -625,7 +631,12 @@ def _load_regret(folder: Path) -> _Regret:
     curve_path = folder / "curve.csv"
     curve = pd.read_csv(curve_path) if curve_path.exists() else pd.DataFrame()
     strong = tomllib.loads((folder / "strong.toml").read_text())
-    return _Regret(folder, manifest, curve, strong)
+
+    def opt(name):
+        path = folder / name
+        return pd.read_parquet(path) if path.exists() else None
+
+    return _Regret(folder, manifest, curve, strong, opt("value.parquet"), opt("drafts.parquet"))
 
 
 def _regret_findings(t: _Regret):
@@ -683,6 +694,9 @@ REGRET_SECTIONS = [
     R.SectionSpec("curve", "Exploitability over time", "How far from an equilibrium the "
                   "field was as the training went on.", _regret_curve),
     R.SectionSpec("field", "The strong field", "What strong.toml holds.", _regret_field),
+    R.SectionSpec("value", "What each mechanic is worth", "Restricted play (Jaffe et al., "
+                  "2012): the best deviation with and without a mechanic, against the strong "
+                  "field.", _value),
 ]
 
 
