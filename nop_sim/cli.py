@@ -15,9 +15,8 @@ import time
 
 _STARTED = time.perf_counter()  # --profile's wall clock starts with the command
 
-import atexit  # noqa: E402
 import contextlib  # noqa: E402
-import gc  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -36,6 +35,7 @@ from nop_sim.core.errors import (  # noqa: E402
     TuneError,
     did_you_mean,
 )
+from nop_sim.core.profiling import format_profile  # noqa: E402
 from nop_sim.core.stats import wilson_interval  # noqa: E402
 
 # Imports inside functions: each command imports its study, the runner or the
@@ -313,59 +313,25 @@ class _Progress:
 
 
 def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, profile=False,
-             before_report=None):
-    """Run ``scn`` into its folder, held from the start (a second run into it is refused
-    at once, before anything is forked or read) to the report; ``before_report(folder)``
-    adds its tables to the finished run before the report reads it."""
-    out = out_dir or Path("reports") / scn.name
-    with _holding(out):
-        _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile,
-                      before_report)
+             *, strong=False, before_report=None):
+    """Run ``scn`` into its folder (:func:`nop_sim.run.pipeline.execute`: held from the
+    start to the report; ``strong``: its [strong] field played beside it;
+    ``before_report(folder)`` adds its tables first) and print what it wrote."""
+    from nop_sim.run import pipeline  # here: numba and Arrow load slowly, and --help need not wait
+
+    ran = pipeline.execute(scn, out_dir, workers=workers, scheduler=scheduler, resume=resume,
+                           no_report=no_report, strong=strong, before_report=before_report,
+                           progress=functools.partial(_Progress, quiet),
+                           say=lambda line: click.echo(line, err=True))
+    _say_ran(ran, profile)
 
 
-def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profile,
-                  before_report=None):
-    # here, not at the top: numba and Arrow load slowly, and --help need not wait
-    from nop_sim.core.profiling import format_profile, phase, take
+def _say_ran(ran, profile: bool) -> None:
+    """A run's lines: what it played and how fast, whom it seated, where it wrote."""
+    # here: the agent files' module loads pandas, and --help need not wait
     from nop_sim.games.agent_files import training_text
-    from nop_sim.run.runner import run_scenario
 
-    # The interpreter's last collection walks every object the run's libraries made
-    # (0.4 s with the report's loaded too): there is nothing left to collect by then.
-    atexit.register(gc.freeze)
-    copy = preload = None
-    if not no_report:
-        from nop_sim.reporting import forked as renderer
-
-        # A copy of this process imports the report's libraries on the other core while
-        # the run plays, then writes the report; without one (one core, no fork, or a
-        # large run, whose report builds here in one process for memory) a thread here
-        # imports them.
-        if renderer.small_run(scn.matches * len(scn.points())):
-            copy = renderer.ahead(_import_report)
-        preload = _preload_report() if copy is None else None
-    progress = _Progress(quiet, scn.game_type.work)
-    try:
-        try:
-            result = run_scenario(scn, out, workers=workers, scheduler=scheduler,
-                                  resume=resume, progress=progress)
-        finally:
-            progress.close()
-        if before_report is not None:
-            before_report(out)
-        if copy is not None:
-            copy.submit(_report_in_copy, out)  # it works while the summary is written here
-        with phase("summary"):
-            from nop_sim.run.summary import write_summary
-
-            summary = write_summary(out)
-        report = None
-        if not no_report:
-            with phase("report"):
-                report = _report_of(out, copy, preload)
-    finally:
-        if copy is not None:
-            copy.close()
+    result, scn = ran.result, ran.scenario
     rate = result.n_work / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{scn.name}: {result.n_matches:,} matches, {result.n_work:,} {result.work} "
                f"({result.computed} chunks run, {result.reused} reused) in "
@@ -374,53 +340,22 @@ def _execute_held(scn, out, workers, scheduler, resume, quiet, no_report, profil
         mixture = (f" (a mixture of {len(f.rows)} rows, weights "
                    f"{', '.join(f'{w:.3g}' for w in f.weights)})" if f.is_mixture else "")
         click.echo(f"{f.label}: {f.path}{mixture}, {training_text(f.training, f.overrides)}")
-    click.echo(f"results: {out}/")
-    from nop_sim.store import STRONG_FOLDER  # the store (pyarrow) loads with the run
-
-    if scn.strong is not None and (out / STRONG_FOLDER / "manifest.json").is_file():
-        click.echo(f"strong play: {out / STRONG_FOLDER}/ (every seat the field of "
+    click.echo(f"results: {ran.out}/")
+    if ran.strong_play is not None:
+        click.echo(f"strong play: {ran.strong_play}/ (every seat the field of "
                    f"{scn.strong.given}, {scn.strong.matches:,} matches)")
-    click.echo(f"summary: {summary}")
-    if report:
-        click.echo(f"report:  {report}")
-        for line in _ranking_lines(out):
-            click.echo(line)
+    _say_written(ran.written)
     if profile:
-        times = dict(result.profile)
-        for k, v in take().items():
-            times[k] = times.get(k, 0.0) + v
-        click.echo(format_profile(times, time.perf_counter() - _STARTED))
+        click.echo(format_profile(ran.times, time.perf_counter() - _STARTED))
 
 
-def _ranking_lines(out: Path) -> list[str]:
-    """The sweep ranking's verdict, read from the table its report wrote (no table, no
-    targets or no intervals: nothing): a best point only when it is told apart from
-    every other, else the points that cannot be told apart."""
-    table = out / "tables" / "sweep_points.csv"
-    if not table.is_file():
-        return []
-    import pandas as pd  # here: the report has imported it already
-
-    from nop_sim.games.new_order.analysis import ranking_lines
-
-    ranked = pd.read_csv(table)
-    if "with_best" not in ranked or ranked["distance"].isna().all():
-        return []
-    try:
-        points = json.loads((out / "manifest.json").read_text())["points"]
-    except (OSError, ValueError, KeyError):
-        return []
-    lines = ranking_lines(ranked, list(dict.fromkeys(k for p in points for k in p["params"])))
-    if "exploitability_low" in ranked:  # sweep --train: never rank an unsettled field silently
-        from nop_sim.store import UNSETTLED
-
-        named = ranked[ranked["with_best"].astype(bool)]
-        shaky = named[named["exploitability_low"] >= UNSETTLED]["point"].astype(int).tolist()
-        if shaky:
-            lines.append(f"flagged: the training of point(s) {', '.join(map(str, shaky))} did "
-                         f"not settle (a deviation gains at least {UNSETTLED:g} points): their "
-                         f"numbers under strong play read their fields' weaknesses")
-    return lines
+def _say_written(written) -> None:
+    """Where a run's summary and report went, and the sweep ranking's verdict."""
+    click.echo(f"summary: {written.summary}")
+    if written.report:
+        click.echo(f"report:  {written.report}")
+        for line in written.ranking:
+            click.echo(line)
 
 
 def _holding(folder: Path, hint: str | None = None):
@@ -429,65 +364,6 @@ def _holding(folder: Path, hint: str | None = None):
     from nop_sim.run.folder_lock import hold_folder  # here: filelock takes 0.1 s to import
 
     return hold_folder(folder, hint=hint) if hint else hold_folder(folder)
-
-
-def _import_report() -> None:
-    """Import what a report draws with: matplotlib, scipy.stats, the report."""
-    import matplotlib.backends.backend_agg  # noqa: F401
-    import scipy.stats  # noqa: F401
-
-    import nop_sim.games.new_order.report  # noqa: F401
-    import nop_sim.reporting.build  # noqa: F401
-    import nop_sim.reporting.figures  # noqa: F401
-    import nop_sim.reporting.style  # noqa: F401
-    import nop_sim.reporting.write  # noqa: F401
-
-
-def _preload_report():
-    """Import the report's libraries on a thread while the run plays (where no copy of
-    this process can do it); returns the thread."""
-    import threading
-
-    def load():
-        try:
-            _import_report()
-        except Exception:  # noqa: BLE001 - the report imports them again and says what failed
-            pass
-
-    thread = threading.Thread(target=load, name="nop-sim-preload", daemon=True)
-    thread.start()
-    return thread
-
-
-def _report_in_copy(out: Path):
-    """The report, written by the copy :func:`nop_sim.reporting.forked.ahead` started: it forks
-    once more to build half of it (:func:`nop_sim.reporting.forked.fork`)."""
-    from nop_sim.reporting import forked as renderer
-
-    # What exists now outlives the report: the collector need not walk it again
-    # (0.1-0.2 s of collections in the report), nor touch the fork's copy of it.
-    gc.freeze()
-    renderer.enable()
-    return _build_report(out)
-
-
-def _report_of(out: Path, copy, preload):
-    """The report's path: written by the copy, or here if there is none or it failed."""
-    if copy is not None:
-        try:
-            return copy.result()
-        except Exception:  # noqa: BLE001 - the copy failed or died: write it here
-            pass
-    elif preload is not None:
-        preload.join()
-    return _build_report(out)
-
-
-def _build_report(out: Path):
-    """The report of the run's game (manifest.json's scenario.kind), or None."""
-    from nop_sim.run.match_log import run_game  # here: start-up time (the games' modules)
-
-    return run_game(out).write_report(Path(out))
 
 
 @main.command("run", context_settings=CONTEXT)
@@ -510,49 +386,9 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
       nop-sim run scenarios/baseline.toml --scheduler tcp://127.0.0.1:8786
     """
     scn = _load(scenario, overrides, matches, seed)
-    strong = _strong_hook(scn, workers, scheduler, resume, quiet)
-    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile,
-             before_report=strong)
+    _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report, profile, strong=True)
 
 
-
-
-def _strong_hook(scn, workers, scheduler, resume, quiet):
-    """What plays a scenario's ``[strong]`` field beside its run, into ``<out>/strong-play``
-    (None without the table). A field trained for other rules (the scenario copied and
-    changed, or --set) is not played: the terminal says why, and a stale folder is
-    removed so the report never shows another rule set's strong play."""
-    if scn.strong is None:
-        return None
-    from nop_sim.store import STRONG_FOLDER  # the store (pyarrow) loads with the run
-    from nop_sim.studies.train.trainer import rules_key
-
-    field = scn.strong.file
-    if field.training.get("rules") != rules_key(scn.settings):
-        click.echo(f"[strong] {scn.strong.given}: trained for other rules (scenario "
-                   f"{field.training.get('scenario')!r}), so this run's report has no 'Under "
-                   f"strong play' section; train a field for these rules with nop-sim train "
-                   f"{scn.source}", err=True)
-
-        def drop(out):
-            import shutil
-
-            shutil.rmtree(Path(out) / STRONG_FOLDER, ignore_errors=True)
-        return drop
-
-    def play(out):
-        from nop_sim.run.runner import run_scenario
-
-        sub = scn.strong_scenario()
-        progress = _Progress(quiet, sub.game_type.work, label="strong field")
-        try:
-            run_scenario(sub, Path(out) / STRONG_FOLDER, workers=workers, scheduler=scheduler,
-                         resume=resume, progress=progress)
-        except RunError as exc:  # says which run failed; still a RunError (_exit_error)
-            raise RunError(f"[strong] {exc}") from None
-        finally:
-            progress.close()
-    return play
 
 
 @main.command("sweep", context_settings=CONTEXT)
@@ -1322,21 +1158,9 @@ def report_cmd(results_dir):
     Example:
       nop-sim report reports/baseline
     """
-    from nop_sim.reporting import forked as renderer
-    from nop_sim.run.summary import write_summary
+    from nop_sim.run.pipeline import rebuild_report  # here: start-up time (Arrow, the games)
 
-    with _holding(results_dir, "wait for it to finish"):
-        summary = write_summary(results_dir)
-        renderer.enable()  # a forked copy builds half of the report
-        try:
-            report = _build_report(results_dir)
-        finally:
-            renderer.disable()
-    click.echo(f"summary: {summary}")
-    if report:
-        click.echo(f"report:  {report}")
-        for line in _ranking_lines(results_dir):
-            click.echo(line)
+    _say_written(rebuild_report(results_dir))
 
 
 @main.command("compare", context_settings=CONTEXT)

@@ -209,13 +209,13 @@ def test_the_terminal_names_the_tied_points_from_the_reports_table(tmp_path):
     report wrote: the set of points when they are within noise."""
     import json
 
-    from nop_sim.cli import _ranking_lines
+    from nop_sim.run.pipeline import sweep_verdict
 
     r = A.rank_points(_frame([289.08, 289.8, 600.0], 20.0), {"median_hands": 60})
     (tmp_path / "tables").mkdir()
     r.to_csv(tmp_path / "tables" / "sweep_points.csv", index=False)
     points = [{"params": {"chips": c}} for c in (40, 50, 60)]
     (tmp_path / "manifest.json").write_text(json.dumps({"points": points}))
-    lines = _ranking_lines(tmp_path)
+    lines = sweep_verdict(tmp_path)
     assert lines[0].startswith("no single best point: 2 of 3") and "chips = 40" in lines[1]
-    assert _ranking_lines(tmp_path / "elsewhere") == []
+    assert sweep_verdict(tmp_path / "elsewhere") == []

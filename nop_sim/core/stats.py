@@ -21,6 +21,10 @@ out exactly when ``p < a``: at 95% beside p, and at the level Holm's procedure
 holds a row to beside its Holm p (:func:`holm_intervals`, with :func:`holm` and
 :func:`holm_levels`).
 
+Sweep points ranked by their distance to the targets, with its interval, are told
+apart here too: :func:`best_points` and :func:`ranking_lines` (in words: what the
+report and the terminal say).
+
 NumPy and SciPy only; :mod:`nop_sim.games.new_order.analysis` (New Order) and
 :mod:`nop_sim.games.ordered_hand.analysis` (Ordered Hand) build their tables on these.
 """
@@ -34,9 +38,9 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ALPHA", "CONFIDENCE", "bootstrap_median", "holm", "holm_intervals", "holm_levels",
+__all__ = ["ALPHA", "CONFIDENCE", "best_points", "bootstrap_median", "holm", "holm_intervals", "holm_levels",
            "mean_half_width", "mean_interval", "median_draws", "newcombe_interval",
-           "newcombe_test", "normal_quantile", "poisson_interval", "rate_columns", "ratio_interval",
+           "newcombe_test", "normal_quantile", "poisson_interval", "ranking_lines", "rate_columns", "ratio_interval",
            "symmetric_test", "wilson_interval", "wilson_test"]
 
 CONFIDENCE = 0.95
@@ -414,3 +418,50 @@ def holm_intervals(pvalues, interval, groups=None,
     low, high = interval(np.where(tested, levels, alpha))
     return (p_holm, np.where(tested, np.asarray(low, dtype=float), np.nan),
             np.where(tested, np.asarray(high, dtype=float), np.nan))
+
+
+def best_points(ranked: pd.DataFrame) -> list[int]:
+    """The points that cannot be told apart from the best by their distance to the targets
+    (the best first): one point when it is separable. ``ranked``: sweep points best first,
+    with ``point``, ``distance`` and ``with_best`` (as New Order's
+    :func:`nop_sim.games.new_order.analysis.rank_points` ranks them)."""
+    if "with_best" not in ranked or ranked["distance"].isna().all():
+        return []
+    return [int(p) for p in ranked.loc[ranked["with_best"].astype(bool), "point"]]
+
+
+def ranking_lines(ranked: pd.DataFrame, swept: list[str]) -> list[str]:
+    """What the ranking can say, in words: the best point when its distance is separable
+    from every other's, else the points that cannot be told apart from it."""
+    tied = best_points(ranked)
+    if not tied:
+        return []
+    best = ranked.iloc[0]
+
+    def settings(row) -> str:
+        return ", ".join(f"{k} = {row[k]}" for k in swept if k in row)
+
+    def dist(row) -> str:
+        if not np.isfinite(row["distance_low"]):
+            return f"{row['distance']:.3g}, no interval"
+        return f"{row['distance']:.3g}, 95% interval {row['distance_low']:.3g} to " \
+               f"{row['distance_high']:.3g}"
+
+    if not np.isfinite(best["distance_low"]):
+        return [f"closest to the targets by its estimate: point {int(best['point'])} "
+                f"({settings(best)}; distance {dist(best)}); the metrics have no intervals, "
+                f"so no point can be told apart from the others"]
+    if len(tied) == 1:
+        line = (f"best point: {int(best['point'])} ({settings(best)}; distance "
+                f"{dist(best)})")
+        if len(ranked) > 1:
+            nxt = ranked.iloc[1]
+            line += (f"; the next, point {int(nxt['point'])}, is {nxt['behind']:.3g} further "
+                     f"(95% interval {nxt['behind_low']:.3g} to {nxt['behind_high']:.3g})")
+        return [line]
+    shown = ", ".join(str(p) for p in tied[:12]) + (", ..." if len(tied) > 12 else "")
+    return [f"no single best point: {len(tied)} of {len(ranked)} points cannot be told apart "
+            f"by their distance to the targets (the interval of each one's difference from "
+            f"the closest reaches 0): points {shown}",
+            f"closest by its estimate: point {int(best['point'])} ({settings(best)}; distance "
+            f"{dist(best)})"]

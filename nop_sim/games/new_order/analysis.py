@@ -52,6 +52,7 @@ from nop_sim.core.errors import MissingData
 from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval, A.holm, ...)
     ALPHA,
     CONFIDENCE,
+    best_points,
     bootstrap_median,
     holm,
     holm_intervals,
@@ -61,6 +62,7 @@ from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval,
     newcombe_test,
     normal_quantile,
     poisson_interval,
+    ranking_lines,
     rate_columns,
     ratio_interval,
     symmetric_test,
@@ -1391,51 +1393,6 @@ def rank_points(metrics: pd.DataFrame, targets: dict[str, float], *, n_draws: in
     metrics = metrics.iloc[order].reset_index(drop=True)
     metrics["rank"] = np.arange(1, n + 1)
     return metrics
-
-
-def best_points(ranked: pd.DataFrame) -> list[int]:
-    """The points of :func:`rank_points`'s frame that cannot be told apart from the best by
-    their distance to the targets (the best first): one point when it is separable."""
-    if "with_best" not in ranked or ranked["distance"].isna().all():
-        return []
-    return [int(p) for p in ranked.loc[ranked["with_best"].astype(bool), "point"]]
-
-
-def ranking_lines(ranked: pd.DataFrame, swept: list[str]) -> list[str]:
-    """What the ranking can say, in words: the best point when its distance is separable
-    from every other's, else the points that cannot be told apart from it."""
-    tied = best_points(ranked)
-    if not tied:
-        return []
-    best = ranked.iloc[0]
-
-    def settings(row) -> str:
-        return ", ".join(f"{k} = {row[k]}" for k in swept if k in row)
-
-    def dist(row) -> str:
-        if not np.isfinite(row["distance_low"]):
-            return f"{row['distance']:.3g}, no interval"
-        return f"{row['distance']:.3g}, 95% interval {row['distance_low']:.3g} to " \
-               f"{row['distance_high']:.3g}"
-
-    if not np.isfinite(best["distance_low"]):
-        return [f"closest to the targets by its estimate: point {int(best['point'])} "
-                f"({settings(best)}; distance {dist(best)}); the metrics have no intervals, "
-                f"so no point can be told apart from the others"]
-    if len(tied) == 1:
-        line = (f"best point: {int(best['point'])} ({settings(best)}; distance "
-                f"{dist(best)})")
-        if len(ranked) > 1:
-            nxt = ranked.iloc[1]
-            line += (f"; the next, point {int(nxt['point'])}, is {nxt['behind']:.3g} further "
-                     f"(95% interval {nxt['behind_low']:.3g} to {nxt['behind_high']:.3g})")
-        return [line]
-    shown = ", ".join(str(p) for p in tied[:12]) + (", ..." if len(tied) > 12 else "")
-    return [f"no single best point: {len(tied)} of {len(ranked)} points cannot be told apart "
-            f"by their distance to the targets (the interval of each one's difference from "
-            f"the closest reaches 0): points {shown}",
-            f"closest by its estimate: point {int(best['point'])} ({settings(best)}; distance "
-            f"{dist(best)})"]
 
 
 # ---------------------------------------------------------------------------
