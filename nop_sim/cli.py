@@ -636,6 +636,11 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
             result = train_folder(scn, out, cfg, threads=workers, scheduler=scheduler,
                                   resume=resume, progress=lambda d, t: progress(d, t, d))
         report = None if no_report else write_train_report(out)
+    _say_trained(scn, result, out, report)
+
+
+def _say_trained(scn, result, out: Path, report) -> None:
+    """A PSRO training's lines: rounds, the field, its exploitability, where it went."""
     state = "converged" if result.converged else "budget spent"
     rate = result.matches / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{scn.name}: {result.rounds} rounds ({state}), {result.matches:,} matches in "
@@ -805,7 +810,6 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
     """
     import dataclasses
 
-    from nop_sim.games.agent_files import training_text
     from nop_sim.studies.train.checks import checks_json, largest, run_checks
     from nop_sim.studies.train.value import record_check, record_found
 
@@ -818,18 +822,8 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
         found = run_checks(scn, strong_dir, budget=budget, checks=checks, threads=workers,
                            scheduler=scheduler, progress=lambda d, t: progress(d, t, d))
         _, training = _strong_training(strong_dir, scn)
-    for c in found:
-        eff = (f"as precise as {c.effective_matches:,.0f} plain matches"
-               if np.isfinite(c.effective_matches) else "no noise: it plays as the field")
-        click.echo(f"{scn.name}, seed {c.seed}: {c.result.statement()}; re-scored on "
-                   f"{c.held_out:,} held-out matches ({eff})")
     top = largest(found)
-    if checks > 1:
-        gains = ", ".join(f"{c.gain:+.{policy.digits}f}" for c in found)
-        click.echo(f"largest of {checks} checks: {top.gain:+.{policy.digits}f} {policy.unit} "
-                   f"(95% {top.low:+.{policy.digits}f} to {top.high:+.{policy.digits}f}), "
-                   f"seed {top.seed}; every check: {gains}")
-    click.echo(f"strong.toml says: {training_text(training)}")
+    _say_checks(scn, found, checks, top, training)
     best = dataclasses.replace(scn, seed=top.seed)
     if record_check(best, strong_dir, top.result, budget):
         click.echo(f"recorded in {strong_dir / 'strong.toml'}: it found more than the file "
@@ -848,6 +842,26 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
         checks_json(json_out, found, scenario=scn.name, folder=strong_dir, budget=budget,
                     unit=policy.unit)
         click.echo(f"checks:       {json_out}")
+
+
+def _say_checks(scn, found, checks: int, top, training) -> None:
+    """nop-sim exploit's lines: each check's held-out gain, the largest, and what the
+    field's file claims."""
+    # here: the agent files' module loads pandas, and --help need not wait
+    from nop_sim.games.agent_files import training_text
+
+    policy = scn.game_type.policy
+    for c in found:
+        eff = (f"as precise as {c.effective_matches:,.0f} plain matches"
+               if np.isfinite(c.effective_matches) else "no noise: it plays as the field")
+        click.echo(f"{scn.name}, seed {c.seed}: {c.result.statement()}; re-scored on "
+                   f"{c.held_out:,} held-out matches ({eff})")
+    if checks > 1:
+        gains = ", ".join(f"{c.gain:+.{policy.digits}f}" for c in found)
+        click.echo(f"largest of {checks} checks: {top.gain:+.{policy.digits}f} {policy.unit} "
+                   f"(95% {top.low:+.{policy.digits}f} to {top.high:+.{policy.digits}f}), "
+                   f"seed {top.seed}; every check: {gains}")
+    click.echo(f"strong.toml says: {training_text(training)}")
 
 
 def _strong_training(folder: Path, scn):
@@ -917,7 +931,6 @@ def value_cmd(scenario, strong_dirs, mechanics, precision, budget, seed, workers
       nop-sim value scenarios/baseline.toml --strong reports/baseline-train
       nop-sim value scenarios/baseline.toml --strong reports/a-train --strong reports/b-train
     """
-    from nop_sim.games.agent_files import PLAYS_ALIKE, plays_alike, search_gap
     from nop_sim.studies.train.report import write_train_report
     from nop_sim.studies.train.value import value_fields
 
@@ -925,7 +938,6 @@ def value_cmd(scenario, strong_dirs, mechanics, precision, budget, seed, workers
     _trainable(scn, "value")
     MECHANICS = _mechanics(scn, mechanics)  # noqa: N806  (the game's, read once)
     policy = scn.game_type.policy
-    digits, unit = policy.digits, policy.unit
     progress = _Progress(quiet, "matches", label="matches")
     with contextlib.ExitStack() as held:
         for d in dict.fromkeys(strong_dirs):
@@ -938,6 +950,16 @@ def value_cmd(scenario, strong_dirs, mechanics, precision, budget, seed, workers
                              progress=lambda d, t: progress(d, t, d), precision=precision)
         # a folder holding only a strong.toml (copied, shipped) has no training to report
         reports = [write_train_report(d) for d in m.written if (d / "manifest.json").is_file()]
+    _say_values(m, reports, policy)
+
+
+def _say_values(m, reports, policy) -> None:
+    """nop-sim value's lines: each mechanic's verdict, its value against each field, where
+    the tables and reports went."""
+    # here: the agent files' module loads pandas, and --help need not wait
+    from nop_sim.games.agent_files import PLAYS_ALIKE, plays_alike, search_gap
+
+    digits, unit = policy.digits, policy.unit
     if len(m.fields) > 1:
         click.echo(f"against {len(m.fields)} fields: {', '.join(map(str, m.fields))}")
     for row in m.settled.itertuples():
