@@ -18,11 +18,12 @@ registry, so a game added later is covered without editing this file.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
-from nop_sim.games import game_kinds
+from nop_sim.games import game_kinds, get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERIC = ("nop_sim/run", "nop_sim/studies")
@@ -178,3 +179,15 @@ def test_the_boundary_check_catches_a_leak(tmp_path, source, expected):
     assert len(faults) == len(expected), faults
     for fault, want in zip(faults, expected, strict=True):
         assert want in fault, faults
+
+
+@pytest.mark.parametrize("kind", game_kinds())
+def test_a_runs_report_is_preloaded_through_the_registry(kind):
+    """run/pipeline.py imports a game's report while its run plays, by the name of the module
+    beside its ``write_report`` hook (run/ imports no game's package): every game keeps one
+    there, or its reports would silently wait for the import."""
+    from nop_sim.run.pipeline import import_report  # the runner and Arrow: this test only
+
+    game = get_game(kind)
+    import_report(game)
+    assert f"{game.write_report.__module__.rpartition('.')[0]}.report" in sys.modules
