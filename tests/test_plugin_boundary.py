@@ -190,4 +190,8 @@ def test_a_runs_report_is_preloaded_through_the_registry(kind):
 
     game = get_game(kind)
     import_report(game)
-    assert f"{game.write_report.__module__.rpartition('.')[0]}.report" in sys.modules
+    module = game.write_report.__module__
+    if module.startswith("nop_sim."):  # a shipped game keeps its report beside the hook
+        assert f"{module.rpartition('.')[0]}.report" in sys.modules
+    else:  # a one-file plug-in (the tests' "high-card") holds its report in that file
+        assert module in sys.modules
