@@ -413,22 +413,22 @@ def test_an_interval_beside_a_holm_p_never_contradicts_it():
     # of one test beside another test's p). Constructed: seat 0 wins 121 of 400 against a
     # fair 100 (alone its 95% interval leaves 25% out, p = 0.015; one of four seats, Holm
     # p = 0.06), and card a's drafters win 6 points more (alone p = 0.02; Holm p = 0.08).
-    from nop_sim.games.new_order import report
+    from nop_sim.games.new_order.report import common, disruptors, players
 
     run = fake_run([121, 93, 93, 93])
     s = A.seat_fairness(run)
     r = s.iloc[0]
     assert _excludes(r["ci_low"], r["ci_high"], 0.25) and r["p_value"] < 0.05   # alone
     assert r["p_holm"] >= 0.05 and not r["outside"]                            # one of four
-    point = report._Point(run, 0)
-    seats = _shown(report._seats(point), "Wins per seat")
+    point = common._Point(run, 0)
+    seats = _shown(players._seats(point), "Wins per seat")
     value = next(c for c in seats.columns if c.startswith("win rate"))
     _agree(seats, value, _holm_p(seats), 25.0)
     assert "Holm-adjusted" in value
-    presets = _shown(report._strategies(point), "Results per preset")
+    presets = _shown(players._strategies(point), "Results per preset")
     _agree(presets, next(c for c in presets.columns if c.startswith("win rate")),
            _holm_p(presets), 25.0)
-    skill = _shown(report._skill(A.skill_matrix(run)), "Head to head (each pair once)")
+    skill = _shown(players._skill(A.skill_matrix(run)), "Head to head (each pair once)")
     _agree(skill, next(c for c in skill.columns if c.startswith("preset ahead")),
            _holm_p(skill), 50.0)
 
@@ -437,7 +437,7 @@ def test_an_interval_beside_a_holm_p_never_contradicts_it():
     assert d.loc["a", "adjusted_lift"] == pytest.approx(0.06)
     assert d.loc["a", "p_adjusted"] < 0.05 and d.loc["a", "p_adjusted_holm"] >= 0.05
     assert not d["outlier"].any()    # 6 points, but not shown to differ from 0
-    cards = _shown(report._disruptors(report._Point(run, 0)),
+    cards = _shown(disruptors._disruptors(common._Point(run, 0)),
                    "Disruptor cards (sorted by pick rate)")
     lift = next(c for c in cards.columns if c.startswith("adjusted lift"))
     _agree(cards, lift, _holm_p(cards, adjusted=True), 0.0)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from nop_sim.games.new_order import analysis as A
-from nop_sim.games.new_order import report as report_module
+from nop_sim.games.new_order.report import sweep as sweep_sections
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import load_scenario
 from nop_sim.studies import sensitivity as S
@@ -193,15 +193,15 @@ def _pooled(values, half):
 
 def test_heat_map_of_pure_noise_says_within_noise():
     noise = 34.5 + np.random.default_rng(2).uniform(-1.7, 1.7, 6)   # 33 to 36.5 hands
-    fig = report_module._pair_figure("a", "b", _pooled(noise, 4.0), ["median_hands"])
+    fig = sweep_sections._pair_figure("a", "b", _pooled(noise, 4.0), ["median_hands"])
     assert "within noise" in fig.caption and "typical 95% interval ±4" in fig.caption
-    signal = report_module._pair_figure("a", "b", _pooled(np.arange(6) * 20.0 + 30, 4.0),
-                                        ["median_hands"])
+    signal = sweep_sections._pair_figure("a", "b", _pooled(np.arange(6) * 20.0 + 30, 4.0),
+                                         ["median_hands"])
     assert "differ beyond noise" in signal.caption and "within noise" not in signal.caption
     # many cells of pure noise: their extremes lie far apart, yet no cell stands out
     many = np.random.default_rng(5).normal(34.5, 4.0 / 1.96, 6)
-    assert report_module.heat_noise(many.reshape(3, 2), many.reshape(3, 2) - 4,
-                                    many.reshape(3, 2) + 4)["within"]
+    assert sweep_sections.heat_noise(many.reshape(3, 2), many.reshape(3, 2) - 4,
+                                     many.reshape(3, 2) + 4)["within"]
 
 
 def test_the_terminal_names_the_tied_points_from_the_reports_table(tmp_path):

@@ -130,8 +130,9 @@ def test_sections_are_counted_from_the_spec_list(small_run, monkeypatch):
     monkeypatch.setattr(report, "POINT_SECTIONS", few)
     built = report.build_report(load_run(small_run), strict=True)
     assert [s.title for s in built.sections] == [f"{i + 1}. {s.title}" for i, s in enumerate(few)]
-    src = Path(report.__file__).read_text(encoding="utf-8").lower()
-    assert "nine" not in src and "1-9" not in src and "1–9" not in src
+    for path in Path(report.__file__).parent.glob("*.py"):
+        src = path.read_text(encoding="utf-8").lower()
+        assert "nine" not in src and "1-9" not in src and "1–9" not in src, path.name
 
 
 def _written(folder: Path) -> dict[str, bytes]:
@@ -356,7 +357,7 @@ def _drawn(monkeypatch) -> list:
 def test_a_category_placed_once_does_not_stretch_the_hedging_axes(monkeypatch):
     import pandas as pd
 
-    from nop_sim.games.new_order import report
+    from nop_sim.games.new_order.report import ledger
 
     figures = _drawn(monkeypatch)
     hc = pd.DataFrame({"label": ["Flush Five", "Full House", "Two Pair"],
@@ -367,11 +368,11 @@ def test_a_category_placed_once_does_not_stretch_the_hedging_axes(monkeypatch):
                        "net_high": [14.4, 7.0, 4.65]})
     r = pd.Series({"paid": 2_699_205.0, "hits": 139_400, "cost": 980_950.0,
                    "placements": 196_190})
-    block = report._hedging_figure(r, hc)
+    block = ledger._hedging_figure(r, hc)
     hit_ax, net_ax = figures[0].axes
     assert hit_ax.get_xlim()[1] < 0.7          # not up to the one placement's 100%
     assert -0.9 < net_ax.get_xlim()[0] and net_ax.get_xlim()[1] < 8
-    assert f"fewer than {report.FEW_PLACEMENTS} placements" in block.caption
+    assert f"fewer than {ledger.FEW_PLACEMENTS} placements" in block.caption
     for ax in (hit_ax, net_ax):   # drawn (by R.png): Flush Five, on top, a hollow ">" at
         edge = [(ln.get_marker(), list(ln.get_xdata()), list(ln.get_ydata()))  # the edge
                 for ln in ax.get_lines() if str(ln.get_markerfacecolor()) == "none"
@@ -383,7 +384,7 @@ def test_the_hedging_legend_covers_no_row(monkeypatch):
     # inside the axes at the lower right, the legend lay over the High Card row's dot
     import pandas as pd
 
-    from nop_sim.games.new_order import report
+    from nop_sim.games.new_order.report import ledger
 
     figures = _drawn(monkeypatch)
     hc = pd.DataFrame({"label": ["Flush Five", "Two Pair", "One Pair", "High Card"],
@@ -395,13 +396,13 @@ def test_the_hedging_legend_covers_no_row(monkeypatch):
                        "net_low": [-1.0, 4.36, 10.4, 13.4], "net_high": [14.4, 4.65, 10.8, 13.8]})
     r = pd.Series({"paid": 2_699_205.0, "hits": 139_400, "cost": 980_950.0,
                    "placements": 196_190})
-    report._hedging_figure(r, hc)
+    ledger._hedging_figure(r, hc)
     fig = figures[0]
     renderer = fig.canvas.get_renderer()      # drawn by R.png: where it was drawn
     hit_ax = fig.axes[0]
     legend = hit_ax.get_legend()
     assert sorted(t.get_text() for t in legend.get_texts()) == [
-        "break-even", f"fewer than {report.FEW_PLACEMENTS} placements"]
+        "break-even", f"fewer than {ledger.FEW_PLACEMENTS} placements"]
     box, axes_box = legend.get_window_extent(renderer), hit_ax.get_window_extent(renderer)
     assert box.y0 >= axes_box.y1                  # above the rows, not over them
     assert fig.bbox.contains(box.x0, box.y0) and fig.bbox.contains(box.x1, box.y1)
@@ -416,7 +417,8 @@ def test_headline_rows_show_their_scale_one_axis_per_kind_from_zero(monkeypatch)
 
     import pandas as pd
 
-    from nop_sim.games.new_order import report
+    from nop_sim.games.new_order.analysis import METRICS
+    from nop_sim.games.new_order.report import scorecard
 
     figures = _drawn(monkeypatch)
     values = {"median_hands": (40, 38, 41), "unresolved_share": (0.0, 0.0, 0.0019),
@@ -429,8 +431,8 @@ def test_headline_rows_show_their_scale_one_axis_per_kind_from_zero(monkeypatch)
                          for s, v in zip(("", "_low", "_high"), vs, strict=True)})
     p = SimpleNamespace(run=SimpleNamespace(targets={"median_hands": 60,
                                                      "max_seat_advantage": 0.03}))
-    block = report._scorecard(p, metrics)
-    label = {k: v[0] for k, v in report.A.METRICS.items()}
+    block = scorecard._scorecard(p, metrics)
+    label = {k: v[0] for k, v in METRICS.items()}
     rows = {ax.get_yticklabels()[0].get_text(): ax.get_xlim() for ax in figures[0].axes}
     assert all(lo == 0 for lo, _ in rows.values()), rows
     shares = [label[k] for k in ("unresolved_share", "fee_share", "hedge_hit_rate")]
