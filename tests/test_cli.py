@@ -178,7 +178,7 @@ def test_the_progress_bar_renders_on_a_terminal(monkeypatch, capsys):
     # on a terminal click renders the bar on entering it: the rate must exist then
     import click._termui_impl
 
-    from nop_sim.cli import _Progress
+    from nop_sim.cli.common import _Progress
 
     monkeypatch.setattr(click._termui_impl, "isatty", lambda f: True)
     progress = _Progress(quiet=False)
