@@ -25,7 +25,8 @@ import re
 import tomllib
 from collections.abc import Iterable
 
-__all__ = ["AgentError", "CompareError", "FolderBusy", "MissingData", "MixError", "RuleViolation",
+__all__ = ["AgentError", "CompareError", "FolderBusy", "IllegalAction", "MissingData", "MixError",
+           "RuleViolation",
            "RunError", "ScenarioError", "SensitivityError", "SettingsError", "TrainError",
            "TuneError", "did_you_mean", "toml_problem"]
 
@@ -43,6 +44,11 @@ class AgentError(ValueError):
 class MixError(ValueError):
     """A Disruptor mix names an unknown card or a bad number of copies
     (:mod:`nop_sim.games.new_order.disruptors`)."""
+
+
+class IllegalAction(ValueError):
+    """A person's action at a table (``nop-sim play``) that the rules do not allow now, or
+    a seat the match has not; the message says what is allowed (one line)."""
 
 
 class ScenarioError(ValueError):

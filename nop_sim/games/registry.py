@@ -246,6 +246,12 @@ class Game:
         seat specs and replay each in plain Python; return the number checked,
         raise ``AssertionError`` at the first broken rule
     write_report(out) : write the report of a finished run folder; its path or None
+    open_table(scn, seat, seed) : optional; a table where a person plays seat ``seat`` of
+        one match of the scenario's first sweep point against its seats (``nop-sim
+        play``): an object with ``state()`` (a JSON-ready dict), ``act(action)`` (raises
+        :class:`~nop_sim.core.errors.IllegalAction`, changing nothing, for an action
+        that is not legal), ``done`` and ``save(folder)`` (the match as a run folder
+        that ``nop-sim hands`` reads); None: the game cannot be played in person yet
     """
 
     kind: str
@@ -278,6 +284,7 @@ class Game:
     store_version: int = 1
     policy: PolicySpace | None = None
     extra_metrics: tuple[str, ...] = ()
+    open_table: Callable[[Any, int, int], Any] | None = None
 
     @property
     def trainable(self) -> bool:

@@ -93,9 +93,9 @@ from nop_sim.games.new_order.agents import AgentError, agent_bounds, agent_row, 
 from nop_sim.games.new_order.rules import Settings
 from nop_sim.kernels.rng import seed_states
 
-__all__ = ["BatchResults", "FieldResults", "MatchResults", "compile_callees", "compile_engine",
-           "match_states", "play_batches", "play_field", "play_matches", "refresh_kernel_cache",
-           "strength_tables"]
+__all__ = ["BatchResults", "FieldResults", "MatchResults", "ScriptedMatch", "compile_callees",
+           "compile_engine", "match_states", "play_batches", "play_field", "play_matches",
+           "play_scripted", "refresh_kernel_cache", "strength_tables"]
 
 DEFAULT_CHUNK = 32
 DEFAULT_HORIZON = 1000
@@ -421,6 +421,79 @@ def play_field(settings: Settings, tables: np.ndarray, table_of: np.ndarray,
                         counts=b["out_counts"].sum(axis=0))
 
 
+@dataclass
+class ScriptedMatch:
+    """What :func:`play_scripted` returns.
+
+    ``events`` int64 (n, EV_WIDTH): the log up to the pause (the whole match when the
+    script did not run out); ``pause`` int64 (N_PAUSE,): the pause record (``types.PAUSE_*``:
+    the decision asked where the script ran out, and its bounds); ``decisions`` int64
+    (n_used, SCRIPT_WIDTH): the script's decisions the match read (or, recording, wrote);
+    ``match`` (N_MATCH_FIELDS,) and ``player`` (players, N_PLAYER_FIELDS): the match's rows,
+    meaningful once it is over (``not paused``).
+    """
+
+    events: np.ndarray
+    pause: np.ndarray
+    decisions: np.ndarray
+    match: np.ndarray
+    player: np.ndarray
+
+    @property
+    def kind(self) -> int:
+        """``types.SK_*`` of the pause (SK_NONE: the match is over; SK_ERROR: refused)."""
+        return int(self.pause[T.PAUSE_KIND])
+
+    @property
+    def paused(self) -> bool:
+        return self.kind != T.SK_NONE
+
+
+def play_scripted(settings: Settings, table: np.ndarray, rng_state: np.ndarray, seat: int,
+                  script: np.ndarray | None = None, *, record: bool = False,
+                  log_capacity: int = 400_000, max_record: int = 200_000) -> ScriptedMatch:
+    """Play one logged match in which seat ``seat``'s decisions come from ``script``.
+
+    The batch kernel plays it (kernels.script): every decision of ``seat`` is read from
+    ``script``, int64 (n, SCRIPT_WIDTH) rows ``(kind SK_*, a, b, 0)``, and checked against
+    the rules; where the script runs out the kernel records a pause (the decision's kind
+    and bounds) and the match stops. The same script replays the same match: the table
+    plays with split streams (``play_field(..., streams=True)``), so the cards and the
+    other seats' noise never depend on what the scripted seat decided, and a person's
+    next decision only adds a row. ``record=True``: ``seat``'s agent (its row of
+    ``table``) decides, and its decisions are returned as ``decisions``.
+
+    ``table``: float64 (players, N_AGENT_PARAMS) one row per seat (``seat``'s row is its
+    agent when recording, else unused but for its ``random`` flag: a random row skips the
+    strength judged for it); ``rng_state``: uint64 (4,) the match's state
+    (:func:`match_states`).
+    """
+    tables = _check_tables(np.asarray(table)[None], settings.players)
+    if not 0 <= seat < settings.players:
+        raise ValueError(f"seat {seat} is not a seat of a {settings.players}-player match")
+    rows = (np.zeros((max_record, T.SCRIPT_WIDTH), np.int64) if record
+            else np.asarray(script if script is not None else
+                            np.zeros((0, T.SCRIPT_WIDTH)), np.int64).reshape(-1, T.SCRIPT_WIDTH))
+    buf = np.concatenate([np.zeros(T.N_PAUSE, np.int64), rows.ravel()])
+    state = np.asarray(rng_state, np.uint64).reshape(1, 4).copy()
+    b = _buffers(settings, tables, np.zeros(1, np.int64), np.array([0, 1], np.int64), state, 1,
+                 log_capacity, False, np.ones(1, np.int8))
+    b["settings"][T.S_STREAMS] = 1
+    b["settings"][T.S_SCRIPTED] = -(seat + 1) if record else seat + 1
+    b["script"] = buf
+    b["eval_fn"], b["draft_fn"] = _callee_addresses()
+    _drive(b, 1, 1)
+    if b["ev_counts"][0, 1]:
+        raise RuntimeError(f"{b['ev_counts'][0, 1]} events dropped: raise log_capacity")
+    pause = buf[:T.N_PAUSE].copy()
+    n_ev = int(pause[T.PAUSE_EVN]) if pause[T.PAUSE_KIND] else int(b["ev_counts"][0, 0])
+    used = int(pause[T.PAUSE_AT])
+    decisions = buf[T.N_PAUSE:].reshape(-1, T.SCRIPT_WIDTH)[:used].copy()
+    return ScriptedMatch(events=b["events"][0, :n_ev].copy(), pause=pause, decisions=decisions,
+                         match=b["out_match"][0].copy(),
+                         player=b["out_player"][0, :settings.players].copy())
+
+
 def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bounds: np.ndarray,
              rng_states: np.ndarray, horizon: int, cap: int, check: bool,
              log_mask: np.ndarray) -> dict[str, Any]:
@@ -452,6 +525,7 @@ def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bound
         out_cat=np.zeros((n_chunks, T.N_CAT_STATS, T.N_CATEGORIES), np.int64),
         out_time=np.zeros((n_chunks, horizon, T.N_TIME_STATS), np.int64),
         out_dis=np.zeros((n_chunks, T.N_DISRUPTOR_STATS, T.N_DISRUPTORS), np.int64),
+        script=np.zeros(T.N_PAUSE, np.int64),  # no scripted seat (play_scripted sets one)
     )
 
 

@@ -72,7 +72,10 @@ from nop_sim.core.column import DEFAULT_COLUMN, Category, Column
 from nop_sim.games.new_order import types as T
 from nop_sim.games.registry import seat_name
 
-__all__ = ["EVENT_SCHEMA", "render_history", "to_records", "write_json_lines"]
+__all__ = ["EVENT_COLUMNS", "EVENT_SCHEMA", "render_history", "to_records", "write_json_lines"]
+
+# the columns of a run's ``events`` table (besides ``point``): a row of the kernel's log
+EVENT_COLUMNS = ("match", "hand", "kind", "seat", *(f"a{i}" for i in range(T.EV_ARGS)))
 
 ACTIONS = ("fold", "check", "call", "bet", "raise")
 DISCARD_WHY = ("leftover", "personal_room", "community_room", "purged", "eliminated",

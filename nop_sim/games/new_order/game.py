@@ -27,7 +27,7 @@ from nop_sim.games.new_order.agents import (
     read_agent_file,
 )
 from nop_sim.games.new_order.disruptors import EFFECT_MIN_DRAFTERS
-from nop_sim.games.new_order.events import render_history, to_records
+from nop_sim.games.new_order.events import EVENT_COLUMNS, render_history, to_records
 from nop_sim.games.new_order.policy import POLICY
 from nop_sim.games.new_order.rules import Settings
 from nop_sim.games.new_order.sources import KERNEL_SOURCES
@@ -39,7 +39,6 @@ from nop_sim.games.registry import Game, register_game
 __all__ = ["EVENT_COLUMNS", "GAME", "MIX_TAG", "TARGETS", "match_tables", "mix_rows",
            "play_chunk", "play_chunks", "seat_label", "target_metrics"]
 
-EVENT_COLUMNS = ("match", "hand", "kind", "seat", *(f"a{i}" for i in range(10)))
 TARGETS = {
     "median_hands": "median hands per match",
     "mean_hands": "mean hands per match",
@@ -723,6 +722,21 @@ def referee(settings, specs: list, n: int, seed: int) -> int:
     return check_results(res)
 
 
+def open_table(scn, seat: int, seed: int):
+    """A table where a person plays ``seat`` of one match of the scenario's first sweep
+    point, the other seats the scenario's (a mixture's row drawn for match 0)."""
+    from nop_sim.games.new_order.table import NewOrderTable  # start-up time: the referee
+
+    point = scn.points()[0]
+    settings = scn.settings_at(point)
+    specs = scn.seat_specs(point, 0)
+    rows = mix_rows(seed, specs, np.array([0]))[0]
+    table = agent_table([_row_spec(s, r) for s, r in zip(specs, rows, strict=True)],
+                        settings.players)
+    return NewOrderTable(settings, table, seat, seed=seed,
+                         labels=[seat_label(s) for s in specs], rows=rows.tolist())
+
+
 def write_report(out):
     try:
         from nop_sim.games.new_order.report import write_report as write
@@ -761,4 +775,5 @@ GAME = register_game(Game(
     write_report=write_report,
     store_version=4,  # 2: events tables; 3: seats.mix_row; 4: counts.bluffs
     policy=POLICY,
+    open_table=open_table,
 ))

@@ -65,7 +65,10 @@ S_DRAFT_NO_SHOWDOWN = 19    # 0/1
 S_MAX_HANDS = 20
 S_STREAMS = 21              # 0: one RNG stream a chunk; 1: a chance stream re-seeded each hand
                             # and one decision stream per seat (engine.play_field's streams)
-N_SETTINGS = 22
+S_SCRIPTED = 22             # seat + 1 whose decisions come from a script (0: none); -(seat + 1):
+                            # the seat's agent decides and each decision is written to the script
+                            # (engine.play_scripted, kernels.script)
+N_SETTINGS = 23
 
 BET_LIMIT = 0
 BET_POT_LIMIT = 1
@@ -268,6 +271,41 @@ STRENGTH_TABLES = (
     "keep_full_house", "keep_flush3", "keep_flush4", "keep_flush5", "keep_oesd",
     "keep_gutshot", "keep_straight5", "keep_sf_draw",
 )
+
+# -- a scripted seat (kernels.script, engine.play_scripted) ------------------------
+# One int64 array: the pause record (PAUSE_*), then the decisions, SCRIPT_WIDTH each:
+# (kind SK_*, a, b, 0). What a and b are, and what the pause's arguments hold, per kind:
+SK_NONE = 0               # no pause: the match played to its end on the script
+SK_ACTION = 1             # a: ACT_* (ACT_BLUFF added when an agent bluffed) | args: to_call,
+                          #    can_check, can_bet, can_raise, pot, chips, limit unit, betting
+SK_SIZE = 2               # a: chips put in by a pot- or no-limit bet or raise | args: lo, hi, pot
+SK_PROMOTE = 3            # a: category promoted with the action, -1 none | args: fee, chips
+SK_HEDGE = 4              # a: category the token goes on, -1 none | args: token now, cost, chips
+SK_KEEP = 5               # a: bit mask of the hole cards kept | args: most cards discarded
+SK_MUCK = 6               # a: 1 muck, 0 show
+SK_PICK = 7               # a: index in the reveal | args: n revealed, 9 cards, 9 taken flags
+SK_PERSONAL_DROP = 8      # a: Personal slot given up (0, 1) | args: the two cards
+SK_COMMUNITY_DROP = 9     # a: Community slot discarded (0, 1) | args: the two cards
+SK_TIP = 10               # a: category insider_tip promotes (not the top one)
+SK_SHORT = 11             # a: category short_sell demotes (not the bottom one)
+SK_SWAP = 12              # a, b: the two column positions swap_any swaps
+SK_ELEVATOR = 13          # a: category an Elevator names
+SK_PURGE = 14             # a: index of the target | args: n, 18 owners (-1 community), 18 slots,
+                          #    18 cards
+SK_ERROR = 15             # a decision refused (wrong kind or out of bounds): PAUSE_BAD names it
+SCRIPT_KINDS = ("none", "action", "size", "promote", "hedge", "keep", "muck", "pick",
+                "personal_drop", "community_drop", "tip", "short", "swap", "elevator",
+                "purge", "error")
+SCRIPT_WIDTH = 4
+PAUSE_KIND = 0            # SK_* of the decision where the script ran out (0: it did not)
+PAUSE_SEAT = 1
+PAUSE_EVN = 2             # event rows written before the decision (the log up to the pause)
+PAUSE_HAND = 3
+PAUSE_AT = 4              # decisions of the script used (at the pause, else at the match's end)
+PAUSE_BAD = 5             # index of the decision refused (SK_ERROR)
+PAUSE_ARGS = 6            # what the decision is asked with (per kind, above)
+N_PAUSE_ARGS = 56
+N_PAUSE = PAUSE_ARGS + N_PAUSE_ARGS
 
 # -- event log (int64 rows: match, hand, kind, seat, then EV_ARGS arguments) -------
 # The meaning of each kind's arguments is in nop_sim/games/new_order/events.py (EVENT_SCHEMA).

@@ -11,6 +11,7 @@ from nop_sim.games.new_order.kernels.common import (
     count_can_act,
     count_live,
     mark_allin,
+    size_bounds,
     swap_positions,
 )
 from nop_sim.games.new_order.kernels.eventlog import (
@@ -80,7 +81,6 @@ from nop_sim.games.new_order.kernels.state import (
 from nop_sim.games.new_order.types import (
     A_RANDOM,
     BET_LIMIT,
-    BET_NO_LIMIT,
     C_ALL_INS,
     C_BETS,
     C_BLUFFS,
@@ -284,16 +284,7 @@ def _take_turn(st, cfg, out, rng, p):
         if structure == BET_LIMIT:
             put = to_call + g[G_UNIT]
         else:
-            min_raise = max(g[G_LAST_RAISE], settings[S_SMALL_BET])
-            if act == ACT_BET:
-                min_raise = settings[S_SMALL_BET]
-            lo = to_call + min_raise
-            if structure == BET_NO_LIMIT:
-                hi = chips
-            else:
-                hi = max(to_call + pot + to_call, lo)  # pot-limit: raise at most the pot after calling
-            hi = min(hi, chips)
-            lo = min(lo, hi)
+            lo, hi = size_bounds(g, settings, act == ACT_BET, to_call, pot, chips)
             put = choose_size(st, cfg, p, rng, lo, hi, pot + to_call, s1)
         put = min(put, chips)
     if act == ACT_CALL or act == ACT_BET or act == ACT_RAISE:

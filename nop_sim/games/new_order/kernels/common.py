@@ -5,6 +5,7 @@ from __future__ import annotations
 from nop_sim.games.new_order.kernels.eventlog import log_reshuffle
 from nop_sim.games.new_order.kernels.firewall import CATEGORY_ARGS, address, call_category
 from nop_sim.games.new_order.kernels.state import (
+    G_BETTING,
     G_BOARD_N,
     G_BUTTON,
     G_CARDVER,
@@ -12,6 +13,7 @@ from nop_sim.games.new_order.kernels.state import (
     G_DISC_N,
     G_EVAL_FN,
     G_INVERTED,
+    G_LAST_RAISE,
     G_N,
     G_STOCK_N,
     G_STOCK_TOP,
@@ -34,8 +36,10 @@ from nop_sim.games.new_order.kernels.state import (
     P_WILDS,
 )
 from nop_sim.games.new_order.types import (
+    BET_NO_LIMIT,
     C_STOCK_RESHUFFLES,
     S_DECKS,
+    S_SMALL_BET,
     STACK_ADD,
     STACK_MULTIPLY,
 )
@@ -69,6 +73,25 @@ def stacked(rule, amount, copies, none):
     if rule == STACK_ADD:
         return amount * copies
     return amount  # STACK_ONCE
+
+
+# -- betting -----------------------------------------------------------------------
+@jit(_nrt=False, inline="always")
+def size_bounds(g, settings, is_bet, to_call, pot, chips):
+    """(lo, hi): the chips a pot-limit or no-limit bet (``is_bet``) or raise may put in now,
+    the call included: at least the small bet (a bet) or the last full bet or raise (a
+    raise), at most the stack (no-limit) or the pot after calling (pot-limit)."""
+    min_raise = max(g[G_LAST_RAISE], settings[S_SMALL_BET])
+    if is_bet:
+        min_raise = settings[S_SMALL_BET]
+    lo = to_call + min_raise
+    if g[G_BETTING] == BET_NO_LIMIT:
+        hi = chips
+    else:
+        hi = max(to_call + pot + to_call, lo)  # pot-limit: raise at most the pot after calling
+    hi = min(hi, chips)
+    lo = min(lo, hi)
+    return lo, hi
 
 
 # -- seats -------------------------------------------------------------------------

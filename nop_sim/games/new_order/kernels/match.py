@@ -15,7 +15,7 @@ item by item in kernels.state (``ST_ITEMS``, ``CFG_ITEMS``, ``OUT_ITEMS``) and
 read by name (``st[ST_G]``, ``cfg[CFG_SETTINGS]``, ``out[OUT_EVENTS]``):
 
 ``st``  = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc,
-           comm, dist, tail, reveal, deck0, tmp, ftmp, srng)
+           comm, dist, tail, reveal, deck0, tmp, ftmp, srng, script)
 ``cfg`` = (settings, dtype, damount, dstack, agents, tab_start, tab_mask,
            tab_freq)
 ``out`` = (counts, cat, time, dis, player, drafted, events)
@@ -117,6 +117,7 @@ from nop_sim.games.new_order.kernels.state import (
     G_LOG,
     G_MATCH,
     G_N,
+    G_SCRIPT_AT,
     G_SIDE_DEAD_N,
     G_STOCK_N,
     G_STOCK_TOP,
@@ -177,6 +178,7 @@ from nop_sim.games.new_order.kernels.state import (
     ST_G,
     ST_HOLE,
     ST_PS,
+    ST_SCRIPT,
     ST_SRNG,
     ST_STOCK,
     ST_TMP,
@@ -251,6 +253,8 @@ from nop_sim.games.new_order.types import (
     M_WINNER,
     MAX_PLAYERS,
     N_DISRUPTORS,
+    PAUSE_AT,
+    PAUSE_KIND,
     PL_ELIMINATED_HAND,
     PL_FINAL_CHIPS,
     PL_HEDGE_CHIPS,
@@ -273,6 +277,7 @@ from nop_sim.games.new_order.types import (
     S_MAX_DISCARD,
     S_MAX_HANDS,
     S_PLAYERS,
+    S_SCRIPTED,
     S_STREAMS,
     SCOPE_HAND,
     T_ALIVE,
@@ -530,7 +535,7 @@ def _show_hands(st, cfg, out, rng, order, n_order):
         ps[p, P_SCORE] = sc
         # muck only a hand beaten by a shown hand that contests every pot this one does
         if (best_p >= 0 and sc < best and _contests_all(g, ps, st[ST_TMP], best_p, p)
-                and choose_muck(cfg, p, seat_rng(st, cfg, p, rng))):
+                and choose_muck(st, cfg, p, seat_rng(st, cfg, p, rng))):
             ps[p, P_MUCKED] = 1
             counts[C_MUCKS] += 1
             log_muck(ev, g, p)
@@ -1040,12 +1045,16 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     g[G_BUTTON] = below(rng, n)
     out_match_row[M_BUTTON_START] = g[G_BUTTON]
     log_match_start(out[OUT_EVENTS], g, n, chips, g[G_BUTTON], g[G_DART], deck0.shape[0])
-    while g[G_ALIVE] > 1 and g[G_HAND] < settings[S_MAX_HANDS]:
+    script = st[ST_SCRIPT]
+    # a scripted seat's script ran out (or was refused): the match stops at the hand's end
+    while g[G_ALIVE] > 1 and g[G_HAND] < settings[S_MAX_HANDS] and script[PAUSE_KIND] == 0:
         if streams:
             derive(rng, srng[MAX_PLAYERS], g[G_HAND], 0)
             for p in range(n):
                 derive(srng[p], srng[MAX_PLAYERS], g[G_HAND], p + 1)
         _play_hand(st, cfg, out, rng, check)
+    if settings[S_SCRIPTED] != 0 and script[PAUSE_KIND] == 0:
+        script[PAUSE_AT] = g[G_SCRIPT_AT]
     winner, n_alive = _places(st, out_match_row, oplayer)
     out_match_row[M_HANDS] = g[G_HAND]
     out_match_row[M_DART] = g[G_DART]
@@ -1066,7 +1075,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
 def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agents, agent_of,
                 tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
                 ev_count, out_match, out_player, out_drafted, out_column, counts, cat_stats,
-                time_stats, dis_stats):
+                time_stats, dis_stats, script):
     n_cards = 52 * settings[S_DECKS]
     g = np.zeros(N_G, np.int64)
     g[G_EVAL_FN] = eval_fn
@@ -1089,7 +1098,7 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agent
     ftmp = np.zeros(N_FTMP, np.float64)
     srng = np.zeros((MAX_PLAYERS + 1, 4), np.uint64)
     st = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc, comm, dist, tail,
-          reveal, deck0, tmp, ftmp, srng)
+          reveal, deck0, tmp, ftmp, srng, script)
     for m in range(start, stop):
         # a 2-D C-contiguous view: cfg's type is the same whatever the table
         cfg = (settings, dtype, damount, dstack, agents[agent_of[m]], tab_start, tab_mask,
@@ -1106,20 +1115,20 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agent
 def play_chunks_serial(bounds, rng_states, settings, dtype, damount, dstack, deck0, agents,
                        agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                        log_mask, events, ev_counts, out_match, out_player, out_drafted, out_column,
-                       out_counts, out_cat, out_time, out_dis):
+                       out_counts, out_cat, out_time, out_dis, script):
     """:func:`play_chunks` on one thread, chunk after chunk (same arguments, same results)."""
     for c in range(bounds.shape[0] - 1):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dstack,
                     deck0, agents, agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                     log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
-                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c])
+                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c], script)
 
 
 @pjit
 def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, agents, agent_of,
                 tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
                 ev_counts, out_match, out_player, out_drafted, out_column, out_counts, out_cat,
-                out_time, out_dis):
+                out_time, out_dis, script):
     """Play matches ``0 .. bounds[-1]`` in ``len(bounds) - 1`` chunks, in parallel.
 
     bounds : int64 (n_chunks + 1,) first match of each chunk
@@ -1140,10 +1149,12 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, age
     out_counts (n_chunks, N_COUNTS), out_cat (n_chunks, N_CAT_STATS, 13),
     out_time (n_chunks, horizon, N_TIME_STATS), out_dis (n_chunks, N_DISRUPTOR_STATS, 25):
     accumulated per chunk (sum over axis 0 to merge)
+    script : int64 (N_PAUSE + SCRIPT_WIDTH * n,) a scripted seat's pause record and decisions
+    (kernels.script; settings[S_SCRIPTED] names the seat), N_PAUSE zeros when none is
     """
     n_chunks = bounds.shape[0] - 1
     for c in prange(n_chunks):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dstack,
                     deck0, agents, agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                     log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
-                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c])
+                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c], script)

@@ -64,6 +64,8 @@ ST_ITEMS = (
     ("ftmp", "float64", 1, "(N_FTMP,) float scratch (F_*)"),
     ("srng", "uint64", 2, "(MAX_PLAYERS + 1, 4) each seat's decision stream and, in row "
                           "MAX_PLAYERS, the match's first state (used when S_STREAMS)"),
+    ("script", "int64", 1, "a scripted seat's pause record and decisions (types.PAUSE_*, "
+                           "kernels.script); N_PAUSE zeros when no seat is scripted"),
 )
 CFG_ITEMS = (
     ("settings", "int64", 1, "(N_SETTINGS,) nop_sim.games.new_order.types S_*"),
@@ -130,6 +132,7 @@ G_FIELDS = (
     ("FULL_SEQ", 1, "full bets and raises this betting round (R4: who may raise)"),
     ("TICK", 1, "clock of this hand's all-ins and dead-money pots (their formation order)"),
     ("SIDE_DEAD_N", 1, "dead-money pots formed after an all-in this hand (R1)"),
+    ("SCRIPT_AT", 1, "decisions of the script read (or written) so far (kernels.script)"),
 )
 
 # -- ps: per seat ---------------------------------------------------------------------------

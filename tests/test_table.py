@@ -1,0 +1,171 @@
+"""A person's seat at a New Order table (issue 40): the batch kernel plays it from a script.
+
+- the oracle: a seat whose agent's decisions are written to a script as the match is
+  logged, then replayed from that script, plays the same match event for event (and the
+  referee accepts it), across betting structures and Disruptor mixes;
+- every legal entry is accepted as it stands, and out-of-bounds amounts are refused with
+  the state unchanged;
+- no state ever holds another seat's unshown card, nor the deck;
+- whole matches play to their end on random legal actions.
+"""
+
+import copy
+import json
+import random
+import re
+
+import numpy as np
+import pytest
+
+from nop_sim.core.errors import IllegalAction
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import agent_table
+from nop_sim.games.new_order.engine import match_states, play_scripted
+from nop_sim.games.new_order.events import to_records
+from nop_sim.games.new_order.referee import check_log
+from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.table import NewOrderTable
+
+VARIANTS = {
+    "limit": dict(chips=30),
+    "pot-limit": dict(chips=30, betting="pot-limit", hedge_cost=3),
+    "no-limit": dict(chips=30, betting="no-limit", promotions_per_action=2),
+    "disruptor-heavy": dict(chips=25, players=5, disruptors=(
+        ("insider_tip", 4), ("short_sell", 4), ("swap_any", 4), ("purge", 4), ("elevator", 4),
+        ("broker", 3), ("deep_draw", 3), ("no_limit", 2), ("inversion", 2), ("third_card", 2),
+        ("frozen_market", 1), ("windfall", 2), ("safety_net", 2), ("hedge_fund", 3),
+        ("wild_deuces", 3))),
+}
+
+
+def _settings(name: str) -> Settings:
+    return Settings(**VARIANTS[name])
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("agent", ["random", "maniac", "balanced"])
+def test_a_seat_fed_its_agents_decisions_replays_the_match(variant, agent):
+    s = _settings(variant)
+    table = agent_table(["balanced", agent, "maniac", "hedger", "random"][:s.players], s.players)
+    for seed in range(2):
+        state = match_states(seed, 1)[0]
+        logged = play_scripted(s, table, state, 1, record=True)
+        assert not logged.paused and len(logged.decisions) > 0
+        # recording changes nothing: seat 3 recorded plays the same match
+        assert np.array_equal(play_scripted(s, table, state, 3, record=True).events,
+                              logged.events)
+        replay = play_scripted(s, table, state, 1, logged.decisions)
+        assert not replay.paused
+        assert np.array_equal(replay.events, logged.events)
+        assert np.array_equal(replay.player, logged.player)
+        assert check_log(list(to_records(replay.events)), s) == 1
+        # the same script cut anywhere pauses at the decision cut off, the log a prefix
+        cut = len(logged.decisions) // 2
+        part = play_scripted(s, table, state, 1, logged.decisions[:cut])
+        assert part.kind == logged.decisions[cut, 0]
+        assert int(part.pause[T.PAUSE_AT]) == cut
+        assert np.array_equal(part.events, logged.events[:len(part.events)])
+
+
+def test_the_oracle_reaches_every_kind_of_decision():
+    s = Settings(**{**VARIANTS["disruptor-heavy"], "betting": "pot-limit", "chips": 60})
+    table = agent_table("random", s.players)
+    want = set(range(T.SK_ACTION, T.SK_PURGE + 1))
+    kinds = set()
+    for seed in range(40):
+        kinds |= set(play_scripted(s, table, match_states(seed, 1)[0], seed % s.players,
+                                   record=True).decisions[:, 0].tolist())
+        if kinds >= want:
+            break
+    assert kinds >= want, [T.SCRIPT_KINDS[k] for k in want - kinds]
+
+
+def test_a_refused_decision_stops_the_match_and_is_named():
+    s = _settings("limit")
+    table = agent_table("balanced", s.players)
+    state = match_states(1, 1)[0]
+    logged = play_scripted(s, table, state, 0, record=True)
+    bad = logged.decisions.copy()
+    bad[0, 0] = T.SK_PICK if bad[0, 0] != T.SK_PICK else T.SK_ACTION  # the wrong kind
+    m = play_scripted(s, table, state, 0, bad)
+    assert m.kind == T.SK_ERROR and int(m.pause[T.PAUSE_BAD]) == 0
+
+
+def _random_action(rnd: random.Random, st: dict) -> dict:
+    e = dict(rnd.choice(st["legal"]))
+    if "min" in e:
+        e["amount"] = rnd.randint(e["min"], e["max"])
+    if e["action"] == "discard":
+        e["cards"] = rnd.sample(st["hand"], rnd.randint(0, e["max_cards"]))
+    return e
+
+
+def _known_cards(table: NewOrderTable) -> set[str]:
+    """Cards the person may know: their own, the boards, hands shown at a showdown."""
+    records = table.records(hidden=False)
+    shown = {(r["hand"], r["seat"]) for r in records if r["event"] == "show"}
+    known = set()
+    for r in records:
+        if r["event"] == "board" or (r["event"] in ("deal", "hole", "discard")
+                                     and (r["seat"] == table.seat or (r["hand"], r["seat"]) in shown)):
+            known |= set(r["cards"])
+    return known
+
+
+CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_random_legal_play_reaches_the_end_and_hides_other_hands(variant):
+    s = Settings(**{**VARIANTS[variant], "max_hands": 25})
+    t = NewOrderTable(s, agent_table("maniac", s.players), 1, seed=3)
+    rnd = random.Random(variant)
+    st = t.state()
+    steps = 0
+    while not st["done"]:
+        text = json.dumps(st)
+        assert not {"deck", "stock"} & set(st)
+        assert set(CARD.findall(text)) <= _known_cards(t), "an unshown card in the state"
+        for q, seat in enumerate(st["seats"]):
+            if q != t.seat and seat["cards"]:
+                assert st["showdown"] and str(q) in {str(k) for k in st["last_showdown"]["cards"]}
+        st = t.act(_random_action(rnd, st))
+        steps += 1
+    assert steps > 0 and st["phase"] == "over" and sorted(st["places"]) == list(range(1, s.players + 1))
+    assert check_log(t.records(hidden=False), s) == 1
+
+
+def test_every_legal_entry_is_accepted_and_bad_amounts_are_refused():
+    s = Settings(chips=30, betting="no-limit", max_hands=12)
+    t = NewOrderTable(s, agent_table("balanced", s.players), 0, seed=11)
+    rnd = random.Random(0)
+    seen = set()
+    st = t.state()
+    while not st["done"]:
+        for entry in st["legal"]:
+            seen.add(entry["action"])
+            trial = copy.deepcopy(t)
+            trial.act(dict(entry, amount=entry["min"]) if "min" in entry else entry)
+            if "min" in entry:
+                before = t.state()
+                for amount in (entry["min"] - 1, entry["max"] + 1, "ten"):
+                    with pytest.raises(IllegalAction, match="amount|bounds"):
+                        t.act(dict(entry, amount=amount))
+                    assert t.state() == before
+        st = t.act(_random_action(rnd, st))
+    assert {"hedge", "check", "call", "fold", "discard"} <= seen
+    with pytest.raises(IllegalAction, match="over"):
+        t.act({"action": "check"})
+
+
+def test_an_action_that_is_not_legal_changes_nothing():
+    s = Settings(chips=30)
+    t = NewOrderTable(s, agent_table("balanced", s.players), 2, seed=4)
+    before = t.state()
+    for bad in ({"action": "dance"}, {"action": "hedge", "category": "Six of a Kind"}, {},
+                {"action": "pick", "index": 0}, "check"):
+        with pytest.raises(IllegalAction):
+            t.act(bad)
+        assert t.state() == before
+    with pytest.raises(IllegalAction, match="seat 7"):
+        NewOrderTable(s, agent_table("balanced", s.players), 7)
