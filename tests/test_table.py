@@ -158,6 +158,19 @@ def test_every_legal_entry_is_accepted_and_bad_amounts_are_refused():
         t.act({"action": "check"})
 
 
+def test_a_limit_bet_takes_its_one_amount_only():
+    s = Settings(chips=30)
+    t = NewOrderTable(s, agent_table("maniac", s.players), 1, seed=2)
+    st = t.state()
+    sized = next(e for e in st["legal"] if "min" in e)
+    assert sized["min"] == sized["max"]
+    for amount in (sized["max"] + 1, sized["min"] - 1):
+        with pytest.raises(IllegalAction, match="out of bounds"):
+            t.act(dict(sized, amount=amount))
+        assert t.state() == st
+    t.act({"action": sized["action"]})  # the one amount may be left out
+
+
 def test_an_action_that_is_not_legal_changes_nothing():
     s = Settings(chips=30)
     t = NewOrderTable(s, agent_table("balanced", s.players), 2, seed=4)

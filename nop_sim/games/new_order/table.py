@@ -305,6 +305,8 @@ class NewOrderTable:
             names = sorted({e["action"] for e, _ in options})
             raise IllegalAction(f"{_describe(action)} is not legal now; legal: {', '.join(names)}")
         entry, rows = chosen[0]
+        if "min" in entry:
+            _amount(entry, action)  # in bounds even where the rules leave no choice (limit)
         rows = [self._fill(entry, action, ref, r) for r in rows]
         m = self._play(np.vstack([self.script, _rows(rows)]))
         if m.kind == T.SK_ERROR:  # the kernel has the last word on what is legal
