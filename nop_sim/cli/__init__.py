@@ -11,8 +11,9 @@ bodies raise and leave the printing to it.
 The commands live in modules by group (:mod:`~nop_sim.cli.runs`: run, sweep, report,
 hands; :mod:`~nop_sim.cli.studies`: compare, tune, sensitivity;
 :mod:`~nop_sim.cli.training`: train, value, exploit; :mod:`~nop_sim.cli.tools`: eval,
-frequencies, compile, bench), with what they share in :mod:`~nop_sim.cli.common`. A new
-command is a module with a ``COMMANDS`` list, named in :data:`COMMAND_MODULES`.
+frequencies, compile, bench; :mod:`~nop_sim.cli.play`: play), with what they share in
+:mod:`~nop_sim.cli.common`. A new command is a module with a ``COMMANDS`` list, named in
+:data:`COMMAND_MODULES`.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from nop_sim.cli.common import CONTEXT, _Commands
 import click
 
 from nop_sim import __version__
-from nop_sim.cli import runs, studies, tools, training
+from nop_sim.cli import play, runs, studies, tools, training
 
 __all__ = ["COMMAND_MODULES", "main", "run"]
 
-COMMAND_MODULES = (runs, studies, training, tools)
+COMMAND_MODULES = (runs, studies, training, tools, play)
 """The modules whose ``COMMANDS`` make up ``nop-sim`` (--help lists them in its own order)."""
 
 

@@ -1,0 +1,74 @@
+"""``play``: sit at the table, a seat of a scenario's match in the browser (issue 40)."""
+
+from __future__ import annotations
+
+import errno
+import time
+import webbrowser
+from pathlib import Path
+
+import click
+
+from nop_sim.cli.common import _Failure, _load, command
+
+__all__ = ["COMMANDS"]
+
+
+@command("play")
+@click.argument("scenario", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--seat", type=click.IntRange(0), default=0, show_default=True,
+              help="Your seat (seats count from 0).")
+@click.option("--field", default=None, metavar="PRESET|@FILE",
+              help="Every other seat's agent: a preset or an agent file (a trained "
+                   "strong.toml), as --set seats.all=...  [default: the scenario's seats]")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+              help="The match's seed  [default: the scenario's]")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario setting (repeatable).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0,
+              help="Port on 127.0.0.1  [default: a free one]")
+@click.option("--pace", type=click.IntRange(0, 10_000), default=400, show_default=True,
+              help="Milliseconds between two lines of the agents' play on the page.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Where the finished match is saved  [default: reports/NAME-play/TIME]")
+@click.option("--no-browser", is_flag=True, help="Print the URL only.")
+def play_cmd(scenario, seat, field, seed, overrides, port, pace, out, no_browser):
+    """Sit at the table: play seat --seat of SCENARIO in your browser against its agents.
+
+    Serves a page on 127.0.0.1 with the Ranking Column, your cards and best five,
+    the chips, pot, Ledger fee, tokens, Disruptors and a log, and your legal
+    actions as buttons. The batch kernel plays the match (your decisions replayed
+    from the seed): the rules are the simulator's. The finished match is saved as
+    a folder that nop-sim hands reads. JSON API: GET /api/state, POST /api/action.
+
+    \b
+    Examples:
+      nop-sim play scenarios/baseline.toml --seat 2
+      nop-sim play scenarios/baseline.toml --field @reports/baseline-train/strong.toml
+    """
+    from nop_sim.play.session import open_server  # here: start-up time (the games, numba)
+
+    t0 = time.perf_counter()
+    scn = _load(scenario, [*overrides, *([f"seats.all={field}"] if field else [])], None, seed)
+    folder = out or Path("reports") / f"{scenario.stem}-play" / time.strftime("%Y%m%d-%H%M%S")
+    try:
+        server = open_server(scn, seat, port=port, pace_ms=pace, out=folder)
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        raise _Failure(f"port {port} on 127.0.0.1 is in use: choose another with --port N, "
+                       f"or leave --port out for a free one") from None
+    click.echo(f"{scn.name}, seat {seat}: ready in {time.perf_counter() - t0:.1f} s at "
+               f"{server.url}  (Ctrl+C stops)")
+    if not no_browser:
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo(f"saved: {server.saved}" if server.saved else "stopped; the match was "
+                   "not finished, nothing saved")
+    finally:
+        server.httpd.server_close()
+
+
+COMMANDS = [play_cmd]
