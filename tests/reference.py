@@ -10,6 +10,7 @@ Cards use the SPEC code ``4 * (rank - 2) + suit`` (ranks 2..14, suits 0..3),
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -326,3 +327,19 @@ def classify_block(cards: Sequence[int]) -> tuple[int, tuple[int, ...]]:
 
 
 FIVE_CARD_BLOCKS = frozenset({ROYAL_FLUSH, STRAIGHT_FLUSH, FULL_HOUSE, FLUSH, STRAIGHT})
+
+
+# -- a person's table (nop-sim play): what they may know ----------------------------------
+CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
+
+
+def known_cards(records, seat: int) -> set[str]:
+    """The cards seat ``seat`` may have seen in a match's full log (records of
+    ``events.to_records``): its own, the boards, and the hands shown at a showdown."""
+    shown = {(r["hand"], r["seat"]) for r in records if r["event"] == "show"}
+    known = set()
+    for r in records:
+        if r["event"] == "board" or (r["event"] in ("deal", "hole", "discard")
+                                     and (r["seat"] == seat or (r["hand"], r["seat"]) in shown)):
+            known |= set(r["cards"])
+    return known

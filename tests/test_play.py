@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from reference import CARD_TEXT, known_cards
 
 from nop_sim.cli import main
 from nop_sim.games.new_order.agents import agent_table
@@ -80,6 +81,9 @@ def test_the_api_plays_a_whole_match_and_saves_it(served, tmp_path):
             e["amount"] = rnd.randint(e["min"], e["max"])
         code, st = _post(url + "api/action", e)
         assert code == 200
+        # every response: no card but the person's own, the boards and shown hands
+        known = known_cards(served.table.records(hidden=False), served.table.seat)
+        assert set(CARD_TEXT.findall(json.dumps(st))) <= known
     assert st["saved"] == str(tmp_path / "m") and st["places"]
     out = CliRunner().invoke(main, ["hands", st["saved"], "--match", "0"])
     assert out.exit_code == 0, out.output

@@ -12,10 +12,10 @@
 import copy
 import json
 import random
-import re
 
 import numpy as np
 import pytest
+from reference import CARD_TEXT, known_cards
 
 from nop_sim.core.errors import IllegalAction
 from nop_sim.games.new_order import types as T
@@ -100,21 +100,6 @@ def _random_action(rnd: random.Random, st: dict) -> dict:
     return e
 
 
-def _known_cards(table: NewOrderTable) -> set[str]:
-    """Cards the person may know: their own, the boards, hands shown at a showdown."""
-    records = table.records(hidden=False)
-    shown = {(r["hand"], r["seat"]) for r in records if r["event"] == "show"}
-    known = set()
-    for r in records:
-        if r["event"] == "board" or (r["event"] in ("deal", "hole", "discard")
-                                     and (r["seat"] == table.seat or (r["hand"], r["seat"]) in shown)):
-            known |= set(r["cards"])
-    return known
-
-
-CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
-
-
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_random_legal_play_reaches_the_end_and_hides_other_hands(variant):
     s = Settings(**{**VARIANTS[variant], "max_hands": 25})
@@ -125,7 +110,8 @@ def test_random_legal_play_reaches_the_end_and_hides_other_hands(variant):
     while not st["done"]:
         text = json.dumps(st)
         assert not {"deck", "stock"} & set(st)
-        assert set(CARD.findall(text)) <= _known_cards(t), "an unshown card in the state"
+        known = known_cards(t.records(hidden=False), t.seat)
+        assert set(CARD_TEXT.findall(text)) <= known, "an unshown card in the state"
         for q, seat in enumerate(st["seats"]):
             if q != t.seat and seat["cards"]:
                 assert st["showdown"] and str(q) in {str(k) for k in st["last_showdown"]["cards"]}

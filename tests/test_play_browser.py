@@ -1,0 +1,140 @@
+"""nop-sim play's page in a real browser (issue 40): Debian's Chromium, headless, driven
+by Playwright with the system browser (no browser download). Skipped, saying why, where
+Playwright or Chromium is missing."""
+
+import json
+import os
+import shutil
+import urllib.request
+
+import pytest
+
+from nop_sim.games.new_order.agents import agent_table
+from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.table import NewOrderTable
+from nop_sim.play.server import TableServer
+
+CHROMIUM = os.environ.get("NOP_CHROMIUM") or shutil.which("chromium") or shutil.which(
+    "chromium-browser")
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed "
+                               "(pip install playwright; the system Chromium is used)")
+if CHROMIUM is None:
+    pytest.skip("no Chromium on this machine (Debian: apt-get install chromium)",
+                allow_module_level=True)
+
+
+def _state(url: str) -> dict:
+    with urllib.request.urlopen(url + "api/state", timeout=30) as r:
+        return json.loads(r.read())
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture()
+def page(browser):
+    s = Settings(chips=40, max_hands=40)
+    table = NewOrderTable(s, agent_table("maniac", s.players), 1, seed=2,
+                          labels=["maniac"] * 4)
+    server = TableServer(table, pace_ms=0)
+    server.start()
+    errors: list[str] = []
+    pg = browser.new_page()
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(server.url)
+    pg.wait_for_selector("#buttons button")
+    yield pg, server.url, errors
+    pg.close()
+    server.close()
+
+
+def _screen_chips(pg) -> list[int]:
+    return [int(t) for t in pg.locator(".seat .chips").all_inner_texts()]
+
+
+def _click(pg, group: str) -> None:
+    """Click ``group``'s (first) button and wait for the page to show the new state."""
+    n = pg.evaluate("() => Number(document.body.dataset.renders)")
+    pg.locator(f'#buttons .group[data-group="{group}"] button').first.click()
+    pg.wait_for_function("(n) => Number(document.body.dataset.renders) > n", arg=n)
+    assert not pg.locator("#error").inner_text(), (group, pg.locator("#error").inner_text())
+
+
+def test_fold_call_and_raise_through_a_hand(page):
+    pg, url, errors = page
+    st = _state(url)
+    for _ in range(15):  # the first hand in which the maniacs let the person do all three
+        hand, done = st["hand_number"], set()
+        while st["hand_number"] == hand and not st["done"]:
+            legal = {e["action"] for e in st["legal"]}
+            for want in ("raise", "call", "fold"):
+                if want in legal and want not in done and (
+                        want != "fold" or done >= {"raise", "call"}):
+                    _click(pg, want)
+                    done.add(want)
+                    break
+            else:
+                _click(pg, next(a for a in ("check", "call", "skip", "discard", "show", "pick",
+                                            "drop", "tip", "short", "elevate", "swap", "purge")
+                                if a in legal))
+            st = _state(url)
+        if done == {"raise", "call", "fold"}:
+            break
+    assert done == {"raise", "call", "fold"}
+    assert _screen_chips(pg) == [s["chips"] for s in st["seats"]]
+    assert not errors
+
+
+def test_an_illegal_amount_is_refused_with_a_message(page):
+    pg, url, errors = page
+    st = _state(url)
+    sized = [e for e in st["legal"] if "min" in e]
+    if not sized:
+        _click(pg, next(e["action"] for e in st["legal"] if e["action"] in ("check", "call")))
+        st = _state(url)
+        sized = [e for e in st["legal"] if "min" in e]
+    e = sized[0]
+    box = pg.locator(f'#buttons .group[data-group="{e["action"]}"] input')
+    box.fill(str(e["max"] + 50))
+    pg.locator(f'#buttons .group[data-group="{e["action"]}"] button').click()
+    pg.wait_for_function("() => document.querySelector('#error').innerText.length > 0")
+    assert int(pg.evaluate("() => document.body.dataset.renders")) >= 2
+    assert "out of bounds" in pg.locator("#error").inner_text()
+    assert _state(url) == st
+    assert not errors
+
+
+def test_a_paid_ledger_move_reorders_the_column_on_screen(page):
+    pg, url, errors = page
+    st = _state(url)
+    for _ in range(60):  # call until the Ledger offers a promotion with the call
+        if st["decision"] == "promote" or st["done"]:
+            break
+        legal = {e["action"] for e in st["legal"]}
+        _click(pg, next(a for a in ("call", "check", "skip", "discard", "show", "pick", "drop",
+                                    "tip", "short", "elevate", "swap", "purge") if a in legal))
+        st = _state(url)
+    assert st["decision"] == "promote"
+    offer = [e for e in st["legal"] if e["action"] == "promote"][-1]
+    col = pg.locator("#column li").all_inner_texts()
+    assert [c.split("token")[0].strip() for c in col] == st["column"]
+    pg.locator('#buttons .group[data-group="promote"] select').select_option(
+        str(len(st["legal"]) - 2))  # the last promote entry (skip comes after)
+    chips = st["seats"][st["seat"]]["chips"]
+    _click(pg, "promote")
+    after = _state(url)
+    i = st["column"].index(offer["category"])
+    assert after["column"][i - 1] == offer["category"]  # one place up, on screen as in the engine
+    assert [c.split("token")[0].strip() for c in pg.locator("#column li").all_inner_texts()] \
+        == after["column"]
+    log = pg.locator("#log").inner_text()
+    assert f"promotes {offer['category']} above {offer['above']} (fee {offer['fee']}" in log
+    assert after["seats"][after["seat"]]["chips"] <= chips - offer["fee"]
+    assert not errors
