@@ -9,8 +9,10 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from dataclasses import dataclass
+from itertools import combinations
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from nop_sim.core.cards import CARD_DTYPE, MAX_DECKS, N_CARDS, NO_CARD, format_cards, validate_cards
@@ -105,8 +107,6 @@ def _name_the_fault(arr: np.ndarray, decks) -> None:
 
 
 def _threads() -> int:
-    import numba
-
     return numba.get_num_threads()
 
 
@@ -361,8 +361,6 @@ def _realise(cat: Category, tb: int, hand, wild_ranks: int):
     categories and off-suit otherwise, and the result is checked by
     classification, so what is returned is right by construction.
     """
-    from itertools import combinations
-
     target = Counter(_target_ranks(int(cat), tb))
     real = sorted((int(c) for c in hand if c >= 0), key=lambda c: -c)
     for combo in combinations(real, 5):

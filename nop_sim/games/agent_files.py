@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import tomli_w
 
 from nop_sim.core.errors import MissingData, toml_problem
 from nop_sim.core.stats import rate_columns
@@ -179,8 +180,6 @@ def write_rows(path: str | Path, rows: Sequence, weights: Sequence[float],
     weights that do not pair up, a weight that is not a positive number, a row
     with a ``weight`` key, or a row ``check_row`` refuses; returns ``path``.
     """
-    import tomli_w
-
     # here, not at the top: the reporting package loads pandas, which the engine (and
     # so every worker) importing this module never needs
     from nop_sim.reporting.write import atomic_write

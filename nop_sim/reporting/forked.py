@@ -24,8 +24,10 @@ locks would stay taken in the copy). This module imports no matplotlib.
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import os
+import signal
 import sys
 
 __all__ = ["SMALL_RUN_MATCHES", "Copy", "ahead", "disable", "enable", "fork", "small_run"]
@@ -122,9 +124,6 @@ class Copy:
 
 def _serve(conn, warm, job) -> None:
     """The copy: warm up, take its job, send back ``(True, result)`` or ``(False, error)``."""
-    import signal
-    import sys
-
     # Ctrl-C is the parent's to handle (it ends the copy); SIGTERM unwinds, so that
     # multiprocessing ends this copy's own daemon copies, instead of killing it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -157,7 +156,6 @@ def ahead(warm) -> Copy | None:
         copy = Copy(warm)
     except OSError:  # out of processes or memory: the caller does the work
         return None
-    import atexit
 
     atexit.register(copy.close)  # before multiprocessing's exit would wait for it
     return copy

@@ -25,6 +25,9 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from pathlib import Path
+
+import numba
 
 import nop_sim.kernels
 from nop_sim.core.kernel_sources import kernel_digest
@@ -41,10 +44,6 @@ HEARTBEAT = 15.0  # seconds without a group starting or ending before a "still c
 
 def _marker(kind: str):
     """The file that says game ``kind``'s kernels are in numba's cache (None: no cache)."""
-    from pathlib import Path
-
-    import numba
-
     folder = (Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR
               else Path(nop_sim.kernels.__file__).resolve().parent / "__pycache__")
     if not os.access(folder if folder.exists() else folder.parent, os.W_OK):
@@ -53,8 +52,6 @@ def _marker(kind: str):
 
 
 def _stamp() -> str:
-    import numba
-
     return f"{kernel_digest()} numba {numba.__version__}"
 
 

@@ -331,6 +331,7 @@ class Scenario:
 @functools.lru_cache(maxsize=16)  # points() is asked often; random-cd takes a while
 def _unit_design(mode: str, d: int, samples: int, seed: int, second_order: bool) -> np.ndarray:
     """See :meth:`Scenario.unit_design`."""
+    # here: scipy.stats takes most of a second to load, and a grid never needs it
     from scipy.stats import qmc
 
     n = samples if mode == "lhs-cd" else _power_of_two(samples)
@@ -338,6 +339,7 @@ def _unit_design(mode: str, d: int, samples: int, seed: int, second_order: bool)
     rng = np.random.default_rng(np.random.SeedSequence(
         seed, spawn_key=(2**31 - 2, DESIGN_MODES.index(mode))))
     if mode == "sobol":
+        # here: SALib loads slowly, and only a Saltelli design needs it
         from SALib.sample import sobol as saltelli
 
         problem = {"num_vars": d, "names": [f"x{j}" for j in range(d)],

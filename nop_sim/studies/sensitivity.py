@@ -377,14 +377,14 @@ def _analyze(study: Study, y: np.ndarray, resamples: int, seed: int):
         with warnings.catch_warnings(record=True):  # SALib's delta resets the filters itself
             warnings.simplefilter("ignore")
             if study.method == "sobol":
-                from SALib.analyze import sobol
+                from SALib.analyze import sobol  # here: SALib loads slowly; one analysis is asked
 
                 problem = {"num_vars": d, "names": names, "bounds": [[0.0, 1.0]] * d}
                 res = sobol.analyze(problem, y, calc_second_order=study.second_order,
                                     num_resamples=resamples, conf_level=CONFIDENCE, seed=seed)
                 pairs = (("ST", "ST"), ("S1", "S1"))
             else:
-                from SALib.analyze import delta
+                from SALib.analyze import delta  # here: SALib loads slowly; one analysis is asked
 
                 bounds = [[float(c.min()), float(c.max())] for c in study.x.T]
                 problem = {"num_vars": d, "names": names, "bounds": bounds}

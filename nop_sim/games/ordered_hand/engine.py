@@ -86,7 +86,7 @@ class OrderedResult:
 
     def records(self):
         """One row per game as a pandas DataFrame (every count beside its game)."""
-        import pandas as pd
+        import pandas as pd  # here: pandas loads slowly, and a worker playing games never needs it
 
         g = self.games
         players = self.settings.players

@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 
+import numba
+
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.rules import Settings
 from nop_sim.studies.bench import reference
@@ -101,8 +103,6 @@ def bench_engine(seconds: float = 5.0, cold: bool = False, rounds: int = 5) -> d
     load changes slows both alike. Without OpenSpiel those keys are None and
     ``reference`` says how to add it.
     """
-    import numba
-
     compiled = _compile_times(cold)
     settings = Settings()
     cores = numba.config.NUMBA_NUM_THREADS

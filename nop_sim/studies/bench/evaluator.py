@@ -8,6 +8,7 @@ import sys
 import tempfile
 import time
 
+import numba
 import numpy as np
 
 from nop_sim import DEFAULT_COLUMN, Column, evaluate
@@ -75,7 +76,7 @@ def _compile_seconds(cold: bool) -> float:
 
 def _eval7_rate(n_iter: int, repeats: int, clock=time.perf_counter) -> float | None:
     try:
-        import eval7
+        import eval7  # an optional peer: measured where it is installed
     except ImportError:
         return None
     hero = [eval7.Card("As"), eval7.Card("Kd")]
@@ -147,8 +148,6 @@ def _table_costs(hands: np.ndarray, exact_rate: float, table_rate: float, seed: 
 def bench_evaluator(n_hands: int = 2_000_000, repeats: int = 5, seed: int = 0,
                     compile_time: bool = True) -> dict:
     """Speed of the evaluator; returns the figures as a dict (see the README)."""
-    import numba
-
     hands = random_hands(n_hands, 7, seed)
     out = np.empty(n_hands, np.int64)
     none = np.zeros(1, np.int64)

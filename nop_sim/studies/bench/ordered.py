@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 from nop_sim.games.ordered_hand import OrderedSettings, play_matches
 
@@ -62,8 +63,6 @@ def _games_per_second(settings, agents, n_games: int, repeats: int = 3) -> tuple
 def bench_ordered(n_games: int = 200_000, compile_time: bool = True) -> dict:
     """Games per second of the serial driver (``n_games`` per set-up; half for the extras);
     ``compile_time``: also time a cold compile in a child process."""
-    import warnings
-
     warnings.simplefilter("ignore")
     four = OrderedSettings(players=4)
     two_bet = OrderedSettings(players=2, betting=True)

@@ -182,7 +182,7 @@ def _nash_min(u: np.ndarray, z0: np.ndarray, support: np.ndarray | None = None
     """A local minimum of Nash's function from the logits ``z0``, over mixtures of the
     members in ``support`` (a boolean mask; default: all): the others weigh 0, but their
     gains count."""
-    from scipy.optimize import minimize
+    from scipy.optimize import minimize  # here: scipy.optimize loads slowly; a solve needs it
 
     support = np.ones(u.shape[0], bool) if support is None else support
 

@@ -260,7 +260,7 @@ def statement(gain: float, low: float, high: float, matches: int, starts: int,
 
 def _cma(x0: np.ndarray, sigma0: float, popsize: int, key: tuple[int, ...],
          diagonal: bool = True):
-    import cma
+    import cma  # here: cma takes most of a second to load; only a CMA-ES restart needs it
 
     rng = np.random.default_rng(np.random.SeedSequence([*key, 7]))
     opts = {"bounds": [0.0, 1.0], "popsize": popsize, "seed": np.nan,

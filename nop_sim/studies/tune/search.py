@@ -36,12 +36,14 @@ resume and its k is asked again.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import time
 import tomllib
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -52,6 +54,8 @@ import numpy as np
 import optuna
 import pandas as pd
 import tomli_w
+from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
+from optuna.trial import TrialState
 
 from nop_sim.core.errors import TuneError
 from nop_sim.core.stats import CONFIDENCE, normal_quantile
@@ -200,8 +204,6 @@ class _Player:
         if scheduler:
             self.client = dask_client(scheduler, TuneError)
         elif self.workers > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
             self.pool = ThreadPoolExecutor(max_workers=self.workers)
 
     def play(self, scn: Scenario, chunks: list[Chunk]) -> list[dict]:
@@ -277,8 +279,6 @@ def _trial_scenario(scn: Scenario, params: Mapping[str, Any], seed: int, matches
 
 
 def _distributions(axes: Sequence[TuneAxis]) -> dict:
-    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-
     out = {}
     for a in axes:
         if a.kind == "int":
@@ -356,8 +356,6 @@ class _StudyView:
         self._study = study
 
     def get_trials(self, deepcopy: bool = True, states=None):
-        from optuna.trial import TrialState
-
         keep = [s for s in (states or tuple(TrialState)) if s != TrialState.FAIL]
         return self._study.get_trials(deepcopy=deepcopy, states=keep)
 
@@ -366,8 +364,6 @@ class _StudyView:
 
 
 def _finished(study) -> list:
-    from optuna.trial import TrialState
-
     return [t for t in study.get_trials(deepcopy=False)
             if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
 
@@ -375,8 +371,6 @@ def _finished(study) -> list:
 def _run_trial(study, scn: Scenario, cfg: TuneConfig, player: _Player, index: int,
                distributions: dict, sampler: str) -> int:
     """Ask, play in rungs, tell. Returns the matches played."""
-    from optuna.trial import TrialState
-
     game = get_game(scn.kind)
     study.sampler = _sampler(sampler, _derived_seed(cfg.seed, _SAMPLER_KEY, index) % 2**32,
                              cfg)  # numpy's RandomState takes 32 bits
@@ -493,8 +487,6 @@ def trials_frame(study, scn: Scenario) -> pd.DataFrame:
 def _importances(study) -> tuple[dict[str, float], str]:
     """Parameter importances and the method: fANOVA when scikit-learn is there (Optuna's
     default), else PED-ANOVA (no extra dependency)."""
-    import importlib.util
-
     if importlib.util.find_spec("sklearn") is not None:
         evaluator, method = optuna.importance.FanovaImportanceEvaluator(seed=0), "fANOVA"
     else:
@@ -605,7 +597,6 @@ def tune_folder(scn: Scenario, out: str | Path, cfg: TuneConfig, *, workers: int
             played += _run_trial(study, scn, cfg, player, done, distributions, sampler)
             if progress:
                 progress(done + 1, total, played)
-        from optuna.trial import TrialState
 
         complete = sorted((t for t in _finished(study) if t.state == TrialState.COMPLETE),
                           key=lambda t: (t.value, t.number))
