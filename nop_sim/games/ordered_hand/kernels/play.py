@@ -50,6 +50,15 @@ Rules as played here; the choices that SPEC section 9 and its rulings R14 and R1
   drawing, and after a Raise the raiser then draws one extra card at once. *A
   bet is won when the bettor plays on the answer turn.* A Bet cannot be
   answered by another Bet.
+
+Why one module of about 1,100 lines (issue 38 lets a kernel file pass 1,000
+lines where it says why): it is one game of SPEC section 9 and its drivers, and
+the rules above are read against it in one pass: the sequence edits, the legal
+blocks, the seats' choices (turn, answer, insert, response), the bet exchange,
+the stock-out ranking and the game loop, the hot helpers inlined into
+``_play_game`` (``inline='always'``). The block rules, which the game and its
+agents both read, already live apart (:mod:`nop_sim.games.ordered_hand.kernels.blocks`),
+as do the random streams (:mod:`nop_sim.kernels.rng`).
 """
 
 from __future__ import annotations
