@@ -107,7 +107,7 @@ def refresh_kernel_cache() -> None:
     The guard is :func:`nop_sim.kernels._jit._guard_cache`: it runs as each kernel
     folder's first kernel is defined, so importing the match kernels is enough.
     """
-    import nop_sim.games.new_order.kernels.match  # noqa: F401
+    import nop_sim.games.new_order.kernels.match  # noqa: F401 - the import is the refresh
 
 
 @lru_cache(maxsize=1)
@@ -174,7 +174,7 @@ class MatchResults(_Played):
 
     def matches_frame(self):
         """One row per match: winner, hands, unresolved, final dart and column, per-seat places."""
-        import pandas as pd
+        import pandas as pd  # here: pandas loads slowly, and a worker playing matches never needs it
 
         n_players = self.player.shape[1]
         data: dict[str, Any] = {
