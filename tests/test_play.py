@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from reference import CARD_TEXT, known_cards
@@ -136,3 +137,54 @@ def test_a_table_saves_what_nop_sim_hands_reads(tmp_path):
     tables = t.tables()
     assert list(tables["seats"]["preset"]) == ["you", "a", "a", "a"]
     assert (tables["events"]["point"] == 0).all() and (tables["events"]["match"] == 0).all()
+
+
+@pytest.fixture(scope="module")
+def saved_match(tmp_path_factory):
+    """A match played at the table to its end and saved: a run folder of one logged match."""
+    scn = load_scenario(BASELINE, ["chips=20", "max_hands=20", "seats.all=maniac"])
+    table = scn.game_type.open_table(scn, 0, 9)
+    rnd = random.Random(9)
+    st = table.state()
+    while not st["done"]:
+        e = dict(rnd.choice(st["legal"]))
+        if "min" in e:
+            e["amount"] = e["min"]
+        st = table.act(e)
+    return save_match(tmp_path_factory.mktemp("play") / "m", scn, table), table
+
+
+def test_a_replay_steps_through_the_logged_match(saved_match):
+    from nop_sim.play.session import open_replay_server
+
+    folder, table = saved_match
+    server = open_replay_server(folder, 0)
+    server.start()
+    try:
+        url = server.url
+        records = table.records(hidden=False)
+        last = json.loads(_get(url + "api/state")[2])
+        assert last["replay"] and last["n_steps"] == len(records) and last["done"]
+        history = CliRunner().invoke(main, ["hands", str(folder), "--match", "0"]).output
+        columns = [line[len("Column: "):].split(" > ") for line in history.splitlines()
+                   if line.startswith("Column: ")]
+        ends = [i for i, r in enumerate(records) if r["event"] == "hand_end"]
+        starts = [i for i, r in enumerate(records) if r["event"] == "hand_start"]
+        for k in np.linspace(0, len(ends) - 1, 5).astype(int):  # five hands' ends and starts
+            st = json.loads(_get(f"{url}api/state?step={ends[k]}")[2])
+            assert [s["chips"] for s in st["seats"]] == records[ends[k]]["chips"]
+            assert st["step"] == ends[k] and not st["legal"]
+            st = json.loads(_get(f"{url}api/state?step={starts[k]}")[2])
+            assert st["column"] == columns[k]  # as nop-sim hands prints it at the hand's start
+        dealt = next(i for i, r in enumerate(records) if r["event"] == "deal" and r["seat"] == 3)
+        st = json.loads(_get(f"{url}api/state?step={dealt}")[2])
+        assert st["seats"][3]["cards"] == records[dealt]["cards"]  # every card shown
+        assert _post(url + "api/action", {"action": "check"})[0] == 400
+    finally:
+        server.close()
+
+
+def test_replay_says_which_matches_were_logged(saved_match):
+    folder, _ = saved_match
+    res = CliRunner().invoke(main, ["replay", str(folder), "--match", "3", "--no-browser"])
+    assert res.exit_code != 0 and "logged: 0" in res.output and "Traceback" not in res.output

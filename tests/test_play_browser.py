@@ -138,3 +138,42 @@ def test_a_paid_ledger_move_reorders_the_column_on_screen(page):
     assert f"promotes {offer['category']} above {offer['above']} (fee {offer['fee']}" in log
     assert after["seats"][after["seat"]]["chips"] <= chips - offer["fee"]
     assert not errors
+
+
+def test_a_replay_steps_forward_and_back_on_screen(browser, tmp_path):
+    from nop_sim.games.new_order.table import NewOrderReplay
+
+    s = Settings(chips=20, max_hands=10)
+    table = NewOrderTable(s, agent_table("maniac", s.players), 0, seed=4)
+    while not table.done:
+        e = dict(table.state()["legal"][-1])
+        table.act(dict(e, amount=e["min"]) if "min" in e else e)
+    replay = NewOrderReplay(s, table.records(hidden=False), table.names)
+    server = TableServer(replay, pace_ms=0)
+    server.start()
+    errors: list[str] = []
+    pg = browser.new_page()
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(server.url)
+        pg.wait_for_function("() => document.querySelector('#step-text').innerText")
+        assert pg.locator("#step-text").inner_text() == f"step 1 of {replay.n_steps}"
+        for _ in range(12):
+            n = pg.evaluate("() => Number(document.body.dataset.renders)")
+            pg.locator("#forward").click()
+            pg.wait_for_function("(n) => Number(document.body.dataset.renders) > n", arg=n)
+        k = int(pg.locator("#slider").input_value())
+        assert k == 12
+        want = replay.state(k)
+        assert _screen_chips(pg) == [seat["chips"] for seat in want["seats"]]
+        shown = [pg.locator(f'.seat[data-seat="{p}"] .shown .card').all_inner_texts()
+                 for p in range(s.players)]
+        assert shown == [seat["cards"] for seat in want["seats"]]  # every card shown
+        pg.locator("#back").click()
+        pg.wait_for_function("() => document.querySelector('#step-text').innerText"
+                             ".startsWith('step 12 ')")
+        assert not errors
+    finally:
+        pg.close()
+        server.close()

@@ -1,4 +1,5 @@
-"""``play``: sit at the table, a seat of a scenario's match in the browser (issue 40)."""
+"""``play``: sit at the table, a seat of a scenario's match in the browser; ``replay``: a
+run's logged match on the same page, step by step (issue 40)."""
 
 from __future__ import annotations
 
@@ -51,24 +52,60 @@ def play_cmd(scenario, seat, field, seed, overrides, port, pace, out, no_browser
     t0 = time.perf_counter()
     scn = _load(scenario, [*overrides, *([f"seats.all={field}"] if field else [])], None, seed)
     folder = out or Path("reports") / f"{scenario.stem}-play" / time.strftime("%Y%m%d-%H%M%S")
+    server = _bound(port, lambda: open_server(scn, seat, port=port, pace_ms=pace, out=folder))
+    _serve(server, f"{scn.name}, seat {seat}", t0, no_browser)
+
+
+@command("replay")
+@click.argument("out", metavar="RUN", type=click.Path(path_type=Path, file_okay=False,
+                                                      exists=True))
+@click.option("--match", "match_id", type=click.IntRange(0), required=True,
+              help="The logged match to step through (a run logs one match in [run] log_sample).")
+@click.option("--point", type=click.IntRange(0), default=0, show_default=True,
+              help="The sweep point of a sweep's folder.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0,
+              help="Port on 127.0.0.1  [default: a free one]")
+@click.option("--no-browser", is_flag=True, help="Print the URL only.")
+def replay_cmd(out, match_id, point, port, no_browser):
+    """Step through a logged match of RUN on the play page: forward, back and a slider,
+    every card shown, the chips, pot and column of each step as the referee replays the
+    run's log. A folder nop-sim play saved is a run of one match, --match 0.
+
+    \b
+    Examples:
+      nop-sim replay reports/baseline --match 50
+      nop-sim replay reports/baseline-play/20261204-140000 --match 0
+    """
+    from nop_sim.play.session import open_replay_server  # here: start-up time (the games)
+
+    t0 = time.perf_counter()
+    server = _bound(port, lambda: open_replay_server(out, match_id, point, port=port))
+    _serve(server, f"{out}, match {match_id}", t0, no_browser)
+
+
+def _bound(port: int, open_it):
+    """The server ``open_it`` opens; a port in use is one line that offers --port."""
     try:
-        server = open_server(scn, seat, port=port, pace_ms=pace, out=folder)
+        return open_it()
     except OSError as exc:
         if exc.errno != errno.EADDRINUSE:
             raise
         raise _Failure(f"port {port} on 127.0.0.1 is in use: choose another with --port N, "
                        f"or leave --port out for a free one") from None
-    click.echo(f"{scn.name}, seat {seat}: ready in {time.perf_counter() - t0:.1f} s at "
-               f"{server.url}  (Ctrl+C stops)")
+
+
+def _serve(server, what: str, t0: float, no_browser: bool) -> None:
+    """Print the URL, open it, serve until Ctrl+C."""
+    click.echo(f"{what}: ready in {time.perf_counter() - t0:.1f} s at {server.url}  "
+               f"(Ctrl+C stops)")
     if not no_browser:
         webbrowser.open(server.url)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
-        click.echo(f"saved: {server.saved}" if server.saved else "stopped; the match was "
-                   "not finished, nothing saved")
+        click.echo(f"saved: {server.saved}" if server.saved else "stopped")
     finally:
         server.httpd.server_close()
 
 
-COMMANDS = [play_cmd]
+COMMANDS = [play_cmd, replay_cmd]

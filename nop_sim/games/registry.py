@@ -252,6 +252,9 @@ class Game:
         :class:`~nop_sim.core.errors.IllegalAction`, changing nothing, for an action
         that is not legal), ``done`` and ``save(folder)`` (the match as a run folder
         that ``nop-sim hands`` reads); None: the game cannot be played in person yet
+    open_replay(log) : optional; a logged match of a run (a ``MatchLog``) step by step
+        for the same page (``nop-sim replay``): ``state(step)`` with every card shown,
+        and ``n_steps``; None: the game has no replay yet
     """
 
     kind: str
@@ -285,6 +288,7 @@ class Game:
     policy: PolicySpace | None = None
     extra_metrics: tuple[str, ...] = ()
     open_table: Callable[[Any, int, int], Any] | None = None
+    open_replay: Callable[[Any], Any] | None = None
 
     @property
     def trainable(self) -> bool:

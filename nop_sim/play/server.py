@@ -1,5 +1,8 @@
 """The table's HTTP server: the page, ``GET /api/state`` and ``POST /api/action``.
 
+It serves a replay too (an object with ``n_steps`` and ``state(step)``): ``GET
+/api/state?step=N`` is the table at step N, and it takes no actions.
+
 Standard library only (``http.server.ThreadingHTTPServer``), bound to 127.0.0.1. One
 lock guards the table: a request reads or changes it whole. ``POST /api/action`` takes
 ``{"action": ..., "amount": ...}`` (any entry of the state's ``legal``, an ``amount`` set
@@ -18,6 +21,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
+from urllib.parse import parse_qs
 
 from nop_sim.core.errors import IllegalAction
 
@@ -63,12 +67,13 @@ class TableServer:
         self.httpd.server_close()
 
     # -- the API ---------------------------------------------------------------------------
-    def state(self) -> dict:
+    def state(self, step: int | None = None) -> dict:
         with self.lock:
-            return self._state()
+            return self._state(step)
 
-    def _state(self) -> dict:
-        state = dict(self.table.state())
+    def _state(self, step: int | None = None) -> dict:
+        replay = hasattr(self.table, "n_steps")  # a logged match, step by step
+        state = dict(self.table.state(step) if replay else self.table.state())
         if state.get("done") and self.saved is None and self.on_done is not None:
             self.saved = str(self.on_done(self.table))
         state["saved"] = self.saved
@@ -81,6 +86,9 @@ class TableServer:
         except ValueError:
             return HTTPStatus.BAD_REQUEST, {"error": "the body is not JSON: send "
                                                      '{"action": ..., "amount": ...}'}
+        if not hasattr(self.table, "act"):
+            return HTTPStatus.BAD_REQUEST, {"error": "a replay takes no actions: step through "
+                                                     "it with GET /api/state?step=N"}
         with self.lock:
             try:
                 self.table.act(action)
@@ -107,9 +115,13 @@ class TableServer:
                 self._send(status, json.dumps(data).encode(), "application/json")
 
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                path = self.path.split("?", 1)[0]
+                path, _, query = self.path.partition("?")
                 if path == "/api/state":
-                    self._json(HTTPStatus.OK, server.state())
+                    step = parse_qs(query).get("step", [None])[0]
+                    if step is not None and not step.lstrip("-").isdigit():
+                        self._json(HTTPStatus.BAD_REQUEST, {"error": "step is a whole number"})
+                        return
+                    self._json(HTTPStatus.OK, server.state(None if step is None else int(step)))
                     return
                 name = "index.html" if path in ("/", "/index.html") else path.lstrip("/")
                 page = _static(name)

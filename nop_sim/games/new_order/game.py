@@ -737,6 +737,14 @@ def open_table(scn, seat: int, seed: int):
                          labels=[seat_label(s) for s in specs], rows=rows.tolist())
 
 
+def open_replay(log):
+    """A logged match of a run (a ``run.match_log.MatchLog``), step by step."""
+    from nop_sim.games.new_order.table import NewOrderReplay  # start-up time: the referee
+
+    records = list(to_records(log.events[list(EVENT_COLUMNS)].to_numpy(np.int64)))
+    return NewOrderReplay(log.settings, records, log.names)
+
+
 def write_report(out):
     try:
         from nop_sim.games.new_order.report import write_report as write
@@ -776,4 +784,5 @@ GAME = register_game(Game(
     store_version=4,  # 2: events tables; 3: seats.mix_row; 4: counts.bluffs
     policy=POLICY,
     open_table=open_table,
+    open_replay=open_replay,
 ))

@@ -38,7 +38,7 @@ from nop_sim.games.new_order.referee.match import _Referee
 from nop_sim.games.new_order.rules import Settings
 from nop_sim.games.registry import seat_names
 
-__all__ = ["NewOrderTable"]
+__all__ = ["NewOrderReplay", "NewOrderTable", "table_view", "visible_records"]
 
 CATEGORY_NAMES = tuple(Category(c).label for c in range(T.N_CATEGORIES))
 ACTION_CODES = {"fold": 0, "check": 1, "call": 2, "bet": 3, "raise": 4}
@@ -137,17 +137,7 @@ class NewOrderTable:
     def records(self, *, hidden: bool = True) -> list[dict]:
         """The log so far as records; ``hidden``: without the other seats' unshown cards."""
         records = list(to_records(self._match.events))
-        return self._visible(records) if hidden else records
-
-    def _visible(self, records: list[dict]) -> list[dict]:
-        out = []
-        for r in records:
-            if r["seat"] != self.seat and r["event"] in ("deal", "hole"):
-                continue  # another seat's cards: shown only at a showdown (state's seats)
-            if r["seat"] != self.seat and r["event"] == "discard":
-                r = {**r, "cards": []}
-            out.append(r)
-        return out
+        return visible_records(records, self.seat) if hidden else records
 
     def state(self) -> dict[str, Any]:
         """The table as the person's seat sees it (JSON-ready; names fixed, see the module)."""
@@ -158,51 +148,11 @@ class NewOrderTable:
     def _state(self) -> dict[str, Any]:
         ref, records = self._referee()
         m = self._match
-        h = getattr(ref, "h", None)
-        me = self.seat
-        hand = [format_card(c) for c in h.hole.get(me, [])] if h is not None else []
-        board = [format_card(c) for c in h.board] if h is not None else []
-        shown = _last_showdown(records, h)
-        seats = []
-        for p in range(self.settings.players):
-            cards = shown["cards"].get(p, []) if shown and shown["hand"] == ref.hand_no else []
-            seats.append({
-                "seat": p, "name": self.names[p], "chips": ref.chips[p],
-                "alive": ref.alive[p],
-                "folded": bool(h.folded[p]) if h is not None else False,
-                "all_in": bool(h.allin[p]) if h is not None else False,
-                "bet": h.committed[p] if h is not None else 0,
-                "token": _category_name(ref.hedge[p]) if ref.hedge[p] >= 0 else None,
-                "personal": [_personal(card, arg) for card, arg in ref.personal[p]],
-                "cards": cards,
-                "button": h is not None and p == h.button,
-            })
-        visible = self._visible(records)
-        state: dict[str, Any] = {
-            "game": self.kind,
-            "seat": me,
-            "hand_number": ref.hand_no,
-            "phase": self._phase(m, h),
-            "column": [_category_name(c) for c in ref.column],
-            "inverted": bool(h.inverted) if h is not None else False,
-            "hand": hand,
-            "best": self._best(ref, h),
-            "board": board,
-            "pot": ref.pot_total() if h is not None else 0,
-            "pots": [{"amount": a, "eligible": sorted(e)} for a, e in h.pots] if h else [],
-            "dart": ref.dart,
-            "ledger_fee": ref.fee(me) if h is not None else ref.dart,
-            "betting": h.betting if h is not None else self.settings.betting,
-            "disruptors": [T.DISRUPTOR_IDS[c] for c in ref.community],
-            "frozen": bool(h.frozen) if h is not None else False,
-            "seats": seats,
-            "showdown": bool(shown) and shown["hand"] == ref.hand_no,
-            "last_showdown": shown,
-            "decision": T.SCRIPT_KINDS[m.kind] if m.paused else None,
-            "legal": self._legal(ref) if m.paused else [],
-            "log": render_history(visible, self.names).splitlines(),
-            "done": self.done,
-        }
+        state = table_view(self.settings, ref, records, self.names, self.seat)
+        state["phase"] = self._phase(m, getattr(ref, "h", None))
+        state["decision"] = T.SCRIPT_KINDS[m.kind] if m.paused else None
+        state["legal"] = self._legal(ref) if m.paused else []
+        state["done"] = self.done
         if self.done:
             state["places"] = [int(x) for x in m.player[:, T.PL_PLACE]]
         return state
@@ -213,19 +163,6 @@ class NewOrderTable:
         if m.kind in _PHASES:
             return _PHASES[m.kind]
         return ("bet I", "bet II", "bet III")[max(h.rnd, 0)] if h is not None else "bet I"
-
-    def _best(self, ref: _Referee, h) -> dict | None:
-        """The person's best five under the column now (wilds and elevation counted)."""
-        if h is None or self.seat not in h.hole:
-            return None
-        cards = list(h.hole[self.seat]) + list(h.board)
-        eff = h.seats[self.seat]
-        elevated = sum(1 << c for c in range(13) if eff.elevation[c] > 0)
-        best = best_hand(np.array(cards, np.int8), Column(ref.column),
-                         wild_ranks=eff.wild_ranks, elevated=elevated,
-                         inverted=bool(h.inverted), decks=self.settings.decks)
-        return {"category": best.category.label, "elevated": best.elevated,
-                "cards": [format_card(c) for c in best.cards], "text": str(best)}
 
     # -- what the person may do -------------------------------------------------------------
     def _legal(self, ref: _Referee) -> list[dict]:
@@ -348,6 +285,79 @@ class NewOrderTable:
         return keep
 
 
+def visible_records(records: list[dict], seat: int) -> list[dict]:
+    """``records`` as seat ``seat`` saw them: without the other seats' deal and hole
+    events, their discards without the cards (shown hands are in the state's seats)."""
+    out = []
+    for r in records:
+        if r["seat"] != seat and r["event"] in ("deal", "hole"):
+            continue
+        if r["seat"] != seat and r["event"] == "discard":
+            r = {**r, "cards": []}
+        out.append(r)
+    return out
+
+
+def table_view(settings: Settings, ref: _Referee, records: list[dict], names: list[str],
+               me: int | None) -> dict[str, Any]:
+    """The table after ``records`` (the referee ``ref`` has replayed them), as seat ``me``
+    sees it, or with every card shown (``me`` None: a replay). JSON-ready."""
+    h = getattr(ref, "h", None)
+    shown = _last_showdown(records, h)
+    seats = []
+    for p in range(settings.players):
+        if me is None:
+            cards = [format_card(c) for c in h.hole.get(p, [])] if h is not None else []
+        else:
+            cards = shown["cards"].get(p, []) if shown and shown["hand"] == ref.hand_no else []
+        seats.append({
+            "seat": p, "name": names[p], "chips": ref.chips[p], "alive": ref.alive[p],
+            "folded": bool(h.folded[p]) if h is not None else False,
+            "all_in": bool(h.allin[p]) if h is not None else False,
+            "bet": h.committed[p] if h is not None else 0,
+            "token": _category_name(ref.hedge[p]) if ref.hedge[p] >= 0 else None,
+            "personal": [_personal(card, arg) for card, arg in ref.personal[p]],
+            "cards": cards,
+            "button": h is not None and p == h.button,
+        })
+    log = records if me is None else visible_records(records, me)
+    return {
+        "game": "new-order",
+        "seat": me,
+        "hand_number": ref.hand_no,
+        "column": [_category_name(c) for c in ref.column],
+        "inverted": bool(h.inverted) if h is not None else False,
+        "hand": ([format_card(c) for c in h.hole.get(me, [])]
+                 if h is not None and me is not None else []),
+        "best": _best(settings, ref, h, me),
+        "board": [format_card(c) for c in h.board] if h is not None else [],
+        "pot": ref.pot_total() if h is not None else 0,
+        "pots": [{"amount": a, "eligible": sorted(e)} for a, e in h.pots] if h else [],
+        "dart": ref.dart,
+        "ledger_fee": ref.fee(me) if h is not None and me is not None else ref.dart,
+        "betting": h.betting if h is not None else settings.betting,
+        "disruptors": [T.DISRUPTOR_IDS[c] for c in ref.community],
+        "frozen": bool(h.frozen) if h is not None else False,
+        "seats": seats,
+        "showdown": bool(shown) and shown["hand"] == ref.hand_no,
+        "last_showdown": shown,
+        "log": render_history(log, names).splitlines(),
+    }
+
+
+def _best(settings: Settings, ref: _Referee, h, seat: int | None) -> dict | None:
+    """Seat ``seat``'s best five under the column now (wilds and elevation counted)."""
+    if h is None or seat is None or seat not in h.hole:
+        return None
+    cards = list(h.hole[seat]) + list(h.board)
+    eff = h.seats[seat]
+    elevated = sum(1 << c for c in range(13) if eff.elevation[c] > 0)
+    best = best_hand(np.array(cards, np.int8), Column(ref.column), wild_ranks=eff.wild_ranks,
+                     elevated=elevated, inverted=bool(h.inverted), decks=settings.decks)
+    return {"category": best.category.label, "elevated": best.elevated,
+            "cards": [format_card(c) for c in best.cards], "text": str(best)}
+
+
 def _personal(card: int, arg: int) -> str:
     name = T.DISRUPTOR_IDS[card]
     return f"{name} ({_category_name(arg)})" if arg is not None and arg >= 0 else name
@@ -442,3 +452,38 @@ def _last_showdown(records: list[dict], h) -> dict | None:
                   if r["hand"] == hand and r["event"] == "board"), [])
     return {"hand": hand, "board": board, "cards": {p: holes.get(p, []) for p in shown},
             "categories": shown, "pots": pots}
+
+
+class NewOrderReplay:
+    """A logged match step by step, every card shown (``nop-sim replay``): step ``k`` is the
+    table after the match's first ``k + 1`` logged events, as the referee replays them.
+
+    Parameters
+    ----------
+    settings : the rules the match was played under
+    records : its events (``events.to_records``), in order
+    names : one name per seat
+    """
+
+    kind = "new-order"
+
+    def __init__(self, settings: Settings, records: list[dict], names: list[str]):
+        self.settings = settings
+        self.records = list(records)
+        self.names = list(names)
+        self.n_steps = len(self.records)
+
+    def state(self, step: int | None = None) -> dict[str, Any]:
+        """The table at ``step`` (0 .. n_steps - 1; None: the last), JSON-ready."""
+        n = self.n_steps
+        step = n - 1 if step is None else min(max(int(step), 0), n - 1)
+        records = self.records[:step + 1]
+        ref = _Referee(self.settings)
+        for r in records:
+            ref.event(r)
+        state = table_view(self.settings, ref, records, self.names, None)
+        h = getattr(ref, "h", None)
+        state.update(replay=True, step=step, n_steps=n, event=self.records[step],
+                     phase=h.phase if h is not None else "start", decision=None, legal=[],
+                     done=step == n - 1)
+        return state

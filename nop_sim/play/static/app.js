@@ -60,7 +60,7 @@ async function show(state) {
 
 function render(st) {
   document.body.dataset.renders = ++renders;
-  $("whoami").textContent = "- " + st.seats[st.seat].name;
+  $("whoami").textContent = st.replay ? "- replay, every card shown" : "- " + st.seats[st.seat].name;
   $("hand-number").textContent = st.hand_number;
   $("phase").textContent = st.phase;
   $("betting").textContent = st.betting + (st.frozen ? ", frozen market" : "");
@@ -108,6 +108,10 @@ function render(st) {
   cards($("hand"), st.hand);
   $("best").textContent = st.best ? st.best.text : "";
   $("decision").textContent = st.decision ? "(" + st.decision.replace("_", " ") + ")" : "";
+  if (st.replay) {
+    renderReplay(st);
+    return;
+  }
   renderActions(st);
   if (st.done) {
     $("end").hidden = false;
@@ -180,6 +184,38 @@ function renderActions(st) {
   }
 }
 
+// a logged match step by step (nop-sim replay): every card shown, no actions
+let step = 0;
+async function goTo(k) {
+  const r = await fetch("/api/state?step=" + k);
+  const st = await r.json();
+  if (!r.ok) { $("error").textContent = st.error; return; }
+  const keep = pace;
+  pace = 0;
+  await show(st);
+  pace = keep;
+}
+
+function renderReplay(st) {
+  step = st.step;
+  $("actions").hidden = true;
+  $("me").hidden = true;                    // every seat's cards are in its box
+  $("replay").hidden = false;
+  $("slider").max = st.n_steps - 1;
+  $("slider").value = st.step;
+  $("step-text").textContent = `step ${st.step + 1} of ${st.n_steps}`;
+  $("event").textContent = st.event.event + (st.event.seat >= 0 ? " - " + st.seats[st.event.seat].name : "");
+  $("back").disabled = st.step === 0;
+  $("forward").disabled = st.step === st.n_steps - 1;
+}
+
+$("back").addEventListener("click", () => goTo(step - 1));
+$("forward").addEventListener("click", () => goTo(step + 1));
+$("slider").addEventListener("change", () => {
+  // the step shown already is no step to go to
+  if (Number($("slider").value) !== step) goTo(Number($("slider").value));
+});
+
 $("pace").value = pace;
 $("pace-ms").textContent = pace;
 $("pace").addEventListener("input", () => {
@@ -191,6 +227,9 @@ $("pace").addEventListener("input", () => {
 fetch("/api/state").then((r) => r.json()).then((st) => {
   if (localStorage.getItem("nop-pace") === null && st.pace_ms !== undefined) {
     pace = st.pace_ms; $("pace").value = pace; $("pace-ms").textContent = pace;
+  }
+  if (st.replay) {                          // a replay starts at its first event, or ?step=N
+    return goTo(Number(new URLSearchParams(location.search).get("step")) || 0);
   }
   pace_first = pace; pace = 0;              // the match so far at once, then at the pace
   return show(st).then(() => { pace = pace_first; });
