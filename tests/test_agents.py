@@ -41,7 +41,7 @@ def _state(hole_text: str, column: Column, agents="balanced"):
           np.zeros(85, np.int64), np.full(2, -1, np.int64),
           np.zeros((S.N_TABLES, 13)), np.zeros((S.N_TABLES, 14)),
           np.full(9, -1, np.int64), mix.deck, tmp, np.zeros(S.N_FTMP),
-          np.zeros((T.MAX_PLAYERS + 1, 4), np.uint64))
+          np.zeros((T.MAX_PLAYERS + 1, 4), np.uint64), np.zeros(T.N_PAUSE, np.int64))
     tab_start, tab_mask, tab_freq = strength_tables()
     items = dict(settings=arr, dtype=mix.type, damount=mix.amount, dstack=mix.stack,
                  agents=agent_table(agents, 4), tab_start=tab_start,

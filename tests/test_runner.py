@@ -383,7 +383,8 @@ def test_help_lists_the_designers_path_first():
              if line.startswith("  ") and not line.startswith("    ")]
     assert names[:4] == ["run", "compare", "sweep", "report"], output
     assert sorted(names) == ["bench", "compare", "compile", "eval", "exploit", "frequencies", "hands",
-                             "report", "run", "sensitivity", "sweep", "train", "tune", "value"]
+                             "play", "replay", "report", "run", "sensitivity", "sweep", "train",
+                             "tune", "value"]
 
 
 def test_damaged_manifest_is_reported_not_overwritten(tmp_path):
