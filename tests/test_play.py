@@ -188,3 +188,26 @@ def test_replay_says_which_matches_were_logged(saved_match):
     folder, _ = saved_match
     res = CliRunner().invoke(main, ["replay", str(folder), "--match", "3", "--no-browser"])
     assert res.exit_code != 0 and "logged: 0" in res.output and "Traceback" not in res.output
+
+
+def test_the_readmes_play_lines_serve_the_page(tmp_path):
+    """README's "Play a hand": each nop-sim play line, as written (--no-browser added),
+    serves a table; the replay line's run is make run's, checked where it exists."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Play a hand", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    lines = [line.split("#", 1)[0].split() for line in block.strip().splitlines()]
+    assert [w[:2] for w in lines] == [["nop-sim", "play"]] * 2 + [["nop-sim", "replay"]]
+    for words in lines:
+        if words[1] == "replay" and not (ROOT / words[2]).is_dir():
+            continue  # make run's reports/baseline is not there
+        proc = subprocess.Popen([sys.executable, "-m", "nop_sim", *words[1:], "--no-browser",
+                                 *(["--out", str(tmp_path / "m")] if words[1] == "play" else [])],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)
+        try:
+            m = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline())
+            assert m, " ".join(words)
+            assert json.loads(_get(m.group(0) + "api/state")[2])["seats"]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
