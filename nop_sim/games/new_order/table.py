@@ -98,6 +98,9 @@ class NewOrderTable:
         self.script = np.zeros((0, T.SCRIPT_WIDTH), np.int64)
         self._match = self._play(self.script)
         self._cache: dict[str, Any] | None = None
+        self._ref: _Referee | None = None  # the referee after the events fed so far (_fed)
+        self._records: list[dict] = []
+        self._fed = np.zeros((0, T.EV_WIDTH), np.int64)
 
     # -- the kernel ------------------------------------------------------------------------
     def _play(self, script: np.ndarray) -> ScriptedMatch:
@@ -128,11 +131,20 @@ class NewOrderTable:
 
     # -- what the person sees ---------------------------------------------------------------
     def _referee(self) -> tuple[_Referee, list[dict]]:
-        records = list(to_records(self._match.events))
-        ref = _Referee(self.settings)
-        for r in records:
-            ref.event(r)
-        return ref, records
+        """The referee after the events so far, and their records. A replay with a longer
+        script logs the same events up to the old pause, then more: only the new ones are
+        replayed (an action late in a long match cost a replay of its whole log)."""
+        events = self._match.events
+        fed = self._fed
+        if (self._ref is None or len(events) < len(fed)
+                or not np.array_equal(events[:len(fed)], fed)):
+            self._ref, self._records, fed = _Referee(self.settings), [], events[:0]
+        new = list(to_records(events[len(fed):]))
+        for r in new:
+            self._ref.event(r)
+        self._records.extend(new)
+        self._fed = events
+        return self._ref, self._records
 
     def records(self, *, hidden: bool = True) -> list[dict]:
         """The log so far as records; ``hidden``: without the other seats' unshown cards."""
