@@ -177,3 +177,28 @@ def test_a_replay_steps_forward_and_back_on_screen(browser, tmp_path):
     finally:
         pg.close()
         server.close()
+
+
+def test_the_agents_play_shows_event_by_event_at_the_pace(browser):
+    s = Settings(chips=40, max_hands=40)
+    table = NewOrderTable(s, agent_table("maniac", s.players), 1, seed=2)
+    server = TableServer(table, pace_ms=20)
+    server.start()
+    errors: list[str] = []
+    pg = browser.new_page()
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(server.url)
+        pg.wait_for_selector("#buttons button")
+        n = pg.evaluate("() => Number(document.body.dataset.renders)")
+        with pg.expect_response("**/api/action"):
+            pg.locator('#buttons .group[data-group="fold"] button').click()
+        st = _state(server.url)
+        pg.wait_for_function("(e) => document.body.dataset.events == e", arg=st["events"])
+        assert pg.evaluate("() => Number(document.body.dataset.renders)") > n + 2
+        assert _screen_chips(pg) == [seat["chips"] for seat in st["seats"]]
+        assert not errors
+    finally:
+        pg.close()
+        server.close()

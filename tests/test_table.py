@@ -112,6 +112,10 @@ def test_random_legal_play_reaches_the_end_and_hides_other_hands(variant):
         assert not {"deck", "stock"} & set(st)
         known = known_cards(t.records(hidden=False), t.seat)
         assert set(CARD_TEXT.findall(text)) <= known, "an unshown card in the state"
+        if steps % 5 == 0:  # the table as it was after an earlier event, as the page steps
+            past = t.state(step=st["events"] // 2)
+            assert past["legal"] == [] and past["step"] == st["events"] // 2
+            assert set(CARD_TEXT.findall(json.dumps(past))) <= known
         for q, seat in enumerate(st["seats"]):
             if q != t.seat and seat["cards"]:
                 assert st["showdown"] and str(q) in {str(k) for k in st["last_showdown"]["cards"]}

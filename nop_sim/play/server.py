@@ -1,7 +1,8 @@
 """The table's HTTP server: the page, ``GET /api/state`` and ``POST /api/action``.
 
-It serves a replay too (an object with ``n_steps`` and ``state(step)``): ``GET
-/api/state?step=N`` is the table at step N, and it takes no actions.
+``GET /api/state?step=N`` is the table after the log's event N (the page shows the agents'
+play event by event). It serves a replay too (an object with ``n_steps`` and
+``state(step)``, and no ``act``): every card shown, no actions.
 
 Standard library only (``http.server.ThreadingHTTPServer``), bound to 127.0.0.1. One
 lock guards the table: a request reads or changes it whole. ``POST /api/action`` takes
@@ -72,8 +73,7 @@ class TableServer:
             return self._state(step)
 
     def _state(self, step: int | None = None) -> dict:
-        replay = hasattr(self.table, "n_steps")  # a logged match, step by step
-        state = dict(self.table.state(step) if replay else self.table.state())
+        state = dict(self.table.state(step))
         if state.get("done") and self.saved is None and self.on_done is not None:
             self.saved = str(self.on_done(self.table))
         state["saved"] = self.saved

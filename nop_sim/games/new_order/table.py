@@ -151,11 +151,29 @@ class NewOrderTable:
         records = list(to_records(self._match.events))
         return visible_records(records, self.seat) if hidden else records
 
-    def state(self) -> dict[str, Any]:
-        """The table as the person's seat sees it (JSON-ready; names fixed, see the module)."""
+    def state(self, step: int | None = None) -> dict[str, Any]:
+        """The table as the person's seat sees it (JSON-ready; names fixed, see the module).
+
+        ``step``: the table as it was after the first ``step + 1`` events of the log so far
+        (the page shows the agents' play event by event, at a pace), seen from the same
+        seat; it takes no action (``legal`` empty). None: now."""
+        if step is not None and 0 <= step < len(self._match.events) - 1:
+            return self._past(int(step))
         if self._cache is None:
             self._cache = self._state()
         return self._cache
+
+    def _past(self, step: int) -> dict[str, Any]:
+        _, records = self._referee()
+        records = records[:step + 1]
+        ref = _Referee(self.settings)
+        for r in records:
+            ref.event(r)
+        state = table_view(self.settings, ref, records, self.names, self.seat)
+        h = getattr(ref, "h", None)
+        state.update(phase=h.phase if h is not None else "start", decision=None, legal=[],
+                     done=False, step=step, events=len(self._match.events))
+        return state
 
     def _state(self) -> dict[str, Any]:
         ref, records = self._referee()
@@ -165,6 +183,7 @@ class NewOrderTable:
         state["decision"] = T.SCRIPT_KINDS[m.kind] if m.paused else None
         state["legal"] = self._legal(ref) if m.paused else []
         state["done"] = self.done
+        state["events"] = len(m.events)  # GET /api/state?step=N shows the table after event N
         if self.done:
             state["places"] = [int(x) for x in m.player[:, T.PL_PLACE]]
         return state

@@ -4,6 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 let shownLines = 0;      // log lines on screen
+let shownEvents = 0;     // events of the match the table on screen has seen
 let busy = false;        // the agents' play is being shown: no action meanwhile
 let pace = Number(localStorage.getItem("nop-pace") ?? 400);
 let renders = 0;         // states rendered (data-renders on <body>: tests wait on it)
@@ -41,21 +42,31 @@ async function post(action) {
   await show(data);
 }
 
-async function show(state) {
-  // the agents' play since the last state, one logged line at a time, then the table
-  const lines = state.log || [];
+function setLog(lines) {
+  // append what is new (the log only grows within a match; a replay's step back resets it)
   if (lines.length < shownLines) { $("log").textContent = ""; shownLines = 0; }
+  for (; shownLines < lines.length; shownLines++) $("log").textContent += lines[shownLines] + "\n";
+  $("log").scrollTop = $("log").scrollHeight;
+}
+
+async function show(state) {
+  // the agents' play since the last state, event by event at the pace (the table as the
+  // seat saw it after each: GET /api/state?step=N), then the table now
   busy = true;
-  for (; shownLines < lines.length; shownLines++) {
-    $("log").textContent += lines[shownLines] + "\n";
-    if (pace > 0 && shownLines >= lines.length - 60) {
-      $("log").scrollTop = $("log").scrollHeight;
+  if (pace > 0 && !state.replay && shownEvents > 0 && state.events > shownEvents) {
+    for (let k = shownEvents; k < state.events - 1; k++) {
+      const st = await (await fetch("/api/state?step=" + k)).json();
+      if (st.log.length === shownLines) continue;  // nothing said: no pause
+      setLog(st.log);
+      render(st);
       await new Promise((ok) => setTimeout(ok, pace));
     }
   }
-  $("log").scrollTop = $("log").scrollHeight;
+  shownEvents = state.events || 0;
+  setLog(state.log || []);
   busy = false;
   render(state);
+  document.body.dataset.events = shownEvents;  // the table now is on screen (tests wait on it)
 }
 
 function render(st) {
