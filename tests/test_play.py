@@ -102,6 +102,12 @@ def test_a_port_in_use_says_so_and_offers_port():
     assert "in use" in res.output and "--port" in res.output and "Traceback" not in res.output
 
 
+def test_a_game_without_a_table_says_so():
+    res = CliRunner().invoke(main, ["play", str(ROOT / "scenarios" / "ordered_hand.toml"),
+                                    "--no-browser"])
+    assert res.exit_code == 2 and "cannot be played at the table yet" in res.output
+
+
 @pytest.mark.parametrize("args, words", [
     (["--seat", "9"], "seat 9"),
     (["--field", "nosuchpreset"], "nosuchpreset"),

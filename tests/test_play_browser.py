@@ -8,6 +8,7 @@ import shutil
 import urllib.request
 
 import pytest
+from reference import CARD_TEXT, known_cards
 
 from nop_sim.games.new_order.agents import agent_table
 from nop_sim.games.new_order.rules import Settings
@@ -199,6 +200,35 @@ def test_the_agents_play_shows_event_by_event_at_the_pace(browser):
         assert pg.evaluate("() => Number(document.body.dataset.renders)") > n + 2
         assert _screen_chips(pg) == [seat["chips"] for seat in st["seats"]]
         assert not errors
+    finally:
+        pg.close()
+        server.close()
+
+
+def test_no_response_of_a_whole_match_holds_an_unshown_card(browser):
+    """Every /api/ answer the page received over a whole match played with its buttons
+    holds no card but the person's own, the boards and the hands shown by then."""
+    s = Settings(chips=12, max_hands=12)
+    table = NewOrderTable(s, agent_table("maniac", s.players), 2, seed=5)
+    server = TableServer(table, pace_ms=1)
+    server.start()
+    bodies: list[dict] = []
+    pg = browser.new_page()
+    pg.on("response", lambda r: bodies.append(r.json()) if "/api/" in r.url else None)
+    try:
+        pg.goto(server.url)
+        pg.wait_for_selector("#buttons button")
+        while not table.done:
+            group = pg.locator("#buttons .group").first.get_attribute("data-group")
+            with pg.expect_response("**/api/action"):
+                pg.locator(f'#buttons .group[data-group="{group}"] button').first.click()
+            st = _state(server.url)
+            pg.wait_for_function("(e) => document.body.dataset.events == e", arg=st["events"])
+        records = table.records(hidden=False)
+        assert len(bodies) > 10
+        for body in bodies:
+            n = body["step"] + 1 if body.get("step") is not None else body["events"]
+            assert set(CARD_TEXT.findall(json.dumps(body))) <= known_cards(records[:n], 2)
     finally:
         pg.close()
         server.close()
