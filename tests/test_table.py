@@ -172,3 +172,19 @@ def test_an_action_that_is_not_legal_changes_nothing():
         assert t.state() == before
     with pytest.raises(IllegalAction, match="seat 7"):
         NewOrderTable(s, agent_table("balanced", s.players), 7)
+
+
+def test_past_steps_walked_in_order_equal_those_replayed_afresh():
+    s = Settings(chips=30, max_hands=20)
+    t = NewOrderTable(s, agent_table("maniac", s.players), 0, seed=6)
+    rnd = random.Random(6)
+    for _ in range(15):
+        st = t.state()
+        if st["done"]:
+            break
+        t.act(_random_action(rnd, st))
+    n = t.state()["events"]
+    for k in [*range(0, n - 1, max(1, n // 9)), 3, n - 2]:  # forward, then back, then on
+        fresh = copy.copy(t)
+        fresh._past_ref = None  # its referee replays the steps from the first event
+        assert t.state(step=k) == fresh.state(step=k)

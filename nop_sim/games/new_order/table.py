@@ -101,6 +101,7 @@ class NewOrderTable:
         self._ref: _Referee | None = None  # the referee after the events fed so far (_fed)
         self._records: list[dict] = []
         self._fed = np.zeros((0, T.EV_WIDTH), np.int64)
+        self._past_ref: tuple[_Referee, int] | None = None  # _past's referee, events fed
 
     # -- the kernel ------------------------------------------------------------------------
     def _play(self, script: np.ndarray) -> ScriptedMatch:
@@ -139,6 +140,7 @@ class NewOrderTable:
         if (self._ref is None or len(events) < len(fed)
                 or not np.array_equal(events[:len(fed)], fed)):
             self._ref, self._records, fed = _Referee(self.settings), [], events[:0]
+            self._past_ref = None
         new = list(to_records(events[len(fed):]))
         for r in new:
             self._ref.event(r)
@@ -166,9 +168,13 @@ class NewOrderTable:
     def _past(self, step: int) -> dict[str, Any]:
         _, records = self._referee()
         records = records[:step + 1]
-        ref = _Referee(self.settings)
-        for r in records:
+        # the page asks the steps in order: a second referee walks forward with them
+        ref, fed = self._past_ref if self._past_ref is not None else (None, 0)
+        if ref is None or fed > len(records):
+            ref, fed = _Referee(self.settings), 0
+        for r in records[fed:]:
             ref.event(r)
+        self._past_ref = (ref, len(records))
         state = table_view(self.settings, ref, records, self.names, self.seat)
         h = getattr(ref, "h", None)
         state.update(phase=h.phase if h is not None else "start", decision=None, legal=[],
