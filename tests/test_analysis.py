@@ -1,4 +1,4 @@
-"""Statistics of nop_sim.games.new_order.analysis against published numbers, scipy and hand-made runs."""
+"""Statistics of nop_sim.core.stats and nop_sim.games.new_order.analysis against published numbers, scipy and hand-made runs."""
 
 from __future__ import annotations
 
@@ -9,6 +9,22 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from nop_sim.core.stats import (
+    benjamini_hochberg,
+    bootstrap_median,
+    gini,
+    gini_rows,
+    holm,
+    holm_intervals,
+    holm_levels,
+    mantel_haenszel,
+    mean_interval,
+    poisson_interval,
+    rank_points,
+    rate_columns,
+    ratio_interval,
+    wilson_interval,
+)
 from nop_sim.games.new_order import analysis as A
 
 # ---------------------------------------------------------------------------
@@ -22,7 +38,7 @@ NEWCOMBE = [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0
 
 @pytest.mark.parametrize("k,n,low,high", NEWCOMBE)
 def test_wilson_matches_newcombe_table(k, n, low, high):
-    lo, hi = A.wilson_interval(k, n)
+    lo, hi = wilson_interval(k, n)
     assert lo == pytest.approx(low, abs=6e-5) and hi == pytest.approx(high, abs=6e-5)
 
 
@@ -30,32 +46,32 @@ def test_wilson_matches_scipy_and_is_vectorised():
     rng = np.random.default_rng(1)
     n = rng.integers(1, 5000, 40)
     k = rng.integers(0, n + 1)
-    lo, hi = A.wilson_interval(k, n)
+    lo, hi = wilson_interval(k, n)
     for kk, nn, a, b in zip(k, n, lo, hi, strict=True):
         ci = stats.binomtest(int(kk), int(nn)).proportion_ci(method="wilson")
         assert a == pytest.approx(ci.low, abs=1e-12) and b == pytest.approx(ci.high, abs=1e-12)
-    lo0, hi0 = A.wilson_interval(0, 0)
+    lo0, hi0 = wilson_interval(0, 0)
     assert np.isnan(lo0) and np.isnan(hi0)
 
 
 def test_poisson_interval_matches_garwood():
-    lo, hi = A.poisson_interval([0, 10], [1, 1])
+    lo, hi = poisson_interval([0, 10], [1, 1])
     assert lo[0] == 0 and hi[0] == pytest.approx(3.6889, abs=1e-4)
     assert lo[1] == pytest.approx(4.7954, abs=1e-4) and hi[1] == pytest.approx(18.3904, abs=1e-4)
 
 
 def test_rate_columns_switch_to_poisson_when_a_unit_counts_twice():
-    f = A.rate_columns(pd.DataFrame({"k": [3, 12], "n": [10, 10]}), "k", "n", "hit")
+    f = rate_columns(pd.DataFrame({"k": [3, 12], "n": [10, 10]}), "k", "n", "hit")
     assert f["hit"].tolist() == [0.3, 1.2]
-    wl, wh = A.wilson_interval(3, 10)
+    wl, wh = wilson_interval(3, 10)
     assert (f["hit_low"][0], f["hit_high"][0]) == (pytest.approx(wl), pytest.approx(wh))
-    pl, ph = A.poisson_interval(12, 10)
+    pl, ph = poisson_interval(12, 10)
     assert (f["hit_low"][1], f["hit_high"][1]) == (pytest.approx(pl), pytest.approx(ph))
 
 
 def test_mean_interval_is_the_student_t_interval():
     x = np.array([3.0, 7, 8, 1, 9, 4, 4])
-    got = A.mean_interval(x)
+    got = mean_interval(x)
     lo, hi = stats.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=stats.sem(x))
     assert got["mean"] == pytest.approx(x.mean())
     assert (got["ci_low"], got["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
@@ -64,50 +80,50 @@ def test_mean_interval_is_the_student_t_interval():
 def test_holm_by_hand():
     # sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 -> 0.02, 0.03, 0.06, 0.04,
     # running maximum 0.02, 0.03, 0.06, 0.06, back in input order
-    got = A.holm([0.01, 0.04, 0.03, 0.005])
+    got = holm([0.01, 0.04, 0.03, 0.005])
     np.testing.assert_allclose(got, [0.03, 0.06, 0.06, 0.02])
-    got = A.holm([0.5, np.nan, 0.01])           # NaN is not part of the family
+    got = holm([0.5, np.nan, 0.01])           # NaN is not part of the family
     np.testing.assert_allclose(got, [0.5, np.nan, 0.02])
-    assert A.holm([0.9, 0.8]).max() <= 1
+    assert holm([0.9, 0.8]).max() <= 1
 
 
 def test_benjamini_hochberg_by_hand_and_against_scipy():
-    np.testing.assert_allclose(A.benjamini_hochberg([0.01, 0.04, 0.03, 0.005]),
+    np.testing.assert_allclose(benjamini_hochberg([0.01, 0.04, 0.03, 0.005]),
                                [0.02, 0.04, 0.04, 0.02])
     p = np.random.default_rng(2).uniform(0, 0.2, 30)
-    np.testing.assert_allclose(A.benjamini_hochberg(p), stats.false_discovery_control(p))
+    np.testing.assert_allclose(benjamini_hochberg(p), stats.false_discovery_control(p))
 
 
 def test_ratio_interval_with_equal_denominators_is_the_mean_interval():
     y = np.array([2.0, 5, 3, 8, 1, 4])
-    got = A.ratio_interval(y, np.ones_like(y))
+    got = ratio_interval(y, np.ones_like(y))
     half = 1.959963984540054 * y.std(ddof=1) / np.sqrt(y.size)
     assert got["ratio"] == pytest.approx(y.mean())
     assert got["ci_high"] - got["ratio"] == pytest.approx(half)
-    got = A.ratio_interval([3, 1], [10, 30])
+    got = ratio_interval([3, 1], [10, 30])
     assert got["ratio"] == pytest.approx(4 / 40)
 
 
 def test_bootstrap_median_equals_a_plain_bootstrap():
     rng = np.random.default_rng(3)
     x = rng.geometric(0.05, 301)
-    med, lo, hi = A.bootstrap_median(x, n_boot=4000, seed=1)
+    med, lo, hi = bootstrap_median(x, n_boot=4000, seed=1)
     assert med == np.median(x) and lo <= med <= hi
     naive = np.median(rng.choice(x, (4000, x.size)), axis=1)
     nlo, nhi = np.quantile(naive, [0.025, 0.975])
     assert lo == pytest.approx(nlo, abs=2) and hi == pytest.approx(nhi, abs=2)
     # even sizes: the median of a resample is the mean of the two middle values
-    med, lo, hi = A.bootstrap_median([1, 2, 3, 4], n_boot=2000, seed=0)
+    med, lo, hi = bootstrap_median([1, 2, 3, 4], n_boot=2000, seed=0)
     assert med == 2.5 and 1 <= lo <= hi <= 4
 
 
 def test_gini_by_hand():
-    assert A.gini([5, 5, 5, 5]) == 0
-    assert A.gini([0, 0, 0, 300]) == pytest.approx(0.75)
+    assert gini([5, 5, 5, 5]) == 0
+    assert gini([0, 0, 0, 300]) == pytest.approx(0.75)
     x = np.array([1.0, 2, 3, 4])
     brute = sum(abs(a - b) for a, b in itertools.product(x, x)) / (2 * x.size ** 2 * x.mean())
-    assert A.gini(x) == pytest.approx(brute)
-    np.testing.assert_allclose(A.gini_rows(np.array([[1, 2, 3, 4], [0, 0, 0, 9]])),
+    assert gini(x) == pytest.approx(brute)
+    np.testing.assert_allclose(gini_rows(np.array([[1, 2, 3, 4], [0, 0, 0, 9]])),
                                [brute, 0.75])
 
 
@@ -115,13 +131,13 @@ def test_mantel_haenszel_one_stratum_is_the_plain_difference():
     rng = np.random.default_rng(4)
     has = rng.random(4000) < 0.3
     win = rng.random(4000) < np.where(has, 0.4, 0.25)
-    diff, se = A._mantel_haenszel(win, has, np.zeros(4000, int))
+    diff, se = mantel_haenszel(win, has, np.zeros(4000, int))
     p1, p0 = win[has].mean(), win[~has].mean()
     assert diff == pytest.approx(p1 - p0)
     # one stratum: the Wald standard error of a difference of two rates
     assert se == pytest.approx(np.sqrt(p1 * (1 - p1) / has.sum() + p0 * (1 - p0) / (~has).sum()))
     # no noise to measure (every rate 0 or 1): no interval, no test, rather than a sure one
-    assert np.isnan(A._mantel_haenszel(has, has, np.zeros(4000, int))[1])
+    assert np.isnan(mantel_haenszel(has, has, np.zeros(4000, int))[1])
 
 
 def test_each_test_is_its_interval_inverted():
@@ -136,7 +152,7 @@ def test_each_test_is_its_interval_inverted():
     lo, hi = interval(alpha)
     np.testing.assert_array_equal((lo > p0) | (hi < p0), p < alpha)
     lo, hi = interval(0.05)          # one level for all: the 95% Wilson interval
-    np.testing.assert_allclose(np.c_[lo, hi], np.c_[A.wilson_interval(k, n)], atol=1e-12)
+    np.testing.assert_allclose(np.c_[lo, hi], np.c_[wilson_interval(k, n)], atol=1e-12)
     # the score test; scipy's exact binomial test is close with this many trials
     assert p[0] == pytest.approx(2 * stats.norm.sf(abs(k[0] - n[0] * p0[0])
                                                    / np.sqrt(n[0] * p0[0] * (1 - p0[0]))))
@@ -155,17 +171,17 @@ def test_holm_intervals_agree_with_holm_within_each_family():
     est = np.array([2.2, 0.3, 3.5, -2.4, 0.1, 2.1])
     interval, p = symmetric_test(est, np.ones(6))
     groups = np.array([0, 0, 0, 1, 1, 1])
-    p_holm, lo, hi = A.holm_intervals(p, interval, groups)
-    np.testing.assert_allclose(p_holm[:3], A.holm(p[:3]))
-    np.testing.assert_allclose(p_holm[3:], A.holm(p[3:]))
+    p_holm, lo, hi = holm_intervals(p, interval, groups)
+    np.testing.assert_allclose(p_holm[:3], holm(p[:3]))
+    np.testing.assert_allclose(p_holm[3:], holm(p[3:]))
     np.testing.assert_array_equal((lo > 0) | (hi < 0), p_holm < 0.05)
     # 2.2 alone is significant (p = 0.028), one of three it is not: its interval says so
     assert p[0] < 0.05 and p_holm[0] >= 0.05 and lo[0] < 0 < hi[0]
     # the interval at Holm's level of the step, alpha / (m - i)
-    levels = A.holm_levels(p[:3])
+    levels = holm_levels(p[:3])
     assert hi[2] - est[2] == pytest.approx(stats.norm.isf(levels[2] / 2))
     interval, p = symmetric_test([np.nan, 2.7], [1.0, 1.0])
-    p_holm, lo, hi = A.holm_intervals(p, interval)      # NaN: in no family
+    p_holm, lo, hi = holm_intervals(p, interval)      # NaN: in no family
     assert np.isnan([p_holm[0], lo[0], hi[0]]).all() and p_holm[1] == pytest.approx(p[1])
 
 
@@ -224,13 +240,13 @@ def test_seat_fairness_flags_the_unfair_seat_after_holm():
     s = A.seat_fairness(run)
     assert s["win_rate"].tolist() == [0.325, 0.225, 0.225, 0.225]
     assert s["outside"].tolist()[0] and not s["outside"].iloc[1:].any()
-    np.testing.assert_allclose(s["p_holm"], A.holm(s["p_value"]))
+    np.testing.assert_allclose(s["p_holm"], holm(s["p_value"]))
     # the score test, which the Wilson interval inverts (z = 30 / sqrt(75) = 3.46)
     assert s["p_value"].iloc[0] == pytest.approx(2 * stats.norm.sf(30 / np.sqrt(75)))
-    lo, hi = A.wilson_interval(130, 400)
+    lo, hi = wilson_interval(130, 400)
     assert (s["ci_low"].iloc[0], s["ci_high"].iloc[0]) == (pytest.approx(lo), pytest.approx(hi))
     # the smallest of four p-values is held to 0.05 / 4: the 98.75% Wilson interval
-    lo, hi = A.wilson_interval(130, 400, 1 - 0.05 / 4)
+    lo, hi = wilson_interval(130, 400, 1 - 0.05 / 4)
     assert (s["holm_low"].iloc[0], s["holm_high"].iloc[0]) == (pytest.approx(lo),
                                                                pytest.approx(hi))
     f = A.findings(run)
@@ -339,7 +355,7 @@ def test_missing_columns_raise_missing_data():
 def test_rank_points_treats_max_targets_as_ceilings():
     m = pd.DataFrame({"point": [0, 1, 2], "median_hands": [60, 45, 90],
                       "max_seat_advantage": [0.05, 0.01, 0.02]})
-    r = A.rank_points(m, {"median_hands": 60, "max_seat_advantage": 0.03})
+    r = rank_points(m, {"median_hands": 60, "max_seat_advantage": 0.03})
     # point 0: 0 miss on hands, (0.05-0.03)/0.03 on the ceiling; point 1: 15/60, 0
     d = dict(zip(r["point"], r["distance"], strict=True))
     assert d[0] == pytest.approx(2 / 3) and d[1] == pytest.approx(0.25)

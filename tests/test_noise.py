@@ -10,7 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nop_sim.games.new_order import analysis as A
+from nop_sim.core.stats import (
+    best_points,
+    rank_points,
+    ranking_lines,
+)
 from nop_sim.games.new_order.report import sweep as sweep_sections
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import load_scenario
@@ -156,11 +160,11 @@ def _frame(hands, half):
 
 def test_points_within_noise_are_named_as_a_set():
     """Distances 3.818 and 3.830 apart by far less than their noise: no single best."""
-    r = A.rank_points(_frame([289.08, 289.8, 600.0], 20.0), {"median_hands": 60})
+    r = rank_points(_frame([289.08, 289.8, 600.0], 20.0), {"median_hands": 60})
     assert list(r["point"]) == [0, 1, 2]
     assert r.loc[0, "distance_low"] <= r.loc[0, "distance"] <= r.loc[0, "distance_high"]
-    assert A.best_points(r) == [0, 1]
-    lines = A.ranking_lines(r, ["chips"])
+    assert best_points(r) == [0, 1]
+    lines = ranking_lines(r, ["chips"])
     assert lines[0].startswith("no single best point: 2 of 3 points cannot be told apart")
     assert "points 0, 1" in lines[0]
     assert not any(line.startswith("best point") for line in lines)
@@ -168,18 +172,18 @@ def test_points_within_noise_are_named_as_a_set():
 
 
 def test_a_clearly_separated_best_point_is_named():
-    r = A.rank_points(_frame([61.0, 75.0, 90.0], 1.0), {"median_hands": 60})
-    assert A.best_points(r) == [0]
+    r = rank_points(_frame([61.0, 75.0, 90.0], 1.0), {"median_hands": 60})
+    assert best_points(r) == [0]
     assert r.loc[1, "behind_low"] > 0
-    line = A.ranking_lines(r, ["chips"])[0]
+    line = ranking_lines(r, ["chips"])[0]
     assert line.startswith("best point: 0 (chips = 40;") and "the next, point 1" in line
 
 
 def test_ranking_without_intervals_tells_nothing_apart():
     m = pd.DataFrame({"point": [0, 1], "median_hands": [60, 45]})
-    r = A.rank_points(m, {"median_hands": 60})
+    r = rank_points(m, {"median_hands": 60})
     assert r["distance_low"].isna().all() and r["with_best"].all()
-    assert "no intervals" in A.ranking_lines(r, [])[0]
+    assert "no intervals" in ranking_lines(r, [])[0]
 
 
 # -- heat maps -------------------------------------------------------------------------------
@@ -211,7 +215,7 @@ def test_the_terminal_names_the_tied_points_from_the_reports_table(tmp_path):
 
     from nop_sim.run.pipeline import sweep_verdict
 
-    r = A.rank_points(_frame([289.08, 289.8, 600.0], 20.0), {"median_hands": 60})
+    r = rank_points(_frame([289.08, 289.8, 600.0], 20.0), {"median_hands": 60})
     (tmp_path / "tables").mkdir()
     r.to_csv(tmp_path / "tables" / "sweep_points.csv", index=False)
     points = [{"params": {"chips": c}} for c in (40, 50, 60)]

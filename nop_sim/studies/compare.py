@@ -50,6 +50,7 @@ import pandas as pd
 from nop_sim.core.errors import CompareError, did_you_mean
 from nop_sim.core.stats import (
     CONFIDENCE,
+    gini_rows,
     holm_intervals,
     mean_interval,
     median_draws,
@@ -560,7 +561,7 @@ def _gini_per_match(run: A.RunData, point: int) -> np.ndarray:
     s = s[s["point"] == point]
     wide = s.pivot_table(index=["chunk", "match"], columns="seat", values="final_chips",
                          fill_value=0).sort_index()
-    return A.gini_rows(wide.to_numpy())
+    return gini_rows(wide.to_numpy())
 
 
 def _chips(c: _Ctx):

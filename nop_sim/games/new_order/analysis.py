@@ -26,18 +26,19 @@ Conventions
   when the 95% interval leaves the tested value out), and ``holm_low`` /
   ``holm_high`` (``<name>_holm_low`` / ``_holm_high``) is that test's interval
   at the level Holm's procedure holds the row to: it leaves the tested value
-  out exactly when ``p_holm < 0.05`` (:func:`holm_intervals`). The report
+  out exactly when ``p_holm < 0.05`` (:func:`~nop_sim.core.stats.holm_intervals`). The report
   prints that interval beside Holm p, never the 95% one.
 - Names that the engine may add later are read dynamically; a table whose
   columns are missing raises :class:`MissingData`, which the report turns
   into "not available for this run".
+- The intervals, tests and the ranking of a sweep's points are :mod:`nop_sim.core.stats`'s,
+  handed on here where a notebook reads them.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -49,22 +50,23 @@ from scipy import stats
 
 from nop_sim.core.column import DEFAULT_COLUMN, N_CATEGORIES, Category
 from nop_sim.core.errors import MissingData
-from nop_sim.core.stats import (  # noqa: F401  (re-exported: A.wilson_interval, A.holm, ...)
+from nop_sim.core.stats import (
     ALPHA,
     CONFIDENCE,
     best_points,
     bootstrap_median,
-    holm,
+    gini_rows,
     holm_intervals,
-    holm_levels,
+    mantel_haenszel,
     mean_half_width,
     mean_interval,
     newcombe_test,
-    normal_quantile,
-    poisson_interval,
+    pool_estimates,  # noqa: F401  (the report reads A.pool_estimates)
+    rank_points,
     ranking_lines,
     rate_columns,
     ratio_interval,
+    stratified_mean_difference,
     symmetric_test,
     wilson_interval,
     wilson_test,
@@ -75,19 +77,17 @@ from nop_sim.games.new_order.policy import MECHANICS
 from nop_sim.games.new_order.rules import Settings, auto_chips
 from nop_sim.store import load_strong_play, load_tables
 
+# The notebook's names (docs/notebook.md): New Order's tables, and the ranking of a
+# sweep's points against its targets (nop_sim.core.stats), on one run.
 __all__ = [
-    "ALPHA", "MissingData", "RunData", "load_run",
-    "wilson_interval", "poisson_interval", "rate_columns", "mean_interval",
-    "bootstrap_median", "ratio_interval", "holm", "holm_levels", "holm_intervals",
-    "benjamini_hochberg", "gini", "gini_rows", "per_match_sums", "chips_moved",
+    "MissingData", "RunData", "load_run", "per_match_sums", "chips_moved",
     "settings_changed", "match_length", "survival", "seat_fairness", "seat_chi_square",
     "preset_results", "mixture_rows", "skill_matrix", "column_positions", "column_over_hands",
-    "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories", "ledger_summary", "ledger_by_preset", "mechanic_use",
-    "dart_over_hands", "promotions", "hedging_summary", "hedging_by_category",
-    "hedging_by_preset", "disruptor_stats", "stack_inequality", "elimination_timing",
-    "alive_over_hands", "point_metrics", "rank_points", "best_points", "ranking_lines",
-    "findings",
-    "CATEGORY_LABELS", "METRICS",
+    "default_baseline", "simulate_baseline_wins", "showdown_size", "winning_categories",
+    "ledger_summary", "ledger_by_preset", "mechanic_use", "dart_over_hands", "promotions",
+    "hedging_summary", "hedging_by_category", "hedging_by_preset", "disruptor_stats",
+    "stack_inequality", "elimination_timing", "alive_over_hands", "point_metrics",
+    "rank_points", "best_points", "ranking_lines", "findings", "CATEGORY_LABELS", "METRICS",
 ]
 
 CATEGORY_LABELS = tuple(c.label for c in Category)
@@ -214,49 +214,6 @@ def _grouped_mean(frame: pd.DataFrame, by, column: str, prefix: str,
     half = mean_half_width(g["std"].to_numpy(float), g["count"].to_numpy(float), confidence)
     return pd.DataFrame({prefix: g["mean"], f"{prefix}_low": g["mean"] - half,
                          f"{prefix}_high": g["mean"] + half}, index=g.index).reset_index()
-
-
-def benjamini_hochberg(pvalues) -> np.ndarray:
-    """Benjamini-Hochberg false-discovery-rate adjusted p-values (NaN stays NaN)."""
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    m = int(ok.sum())
-    if m == 0:
-        return out
-    q = p[ok]
-    order = np.argsort(q, kind="stable")
-    ranked = q[order] * m / np.arange(1, m + 1)
-    adj = np.minimum.accumulate(ranked[::-1])[::-1]
-    res = np.empty(m)
-    res[order] = np.minimum(adj, 1.0)
-    out[ok] = res
-    return out
-
-
-def gini(stacks) -> float:
-    """Gini coefficient of non-negative amounts (0 = equal, (n-1)/n = one holds all).
-
-    ``sum_i sum_j |x_i - x_j| / (2 n^2 mean)``, computed from the sorted
-    values as ``sum_i (2 i - n - 1) x_(i) / (n sum x)``.
-    """
-    x = np.sort(np.asarray(stacks, dtype=float))
-    n = x.size
-    total = x.sum()
-    if n == 0 or total <= 0:
-        return np.nan
-    i = np.arange(1, n + 1)
-    return float(np.sum((2 * i - n - 1) * x) / (n * total))
-
-
-def gini_rows(matrix: np.ndarray) -> np.ndarray:
-    """:func:`gini` of each row of a (matches, seats) array."""
-    x = np.sort(np.asarray(matrix, dtype=float), axis=1)
-    n = x.shape[1]
-    i = np.arange(1, n + 1)
-    total = x.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, (x * (2 * i - n - 1)).sum(axis=1) / (n * total), np.nan)
 
 
 # ---------------------------------------------------------------------------
@@ -917,70 +874,6 @@ def _disruptor_arrays(run: RunData) -> pd.DataFrame:
     return wide.rename(columns={"label": "card"})
 
 
-def _length_effect(hands: np.ndarray, has: np.ndarray, drafted: np.ndarray):
-    """Mean hands of matches with the card minus without, at equal cards drafted.
-
-    Longer matches draft more cards, so a raw difference mostly measures
-    length itself. Matches are grouped by their total Disruptor cards drafted
-    (the thin top 1% pooled); within each group the difference of mean hands
-    is taken, and the groups are averaged with the with-card matches as
-    weights. Descriptive, not causal: the controlled comparison is a sweep
-    over the mix (``scenarios/disruptor_mixes.toml``). Returns (effect, low, high).
-    """
-    s = np.asarray(drafted, np.int64)
-    if s.size == 0:
-        return np.nan, np.nan, np.nan
-    s = np.minimum(s, int(np.percentile(s, 99)))
-    k = s.max() + 1
-    n1 = np.bincount(s[has], minlength=k).astype(float)
-    n0 = np.bincount(s[~has], minlength=k).astype(float)
-    sum1 = np.bincount(s[has], weights=hands[has], minlength=k)
-    sum0 = np.bincount(s[~has], weights=hands[~has], minlength=k)
-    sq1 = np.bincount(s[has], weights=hands[has] ** 2, minlength=k)
-    sq0 = np.bincount(s[~has], weights=hands[~has] ** 2, minlength=k)
-    ok = (n1 >= 2) & (n0 >= 2)
-    if not ok.any():
-        return np.nan, np.nan, np.nan
-    n1, n0, sum1, sum0, sq1, sq0 = (a[ok] for a in (n1, n0, sum1, sum0, sq1, sq0))
-    m1, m0 = sum1 / n1, sum0 / n0
-    v1 = np.clip(sq1 - n1 * m1 * m1, 0, None) / (n1 - 1)
-    v0 = np.clip(sq0 - n0 * m0 * m0, 0, None) / (n0 - 1)
-    effect = float(np.sum(n1 * (m1 - m0)) / n1.sum())
-    half = normal_quantile(CONFIDENCE) * np.sqrt(np.sum(n1 * n1 * (v1 / n1 + v0 / n0))) / n1.sum()
-    return effect, effect - half, effect + half
-
-
-def _mantel_haenszel(win: np.ndarray, has: np.ndarray, strata: np.ndarray):
-    """Risk difference of ``win`` between ``has`` and not, pooled over strata.
-
-    Mantel-Haenszel weights ``n1 n0 / N`` per stratum and the standard error
-    of a Wald interval from the per-stratum binomial variances (NaN when they
-    are all 0: every stratum's rates at 0 or 1 tell nothing about the noise).
-    Strata with only one group carry no information and drop out. Returns
-    (diff, se): :func:`nop_sim.core.stats.symmetric_test` gives the interval and the
-    test it inverts, so that they agree (the Cochran-Mantel-Haenszel test with
-    its continuity correction, beside this interval, did not: an interval of
-    +0.1 to +4.9 points sat beside p = 0.055).
-    """
-    s = np.asarray(strata, np.int64)
-    cap = int(np.percentile(s, 99)) if s.size else 0
-    s = np.minimum(s, cap)            # pool the thin upper tail
-    k = s.max() + 1 if s.size else 1
-    n1 = np.bincount(s[has], minlength=k).astype(float)
-    n0 = np.bincount(s[~has], minlength=k).astype(float)
-    w1 = np.bincount(s[has & win], minlength=k).astype(float)
-    w0 = np.bincount(s[~has & win], minlength=k).astype(float)
-    ok = (n1 > 0) & (n0 > 0)
-    if not ok.any():
-        return (np.nan, np.nan)
-    n1, n0, w1, w0 = n1[ok], n0[ok], w1[ok], w0[ok]
-    p1, p0 = w1 / n1, w0 / n0
-    weight = n1 * n0 / (n1 + n0)
-    diff = float(np.sum(weight * (p1 - p0)) / weight.sum())
-    var = np.sum(weight ** 2 * (p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0)) / weight.sum() ** 2
-    return (diff, float(np.sqrt(var)) if var > 0 else np.nan)
-
-
 def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
     """Per point and card id: how often it is revealed, picked, picked first; the win
     rate of seats that drafted it vs seats that did not, and vs seats that drafted
@@ -1009,7 +902,7 @@ def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
       tiny differences are "significant" but not worth a designer's time.
     - ``length_effect``: hands per match, matches where it was drafted minus
       matches where not, stratified by total cards drafted (see
-      :func:`_length_effect`), with an interval.
+      :func:`nop_sim.core.stats.stratified_mean_difference`), with an interval.
     """
     arrays = _disruptor_arrays(run)
     drafts = run.table("drafts", *DRAFT_COLUMNS)
@@ -1060,8 +953,8 @@ def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
             d_n, d_w = int(has.sum()), int((has & win).sum())
             o_n, o_w = int((~has).sum()), int((~has & win).sum())
             row.update(drafters=d_n, drafter_wins=d_w, others=o_n, other_wins=o_w)
-            row["adjusted_lift"], row["adjusted_se"] = _mantel_haenszel(win, has, seat_drafted)
-            eff, lo, hi = _length_effect(hands, has_match[:, j], total_drafted)
+            row["adjusted_lift"], row["adjusted_se"] = mantel_haenszel(win, has, seat_drafted)
+            eff, lo, hi = stratified_mean_difference(hands, has_match[:, j], total_drafted)
             row.update(matches_with=int(has_match[:, j].sum()),
                        hands_with=float(hands[has_match[:, j]].mean()) if has_match[:, j].any()
                        else np.nan,
@@ -1290,111 +1183,6 @@ def _effect_rows(d: pd.DataFrame) -> list[dict]:
     return out
 
 
-def pool_estimates(frame: pd.DataFrame, groups: pd.Series, value: str, low: str, high: str,
-                   by: Sequence[str] = ()) -> pd.DataFrame:
-    """Estimates of independent points (``value`` with its interval ``low``-``high``)
-    pooled by group: ``groups`` maps point -> group id, which becomes ``point``; within a
-    group (and ``by``) the mean, with the interval of a mean of independent estimates
-    (each side's half-widths added in quadrature, divided by their count)."""
-    f = frame.assign(point=frame["point"].map(groups)).dropna(subset=["point"])
-    f = f.assign(_lo=(f[value] - f[low]) ** 2, _hi=(f[high] - f[value]) ** 2)
-    g = f.groupby(["point", *by], sort=True)
-    out = g[value].mean().to_frame()
-    n = g[value].count()
-    out[low] = out[value] - np.sqrt(g["_lo"].sum()) / n
-    out[high] = out[value] + np.sqrt(g["_hi"].sum()) / n
-    return out.reset_index()
-
-
-def rank_points(metrics: pd.DataFrame, targets: dict[str, float], *, n_draws: int = 4000,
-                seed: int = 0, kinds: dict[str, str] | None = None) -> pd.DataFrame:
-    """Sweep points ordered by distance to the ``[targets]`` (best first), with intervals.
-
-    Each target contributes a relative miss: ``|value - target| / scale``
-    where scale is the target itself (or, for targets at 0, the spread of the
-    metric across points, else 1). ``max_*`` and ``unresolved_share``
-    targets are ceilings: being under them costs nothing; so is a target of kind "max"
-    (``kinds``, name -> "value", "max" or "min"), and one of kind "min" a floor. ``distance`` is
-    the root of the summed squares; ``rank`` 1 is the best point (the smallest
-    distance, as estimated).
-
-    Intervals (95%) come from ``n_draws`` seeded draws of every targeted metric
-    of every point: a normal on each side of the estimate whose spread is what
-    the metric's own ``<name>_low``/``<name>_high`` interval gives (a split
-    normal, for asymmetric intervals), independent across metrics and points
-    (points play their own seeds). A draw's distance is computed as above, so
-    ceilings and the kink at 0 are handled as they are. Columns added:
-
-    - ``distance_low``, ``distance_high``: the distance's interval;
-    - ``behind``, ``behind_low``, ``behind_high``: the point's distance minus rank
-      1's, and its interval from the same draws;
-    - ``with_best``: the interval of ``behind`` reaches 0, so the point cannot be
-      told apart from rank 1 (True for rank 1 itself). Without an interval for
-      some targeted metric the intervals are NaN and ``with_best`` is True: then
-      nothing can be told apart. :func:`best_points` lists the points.
-    """
-    metrics = metrics.copy()
-    used = [t for t in targets if t in metrics.columns]
-    if not used:
-        for col in ("distance", "rank", "distance_low", "distance_high", "behind",
-                    "behind_low", "behind_high", "with_best"):
-            metrics[col] = np.nan
-        return metrics
-    n = len(metrics)
-    z = normal_quantile(CONFIDENCE)
-    rng = np.random.default_rng(seed)
-    total = np.zeros(n)
-    drawn = np.zeros((n_draws, n))
-    known = np.ones(n, bool)
-    for name in used:
-        target = float(targets[name])
-        value = metrics[name].astype(float).to_numpy()
-        kind = (kinds or {}).get(name, "value")
-        ceiling = kind == "max" or (kind == "value" and (name.startswith("max_")
-                                                         or name == "unresolved_share"))
-        floor = kind == "min"
-        scale = abs(target) if target else (np.nanstd(value) or 1.0)
-
-        def relative(v, target=target, ceiling=ceiling, floor=floor, scale=scale):
-            miss = v - target
-            if ceiling:
-                miss = np.clip(miss, 0, None)
-            elif floor:
-                miss = np.clip(miss, None, 0)
-            return np.abs(miss) / scale
-
-        rel = relative(value)
-        metrics[f"miss_{name}"] = rel
-        total += np.nan_to_num(rel, nan=1e6) ** 2
-        low = metrics.get(f"{name}_low", pd.Series(np.nan, index=metrics.index))
-        high = metrics.get(f"{name}_high", pd.Series(np.nan, index=metrics.index))
-        below = np.clip(value - low.astype(float).to_numpy(), 0, None) / z
-        above = np.clip(high.astype(float).to_numpy() - value, 0, None) / z
-        known &= ~np.isfinite(value) | (np.isfinite(below) & np.isfinite(above))
-        e = rng.standard_normal((n_draws, n))
-        drawn += np.nan_to_num(relative(value + e * np.where(e < 0, below, above)),
-                               nan=1e6) ** 2
-    metrics["distance"] = np.sqrt(total)
-    drawn = np.sqrt(drawn)
-    a = (1 - CONFIDENCE) / 2
-    lo, hi = np.quantile(drawn, [a, 1 - a], axis=0)
-    # a percentile interval of a distance near a kink can miss its own estimate: keep it in
-    metrics["distance_low"] = np.where(known, np.minimum(lo, metrics["distance"]), np.nan)
-    metrics["distance_high"] = np.where(known, np.maximum(hi, metrics["distance"]), np.nan)
-    order = np.lexsort((metrics["point"].to_numpy(), metrics["distance"].to_numpy()))
-    best = order[0]
-    behind = drawn - drawn[:, [best]]
-    lo, hi = np.quantile(behind, [a, 1 - a], axis=0)
-    both = known & known[best]
-    metrics["behind"] = metrics["distance"] - metrics["distance"].iloc[best]
-    metrics["behind_low"] = np.where(both, lo, np.nan)
-    metrics["behind_high"] = np.where(both, hi, np.nan)
-    metrics["with_best"] = ~(metrics["behind_low"] > 0)
-    metrics = metrics.iloc[order].reset_index(drop=True)
-    metrics["rank"] = np.arange(1, n + 1)
-    return metrics
-
-
 # ---------------------------------------------------------------------------
 # Findings
 # ---------------------------------------------------------------------------
@@ -1504,8 +1292,3 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
                     f"the dart ends every match at its cap ({r['dart_cap']})",
                     r["at_cap_share"])
     return pd.DataFrame(rows, columns=["point", "severity", "section", "finding", "value"])
-
-
-# ---------------------------------------------------------------------------
-# Two runs side by side
-# ---------------------------------------------------------------------------
