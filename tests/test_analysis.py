@@ -487,7 +487,7 @@ def test_every_table_pairs_its_intervals_and_p_values_by_one_test():
 def test_the_summary_prints_the_pair_the_report_prints():
     # summary.md printed each seat's own 95% interval (seat 0 of this run: 26.0-34.9%, fair
     # 25%) while the report, among four seats, found nothing (Holm p = 0.06)
-    from nop_sim.run.summary import _seat_table
+    from nop_sim.results.summary import _seat_table
 
     run = fake_run([121, 93, 93, 93])
     got = _seat_table(run.tables["seats"], "seat", 0.25)

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from nop_sim.games.new_order.game import _effect_counts
+from nop_sim.results.store import load_tables
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import load_scenario
-from nop_sim.store import load_tables
 
 
 def _by_loop(seats, drafts, chunks):

@@ -21,11 +21,11 @@ from click.testing import CliRunner
 
 from nop_sim.cli import main
 from nop_sim.games import get_game, registered_games
-from nop_sim.run.match_log import run_game
+from nop_sim.results.match_log import run_game
+from nop_sim.results.store import load_tables
+from nop_sim.results.summary import write_summary
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import Scenario, load_scenario
-from nop_sim.run.summary import write_summary
-from nop_sim.store import load_tables
 
 GAMES = [g.kind for g in registered_games()]
 # 24 matches: the Ordered Hand report fails on fewer (a degenerate first-player interval)

@@ -1,7 +1,8 @@
 """Imports point downward (STYLE.md): the import-linter contracts in pyproject.toml hold.
 
-The store (:mod:`nop_sim.store`) sits below the games: their analyses read a run
-folder through it, and nothing below the runner imports the runner. Modules
+The store and the run data (:mod:`nop_sim.results.store`, :mod:`nop_sim.results.run_data`)
+sit below the games: their analyses read a run folder through them, and nothing below the
+runner imports the runner. Modules
 import at the top wherever the layers allow; an import of nop_sim kept inside a
 function says why in one line (a comment on or above it, or a module comment
 ``# Imports inside functions: <why>``).
@@ -29,8 +30,9 @@ def test_the_import_contracts_hold():
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
 
 
-def test_the_store_loads_without_any_game():
-    code = ("import sys, nop_sim.store; "
+@pytest.mark.parametrize("module", ["nop_sim.results.store", "nop_sim.results.run_data"])
+def test_the_store_and_the_run_data_load_without_any_game(module):
+    code = (f"import sys, {module}; "
             "sys.exit(any(m.startswith(('nop_sim.games', 'nop_sim.run')) for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                           env={"PYTHONPATH": str(ROOT)}).returncode == 0

@@ -32,9 +32,9 @@ def _modules(folder: Path):
 
 def test_no_game_module_at_the_top_level():
     top = {p.name for p in PACKAGE.glob("*.py")}
-    assert top == {"__init__.py", "__main__.py", "evaluator.py", "store.py"}
+    assert top == {"__init__.py", "__main__.py", "evaluator.py"}
     assert sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()) == [
-        "cli", "core", "games", "kernels", "play", "reporting", "run", "studies"]
+        "cli", "core", "games", "kernels", "play", "reporting", "results", "run", "studies"]
 
 
 def test_the_shipped_games_each_have_a_package():

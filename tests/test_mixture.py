@@ -32,7 +32,8 @@ from nop_sim.games.new_order.agents import (
     write_agent_file,
 )
 from nop_sim.games.new_order.game import MIX_TAG, mix_rows
-from nop_sim.run.runner import load_tables, run_scenario
+from nop_sim.results.store import load_tables
+from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import ScenarioError, load_scenario
 
 TRAINING = {"scenario": "baseline", "matches": 5000, "exploitability": 0.8,

@@ -14,7 +14,8 @@ from nop_sim.cli import main
 from nop_sim.games.ordered_hand.game import GAME, _places
 from nop_sim.games.ordered_hand.report import SECTIONS
 from nop_sim.games.ordered_hand.settings import OrderedSettings
-from nop_sim.run.runner import load_tables, plan_chunks, run_chunk, run_scenario
+from nop_sim.results.store import load_tables
+from nop_sim.run.runner import plan_chunks, run_chunk, run_scenario
 from nop_sim.run.scenario import ScenarioError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]

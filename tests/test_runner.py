@@ -19,7 +19,9 @@ import pytest
 from click.testing import CliRunner
 
 from nop_sim.cli import main
-from nop_sim.run.runner import load_tables, plan_chunks, run_game, run_scenario
+from nop_sim.results.match_log import run_game
+from nop_sim.results.store import load_tables
+from nop_sim.run.runner import plan_chunks, run_scenario
 from nop_sim.run.scenario import ScenarioError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -335,7 +337,7 @@ def test_unreachable_scheduler_is_one_line_exit_1(tmp_path, monkeypatch):
 
 
 def test_a_disk_error_is_one_line_exit_1_and_takes_nothing_back_it_wrote(tmp_path, monkeypatch):
-    from nop_sim import store
+    from nop_sim.results import store
 
     good = write(tmp_path, GOOD.replace("matches = 2", "matches = 4"), "good.toml")
     out = tmp_path / "out"
@@ -443,7 +445,7 @@ def test_read_table_streams_row_groups_into_categories(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from nop_sim.store import _read_table
+    from nop_sim.results.store import _read_table
 
     path = tmp_path / "t.parquet"
     with pq.ParquetWriter(path, pa.schema([("n", pa.int64()), ("x", pa.float64()),
@@ -581,6 +583,23 @@ chunk = 4
 seed = 5
 log_sample = 1
 """
+
+
+def test_a_sweep_points_logged_match_is_read_with_the_settings_it_was_played_with(tmp_path):
+    # the manifest's scenario text lists a table-valued axis (dart_step = {from, to}) after
+    # the plain ones, so a scenario rebuilt from that text orders the grid otherwise: the
+    # match log reads each point's own [sweep] values from the manifest's points
+    from nop_sim.results.match_log import load_match_log
+
+    out = tmp_path / "sweep"
+    run_scenario(load_scenario(ROOT / "scenarios" / "ledger_sweep.toml",
+                               ["run.matches=2", "run.chunk=2", "run.log_sample=1"]), out,
+                 workers=1)
+    points = json.loads((out / "manifest.json").read_text())["points"]
+    assert len({json.dumps(p["settings"], sort_keys=True) for p in points}) == len(points) > 2
+    for p in points:
+        settings = load_match_log(out, 0, p["point"]).settings
+        assert settings.to_dict() == p["settings"], p["params"]
 
 
 def test_hands_and_the_reports_number_seats_alike(tmp_path):
@@ -797,8 +816,8 @@ def test_chunks_played_together_give_each_chunks_rows_and_the_same_sums(tmp_path
     import pyarrow as pa
 
     from nop_sim.games import get_game
-    from nop_sim.store import concat as _concat
-    from nop_sim.store import summed as _summed
+    from nop_sim.results.store import concat as _concat
+    from nop_sim.results.store import summed as _summed
 
     path = write(tmp_path, SMALL.replace("matches = 12", "matches = 9"))
     scn = load_scenario(path, ["run.chunk=4", "run.log_sample=5"])
@@ -859,7 +878,7 @@ def test_tables_read_back_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path
 
     import pyarrow as pa
 
-    from nop_sim import store
+    from nop_sim.results import store
     from nop_sim.run.planning import Chunk
 
     n = 2 * (1 << 16) + 777

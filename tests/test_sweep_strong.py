@@ -67,7 +67,7 @@ def test_nearest_is_the_closest_earlier_point_each_knob_scaled_to_its_range():
 def test_known_answers_on_a_two_by_two_grid(tmp_path, monkeypatch):
     # the flag for a point whose field did not settle, at 5 points rather than 10 here:
     # this grid's small trainings state -2.8 to 6.2 (seeded), so one point is flagged
-    import nop_sim.store as store
+    import nop_sim.results.store as store
     from nop_sim.games.new_order.report import sweep, worth
 
     monkeypatch.setattr(store, "UNSETTLED", 5.0)

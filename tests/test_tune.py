@@ -71,7 +71,8 @@ def test_target_metrics_agree_with_the_balance_report(tmp_path):
     """Every [targets] name is measured, and the report's key metrics match the analysis."""
     from nop_sim.games import get_game
     from nop_sim.games.new_order import analysis as A
-    from nop_sim.run.runner import load_tables, run_scenario
+    from nop_sim.results.store import load_tables
+    from nop_sim.run.runner import run_scenario
 
     scn = Scenario.from_mapping({"game": {"chips": 30},
                                  "seats": {"rotate": ["balanced", "maniac", "rock", "station"]},
@@ -92,7 +93,8 @@ def test_disruptor_effects_and_use_rates_agree_with_the_report(tmp_path):
     rates (counters per chunk against per-match sums)."""
     from nop_sim.games import get_game
     from nop_sim.games.new_order import analysis as A
-    from nop_sim.run.runner import load_tables, run_scenario
+    from nop_sim.results.store import load_tables
+    from nop_sim.run.runner import run_scenario
 
     scn = Scenario.from_mapping({
         "game": {"chips": 30, "disruptors": {"deuces_wild": 6, "windfall": 6, "levy": 6}},
@@ -184,7 +186,8 @@ def test_tune_writes_a_best_scenario_that_runs_as_is(tmp_path):
 def test_chips_toward_60_hands_holds_on_another_seed(tmp_path):
     """Tuning chips alone toward median_hands = 60 (match length grows with chips): the best
     chips, run as best.toml with another seed, gives a median within 10% of 60."""
-    from nop_sim.run.runner import load_tables, run_scenario
+    from nop_sim.results.store import load_tables
+    from nop_sim.run.runner import run_scenario
 
     out = tmp_path / "tune"
     res = CliRunner().invoke(main, ["tune", str(_scenario(tmp_path)), "--trials", "20",

@@ -182,7 +182,7 @@ def _strong_targets(scn, measured: tuple[str, ...]) -> None:
 def _value_lines(values, trained) -> list[str]:
     """Each mechanic's values across the points whose training settled, as the terminal's
     last lines (the report flags the others)."""
-    from nop_sim.store import UNSETTLED
+    from nop_sim.results.store import UNSETTLED
 
     unsettled = set(trained.loc[trained["exploitability_low"] >= UNSETTLED, "point"])
     lines = ["what each mechanic is worth to a strong player (win-rate points, 95%)"
@@ -248,7 +248,7 @@ def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
     """
     from click.core import ParameterSource
 
-    from nop_sim.store import not_a_run  # here: start-up time (Arrow)
+    from nop_sim.results.store import not_a_run  # here: start-up time (Arrow)
 
     if source.is_dir():
         other = not_a_run(source)
@@ -273,7 +273,7 @@ def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
 
 def _stored_hands(out: Path, match_id: int, point: int, json_path) -> None:
     """The stored history of one logged match of a results folder."""
-    from nop_sim.run.match_log import load_match_log  # here: start-up time (the games)
+    from nop_sim.results.match_log import load_match_log  # here: start-up time (the games)
 
     log = load_match_log(out, match_id, point)
     click.echo(log.history())

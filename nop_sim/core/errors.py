@@ -225,4 +225,4 @@ def _holds(data: object, path: list[str]) -> bool:
 class RunError(ValueError):
     """A run that cannot start or continue, or a run folder that cannot be read (bad
     output folder, changed scenario, scheduler, an unfinished or damaged store); the
-    message is one line saying what to do (:mod:`nop_sim.store`, :mod:`nop_sim.run.runner`)."""
+    message is one line saying what to do (:mod:`nop_sim.results.store`, :mod:`nop_sim.run.runner`)."""

@@ -240,7 +240,7 @@ class Game:
     fresh_hands(scn, count) : ``(text, records)``: readable histories of
         ``count`` fresh hands of the scenario's first sweep point and their
         JSON-ready event records (``nop-sim hands SCENARIO``)
-    stored_hands(log) : ``(text, records)`` of a :class:`~nop_sim.run.match_log.MatchLog`
+    stored_hands(log) : ``(text, records)`` of a :class:`~nop_sim.results.match_log.MatchLog`
         read back from a run folder (``nop-sim hands RUN --match N``)
     referee(settings, specs, n, seed) : play ``n`` logged matches with these
         seat specs and replay each in plain Python; return the number checked,

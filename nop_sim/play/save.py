@@ -14,7 +14,7 @@ from typing import Any
 
 import tomli_w
 
-from nop_sim.store import arrow, write_json
+from nop_sim.results.store import arrow, write_json
 
 __all__ = ["save_match"]
 

@@ -9,7 +9,7 @@ from typing import Any
 from nop_sim.games import get_game
 from nop_sim.play.save import save_match
 from nop_sim.play.server import TableServer
-from nop_sim.run.match_log import load_match_log
+from nop_sim.results.match_log import load_match_log
 
 __all__ = ["open_replay_server", "open_server"]
 

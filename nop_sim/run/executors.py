@@ -7,7 +7,7 @@ it finishes. The game plays each part (``Game.play_chunks``, else its
 main process; a larger one starts worker processes, forked from a fork server
 that loaded the kernels once (the main process plays meanwhile), or uses a Dask
 cluster. A local worker writes its part into the run folder itself
-(:func:`nop_sim.store.write_part`); a Dask worker, which need not share the
+(:func:`nop_sim.results.store.write_part`); a Dask worker, which need not share the
 run's disk, sends its tables back.
 """
 
@@ -25,10 +25,10 @@ from functools import partial
 from multiprocessing import forkserver
 from pathlib import Path
 
-from nop_sim import store
 from nop_sim.core.errors import RunError
 from nop_sim.core.profiling import add, current, phase, take
 from nop_sim.games import Game, get_game
+from nop_sim.results import store
 from nop_sim.run.compiling import kernels_compiled, mark_compiled
 from nop_sim.run.planning import Chunk, PartPlan
 from nop_sim.run.scenario import Scenario
@@ -86,7 +86,7 @@ def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
               out: Path | None = None, store_version: int = 0) -> PartResult:
     """Play consecutive chunks (``play`` is :func:`part_player`'s) into one set of tables.
 
-    With ``out``, write them there as one part (:func:`nop_sim.store.write_part`) and
+    With ``out``, write them there as one part (:func:`nop_sim.results.store.write_part`) and
     send back only the work done; without, send the tables (a Dask worker need not
     share the run's disk). Executors ship this function and ``play`` to their workers.
     """

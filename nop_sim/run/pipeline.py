@@ -47,12 +47,12 @@ from nop_sim.core.stats import ranking_lines
 from nop_sim.games import Game
 from nop_sim.games.agent_files import rules_key
 from nop_sim.reporting import forked as renderer
+from nop_sim.results.match_log import run_game
+from nop_sim.results.store import STRONG_FOLDER, UNSETTLED
+from nop_sim.results.summary import write_summary
 from nop_sim.run.folder_lock import hold_folder
-from nop_sim.run.match_log import run_game
 from nop_sim.run.runner import RunResult, run_scenario
 from nop_sim.run.scenario import Scenario
-from nop_sim.run.summary import write_summary
-from nop_sim.store import STRONG_FOLDER, UNSETTLED
 
 __all__ = ["Ran", "Written", "execute", "rebuild_report", "strong_hook", "sweep_verdict"]
 

@@ -3,7 +3,7 @@
 The runner knows no game: the scenario's :class:`~nop_sim.games.Game` plays
 each chunk and declares the tables it writes. :mod:`.planning` cuts the run into
 chunks (each with its own seed) and parts; :mod:`.executors` plays the parts
-here, in local worker processes or on a Dask cluster; :mod:`nop_sim.store`
+here, in local worker processes or on a Dask cluster; :mod:`nop_sim.results.store`
 writes and reads the folder, whose parts are the results (nothing is merged
 when the run ends). This module holds what ties them together
 (:func:`run_scenario`): checking the output folder, the manifest, reusing
@@ -17,8 +17,9 @@ seed and size are unchanged. A run that fails before its first part is
 written (a disk error, an unreachable scheduler) leaves the folder as it found
 it. Where the time goes: ``nop-sim run --profile`` (:mod:`nop_sim.core.profiling`).
 
-The names other modules used from here before the store and the executors had
-their own modules are re-exported (``load_tables``, ``not_a_run``, ``Chunk``...).
+The names other modules used from here before the executors and the planning had
+their own modules are re-exported (``Chunk``, ``plan_chunks``, ``play_part``...); the
+folder's readers live in :mod:`nop_sim.results`.
 """
 
 from __future__ import annotations
@@ -36,22 +37,20 @@ from typing import Any
 
 import pandas as pd
 
-from nop_sim import store
 from nop_sim.core.errors import RunError
 from nop_sim.core.profiling import take
 from nop_sim.games import get_game
+from nop_sim.results import store
+from nop_sim.results.store import damaged_manifest, not_a_run
 from nop_sim.run import executors
 from nop_sim.run.executors import PartResult, dask_client, part_player, play_part
 from nop_sim.run.folder_lock import LOCK_FILES, hold_folder
-from nop_sim.run.match_log import MatchLog, load_match_log, run_game
 from nop_sim.run.planning import PART_SECONDS, Chunk, PartPlan, chunk_seed, plan_chunks
 from nop_sim.run.provenance import git_revision, versions
 from nop_sim.run.scenario import Scenario
-from nop_sim.store import concat_tables, damaged_manifest, load_tables, not_a_run
 
-__all__ = ["PART_SECONDS", "Chunk", "MatchLog", "PartResult", "RunError", "RunResult",
-           "chunk_seed", "concat_tables", "dask_client", "load_match_log", "load_tables",
-           "not_a_run", "part_player", "plan_chunks", "play_part", "run_chunk", "run_game",
+__all__ = ["PART_SECONDS", "Chunk", "PartResult", "RunError", "RunResult", "chunk_seed",
+           "dask_client", "part_player", "plan_chunks", "play_part", "run_chunk",
            "run_scenario"]
 
 

@@ -23,9 +23,9 @@ import pandas as pd
 from nop_sim import reporting as R
 from nop_sim.core.errors import RunError
 from nop_sim.games.new_order import analysis as A
+from nop_sim.results.store import damaged_manifest, not_a_run
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import ScenarioError, load_scenario
-from nop_sim.store import damaged_manifest, not_a_run
 from nop_sim.studies.compare import FAMILIES, MIN_EFFECT, CompareError, Comparison, compare_runs
 
 __all__ = ["SECTIONS", "CompareResult", "compare_sources", "load_finished", "write_compare"]

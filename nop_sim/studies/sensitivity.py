@@ -13,7 +13,7 @@ Two methods, chosen by the sweep's design:
   bootstrap intervals, from ``SALib.analyze.delta``; no special design needed.
 
 Key metrics per point are the game's own (``Game.point_metrics``, the rows of
-:func:`nop_sim.run.summary.point_summary`), the mean work per match, and the
+:func:`nop_sim.results.summary.point_summary`), the mean work per match, and the
 largest seat and preset advantage (``|win rate - fair|``); the game is never
 named here.
 
@@ -63,9 +63,9 @@ from nop_sim import reporting as R
 from nop_sim.core.errors import RunError, SensitivityError
 from nop_sim.core.stats import ALPHA, CONFIDENCE, normal_quantile
 from nop_sim.games import Game
-from nop_sim.run.match_log import run_game
+from nop_sim.results.match_log import run_game
+from nop_sim.results.store import load_strong_play, load_tables, not_a_run
 from nop_sim.run.scenario import SWEEP_OPTIONS
-from nop_sim.store import load_strong_play, load_tables, not_a_run
 
 __all__ = ["DUMMIES", "MIN_DELTA_POINTS", "MIN_SOBOL_SAMPLES", "NOISE_POINTS", "Sensitivity",
            "delta_null", "noise_quantile",

@@ -1,6 +1,6 @@
 """Summaries of a Kuhn poker run with intervals (pandas only).
 
-Every function takes the run's tables (:func:`nop_sim.store.load_tables`) and
+Every function takes the run's tables (:func:`nop_sim.results.store.load_tables`) and
 returns a small DataFrame, one row per sweep point and group. Chips per hand carry
 a 95% Student t interval (:func:`nop_sim.core.stats.mean_interval`); shares a 95%
 Wilson interval. Beside each mean of ``chips`` stands the mean of

@@ -18,7 +18,7 @@ import pandas as pd
 from nop_sim import reporting as R
 from nop_sim.games.kuhn import analysis as A
 from nop_sim.reporting import PALETTE, Note, SectionSpec, Table
-from nop_sim.store import load_tables
+from nop_sim.results.store import load_tables
 
 __all__ = ["REPORT_SECTIONS", "write_report"]
 

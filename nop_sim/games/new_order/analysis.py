@@ -1,6 +1,6 @@
 """Balance statistics of a finished run: tidy pandas tables with intervals and tests.
 
-Every function takes a :class:`RunData` (``load_run(folder)``) and returns a
+Every function takes a run (``load_run(folder)``, a :class:`RunData`) and returns a
 tidy :class:`pandas.DataFrame`, one row per (sweep point, thing measured),
 so a notebook can filter, join and plot without the report::
 
@@ -39,8 +39,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +73,8 @@ from nop_sim.games import agent_files
 from nop_sim.games.new_order.disruptors import EFFECT_MIN_DRAFTERS
 from nop_sim.games.new_order.policy import MECHANICS
 from nop_sim.games.new_order.rules import Settings, auto_chips
-from nop_sim.store import load_strong_play, load_tables
+from nop_sim.results import run_data
+from nop_sim.results.run_data import RunData
 
 # The notebook's names (docs/notebook.md): New Order's tables, and the ranking of a
 # sweep's points against its targets (nop_sim.core.stats), on one run.
@@ -96,112 +95,19 @@ CATEGORY_LABELS = tuple(c.label for c in Category)
 # ---------------------------------------------------------------------------
 # Loading
 # ---------------------------------------------------------------------------
-@dataclass
-class RunData:
-    """A finished run: its manifest and tables (see :mod:`nop_sim.store`)."""
-
-    manifest: dict[str, Any]
-    tables: dict[str, pd.DataFrame]
-    folder: Path | None = None
-    _cache: dict = field(default_factory=dict, repr=False)
-
-    @property
-    def points(self) -> list[int]:
-        return [int(p["point"]) for p in self.manifest.get("points", [])] or sorted(
-            self.table("matches")["point"].unique().tolist())
-
-    @cached_property
-    def _points_by_id(self) -> dict[int, dict]:
-        return {int(p["point"]): p for p in self.manifest.get("points", [])}
-
-    def settings(self, point: int) -> dict[str, Any]:
-        """The resolved settings of a sweep point (empty when the manifest lacks them)."""
-        return dict(self._points_by_id.get(int(point), {}).get("settings", {}))
-
-    def params(self, point: int) -> dict[str, Any]:
-        """The swept parameters of a point (empty for a single run)."""
-        return dict(self._points_by_id.get(int(point), {}).get("params", {}))
-
-    def point_seats(self, point: int) -> list[str] | None:
-        """The seats of a point as the manifest records them (their labels, rotation 0);
-        None when it lacks them."""
-        return self._points_by_id.get(int(point), {}).get("seats")
-
-    def setting(self, point: int, name: str, default: Any = None) -> Any:
-        return self.settings(point).get(name, default)
-
-    def players(self, point: int) -> int:
-        value = self.setting(point, "players")
-        if value is None:
-            seats = self.table("seats")
-            value = seats.loc[seats["point"] == point, "seat"].nunique()
-        return int(value)
-
-    def starting_chips(self, point: int) -> int:
-        chips = self.setting(point, "chips", "auto")
-        return auto_chips(self.players(point)) if chips in (None, "auto") else int(chips)
-
-    @property
-    def swept(self) -> list[str]:
-        """Names of the swept parameters, in manifest order."""
-        names: list[str] = []
-        for p in self.manifest.get("points", []):
-            for k in p.get("params", {}):
-                if k not in names:
-                    names.append(k)
-        return names
-
-    @property
-    def rotated(self) -> bool:
-        return bool(self.manifest.get("rotation"))
-
-    @property
-    def targets(self) -> dict[str, float]:
-        return dict(self.manifest.get("targets") or {})
-
-    @property
-    def target_kinds(self) -> dict[str, str]:
-        """Each target's kind: "value" (hit it), "max" or "min" (a bound)."""
-        return dict(self.manifest.get("target_kinds") or {})
-
-    @cached_property
-    def strong_play(self) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-        """``(strong_play, values)`` of a sweep run with ``--train`` (``--value``): each
-        point's training and each point's mechanic values, in win-rate points
-        (:func:`nop_sim.store.load_strong_play`); None for a run without."""
-        return None if self.folder is None else load_strong_play(self.folder)
-
-    def table(self, name: str, *columns: str) -> pd.DataFrame:
-        """A table, checked to hold ``columns`` (raises :class:`MissingData`)."""
-        frame = self.tables.get(name)
-        if frame is None:
-            raise MissingData(f"the run has no {name!r} table")
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise MissingData(f"the {name!r} table has no column {', '.join(missing)}")
-        return frame
-
-    def subset(self, points) -> RunData:
-        """The same run restricted to some sweep points (for a per-point report)."""
-        points = {int(p) for p in np.atleast_1d(points)}
-        tables = {name: (t[t["point"].isin(points)] if "point" in t.columns else t)
-                  for name, t in self.tables.items()}
-        manifest = dict(self.manifest)
-        manifest["points"] = [p for p in self.manifest.get("points", [])
-                              if int(p["point"]) in points]
-        return RunData(manifest, tables, self.folder)
-
-
 DRAFT_COLUMNS = ("point", "match", "seat", "card", "count")
 
 
 def load_run(folder: str | Path) -> RunData:
-    """Read ``manifest.json`` and the Parquet tables of a finished run."""
-    folder = Path(folder)
-    # the drafts run to millions of rows: only the columns the analysis reads
-    tables = load_tables(folder, columns={"drafts": DRAFT_COLUMNS})
-    manifest = json.loads((folder / "manifest.json").read_text())
-    return RunData(manifest, tables, folder)
+    """Read ``manifest.json`` and the Parquet tables of a finished New Order run
+    (:func:`nop_sim.results.run_data.load_run`); the drafts run to millions of rows,
+    so only the columns the analysis reads."""
+    return run_data.load_run(folder, columns={"drafts": DRAFT_COLUMNS})
+
+
+def _starting_chips(run: RunData, point: int) -> int:
+    chips = run.setting(point, "chips", "auto")
+    return auto_chips(run.players(point)) if chips in (None, "auto") else int(chips)
 
 
 # ---------------------------------------------------------------------------
@@ -354,7 +260,7 @@ def preset_results(run: RunData, tests: bool = True) -> pd.DataFrame:
     g = g.rename(columns={"win_rate_low": "ci_low", "win_rate_high": "ci_high"})
     g = _fairness_tests(g, tests)
     if "final_chips" in s.columns:
-        start = s["point"].map({p: run.starting_chips(p) for p in s["point"].unique()})
+        start = s["point"].map({p: _starting_chips(run, p) for p in s["point"].unique()})
         net = _grouped_mean(s.assign(net=s["final_chips"] - start), ["point", "preset"],
                             "net", "net_chips")
         g = g.merge(net, on=["point", "preset"], how="left")

@@ -1,6 +1,6 @@
 """Summaries of an Ordered Hand run with confidence intervals and tests (pandas only).
 
-Every function takes the run's tables (:func:`nop_sim.store.load_tables`)
+Every function takes the run's tables (:func:`nop_sim.results.store.load_tables`)
 and returns a small DataFrame, one row per sweep point (and per preset,
 position or category where it says). Rates carry 95% Wilson intervals, means
 Student t intervals: the functions of :mod:`nop_sim.core.stats`, as in the New Order

@@ -1,7 +1,7 @@
 """The Ordered Hand report: figures and tables of a finished run, as HTML and Markdown.
 
 :func:`write_report` reads a results folder of an ``ordered-hand``
-scenario (see :mod:`nop_sim.store`), computes the summaries of
+scenario (see :mod:`nop_sim.results.store`), computes the summaries of
 :mod:`nop_sim.games.ordered_hand.analysis` and writes, with the toolkit of
 :mod:`nop_sim.reporting`, in the same folder:
 
@@ -27,7 +27,7 @@ import pandas as pd
 from nop_sim import reporting as R
 from nop_sim.games.ordered_hand import analysis as A
 from nop_sim.reporting import CYCLE, PALETTE, Note, SectionSpec, Table, interval_err
-from nop_sim.store import load_tables
+from nop_sim.results.store import load_tables
 
 __all__ = ["REPORT_SECTIONS", "SECTIONS", "write_report"]
 

@@ -53,10 +53,10 @@ from nop_sim.core.errors import ScenarioError
 from nop_sim.games.agent_files import rules_key
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.game import GAME, match_tables, mix_rows
+from nop_sim.results.store import STRONG_FOLDER
 from nop_sim.run.planning import plan_chunks
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import load_scenario
-from nop_sim.store import STRONG_FOLDER
 
 __all__ = ["BASELINE", "bench_runner"]
 

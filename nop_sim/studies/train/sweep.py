@@ -46,8 +46,8 @@ from nop_sim.core.stats import newcombe_interval
 from nop_sim.games import SeatFile
 from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
+from nop_sim.results.store import DRAFTS_FILE, STRONG_PLAY_FILE, VALUES_FILE
 from nop_sim.run.scenario import Scenario, point_key, point_scenario
-from nop_sim.store import DRAFTS_FILE, STRONG_PLAY_FILE, VALUES_FILE
 from nop_sim.studies.train.trainer import TrainConfig, start_population, train_folder
 from nop_sim.studies.train.value import value_folder
 from nop_sim.studies.train.verdict import RANGE_COLUMNS, settle

@@ -61,11 +61,11 @@ from nop_sim.core.errors import TuneError
 from nop_sim.core.stats import CONFIDENCE, normal_quantile
 from nop_sim.games import get_game
 from nop_sim.reporting import atomic_write
+from nop_sim.results.store import concat_tables
 from nop_sim.run.executors import dask_client
 from nop_sim.run.planning import Chunk, plan_chunks
 from nop_sim.run.provenance import git_revision, versions
 from nop_sim.run.scenario import Scenario, Target, TuneAxis
-from nop_sim.store import concat_tables
 from nop_sim.studies.resume import same_study
 from nop_sim.studies.tune.strong import (
     StrongTuning,

@@ -1,6 +1,6 @@
 """The balance report of New Order Poker: figures and tables of a finished run.
 
-:func:`write_report` reads a results folder (see :mod:`nop_sim.store`),
+:func:`write_report` reads a results folder (see :mod:`nop_sim.results.store`),
 computes the statistics of :mod:`nop_sim.games.new_order.analysis` and writes, with the
 toolkit of :mod:`nop_sim.reporting`, in the same folder:
 

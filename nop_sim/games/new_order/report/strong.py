@@ -23,7 +23,7 @@ from nop_sim.games.new_order.report.common import (
 )
 from nop_sim.games.new_order.report.disruptors import _disruptor_table
 from nop_sim.reporting import Note, SectionSpec, Table, count, isnum, num_ci, pval
-from nop_sim.store import STRONG_FOLDER
+from nop_sim.results.store import STRONG_FOLDER
 
 
 def strong_run(folder: Path | None) -> A.RunData | None:

@@ -32,7 +32,7 @@ from nop_sim.reporting import (
     num_ci,
     pct,
 )
-from nop_sim.store import UNSETTLED
+from nop_sim.results.store import UNSETTLED
 
 
 def _relabel(run: A.RunData, groups: pd.Series, labels: dict[int, dict]) -> A.RunData:

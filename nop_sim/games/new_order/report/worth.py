@@ -10,7 +10,7 @@ from nop_sim import reporting as R
 from nop_sim.games.new_order import analysis as A
 from nop_sim.games.new_order.report.sweep import _flags, _pair_heat, _sorted_values, _Sweep
 from nop_sim.reporting import PALETTE, Bullets, Note, SectionSpec, Table, interval_err, num_ci
-from nop_sim.store import UNSETTLED, load_strong_drafts
+from nop_sim.results.store import UNSETTLED, load_strong_drafts
 
 
 def _point_text(s: _Sweep, point: int) -> str:

@@ -1,6 +1,6 @@
 """A run folder read through its game: the game of a folder, and its logged matches.
 
-:mod:`nop_sim.store` reads a folder's tables without knowing the game; here the
+:mod:`nop_sim.results.store` reads a folder's tables without knowing the game; here the
 registry names the folder's game (:func:`run_game`) and rebuilds a logged match
 with its seats and settings (:func:`load_match_log`), for ``nop-sim hands RUN``.
 """
@@ -17,8 +17,7 @@ import pandas as pd
 from nop_sim.core.errors import RunError
 from nop_sim.games import Game, game_of_folder, get_game
 from nop_sim.games.registry import seat_names
-from nop_sim.run.scenario import Scenario
-from nop_sim.store import damaged_manifest, read_manifest, read_rows
+from nop_sim.results.store import damaged_manifest, read_manifest, read_rows
 
 __all__ = ["MatchLog", "load_match_log", "run_game"]
 
@@ -94,10 +93,14 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
     # one row per seat 0..players-1, sorted; a mixture's seat named with the row it played
     # (mix_row: stores since mixtures)
     names = seat_names(seats["preset"], seats["mix_row"] if "mix_row" in seats else None)
-    # the settings only: the stored seats table names the seats, and an agent file a
-    # [seats] entry names ("@path", relative to where the run started) need not be there now
-    data.pop("seats", None)
-    data.pop("strong", None)  # nor the [strong] field, played in a folder of its own
-    scn = Scenario.from_mapping(data, source=str(out / "manifest.json"))
-    settings = scn.settings_at(scn.points()[point])
+    # the game's settings at the point: its [game] table with the point's swept values,
+    # as the run built them (the stored seats table names the seats)
+    table = dict(data.get("game", {}))
+    table.pop("kind", None)
+    try:  # a match nop-sim play saved records no sweep points: its one point has no params
+        params = dict((manifest.get("points") or [{"params": {}}])[point]["params"])
+    except (IndexError, KeyError, TypeError, ValueError):
+        raise RunError(damaged_manifest(out)) from None
+    settings = game.settings.from_mapping({**table, **params},
+                                          source=f"{out / 'manifest.json'}: [game]")
     return MatchLog(game.kind, point, match, events, names, settings)

@@ -19,8 +19,8 @@ from nop_sim.games import Game
 from nop_sim.games.agent_files import mixture_rows
 from nop_sim.reporting.format import pval
 from nop_sim.reporting.render import md_table
-from nop_sim.run.match_log import run_game
-from nop_sim.store import load_strong_play, load_tables
+from nop_sim.results.match_log import run_game
+from nop_sim.results.store import load_strong_play, load_tables
 
 __all__ = ["point_summary", "write_summary"]
 

@@ -24,7 +24,7 @@ they are, and a run that resumes one removes them when it finishes.
 
 Plain data only: no game, no scenario. What a game stores is passed in (its
 table names, its store version); the game of a folder and its match logs are
-read one layer up (:mod:`nop_sim.run.match_log`).
+read one layer up (:mod:`nop_sim.results.match_log`).
 """
 
 from __future__ import annotations
