@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nop_sim.games.new_order.analysis import CATEGORY_LABELS, simulate_baseline_wins
+from nop_sim.games.new_order.baseline import CATEGORY_LABELS, simulate_baseline_wins
 
 
 def main() -> None:

@@ -31,8 +31,8 @@ Conventions
 - Names that the engine may add later are read dynamically; a table whose
   columns are missing raises :class:`MissingData`, which the report turns
   into "not available for this run".
-- The intervals, tests and the ranking of a sweep's points are :mod:`nop_sim.core.stats`'s,
-  handed on here where a notebook reads them.
+- The intervals, tests and the ranking of a sweep's points are :mod:`nop_sim.core.stats`'s;
+  the Disruptor statistics and the baseline have modules of their own, handed on here.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nop_sim.core.column import DEFAULT_COLUMN, N_CATEGORIES, Category
+from nop_sim.core.column import N_CATEGORIES
 from nop_sim.core.errors import MissingData
 from nop_sim.core.stats import (
     ALPHA,
@@ -55,28 +55,31 @@ from nop_sim.core.stats import (
     bootstrap_median,
     gini_rows,
     holm_intervals,
-    mantel_haenszel,
     mean_half_width,
     mean_interval,
-    newcombe_test,
     pool_estimates,  # noqa: F401  (the report reads A.pool_estimates)
     rank_points,
     ranking_lines,
     rate_columns,
     ratio_interval,
-    stratified_mean_difference,
-    symmetric_test,
     wilson_interval,
     wilson_test,
 )
 from nop_sim.games import agent_files
+from nop_sim.games.new_order.baseline import (
+    CATEGORY_LABELS,
+    default_baseline,
+    simulate_baseline_wins,
+)
+from nop_sim.games.new_order.disruptor_stats import DRAFT_COLUMNS, disruptor_stats
 from nop_sim.games.new_order.disruptors import EFFECT_MIN_DRAFTERS
 from nop_sim.games.new_order.policy import MECHANICS
 from nop_sim.games.new_order.rules import Settings, auto_chips
 from nop_sim.results import run_data
 from nop_sim.results.run_data import RunData
 
-# The notebook's names (docs/notebook.md): New Order's tables, and the ranking of a
+# The notebook's names (docs/notebook.md): New Order's tables, those of its sections
+# with a module of their own (the baseline, the Disruptors), and the ranking of a
 # sweep's points against its targets (nop_sim.core.stats), on one run.
 __all__ = [
     "MissingData", "RunData", "load_run", "per_match_sums", "chips_moved",
@@ -89,15 +92,9 @@ __all__ = [
     "rank_points", "best_points", "ranking_lines", "findings", "CATEGORY_LABELS", "METRICS",
 ]
 
-CATEGORY_LABELS = tuple(c.label for c in Category)
-
-
 # ---------------------------------------------------------------------------
 # Loading
 # ---------------------------------------------------------------------------
-DRAFT_COLUMNS = ("point", "match", "seat", "card", "count")
-
-
 def load_run(folder: str | Path) -> RunData:
     """Read ``manifest.json`` and the Parquet tables of a finished New Order run
     (:func:`nop_sim.results.run_data.load_run`); the drafts run to millions of rows,
@@ -412,79 +409,6 @@ def _category_stat(run: RunData, stat: str) -> pd.DataFrame:
             .reset_index())
 
 
-def simulate_baseline_wins(players: int, n_deals: int, seed: int = 0,
-                           decks: int = 1) -> np.ndarray:
-    """Winning-category counts (13,) of ``n_deals`` random ``players``-way showdowns.
-
-    Each deal: five hole cards per player and two community cards from
-    ``decks`` shuffled decks; everyone shows down under the DEFAULT column,
-    no draw, no wild, no Disruptor; the winner's category is the best
-    (lowest id) among the players' best categories.
-    """
-    # the evaluator loads numba; a finished run's analysis needs it only here
-    from nop_sim.evaluator import best_category
-
-    rng = np.random.default_rng(seed)
-    wins = np.zeros(N_CATEGORIES, np.int64)
-    k = int(players)
-    block = max(1, 400_000 // k)
-    for start in range(0, n_deals, block):
-        n = min(block, n_deals - start)
-        deck = (np.argsort(rng.random((n, 52 * decks)), axis=1)[:, :5 * k + 2] % 52)
-        deck = deck.astype(np.int8)
-        hole = deck[:, :5 * k].reshape(n, k, 5)
-        board = np.broadcast_to(deck[:, None, 5 * k:], (n, k, 2))
-        hands = np.ascontiguousarray(np.concatenate([hole, board], axis=2).reshape(n * k, 7))
-        cats = np.asarray(best_category(hands, DEFAULT_COLUMN, decks=decks)).reshape(n, k)
-        wins += np.bincount(cats.min(axis=1), minlength=N_CATEGORIES)
-    return wins
-
-
-def _baseline_table() -> pd.DataFrame | None:
-    path = Path(__file__).with_name("data") / "showdown_baseline.csv"
-    return pd.read_csv(path) if path.exists() else None
-
-
-def default_baseline(players: float = 4.0, *, decks: int = 1, n_deals: int | None = None,
-                     seed: int = 0) -> pd.DataFrame:
-    """Winning-category shares of random showdowns under the DEFAULT column.
-
-    The reference for "which categories would win if nobody moved the
-    column": ``players``-way showdowns of random seven-card hands (five hole
-    + two community cards, one deck), no draw, no wild, no Disruptor (see
-    :func:`simulate_baseline_wins`). A fractional ``players`` mixes the two
-    neighbouring table sizes so that the mean matches, e.g. 2.3 = 70%
-    two-way and 30% three-way showdowns. With one deck and ``n_deals`` None
-    the shares come from the shipped table ``data/showdown_baseline.csv``
-    (1 000 000 deals per table size, ``scripts/make_baseline_table.py``);
-    otherwise they are simulated. The draw makes real showdown hands
-    stronger than this baseline.
-    """
-    players = float(np.clip(players, 2, 8))
-    lo = int(np.floor(players))
-    frac = players - lo if lo < 8 else 0.0
-    table = _baseline_table() if (decks == 1 and n_deals is None) else None
-    if table is not None:
-        def counts(k: int):
-            t = table[table["players"] == k].sort_values("category")
-            return t["wins"].to_numpy(float), float(t["deals"].iloc[0])
-    else:
-        n_deals = n_deals or 40_000
-
-        def counts(k: int):
-            return simulate_baseline_wins(k, n_deals, seed=seed + k, decks=decks), n_deals
-    w_lo, n_lo = counts(lo)
-    shares = w_lo / n_lo
-    deals = n_lo
-    if frac > 0:
-        w_hi, n_hi = counts(lo + 1)
-        shares = (1 - frac) * shares + frac * w_hi / n_hi
-        deals = min(n_lo, n_hi)
-    frame = pd.DataFrame({"category": np.arange(N_CATEGORIES), "label": CATEGORY_LABELS,
-                          "wins": shares * deals, "deals": deals})
-    return rate_columns(frame, "wins", "deals", "share")
-
-
 def showdown_size(run: RunData, point: int) -> float:
     """Mean players at a showdown ((hands shown + mucked) / showdowns), at least 2;
     the table size when the counters are missing."""
@@ -764,134 +688,6 @@ def hedging_by_preset(run: RunData) -> pd.DataFrame:
     g = rate_columns(g, "hits", "placements", "hit_rate")
     return g.merge(_grouped_mean(s, ["point", "preset"], "net", "net_chips"),
                    on=["point", "preset"])
-
-
-# ---------------------------------------------------------------------------
-# 8. Disruptors
-# ---------------------------------------------------------------------------
-def _disruptor_arrays(run: RunData) -> pd.DataFrame:
-    a = run.table("arrays", "point", "table", "stat", "label", "value")
-    d = a[a["table"] == "disruptor"]
-    if d.empty:
-        return pd.DataFrame(columns=["point", "card"])
-    wide = d.pivot_table(index=["point", "label"], columns="stat", values="value",
-                         aggfunc="sum", fill_value=0).reset_index()
-    wide.columns.name = None
-    return wide.rename(columns={"label": "card"})
-
-
-def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
-    """Per point and card id: how often it is revealed, picked, picked first; the win
-    rate of seats that drafted it vs seats that did not, and vs seats that drafted
-    other cards; its effect on match length.
-
-    - ``pick_rate`` = picks / revealed, ``first_share`` = picks by the best hand
-      / picks (the pick order: high = taken first), Wilson intervals.
-    - ``drafter_win_rate`` / ``other_win_rate``: win rate (place 1) of seats of
-      a match that drafted the card at least once / that did not, Wilson
-      intervals. ``lift`` is their difference with Newcombe's interval
-      (``lift_low``, ``lift_high``) and the test it inverts (``p_value``),
-      Holm across cards (``p_holm``) with the interval at Holm's level
-      (``lift_holm_low``, ``lift_holm_high``). Drafting needs a won
-      showdown, so drafters are winners more often whatever the card does:
-      this comparison is not causal.
-    - ``adjusted_lift``: the same difference within seats that drafted the
-      same number of Disruptor cards in the match (Mantel-Haenszel risk
-      difference over those strata, with a Wald interval ``adjusted_low``,
-      ``adjusted_high`` and the test it inverts, ``p_adjusted``; Holm across
-      cards ``p_adjusted_holm``, with the interval at Holm's level
-      ``adjusted_holm_low``, ``adjusted_holm_high``). A seat that drafts many
-      cards won many showdowns; comparing like with like asks whether *this*
-      card adds wins. ``outlier`` when the Holm p < 0.05 (so the interval at
-      Holm's level leaves 0 out) *and* the adjusted lift is at least
-      ``min_effect`` (5 points of win rate) either way: with a million hands
-      tiny differences are "significant" but not worth a designer's time.
-    - ``length_effect``: hands per match, matches where it was drafted minus
-      matches where not, stratified by total cards drafted (see
-      :func:`nop_sim.core.stats.stratified_mean_difference`), with an interval.
-    """
-    arrays = _disruptor_arrays(run)
-    drafts = run.table("drafts", *DRAFT_COLUMNS)
-    seats = run.table("seats", "point", "match", "seat", "place")
-    matches = run.table("matches", "point", "match", "hands")
-    keys = ["point", "chunk", "match"] if all("chunk" in t.columns for t in
-                                               (drafts, seats, matches)) else ["point", "match"]
-    rows = []
-    for point in run.points:
-        ap = arrays[arrays["point"] == point] if len(arrays) else arrays
-        dp = drafts[drafts["point"] == point]
-        sp = seats[seats["point"] == point][keys + ["seat", "place"]]
-        mp = matches[matches["point"] == point][keys + ["hands"]]
-        cards = sorted(set(ap["card"].astype(str)) | set(dp["card"].astype(str)))
-        if not cards:
-            continue
-        # seat x card presence matrix, aligned with sp
-        seat_key = sp[keys + ["seat"]].reset_index(drop=True)
-        seat_key["_row"] = np.arange(len(seat_key))
-        dj = dp.merge(seat_key, on=keys + ["seat"], how="inner")
-        card_idx = {c: i for i, c in enumerate(cards)}
-        present = np.zeros((len(seat_key), len(cards)), bool)
-        present[dj["_row"].to_numpy(), dj["card"].astype(str).map(card_idx).to_numpy()] = True
-        win = (sp["place"].to_numpy() == 1)
-        seat_drafted = np.bincount(dj["_row"].to_numpy(), weights=dj["count"].to_numpy(),
-                                   minlength=len(seat_key)).astype(np.int64)
-        # match-level: has card, total cards drafted
-        match_key = mp[keys].reset_index(drop=True)
-        match_key["_m"] = np.arange(len(match_key))
-        seat_match = seat_key.merge(match_key, on=keys, how="left")["_m"].to_numpy()
-        n_m = len(match_key)
-        has_match = np.zeros((n_m, len(cards)), bool)
-        for j in range(len(cards)):
-            has_match[np.unique(seat_match[present[:, j]]), j] = True
-        total_drafted = np.bincount(dj.merge(match_key, on=keys)["_m"].to_numpy(),
-                                    weights=dj.merge(match_key, on=keys)["count"].to_numpy(),
-                                    minlength=n_m)
-        hands = mp["hands"].to_numpy(float)
-        for card in cards:
-            j = card_idx[card]
-            row: dict[str, Any] = {"point": point, "card": card}
-            arow = ap[ap["card"].astype(str) == card]
-            for stat in ("revealed", "picks", "picks_first", "applied", "discarded",
-                         "hands_in_play", "owner_wins"):
-                if stat in arow.columns:
-                    row[stat] = int(arow[stat].sum())
-            has = present[:, j]
-            d_n, d_w = int(has.sum()), int((has & win).sum())
-            o_n, o_w = int((~has).sum()), int((~has & win).sum())
-            row.update(drafters=d_n, drafter_wins=d_w, others=o_n, other_wins=o_w)
-            row["adjusted_lift"], row["adjusted_se"] = mantel_haenszel(win, has, seat_drafted)
-            eff, lo, hi = stratified_mean_difference(hands, has_match[:, j], total_drafted)
-            row.update(matches_with=int(has_match[:, j].sum()),
-                       hands_with=float(hands[has_match[:, j]].mean()) if has_match[:, j].any()
-                       else np.nan,
-                       hands_without=float(hands[~has_match[:, j]].mean())
-                       if (~has_match[:, j]).any() else np.nan,
-                       length_effect=eff, length_low=lo, length_high=hi)
-            rows.append(row)
-    if not rows:
-        return pd.DataFrame(columns=["point", "card"])
-    g = pd.DataFrame(rows)
-    if {"picks", "revealed"} <= set(g.columns):
-        g = rate_columns(g, "picks", "revealed", "pick_rate")
-    if {"picks_first", "picks"} <= set(g.columns):
-        g = rate_columns(g, "picks_first", "picks", "first_share")
-    g = rate_columns(g, "drafter_wins", "drafters", "drafter_win_rate")
-    g = rate_columns(g, "other_wins", "others", "other_win_rate")
-    # each p-value is its interval's test inverted, and Holm's level gives the interval
-    # printed beside Holm p (holm_intervals)
-    interval, p = newcombe_test(g["drafter_wins"], g["drafters"], g["other_wins"], g["others"])
-    g["lift"] = g["drafter_win_rate"] - g["other_win_rate"]
-    g["lift_low"], g["lift_high"] = interval(ALPHA)
-    g["p_value"] = p
-    g["p_holm"], g["lift_holm_low"], g["lift_holm_high"] = holm_intervals(p, interval,
-                                                                           g["point"])
-    interval, p = symmetric_test(g["adjusted_lift"], g.pop("adjusted_se"))
-    g["adjusted_low"], g["adjusted_high"] = interval(ALPHA)
-    g["p_adjusted"] = p
-    g["p_adjusted_holm"], g["adjusted_holm_low"], g["adjusted_holm_high"] = holm_intervals(
-        p, interval, g["point"])
-    g["outlier"] = (g["p_adjusted_holm"] < ALPHA) & (g["adjusted_lift"].abs() >= min_effect)
-    return g
 
 
 # ---------------------------------------------------------------------------
