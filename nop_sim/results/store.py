@@ -398,13 +398,7 @@ def _text_columns(schema: pa.Schema) -> list[str]:
 def _plain(paths: Sequence[Path], schema: pa.Schema, text: list[str]) -> pd.DataFrame:
     """The files' rows appended, the general way (any type, nulls)."""
     tables = [pq.read_table(p, columns=schema.names, read_dictionary=text) for p in paths]
-    full = [t for t in tables if t.num_rows] or tables[:1]
-    if len(full) > 1:
-        first = full[0].schema
-        table = pa.concat_tables([t.select(first.names).cast(first) for t in full])
-    else:
-        table = full[0]
-    return table.unify_dictionaries().to_pandas()
+    return concat(tables).unify_dictionaries().to_pandas()
 
 
 def _read_table(paths: Path | Sequence[Path], columns: Sequence[str] | None = None
@@ -483,13 +477,7 @@ def _read_point(paths: Sequence[Path], point: int) -> pd.DataFrame:
             tables = list(pool.map(read, paths))
     else:
         tables = [read(p) for p in paths]
-    full = [t for t in tables if t.num_rows] or tables[:1]
-    if len(full) > 1:
-        first = full[0].schema
-        table = pa.concat_tables([t.select(first.names).cast(first) for t in full])
-    else:
-        table = full[0]
-    return table.unify_dictionaries().to_pandas()
+    return concat(tables).unify_dictionaries().to_pandas()
 
 
 def _read_summed(paths: Sequence[Path], point: int | None) -> pd.DataFrame:
