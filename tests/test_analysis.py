@@ -26,6 +26,7 @@ from nop_sim.core.stats import (
     wilson_interval,
 )
 from nop_sim.games.new_order import analysis as A
+from nop_sim.results.run_data import RunData
 
 # ---------------------------------------------------------------------------
 # Intervals and tests against known numbers
@@ -189,7 +190,7 @@ def test_holm_intervals_agree_with_holm_within_each_family():
 # Tables built by hand
 # ---------------------------------------------------------------------------
 def fake_run(wins_by_seat, players=4, presets=None, hands=None, unresolved=None,
-             dart=None, dart_cap=20) -> A.RunData:
+             dart=None, dart_cap=20) -> RunData:
     """A run whose seat ``s`` wins ``wins_by_seat[s]`` matches (in that order)."""
     winners = np.repeat(np.arange(players), wins_by_seat)
     n = winners.size
@@ -220,7 +221,7 @@ def fake_run(wins_by_seat, players=4, presets=None, hands=None, unresolved=None,
                             "settings": {"players": players, "dart_cap": dart_cap,
                                          "max_hands": 1000, "chips": 75}}],
                 "rotation": presets, "chunk": 1}
-    return A.RunData(manifest, {"matches": matches, "seats": pd.DataFrame(seats),
+    return RunData(manifest, {"matches": matches, "seats": pd.DataFrame(seats),
                                 "drafts": pd.DataFrame(columns=["point", "chunk", "match", "seat",
                                                                 "card", "count"]),
                                 "counts": counts, "arrays": arrays})
@@ -369,7 +370,7 @@ def _excludes(lo, hi, value) -> np.ndarray:
     return (np.asarray(lo, float) > value) | (np.asarray(hi, float) < value)
 
 
-def _drafted_run(lucky: int = 118) -> A.RunData:
+def _drafted_run(lucky: int = 118) -> RunData:
     """400 four-seat matches, every seat drafting one of four Disruptor cards: card a by
     400 seats, ``lucky`` of them winners (29.5% against 23.5% for the 1,200 others: +6
     points, 95% interval +0.9 to +11.1 alone, p = 0.02); b, c and d by 400 each, 94

@@ -49,6 +49,7 @@ import pandas as pd
 
 from nop_sim.core.errors import CompareError, did_you_mean
 from nop_sim.core.stats import (
+    ALPHA,
     CONFIDENCE,
     gini_rows,
     holm_intervals,
@@ -61,6 +62,7 @@ from nop_sim.core.stats import (
 )
 from nop_sim.games import DEFAULT_KIND
 from nop_sim.games.new_order import analysis as A
+from nop_sim.results.run_data import RunData
 
 __all__ = ["COLUMNS", "FAMILIES", "MIN_EFFECT", "CompareError", "Comparison",
            "adjust_for_the_table", "compare", "compare_runs", "parse_min_effect"]
@@ -115,8 +117,8 @@ class Comparison:
     """The comparison of point ``point_a`` of run A with ``point_b`` of run B."""
 
     table: pd.DataFrame
-    run_a: A.RunData
-    run_b: A.RunData
+    run_a: RunData
+    run_b: RunData
     point_a: int
     point_b: int
     pairable: bool
@@ -181,16 +183,16 @@ def _threshold(metric: str, family: str, a: float,
 # ---------------------------------------------------------------------------
 # Which runs compare, and whether they pair
 # ---------------------------------------------------------------------------
-def _kind(run: A.RunData) -> str:
+def _kind(run: RunData) -> str:
     return str((run.manifest.get("scenario") or {}).get("kind", DEFAULT_KIND))
 
 
-def _name(run: A.RunData) -> str:
+def _name(run: RunData) -> str:
     return str(run.folder) if run.folder is not None else \
         str((run.manifest.get("scenario") or {}).get("name", "run"))
 
 
-def check_comparable(run_a: A.RunData, run_b: A.RunData, point_a: int = 0,
+def check_comparable(run_a: RunData, run_b: RunData, point_a: int = 0,
                      point_b: int = 0) -> None:
     """Refuse (:class:`CompareError`) two games, two player counts, or a missing point."""
     for run, point, flag in ((run_a, point_a, "--point-a"), (run_b, point_b, "--point-b")):
@@ -207,12 +209,12 @@ def check_comparable(run_a: A.RunData, run_b: A.RunData, point_a: int = 0,
                            f"with the same player count")
 
 
-def _match_keys(run: A.RunData, point: int) -> pd.DataFrame:
+def _match_keys(run: RunData, point: int) -> pd.DataFrame:
     m = run.table("matches", "point", "chunk", "match", "hands", "unresolved")
     return m[m["point"] == point].sort_values(["chunk", "match"], kind="stable")
 
 
-def pairing(run_a: A.RunData, run_b: A.RunData, point_a: int,
+def pairing(run_a: RunData, run_b: RunData, point_a: int,
             point_b: int) -> tuple[bool, str]:
     """Whether match i of A and match i of B share their random numbers, and why (not)."""
     ma, mb = run_a.manifest, run_b.manifest
@@ -259,7 +261,7 @@ def _nan_bounds(alpha: float) -> tuple[float, float]:
 
 
 def _row(a, b, diff, interval, p: float, method: str, paired: bool) -> dict:
-    lo, hi = interval(A.ALPHA)
+    lo, hi = interval(ALPHA)
     return {"a": a, "b": b, "difference": diff, "ci_low": float(lo), "ci_high": float(hi),
             "p_value": float(p), "method": method, "paired": paired, "interval": interval}
 
@@ -431,15 +433,15 @@ def adjust_for_the_table(table: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------------------
 @dataclass
 class _Ctx:
-    a: A.RunData           # each restricted to its compared point
-    b: A.RunData
+    a: RunData           # each restricted to its compared point
+    b: RunData
     point_a: int
     point_b: int
     pairs: bool
     n_boot: int
     notes: list[str]
 
-    def matches(self, run: A.RunData, point: int) -> pd.DataFrame:
+    def matches(self, run: RunData, point: int) -> pd.DataFrame:
         return _match_keys(run, point)
 
 
@@ -453,7 +455,7 @@ def _length(c: _Ctx):
                                          *((ua, ub) if c.pairs else ()))
 
 
-def _wins_per_match(run: A.RunData, point: int, by: str) -> pd.DataFrame:
+def _wins_per_match(run: RunData, point: int, by: str) -> pd.DataFrame:
     """(chunk, match) x ``by`` table of wins, and of seats held (for presets), sorted."""
     s = run.table("seats", "point", "chunk", "match", "seat", "place", by)
     s = s[s["point"] == point]
@@ -493,7 +495,7 @@ def _presets(c: _Ctx):
     yield from _win_rates(c, "preset_win_rate", "preset", A.preset_results)
 
 
-def _chunk_counts(run: A.RunData, point: int) -> pd.DataFrame:
+def _chunk_counts(run: RunData, point: int) -> pd.DataFrame:
     cnt = run.table("counts", "point", "chunk")
     return cnt[cnt["point"] == point].sort_values("chunk", kind="stable")
 
@@ -556,7 +558,7 @@ def _disruptors(c: _Ctx):
             rb["adjusted_lift"], rb["adjusted_low"], rb["adjusted_high"])
 
 
-def _gini_per_match(run: A.RunData, point: int) -> np.ndarray:
+def _gini_per_match(run: RunData, point: int) -> np.ndarray:
     s = run.table("seats", "point", "chunk", "match", "seat", "final_chips")
     s = s[s["point"] == point]
     wide = s.pivot_table(index=["chunk", "match"], columns="seat", values="final_chips",
@@ -612,7 +614,7 @@ _GROUPS = (("length", _length), ("seats", _seats), ("presets", _presets),
 _REQUIRED = ("length", "seats")
 
 
-def compare_runs(run_a: A.RunData, run_b: A.RunData, *, point_a: int = 0, point_b: int = 0,
+def compare_runs(run_a: RunData, run_b: RunData, *, point_a: int = 0, point_b: int = 0,
                  min_effect: dict[str, tuple[float, bool]] | None = None,
                  n_boot: int = 2000) -> Comparison:
     """Compare point ``point_a`` of ``run_a`` (A) with ``point_b`` of ``run_b`` (B).
@@ -649,7 +651,7 @@ def compare_runs(run_a: A.RunData, run_b: A.RunData, *, point_a: int = 0, point_
     table = adjust_for_the_table(pd.DataFrame(rows))
     table["min_effect"] = [_threshold(m, f, a, overrides) for m, f, a in
                            zip(table["metric"], table["family"], table["a"], strict=True)]
-    table["finding"] = ((table["p_holm"] < A.ALPHA)
+    table["finding"] = ((table["p_holm"] < ALPHA)
                         & (table["difference"].abs() >= table["min_effect"])
                         & np.isfinite(table["min_effect"])).astype(bool)
     table = table[[*COLUMNS, "family", "label", "kind", "group", "method", "paired",
@@ -657,7 +659,7 @@ def compare_runs(run_a: A.RunData, run_b: A.RunData, *, point_a: int = 0, point_
     return Comparison(table, run_a, run_b, point_a, point_b, pairable, reason, notes)
 
 
-def compare(run_a: A.RunData, run_b: A.RunData, *, point_a: int = 0, point_b: int = 0,
+def compare(run_a: RunData, run_b: RunData, *, point_a: int = 0, point_b: int = 0,
             min_effect: dict[str, tuple[float, bool]] | None = None,
             n_boot: int = 2000) -> pd.DataFrame:
     """The comparison table of :func:`compare_runs` (what ``compare.csv`` holds, plus the

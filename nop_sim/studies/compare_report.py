@@ -23,6 +23,7 @@ import pandas as pd
 from nop_sim import reporting as R
 from nop_sim.core.errors import RunError
 from nop_sim.games.new_order import analysis as A
+from nop_sim.results.run_data import RunData
 from nop_sim.results.store import damaged_manifest, not_a_run
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import ScenarioError, load_scenario
@@ -34,7 +35,7 @@ __all__ = ["SECTIONS", "CompareResult", "compare_sources", "load_finished", "wri
 # ---------------------------------------------------------------------------
 # Sources
 # ---------------------------------------------------------------------------
-def load_finished(path: str | Path) -> A.RunData:
+def load_finished(path: str | Path) -> RunData:
     """A finished run folder, or :class:`CompareError` saying in one line why not."""
     path = Path(path)
     if not path.exists():
@@ -64,7 +65,7 @@ def _is_scenario(path: Path) -> bool:
     return path.suffix == ".toml" and path.is_file()
 
 
-def _run_scenario(path: Path, out: Path, like: A.RunData | None, matches, seed, workers,
+def _run_scenario(path: Path, out: Path, like: RunData | None, matches, seed, workers,
                   progress) -> Path:
     """Run a scenario file into ``out``, with ``like``'s seed, chunk and matches if given."""
     extra = []
@@ -133,7 +134,7 @@ def write_compare(cmp: Comparison, out: str | Path, *, report: bool = True,
     return CompareResult(cmp, out, csv, html, ran or [])
 
 
-def _source(run: A.RunData, point: int) -> str:
+def _source(run: RunData, point: int) -> str:
     name = (run.manifest.get("scenario") or {}).get("name", "?")
     where = f" ({run.folder})" if run.folder is not None else ""
     sweep = f", point {point}" if len(run.points) > 1 else ""

@@ -57,7 +57,6 @@ from nop_sim.core.stats import (
     holm_intervals,
     mean_half_width,
     mean_interval,
-    pool_estimates,  # noqa: F401  (the report reads A.pool_estimates)
     rank_points,
     ranking_lines,
     rate_columns,

@@ -48,6 +48,7 @@ from nop_sim.games.new_order.report.sweep import SWEEP_SECTIONS, _Sweep
 from nop_sim.games.new_order.report.worth import WORTH_SECTION
 from nop_sim.reporting import PALETTE, STYLE
 from nop_sim.reporting import forked as renderer
+from nop_sim.results.run_data import RunData
 
 __all__ = ["PALETTE", "POINT_SECTIONS", "STYLE", "SWEEP_SECTIONS", "build_report",
            "write_report"]
@@ -65,14 +66,14 @@ __all__ = ["PALETTE", "POINT_SECTIONS", "STYLE", "SWEEP_SECTIONS", "build_report
 ELSEWHERE = ("strategies", "column", "ledger", "hedging", "chips")
 
 
-def _build_elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, list | None]:
+def _build_elsewhere(run: RunData, point: int, strict: bool) -> dict[str, list | None]:
     """The blocks of the point sections of :data:`ELSEWHERE` (in the forked copy)."""
     p = _Point(run, point)
     return {spec.id: R.build_blocks(spec, p, strict=strict, unavailable=(A.MissingData,))
             for spec in POINT_SECTIONS if spec.id in ELSEWHERE}
 
 
-def _elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, Callable]:
+def _elsewhere(run: RunData, point: int, strict: bool) -> dict[str, Callable]:
     """Fork a copy to build :data:`ELSEWHERE`, where forking is on and the run is small
     (:func:`nop_sim.reporting.forked.small_run`): spec id -> a callable waiting for its blocks
     (for :func:`~nop_sim.reporting.build_sections`)."""
@@ -84,7 +85,7 @@ def _elsewhere(run: A.RunData, point: int, strict: bool) -> dict[str, Callable]:
     return {i: (lambda i=i: forked.result()[i]) for i in ELSEWHERE}
 
 
-def build_report(run: A.RunData, point: int | None = None, strict: bool = False) -> R.Report:
+def build_report(run: RunData, point: int | None = None, strict: bool = False) -> R.Report:
     """The report of a loaded run, built but not written (see :func:`write_report`).
 
     Where forking is on (:func:`nop_sim.reporting.forked.enable`), a forked copy of

@@ -13,6 +13,7 @@ import pandas as pd
 
 from nop_sim.games.new_order import analysis as A
 from nop_sim.reporting import isnum, num, pct, pct_ci
+from nop_sim.results.run_data import RunData
 
 SHORT = {"median_hands": "median hands per match", "unresolved_share": "unresolved (%)",
          "exploitability": "exploitability (pts)",
@@ -83,9 +84,9 @@ def _lift_ci(values, lows, highs) -> list[str]:
 class _Point:
     """What the point sections share: the run cut to one point, and computed tables."""
 
-    full: A.RunData
+    full: RunData
     point: int
-    run: A.RunData = field(init=False)
+    run: RunData = field(init=False)
     cache: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self):

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
+from nop_sim.core.stats import ALPHA
 from nop_sim.games.new_order import analysis as A
 from nop_sim.games.new_order.agents import training_text
 from nop_sim.games.new_order.report.common import HOLM, _cis, _Point, _pts
@@ -45,7 +46,7 @@ def _seats(p: _Point) -> list:
                     "Vermillion: outside fairness after Holm correction."),
               Table(t, "Wins per seat", csv="seats.csv", full=s)]
     if c is not None:
-        verdict = ("the seats differ" if c["p_value"] < A.ALPHA else
+        verdict = ("the seats differ" if c["p_value"] < ALPHA else
                    "no evidence that the seats differ")
         blocks.append(Note(f"Chi-square test of equal wins per seat: {title} — {verdict} "
                            f"at the 5% level."))

@@ -23,10 +23,11 @@ from nop_sim.games.new_order.report.common import (
 )
 from nop_sim.games.new_order.report.disruptors import _disruptor_table
 from nop_sim.reporting import Note, SectionSpec, Table, count, isnum, num_ci, pval
+from nop_sim.results.run_data import RunData
 from nop_sim.results.store import STRONG_FOLDER
 
 
-def strong_run(folder: Path | None) -> A.RunData | None:
+def strong_run(folder: Path | None) -> RunData | None:
     """The finished run of a scenario's ``[strong]`` field inside a run folder, or None."""
     if folder is None:
         return None
@@ -43,7 +44,7 @@ class _Strong:
     """What the strong-play section reads: this run (the styles) and the field's run."""
 
     styles: _Point
-    strong: A.RunData
+    strong: RunData
 
     @property
     def field(self) -> dict:

@@ -10,7 +10,15 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
-from nop_sim.core.stats import ALPHA, CONFIDENCE, normal_quantile
+from nop_sim.core.stats import (
+    ALPHA,
+    CONFIDENCE,
+    best_points,
+    normal_quantile,
+    pool_estimates,
+    rank_points,
+    ranking_lines,
+)
 from nop_sim.games.new_order import analysis as A
 from nop_sim.games.new_order.report.common import (
     QUIET_KEYS,
@@ -32,10 +40,11 @@ from nop_sim.reporting import (
     num_ci,
     pct,
 )
+from nop_sim.results.run_data import RunData
 from nop_sim.results.store import UNSETTLED
 
 
-def _relabel(run: A.RunData, groups: pd.Series, labels: dict[int, dict]) -> A.RunData:
+def _relabel(run: RunData, groups: pd.Series, labels: dict[int, dict]) -> RunData:
     """The run with points replaced by groups of points (pooled per group).
 
     ``groups`` maps point -> group id; ``labels`` gives each group's params.
@@ -64,14 +73,14 @@ def _relabel(run: A.RunData, groups: pd.Series, labels: dict[int, dict]) -> A.Ru
                        "seats": (run._points_by_id.get(members[0]) or {}).get("seats", [])})
     manifest = dict(run.manifest)
     manifest["points"] = points
-    pooled = A.RunData(manifest, tables, run.folder)
+    pooled = RunData(manifest, tables, run.folder)
     strong = run.strong_play
     if strong is not None:  # each group's trainings and values, pooled alike
         trained, values = strong
         pooled.__dict__["strong_play"] = (
-            A.pool_estimates(trained, groups, "exploitability", "exploitability_low",
+            pool_estimates(trained, groups, "exploitability", "exploitability_low",
                              "exploitability_high"),
-            A.pool_estimates(values, groups, "value", "low", "high", by=["mechanic"]))
+            pool_estimates(values, groups, "value", "low", "high", by=["mechanic"]))
     return pooled
 
 
@@ -85,7 +94,7 @@ def _axis_values(values: pd.Series, max_bins: int = 6):
     return centres, sorted(pd.unique(centres))
 
 
-def _pooled_metrics(run: A.RunData, by: list[str], n_boot: int) -> pd.DataFrame:
+def _pooled_metrics(run: RunData, by: list[str], n_boot: int) -> pd.DataFrame:
     """:func:`analysis.point_metrics` with points pooled by the values of ``by``."""
     params = pd.DataFrame([{"point": p, **run.params(p)} for p in run.points])
     keys = []
@@ -112,7 +121,7 @@ def _pooled_metrics(run: A.RunData, by: list[str], n_boot: int) -> pd.DataFrame:
 class _Sweep:
     """What the sweep sections share: the run, its per-point metrics and their ranking."""
 
-    run: A.RunData
+    run: RunData
     n_boot: int = 300
     max_pairs: int = 6
     metrics: pd.DataFrame = field(init=False)
@@ -121,7 +130,7 @@ class _Sweep:
 
     def __post_init__(self):
         self.metrics = A.point_metrics(self.run, n_boot=self.n_boot)
-        self.ranked = A.rank_points(self.metrics, self.run.targets,
+        self.ranked = rank_points(self.metrics, self.run.targets,
                                     kinds=self.run.target_kinds)
         self.best = (int(self.ranked["point"].iloc[0]) if self.run.targets
                      else self.run.points[0])
@@ -160,8 +169,8 @@ def _ranking(s: _Sweep) -> list:
     if flags:  # never silently ranked: what makes a point's strong-play numbers unsafe
         t["flag"] = [flags.get(int(p), "") for p in r["point"]]
     if targets:
-        lines = A.ranking_lines(r, swept)
-        tied = A.best_points(r)
+        lines = ranking_lines(r, swept)
+        tied = best_points(r)
         blocks: list = [Note(
             (lines[0][0].upper() + lines[0][1:] + ". " if lines else "")
             + (f"{lines[1][0].upper() + lines[1][1:]}; the numbered sections below describe "

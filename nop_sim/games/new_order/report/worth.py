@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
-from nop_sim.games.new_order import analysis as A
+from nop_sim.core.stats import pool_estimates
 from nop_sim.games.new_order.report.sweep import _flags, _pair_heat, _sorted_values, _Sweep
 from nop_sim.reporting import PALETTE, Bullets, Note, SectionSpec, Table, interval_err, num_ci
 from nop_sim.results.store import UNSETTLED, load_strong_drafts
@@ -119,7 +119,7 @@ def _worth_figure(s: _Sweep, name: str, values: pd.DataFrame, flags: dict[int, s
     spread = 0.08 if categorical else 0.015 * (np.ptp([pos[v] for v in order]) or 1)
     ok = values[~values["point"].isin(list(flags))]
     groups = pd.Series({p: order.index(v) for p, v in x_of.items()})
-    pooled = A.pool_estimates(ok, groups, "value", "low", "high", by=["mechanic"])
+    pooled = pool_estimates(ok, groups, "value", "low", "high", by=["mechanic"])
     for ax, mech in zip(axes.ravel(), mechs, strict=False):
         g = values[values["mechanic"] == mech]
         x = np.array([pos[x_of[int(p)]] for p in g["point"]], float)
@@ -167,7 +167,7 @@ def _worth_heat(s: _Sweep, a: str, b: str, values: pd.DataFrame, flags: dict[int
     cells = {int(p): ys.index(s.run.params(int(p))[a]) * len(xs)
              + xs.index(s.run.params(int(p))[b]) for p in s.metrics["point"]}
     ok = values[~values["point"].isin(list(flags))]
-    pooled = A.pool_estimates(ok, pd.Series(cells), "value", "low", "high", by=["mechanic"])
+    pooled = pool_estimates(ok, pd.Series(cells), "value", "low", "high", by=["mechanic"])
     nrows = -(-len(mechs) // 2)
     fig, axes = R.figure((0.32 * len(ys) + 1.3) * nrows + 0.3, ncols=2, nrows=nrows)
     notes = []
