@@ -16,9 +16,9 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "MatchResults": "nop_sim.games.new_order.engine",
     "play_matches": "nop_sim.games.new_order.engine",
-    "Settings": "nop_sim.games.new_order.rules",
-    "SettingsError": "nop_sim.games.new_order.rules",
-    "load_settings": "nop_sim.games.new_order.rules",
+    "Settings": "nop_sim.games.new_order.settings",
+    "SettingsError": "nop_sim.games.new_order.settings",
+    "load_settings": "nop_sim.games.new_order.settings",
     "check_results": "nop_sim.games.new_order.referee",
     "BestHand": "nop_sim.evaluator",
     "best_category": "nop_sim.evaluator",
@@ -78,5 +78,5 @@ if TYPE_CHECKING:  # static tools see the eager imports
     from nop_sim.evaluator import BestHand, best_category, best_hand, evaluate, profile
     from nop_sim.games.new_order.engine import MatchResults, play_matches
     from nop_sim.games.new_order.referee import check_results
-    from nop_sim.games.new_order.rules import Settings, SettingsError, load_settings
+    from nop_sim.games.new_order.settings import Settings, SettingsError, load_settings
     from nop_sim.games.ordered_hand.blocks import classify_block, classify_blocks

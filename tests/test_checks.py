@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from nop_sim.cli import main
 from nop_sim.core.stats import mean_interval
 from nop_sim.games.new_order.agents import agent_row
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.studies.train import Engine, Field, SearchConfig
 from nop_sim.studies.train.play import duel, effective_matches
 from nop_sim.studies.train.search import check_gain

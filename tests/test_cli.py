@@ -83,7 +83,7 @@ def test_bench_engine_runner_and_ordered_run_from_the_package(tmp_path, monkeypa
 def test_bench_engine_states_its_reference_or_how_to_add_it(monkeypatch):
     import statistics
 
-    from nop_sim.games.new_order.rules import Settings
+    from nop_sim.games.new_order.settings import Settings
     from nop_sim.studies.bench import engine, reference
 
     if reference.available():   # OpenSpiel installed (make bench): the ratio, interleaved

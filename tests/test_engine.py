@@ -8,7 +8,7 @@ import pytest
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import AgentError, agent_row, agent_table
 from nop_sim.games.new_order.engine import MatchResults, play_batches, play_matches
-from nop_sim.games.new_order.rules import Settings, SettingsError
+from nop_sim.games.new_order.settings import Settings, SettingsError
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -9,8 +9,8 @@ import pytest
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import AgentError, agent_bounds, agent_row, agent_table
 from nop_sim.games.new_order.engine import match_states, play_field, play_matches
-from nop_sim.games.new_order.events import to_records
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.history import to_records
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.kernels.rng import seed_states
 
 SETTINGS = Settings(max_hands=80)

@@ -18,7 +18,7 @@ from nop_sim.core.column import DEFAULT_COLUMN, Column
 from nop_sim.evaluator import evaluate
 from nop_sim.games import ordered_hand
 from nop_sim.games.new_order.engine import play_matches
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.games.ordered_hand import OrderedSettings
 
 

@@ -74,7 +74,7 @@ def test_every_error_class_lives_in_core_errors():
 def test_old_import_paths_still_work():
     from nop_sim.core import errors
     from nop_sim.games.new_order.referee import RuleViolation
-    from nop_sim.games.new_order.rules import SettingsError
+    from nop_sim.games.new_order.settings import SettingsError
     from nop_sim.games.ordered_hand import SettingsError as OrderedSettingsError
     from nop_sim.games.ordered_hand.referee import RuleViolation as OrderedRuleViolation
     from nop_sim.games.ordered_hand.settings import SettingsError as OrderedSettingsError2

@@ -75,10 +75,10 @@ def test_firewall_signatures_come_from_the_declaration():
 
 
 def test_one_event_writer_per_kind_named_as_the_schema():
-    """kernels.eventlog has ``log_<kind>`` for every kind of nop_sim.games.new_order.events' schema, its
+    """kernels.eventlog has ``log_<kind>`` for every kind of nop_sim.games.new_order.history' schema, its
     arguments named as the schema's fields (``from_`` for ``from``; a list field is an
     array, with its length as ``n_cards`` / ``n_seats``)."""
-    from nop_sim.games.new_order.events import EVENT_SCHEMA
+    from nop_sim.games.new_order.history import EVENT_SCHEMA
     from nop_sim.games.new_order.kernels import eventlog
 
     writers = {n for n in vars(eventlog) if n.startswith("log_")}

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from nop_sim.cli import main
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_row
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.run.scenario import load_scenario
 from nop_sim.studies.train import Engine, Field, SearchConfig
 from nop_sim.studies.train.errors import TrainError

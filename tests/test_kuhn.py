@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from nop_sim.cli import main
 from nop_sim.core.stats import normal_quantile
 from nop_sim.games import get_game
-from nop_sim.games.kuhn import exact, policy, rules
+from nop_sim.games.kuhn import exact, policy, tree
 from nop_sim.games.kuhn.engine import play_hands
 from nop_sim.games.kuhn.policy import (
     NAMES,
@@ -54,18 +54,18 @@ def _error(output: str) -> str:
 
 # -- the rules -----------------------------------------------------------------------------
 def test_the_tree_is_openspiels():
-    assert len(rules.DEALS) == 24 and len(rules.HISTORIES) == 12 and len(rules.TERMINALS) == 13
-    assert rules.N_INFOSETS == 48 == len(set(rules.INFOSETS))
-    assert rules.INFOSETS[:4] == ("0", "1", "2", "3")
+    assert len(tree.DEALS) == 24 and len(tree.HISTORIES) == 12 and len(tree.TERMINALS) == 13
+    assert tree.N_INFOSETS == 48 == len(set(tree.INFOSETS))
+    assert tree.INFOSETS[:4] == ("0", "1", "2", "3")
     for name in ("0", "2pb", "1ppb", "3ppbp"):
-        assert rules.INFOSETS[rules.column_of_infoset(name)] == name
+        assert tree.INFOSETS[tree.column_of_infoset(name)] == name
     # every seat has 16 infosets; the player to act after h is len(h) % 3
-    seats = [rules.actor(h) for h in rules.HISTORIES for _ in range(4)]
+    seats = [tree.actor(h) for h in tree.HISTORIES for _ in range(4)]
     assert np.bincount(seats).tolist() == [16, 16, 16]
-    assert rules.payoff([3, 1, 0], "ppp").tolist() == [2, -1, -1]
-    assert rules.payoff([0, 2, 1], "pbbp").tolist() == [-1, 3, -2]   # seat 0 folds last
-    assert rules.payoff([1, 2, 3], "bpp").tolist() == [2, -1, -1]    # everyone folds
-    assert (rules.TERMINAL_PAYOFF.sum(axis=2) == 0).all()
+    assert tree.payoff([3, 1, 0], "ppp").tolist() == [2, -1, -1]
+    assert tree.payoff([0, 2, 1], "pbbp").tolist() == [-1, 3, -2]   # seat 0 folds last
+    assert tree.payoff([1, 2, 3], "bpp").tolist() == [2, -1, -1]    # everyone folds
+    assert (tree.TERMINAL_PAYOFF.sum(axis=2) == 0).all()
 
 
 # -- the exact oracle ----------------------------------------------------------------------
@@ -88,7 +88,7 @@ def test_a_best_response_worked_out_by_hand():
     -2); with 2 and 3 both are worth the same (a tie passes). Value (4 + 0 - 1 - 1) / 4."""
     value, choice = exact.best_response(PRESETS["always-bet"], 0)
     assert value == pytest.approx(0.5)
-    col = rules.column_of_infoset
+    col = tree.column_of_infoset
     assert [choice[col(f"{c}")] for c in range(4)] == [0, 0, 0, 0]
     assert [choice[col(f"{c}pbb")] for c in range(4)] == [0, 0, 1, 1]
     assert np.isnan(choice[col("0p")])             # another seat's infoset
@@ -129,7 +129,7 @@ def test_a_mixtures_behaviour_plays_as_the_mixture():
     a, b = PRESETS["tight"], PRESETS["always-bet"]
     w = np.array([0.25, 0.75])
     mixed = exact.behaviour(np.stack([a, b]), w)
-    col = rules.column_of_infoset
+    col = tree.column_of_infoset
     assert mixed[col("0")] == pytest.approx(0.75)          # both reach the root
     # card 0 after seat 0 passed: only tight passes with 0, so only tight reaches it
     assert mixed[col("0pbp")] == pytest.approx(a[col("0pbp")])
@@ -317,11 +317,11 @@ def _payoff_against(row: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> f
     the other two seats playing the mixture's behaviour (each draws independently)."""
     field = exact.behaviour(rows, weights)
     total = 0.0
-    for seat in range(rules.PLAYERS):
-        profile = np.repeat(field[None, :], rules.PLAYERS, axis=0)
+    for seat in range(tree.PLAYERS):
+        profile = np.repeat(field[None, :], tree.PLAYERS, axis=0)
         profile[seat] = row
         total += exact.expected_payoffs(profile)[seat]
-    return total / rules.PLAYERS
+    return total / tree.PLAYERS
 
 
 def test_the_meta_games_payoffs_against_the_field_are_the_exact_ones():
@@ -336,7 +336,7 @@ def test_the_meta_games_payoffs_against_the_field_are_the_exact_ones():
     sigma[[names.index("uniform"), names.index("tight"), names.index("bluffer")]] = \
         [0.5, 0.3, 0.2]
     state = first_state((rows, names, sigma))
-    pop = _Population(state, rules.PLAYERS, scale=1.0)
+    pop = _Population(state, tree.PLAYERS, scale=1.0)
     played = pop.sample(Engine(threads=1), get_game("kuhn3").settings(), 36_000, (5, 0, 7))
     estimate = payoffs(pop.table.tensor(state["members"]), sigma)
     truth = np.array([_payoff_against(row, rows, sigma) for row in rows])

@@ -64,3 +64,28 @@ def test_the_shared_kernels_import_only_core_and_kernels():
         bad = sorted(m for m in imported - allowed
                      if not m.startswith(("nop_sim.core.", "nop_sim.kernels.")))
         assert not bad, f"{name} imports above the shared kernels: {bad}"
+
+
+# The jobs every game does, by the module name each game gives them (issue 38, item 5):
+# a reader who knows one game's package finds the same job under the same name in another.
+SHARED_JOBS = {
+    "game": "the registry's descriptor",
+    "settings": "the validated, frozen settings of a scenario's [game] table",
+    "engine": "plays matches in batches",
+    "policy": "the agents' parameters as a policy space",
+    "history": "logged events as records and readable histories",
+    "referee": "replays a log and checks every rule",
+    "analysis": "the run's tables into findings",
+    "report": "the balance report",
+    "types": "the constants the kernels and Python share",
+}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_names_the_shared_jobs_alike(game):
+    folder = PACKAGE / "games" / game
+    have = {p.stem for p in folder.glob("*.py")} | {
+        p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
+    assert not set(SHARED_JOBS) - have, f"{game} lacks {sorted(set(SHARED_JOBS) - have)}"
+    # the old names of these jobs, one game's each, are gone
+    assert not {"rules", "events"} & have, f"{game} keeps an old name: {sorted({'rules', 'events'} & have)}"

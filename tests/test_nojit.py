@@ -19,7 +19,7 @@ import numpy as np
 
 from nop_sim.games import ordered_hand
 from nop_sim.games.new_order.engine import play_matches
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.games.ordered_hand import OrderedSettings
 
 TESTS = Path(__file__).parent

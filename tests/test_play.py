@@ -20,7 +20,7 @@ from reference import CARD_TEXT, known_cards
 
 from nop_sim.cli import main
 from nop_sim.games.new_order.agents import agent_table
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.games.new_order.table import NewOrderTable
 from nop_sim.play.save import save_match
 from nop_sim.play.server import TableServer

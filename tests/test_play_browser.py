@@ -11,7 +11,7 @@ import pytest
 from reference import CARD_TEXT, known_cards
 
 from nop_sim.games.new_order.agents import agent_table
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.games.new_order.table import NewOrderTable
 from nop_sim.play.server import TableServer
 

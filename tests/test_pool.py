@@ -15,7 +15,7 @@ import numpy as np
 
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_row
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.studies.train import Engine, Field, SearchConfig, space_for
 from nop_sim.studies.train.pool import FREE, pooled_cost, pooled_search, restricted
 

@@ -39,13 +39,14 @@ def test_each_game_has_the_same_entry_points():
     """New Order and Ordered Hand name their entry points alike; the top level is New
     Order's (and the shared evaluator's), Ordered Hand's ``beats`` lives in its package."""
     from nop_sim.games import ordered_hand
-    from nop_sim.games.new_order import engine, events
+    from nop_sim.games.new_order import engine
+    from nop_sim.games.new_order import history as new_order_history
     from nop_sim.games.new_order import report as new_order_report
-    from nop_sim.games.ordered_hand import history
+    from nop_sim.games.ordered_hand import history as ordered_history
     from nop_sim.games.ordered_hand import report as ordered_report
 
     assert callable(engine.play_matches) and callable(ordered_hand.play_matches)
-    assert callable(events.render_history) and callable(history.render_history)
+    assert callable(new_order_history.render_history) and callable(ordered_history.render_history)
     assert callable(new_order_report.write_report) and callable(ordered_report.write_report)
     assert nop_sim.play_matches is engine.play_matches
     assert "beats" not in nop_sim.__all__ and not hasattr(nop_sim, "beats")

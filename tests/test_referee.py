@@ -11,9 +11,9 @@ import pytest
 
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.engine import play_matches
-from nop_sim.games.new_order.events import render_history, to_records, write_json_lines
+from nop_sim.games.new_order.history import render_history, to_records, write_json_lines
 from nop_sim.games.new_order.referee import RuleViolation, check_log, check_results, score_hand
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 
 CASES = [
     ({"players": 2}, "random"),

@@ -18,8 +18,8 @@ import pytest
 
 from nop_sim.games import ordered_hand
 from nop_sim.games.new_order.engine import play_matches
-from nop_sim.games.new_order.events import to_records
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.history import to_records
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 
 FORBIDDEN = ("nop_sim.kernels", "nop_sim.games.new_order.kernels", "nop_sim.games.new_order.engine",

@@ -8,7 +8,7 @@ import pytest
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import PRESETS, AgentError, agent_row, agent_table
 from nop_sim.games.new_order.disruptors import MixError, load_catalog, mix_arrays, resolve_mix
-from nop_sim.games.new_order.rules import Settings, SettingsError, auto_chips, load_settings
+from nop_sim.games.new_order.settings import Settings, SettingsError, auto_chips, load_settings
 
 
 def test_defaults_are_the_specs():

@@ -11,9 +11,9 @@ import pytest
 
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.engine import play_matches
-from nop_sim.games.new_order.events import to_records
+from nop_sim.games.new_order.history import to_records
 from nop_sim.games.new_order.referee import check_results
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 
 
 def _logged(n=24, seed=5, agents="random", **changes):
@@ -336,7 +336,7 @@ def test_r8_amounts_come_from_the_mix():
 
 
 def test_r8_amounts_are_validated_against_the_catalog_range():
-    from nop_sim.games.new_order.rules import SettingsError
+    from nop_sim.games.new_order.settings import SettingsError
 
     with pytest.raises(SettingsError, match=r"third_card.*allowed 1\.\.2"):
         Settings(disruptors={"third_card": {"copies": 3, "amount": 3}})

@@ -12,10 +12,10 @@ import pytest
 import nop_sim.games.new_order.disruptors as disruptors
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.engine import play_matches
-from nop_sim.games.new_order.events import to_records
+from nop_sim.games.new_order.history import to_records
 from nop_sim.games.new_order.kernels.common import stacked
 from nop_sim.games.new_order.referee import RuleViolation, _stacked, check_log
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 
 
 @pytest.fixture

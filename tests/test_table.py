@@ -21,9 +21,9 @@ from nop_sim.core.errors import IllegalAction
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_table
 from nop_sim.games.new_order.engine import match_states, play_scripted
-from nop_sim.games.new_order.events import to_records
+from nop_sim.games.new_order.history import to_records
 from nop_sim.games.new_order.referee import check_log
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.games.new_order.table import NewOrderTable
 
 VARIANTS = {

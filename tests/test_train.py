@@ -32,7 +32,7 @@ from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_row, agent_table
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.policy import MECHANICS
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.run.scenario import load_scenario
 from nop_sim.studies.train import (
     Engine,

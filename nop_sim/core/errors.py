@@ -5,7 +5,7 @@ Each exists once, here (``tests/test_helpers_once.py`` checks that no other
 module defines an exception class): the settings of both games raise
 :class:`SettingsError`, both referees raise :class:`RuleViolation`. The
 modules that raise the others import them from here and re-export them under
-their old names (``nop_sim.games.new_order.rules.SettingsError``,
+their old names (``nop_sim.games.new_order.settings.SettingsError``,
 ``nop_sim.games.ordered_hand.SettingsError``, ``nop_sim.games.new_order.referee.RuleViolation``,
 ``nop_sim.games.ordered_hand.referee.RuleViolation``, ``nop_sim.run.runner.RunError``,
 ``nop_sim.run.scenario.ScenarioError``, ``nop_sim.games.new_order.analysis.MissingData``, ...),

@@ -1,7 +1,7 @@
 """Three-player Kuhn poker (OpenSpiel's ``kuhn_poker`` with ``players=3``): everything of
 this one game.
 
-:mod:`.rules` (the deals, the tree, the infosets, as data), :mod:`.settings`,
+:mod:`.tree` (the deals, the tree, the infosets, as data), :mod:`.settings`,
 :mod:`.engine` (hands played vectorised over a batch), :mod:`.policy` (the policy
 space strong play searches, presets, agent files and ``policy.csv``), :mod:`.exact`
 (expected payoffs, best responses and NashConv by full enumeration: the oracle),

@@ -1,7 +1,7 @@
 """Counterfactual regret minimisation on three-player Kuhn poker, over its true infosets.
 
 Full-width CFR (Zinkevich et al. 2007): every iteration walks the whole tree for all
-24 deals at once (NumPy over the deals, :mod:`.rules`' histories in order), so no
+24 deals at once (NumPy over the deals, :mod:`.tree`' histories in order), so no
 sampling noise enters; Kuhn's tree is small enough for that to be the fastest way.
 The updates alternate (seat 0's regrets from the current profile, then seat 1's from
 the profile seat 0 just changed, then seat 2's), which converges faster than
@@ -30,7 +30,7 @@ import numpy as np
 
 from nop_sim.core.regret import regret_matching
 from nop_sim.games.kuhn import exact
-from nop_sim.games.kuhn.rules import (
+from nop_sim.games.kuhn.tree import (
     CARDS,
     DEALS,
     HISTORIES,

@@ -1,7 +1,7 @@
 """Play batches of three-player Kuhn poker hands, vectorised over the batch (NumPy).
 
 Hand ``i`` is played by the policy rows ``tables[table_of[i]]`` (float ``(3, 48)``,
-one per seat: the chance to bet or call at each infoset, :mod:`.rules`) from the
+one per seat: the chance to bet or call at each infoset, :mod:`.tree`) from the
 RNG state ``states[i]`` (uint64 ``(4,)``, xoshiro256**, :mod:`nop_sim.kernels.rng`),
 which is not modified. The state's first 13 outputs, as uniforms in [0, 1), are
 the hand's draws: the first picks the deal (one of the 24, equally likely), and
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nop_sim.games.kuhn.rules import (
+from nop_sim.games.kuhn.tree import (
     CARDS,
     DEALS,
     HISTORIES,
@@ -53,8 +53,8 @@ ACTOR = np.array([actor(h) for h in HISTORIES], dtype=np.int64)
 class Hands:
     """A batch of played hands.
 
-    deal : int64 ``(n,)`` index into :data:`~.rules.DEALS` (each seat's card)
-    terminal : int64 ``(n,)`` index into :data:`~.rules.TERMINALS` (the whole history)
+    deal : int64 ``(n,)`` index into :data:`~.tree.DEALS` (each seat's card)
+    terminal : int64 ``(n,)`` index into :data:`~.tree.TERMINALS` (the whole history)
     """
 
     deal: np.ndarray

@@ -1,7 +1,7 @@
 """Exact values of three-player Kuhn poker: expected payoffs, best responses, NashConv.
 
 The game is small enough to enumerate: 24 deals, 12 decision histories and 13
-terminal ones (:mod:`.rules`). A *profile* is the chance to bet (or call) at each
+terminal ones (:mod:`.tree`). A *profile* is the chance to bet (or call) at each
 of the 48 infosets, float ``(48,)`` (every seat reads its own columns of one row)
 or ``(3, 48)`` (seat ``s`` reads row ``s``: seats given different rows).
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nop_sim.games.kuhn.rules import (
+from nop_sim.games.kuhn.tree import (
     CARDS,
     DEALS,
     HISTORIES,

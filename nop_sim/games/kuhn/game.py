@@ -21,7 +21,8 @@ from nop_sim.games.agent_files import draw_rows
 from nop_sim.games.kuhn import exact
 from nop_sim.games.kuhn.engine import Hands, play_hands
 from nop_sim.games.kuhn.policy import POLICY, agent_row, check_spec, read_agent_file
-from nop_sim.games.kuhn.rules import (
+from nop_sim.games.kuhn.settings import KuhnSettings
+from nop_sim.games.kuhn.tree import (
     INFOSETS,
     N_INFOSETS,
     NODE_OF,
@@ -29,7 +30,6 @@ from nop_sim.games.kuhn.rules import (
     TERMINALS,
     column,
 )
-from nop_sim.games.kuhn.settings import KuhnSettings
 from nop_sim.games.kuhn.types import EV_BET, EV_DEAL, EV_PASS, EV_RESULT, EVENT_COLUMNS
 from nop_sim.games.registry import Game, SeatFile, register_game
 

@@ -1,7 +1,7 @@
 """Kuhn poker's policy space: what ``nop-sim train``, ``value`` and ``exploit`` search.
 
 An agent is one row of 48 numbers, the chance to bet (or, facing a bet, to call)
-at each infoset (:mod:`.rules`), named ``bet_<infoset>`` in OpenSpiel's spelling:
+at each infoset (:mod:`.tree`), named ``bet_<infoset>`` in OpenSpiel's spelling:
 ``bet_0`` (card 0, first to act), ``bet_2pb`` (card 2 after a pass and a bet: call?),
 ``bet_1ppbp``. A row decides every seat's play (each seat reads its own 16
 columns), so a symmetric field of rows is a strategy profile and the exact oracle
@@ -43,7 +43,7 @@ from nop_sim.core.errors import AgentError, did_you_mean
 from nop_sim.games.agent_files import AgentFile, read_rows, write_rows
 from nop_sim.games.kuhn import cfr, exact
 from nop_sim.games.kuhn.engine import play_hands
-from nop_sim.games.kuhn.rules import (
+from nop_sim.games.kuhn.tree import (
     CARDS,
     HISTORIES,
     INFOSETS,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nop_sim.core.errors import RuleViolation
-from nop_sim.games.kuhn.rules import INFOSETS
+from nop_sim.games.kuhn.tree import INFOSETS
 from nop_sim.games.kuhn.types import EV_BET, EV_DEAL, EV_PASS, EV_RESULT
 
 __all__ = ["RuleViolation", "check_hand"]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from nop_sim.core.errors import SettingsError, did_you_mean
-from nop_sim.games.kuhn.rules import PLAYERS
+from nop_sim.games.kuhn.tree import PLAYERS
 
 __all__ = ["KuhnSettings", "SettingsError"]
 

@@ -1,8 +1,8 @@
 """New Order Poker: everything of this one game.
 
-Rules and settings (:mod:`.rules`, :mod:`.disruptors`, :mod:`.types`), agents,
+Rules and settings (:mod:`.settings`, :mod:`.disruptors`, :mod:`.types`), agents,
 the engine and its numba kernels (:mod:`.engine`, :mod:`.kernels`), event logs
-(:mod:`.events`), the plain-Python referee (:mod:`.referee`), analysis and the
+(:mod:`.history`), the plain-Python referee (:mod:`.referee`), analysis and the
 balance report (:mod:`.analysis`, :mod:`.report`), and the shipped data
 (``data/``). :mod:`.game` declares it to the registry; importing this package
 registers it. The referee must stay importable without the engine, so nothing

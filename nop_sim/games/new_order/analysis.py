@@ -73,7 +73,7 @@ from nop_sim.games.new_order.baseline import (
 from nop_sim.games.new_order.disruptor_stats import DRAFT_COLUMNS, disruptor_stats
 from nop_sim.games.new_order.disruptors import EFFECT_MIN_DRAFTERS
 from nop_sim.games.new_order.policy import MECHANICS
-from nop_sim.games.new_order.rules import Settings, auto_chips
+from nop_sim.games.new_order.settings import Settings, auto_chips
 from nop_sim.results import run_data
 from nop_sim.results.run_data import RunData
 

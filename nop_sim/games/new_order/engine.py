@@ -1,6 +1,6 @@
 """Play matches: settings + agents -> the match kernel -> raw results.
 
-:func:`play_matches` turns a :class:`~nop_sim.games.new_order.rules.Settings` and one agent
+:func:`play_matches` turns a :class:`~nop_sim.games.new_order.settings.Settings` and one agent
 spec per seat into arrays, splits the matches into chunks seeded from
 ``numpy.random.SeedSequence(seed).spawn(n_chunks)``, runs the kernel
 (threads over chunks) and returns a :class:`MatchResults`: one row per match,
@@ -90,7 +90,7 @@ import numpy as np
 
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import AgentError, agent_bounds, agent_row, agent_table
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.kernels.rng import seed_states
 
 __all__ = ["BatchResults", "FieldResults", "MatchResults", "ScriptedMatch", "compile_callees",

@@ -27,9 +27,9 @@ from nop_sim.games.new_order.agents import (
     read_agent_file,
 )
 from nop_sim.games.new_order.disruptors import EFFECT_MIN_DRAFTERS
-from nop_sim.games.new_order.events import EVENT_COLUMNS, render_history, to_records
+from nop_sim.games.new_order.history import EVENT_COLUMNS, render_history, to_records
 from nop_sim.games.new_order.policy import POLICY
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.games.new_order.sources import KERNEL_SOURCES
 from nop_sim.games.registry import Game, register_game
 
@@ -366,7 +366,7 @@ def match_tables(specs: list[list], rotation: np.ndarray, mix_row: np.ndarray
 def _events_frame(chunk, events: np.ndarray):
     """The chunk's logged matches as rows ``point, chunk`` + :data:`EVENT_COLUMNS`.
 
-    ``events`` are the kernel's int64 rows (``nop_sim.games.new_order.events``) with the run's
+    ``events`` are the kernel's int64 rows (``nop_sim.games.new_order.history``) with the run's
     match ids. Only whole matches are kept: a log that ran out of room
     (``events_lost``) loses the matches it cut short, never a part of one.
     """

@@ -53,7 +53,7 @@ _SIZE = ("bet_fraction", "size_strength")
 
 def searched(settings) -> tuple[str, ...]:
     """The parameters that can matter under ``settings`` (a
-    :class:`~nop_sim.games.new_order.rules.Settings`), in row order."""
+    :class:`~nop_sim.games.new_order.settings.Settings`), in row order."""
     arr, mix = settings.to_arrays()
     betting = T.BETTING_NAMES[int(arr[T.S_BETTING])]
     in_mix = {T.DISRUPTOR_IDS[int(t)] for t in np.unique(mix.deck)} if mix.deck.size else set()

@@ -9,7 +9,7 @@ kernel and settings the batch runs play, and nothing is simulated twice in two c
 
 What the page shows comes from the match's event log up to the pause, replayed by the
 referee (its own chips, pots, column, dart, tokens and Disruptors; nop_sim.games.new_order.referee)
-and rendered by :func:`~nop_sim.games.new_order.events.render_history`, with the other
+and rendered by :func:`~nop_sim.games.new_order.history.render_history`, with the other
 seats' unshown cards taken out first: :meth:`NewOrderTable.state` never holds them,
 nor the deck.
 
@@ -33,9 +33,9 @@ from nop_sim.evaluator import best_hand
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_row
 from nop_sim.games.new_order.engine import ScriptedMatch, match_states, play_scripted
-from nop_sim.games.new_order.events import EVENT_COLUMNS, render_history, to_records
+from nop_sim.games.new_order.history import EVENT_COLUMNS, render_history, to_records
 from nop_sim.games.new_order.referee.match import _Referee
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.games.registry import seat_names
 
 __all__ = ["NewOrderReplay", "NewOrderTable", "table_view", "visible_records"]

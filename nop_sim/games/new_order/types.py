@@ -1,7 +1,7 @@
 """New Order Poker's layouts and ids, which Python and its kernels share (one place, no logic).
 
 Kernels see only flat arrays and scalars. Every index into those arrays is
-named here, once, so that :mod:`nop_sim.games.new_order.rules`,
+named here, once, so that :mod:`nop_sim.games.new_order.settings`,
 :mod:`nop_sim.games.new_order.disruptors`, :mod:`nop_sim.games.new_order.agents`,
 :mod:`nop_sim.games.new_order.engine` and the kernels agree. Module level
 integer constants are frozen into the kernels at compile time.
@@ -308,7 +308,7 @@ N_PAUSE_ARGS = 56
 N_PAUSE = PAUSE_ARGS + N_PAUSE_ARGS
 
 # -- event log (int64 rows: match, hand, kind, seat, then EV_ARGS arguments) -------
-# The meaning of each kind's arguments is in nop_sim/games/new_order/events.py (EVENT_SCHEMA).
+# The meaning of each kind's arguments is in nop_sim/games/new_order/history.py (EVENT_SCHEMA).
 EV_WIDTH = 14
 EV_ARGS = EV_WIDTH - 4
 EV_MATCH_START = 0

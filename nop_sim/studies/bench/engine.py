@@ -30,7 +30,7 @@ import time
 import numba
 
 from nop_sim.games.new_order.engine import play_matches
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.studies.bench import reference
 
 __all__ = ["bench_engine"]
@@ -40,7 +40,7 @@ _COMPILE_SNIPPET = """
 import json, time
 import numba
 from nop_sim.games.new_order.engine import compile_callees, compile_engine, play_matches
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 from nop_sim.studies.bench import reference
 
 settings = Settings()

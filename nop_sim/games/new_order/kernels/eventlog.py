@@ -1,6 +1,6 @@
 """The match event log's writers: one per event kind (numba only).
 
-Each writer takes the arguments of its kind by name, as nop_sim.games.new_order.events'
+Each writer takes the arguments of its kind by name, as nop_sim.games.new_order.history'
 ``EVENT_SCHEMA`` lists them (tests/test_kernel_state.py checks the names),
 and writes one int64 row ``(match, hand, kind, seat, a0 .. a9)`` with the
 unused arguments -1, the format the referee and stored logs read. A match

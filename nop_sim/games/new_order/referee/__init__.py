@@ -1,7 +1,7 @@
 """Replay New Order Poker event logs in plain Python and check every rule.
 
 The referee shares nothing with the match kernels but the log format
-(:mod:`nop_sim.games.new_order.events`): it keeps its own chips, pots, column, dart, tokens,
+(:mod:`nop_sim.games.new_order.history`): it keeps its own chips, pots, column, dart, tokens,
 hands, piles and Disruptors, and checks each logged transition against the
 SPEC (sections 3-7):
 

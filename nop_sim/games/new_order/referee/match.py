@@ -8,13 +8,13 @@ from typing import Any
 from nop_sim.core.errors import RuleViolation
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.disruptors import mix_arrays
-from nop_sim.games.new_order.events import to_records
+from nop_sim.games.new_order.history import to_records
 from nop_sim.games.new_order.referee.betting import _Betting
 from nop_sim.games.new_order.referee.draft import _Draft
 from nop_sim.games.new_order.referee.piles import _Piles
 from nop_sim.games.new_order.referee.showdown import _Showdown
 from nop_sim.games.new_order.referee.state import _Hand
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 
 
 class _Referee(_Piles, _Betting, _Showdown, _Draft):
@@ -182,7 +182,7 @@ class _Referee(_Piles, _Betting, _Showdown, _Draft):
 
 
 def check_log(records: list[dict[str, Any]], settings: Settings) -> int:
-    """Replay the records of logged matches (dicts of :func:`nop_sim.games.new_order.events.to_records`).
+    """Replay the records of logged matches (dicts of :func:`nop_sim.games.new_order.history.to_records`).
 
     Returns the number of matches checked; raises :class:`RuleViolation` at the
     first broken rule.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from nop_sim.core.errors import RuleViolation
-from nop_sim.games.new_order.rules import Settings
+from nop_sim.games.new_order.settings import Settings
 
 
 @dataclass(frozen=True)
