@@ -11,7 +11,8 @@ from nop_sim.games.new_order.agents import agent_table
 from nop_sim.games.new_order.engine import strength_tables
 from nop_sim.games.new_order.kernels import state as S
 from nop_sim.games.new_order.kernels.common import evaluator_address
-from nop_sim.games.new_order.kernels.policy import choose_keep, single_strength
+from nop_sim.games.new_order.kernels.decide import choose_keep
+from nop_sim.games.new_order.kernels.policy import single_strength
 from nop_sim.games.new_order.settings import Settings
 from nop_sim.kernels.rng import seed_states
 

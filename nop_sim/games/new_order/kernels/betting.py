@@ -14,19 +14,19 @@ from nop_sim.games.new_order.kernels.common import (
     size_bounds,
     swap_positions,
 )
+from nop_sim.games.new_order.kernels.decide import (
+    choose_action,
+    choose_hedge,
+    choose_promotion,
+    choose_size,
+)
 from nop_sim.games.new_order.kernels.eventlog import (
     log_action,
     log_hedge,
     log_promote,
     log_uncalled,
 )
-from nop_sim.games.new_order.kernels.policy import (
-    choose_action,
-    choose_hedge,
-    choose_promotion,
-    choose_size,
-    single_strength,
-)
+from nop_sim.games.new_order.kernels.policy import single_strength
 from nop_sim.games.new_order.kernels.state import (
     ACT_BET,
     ACT_BLUFF,

@@ -15,15 +15,7 @@ from nop_sim.games.new_order.kernels.common import (
     restore_column,
     swap_positions,
 )
-from nop_sim.games.new_order.kernels.eventlog import (
-    log_disruptor_discard,
-    log_effect,
-    log_pick,
-    log_reshuffle,
-    log_reveal,
-)
-from nop_sim.games.new_order.kernels.firewall import DRAFT_ARGS, address
-from nop_sim.games.new_order.kernels.policy import (
+from nop_sim.games.new_order.kernels.decide import (
     choose_community_drop,
     choose_demote_target,
     choose_elevator_category,
@@ -33,6 +25,14 @@ from nop_sim.games.new_order.kernels.policy import (
     choose_purge,
     choose_swap,
 )
+from nop_sim.games.new_order.kernels.eventlog import (
+    log_disruptor_discard,
+    log_effect,
+    log_pick,
+    log_reshuffle,
+    log_reveal,
+)
+from nop_sim.games.new_order.kernels.firewall import DRAFT_ARGS, address
 from nop_sim.games.new_order.kernels.state import (
     CFG_DAMOUNT,
     CFG_DTYPE,

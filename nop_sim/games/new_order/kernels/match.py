@@ -66,6 +66,7 @@ from nop_sim.games.new_order.kernels.common import (
     seat_order,
     stacked,
 )
+from nop_sim.games.new_order.kernels.decide import choose_keep, choose_muck
 from nop_sim.games.new_order.kernels.disruptor import (
     WHY_ELIMINATED,
     WHY_SAFETY_NET,
@@ -91,7 +92,7 @@ from nop_sim.games.new_order.kernels.eventlog import (
     log_show,
 )
 from nop_sim.games.new_order.kernels.firewall import call_draft
-from nop_sim.games.new_order.kernels.policy import choose_keep, choose_muck, seat_rng
+from nop_sim.games.new_order.kernels.policy import seat_rng
 from nop_sim.games.new_order.kernels.state import (
     CFG_DAMOUNT,
     CFG_DSTACK,

@@ -3,7 +3,7 @@
 A person playing a seat (nop_sim.games.new_order.table) plays the batch kernel itself: the
 match is replayed from its seed with the person's decisions so far as a script, and the
 kernel stops where the script runs out. With ``settings[S_SCRIPTED] = seat + 1`` every
-``choose_*`` of kernels.policy asks the script for that seat's decision instead of its
+``choose_*`` of kernels.decide asks the script for that seat's decision instead of its
 agent; with ``-(seat + 1)`` the agent decides and each decision is appended to the script
 (what the oracle test replays). Batch runs leave the setting at 0: one comparison a
 decision.
