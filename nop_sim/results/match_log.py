@@ -17,7 +17,13 @@ import pandas as pd
 from nop_sim.core.errors import RunError
 from nop_sim.games import Game, game_of_folder, get_game
 from nop_sim.games.registry import seat_names
-from nop_sim.results.store import damaged_manifest, read_manifest, read_rows
+from nop_sim.results.store import (
+    damaged_manifest,
+    logged_matches,
+    no_match_logged,
+    read_manifest,
+    read_rows,
+)
 
 __all__ = ["MatchLog", "load_match_log", "run_game"]
 
@@ -80,10 +86,8 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
                           else "it has none, leave --point out"))
     data = tomllib.loads(text)
     if not data.get("run", {}).get("log_sample", 0):
-        raise RunError(f"{out}: no match was logged ([run] log_sample = 0); to keep one match "
-                       f"in N, run again with --set run.log_sample=N into a new --out")
-    ids = read_rows(out, "events", point, columns=["point", "match"])
-    logged = sorted(set(ids["match"].tolist()))
+        raise RunError(no_match_logged(out))
+    logged = logged_matches(out, point)
     where = f" of point {point}" if n_points > 1 else ""
     if match not in logged:
         raise RunError(f"{out}: match {match}{where} was not logged; logged: "

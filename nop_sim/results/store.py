@@ -49,7 +49,8 @@ from nop_sim.core.profiling import phase
 
 __all__ = ["DRAFTS_FILE", "STRONG_FOLDER", "STRONG_PLAY_FILE", "UNSETTLED", "VALUES_FILE", "RunError", "concat_tables", "damaged_manifest",
            "finished_parts",
-           "load_strong_drafts", "load_strong_play", "load_tables", "not_a_run",
+           "load_strong_drafts", "load_strong_play", "load_tables", "logged_matches",
+           "no_match_logged", "not_a_run",
            "part_chunks", "read_manifest", "read_rows", "remove_merged", "write_json",
            "write_part"]
 
@@ -331,6 +332,14 @@ def damaged_manifest(out: str | Path) -> str:
             f"DIR), or move this folder away and run into it again (nothing was changed)")
 
 
+def no_match_logged(out: str | Path) -> str:
+    """The one line for a run folder that logged no match, saying how to log some: what
+    ``nop-sim replay`` and ``nop-sim hands`` answer, and what the report says in place of
+    the matches it would cite."""
+    return (f"{out}: no match was logged ([run] log_sample = 0); to keep one match in N, "
+            f"run again with --set run.log_sample=N into a new --out")
+
+
 def read_manifest(out: str | Path) -> dict:
     """The manifest of a run folder; :class:`RunError` (one line) for any other folder,
     one without a manifest, or a damaged one."""
@@ -550,6 +559,19 @@ def load_tables(out: str | Path, names: Iterable[str] | None = None,
             raise RunError(f"{out}: its table {name} cannot be read ({exc.__class__.__name__}); "
                            f"rebuild it with nop-sim run ... --resume --out {out}") from None
     return tables
+
+
+def logged_matches(out: str | Path, point: int) -> list[int]:
+    """The ids of the matches whose events a run folder logged at sweep ``point``, sorted;
+    empty for a folder without an ``events`` table. Raises :class:`RunError` as
+    :func:`read_rows` does."""
+    layout = read_manifest(out).get("tables")
+    held = (layout.get("rows", ()) if isinstance(layout, dict)
+            else ["events"] if (Path(out) / "events.parquet").exists() else [])  # older store
+    if "events" not in held:
+        return []
+    ids = read_rows(out, "events", point, columns=["point", "match"])
+    return sorted(set(ids["match"].astype(int).tolist()))
 
 
 def read_rows(out: str | Path, name: str, point: int, match: int | None = None,
