@@ -18,16 +18,18 @@ from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import Scenario
 
 SECTIONS = ["Headline", "Match length", "Seat fairness", "Strategies", "The Ranking Column",
-            "The Ledger", "Hedging", "Disruptors", "Chips"]
+            "The Ledger", "Hedging", "Disruptors", "Chips", "Matches to replay"]
+TEXT_ONLY = {"Matches to replay"}  # a table of commands, no figure
 SWEEP_SECTIONS = ["Sweep: points ranked", "Sweep: metrics against each parameter",
                   "Sweep: pairs of parameters"]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def _scenario(name: str, matches: int, chunk: int, sweep=None, targets=None) -> Scenario:
+def _scenario(name: str, matches: int, chunk: int, sweep=None, targets=None,
+              log_sample: int = 0) -> Scenario:
     data = {"name": name, "game": {"players": 4},
             "seats": {"rotate": ["balanced", "manipulator", "hedger", "rock"]},
-            "run": {"matches": matches, "seed": 3, "chunk": chunk}}
+            "run": {"matches": matches, "seed": 3, "chunk": chunk, "log_sample": log_sample}}
     if sweep:
         data["sweep"] = sweep
     if targets:
@@ -37,9 +39,11 @@ def _scenario(name: str, matches: int, chunk: int, sweep=None, targets=None) -> 
 
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory) -> Path:
-    """20 matches, chunks of 5 so the presets visit all four seat orders."""
+    """20 matches, chunks of 5 so the presets visit all four seat orders; one match in 3
+    logged (0, 3, ..., 18: seven)."""
     out = tmp_path_factory.mktemp("report") / "run"
-    run_scenario(_scenario("tiny", 20, 5, targets={"median_hands": 40}), out, workers=1)
+    run_scenario(_scenario("tiny", 20, 5, targets={"median_hands": 40}, log_sample=3), out,
+                 workers=1)
     return out
 
 
@@ -52,7 +56,7 @@ def small_report(small_run) -> Path:
 def sweep_report(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("report") / "sweep"
     scn = _scenario("tiny-sweep", 8, 4, sweep={"dart_cap": [10, 20], "fee_to": ["pot", "bank"]},
-                    targets={"median_hands": 40, "max_preset_advantage": 0.05})
+                    targets={"median_hands": 40, "max_preset_advantage": 0.05}, log_sample=4)
     run_scenario(scn, out, workers=1)
     return write_report(out, strict=True)
 
@@ -67,7 +71,7 @@ def test_report_has_every_section_with_a_figure_and_a_table(small_report):
     titles = [re.sub(r"^\d+\. ", "", t) for t, _ in sections]
     assert titles == SECTIONS
     for title, body in sections:
-        assert "<img " in body, f"section {title} has no figure"
+        assert "<img " in body or title.split(". ", 1)[1] in TEXT_ONLY, f"{title}: no figure"
         assert "<table>" in body, f"section {title} has no table"
         assert "could not be built" not in body and "Not available" not in body, title
 
@@ -140,7 +144,10 @@ def _written(folder: Path) -> dict[str, bytes]:
     files = {p.relative_to(folder).as_posix(): p.read_bytes()
              for p in folder.rglob("*") if p.is_file()
              and p.parts[len(folder.parts)] in ("figures", "tables", "report.html", "report.md")}
-    return {k: re.sub(rb"Report built in [0-9.]+ s", b"", v) for k, v in files.items()}
+    # the replay commands name the folder the report was made of
+    return {k: re.sub(rb"Report built in [0-9.]+ s", b"", v).replace(str(folder).encode(),
+                                                                        b"RUN")
+            for k, v in files.items()}
 
 
 def _report_with_forks_on(small_run: Path, tmp_path: Path) -> Path:
@@ -484,3 +491,86 @@ def test_every_column_of_every_table_can_be_seen(small_report, sweep_report, tmp
     tables, _ = render_in_chromium(small_report, tmp_path, probe=TABLES_PROBE, width=900)
     assert any(not t["fits"] for t in tables)      # too narrow for some: they scroll
     assert [t["caption"] for t in tables if not (t["reachable"] and t["inside"])] == []
+
+
+# ---------------------------------------------------------------------------
+# Matches to replay (issue 40, item 5)
+# ---------------------------------------------------------------------------
+def _replayed(command: str, monkeypatch) -> object:
+    """``command`` (a report's nop-sim replay line) through the CLI, --no-browser added, the
+    server bound and then stopped as Ctrl+C stops it, instead of serving."""
+    import shlex
+
+    from nop_sim.cli import main
+    from nop_sim.play.server import TableServer
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TableServer, "serve_forever", interrupted)
+    words = shlex.split(command)
+    assert words[:2] == ["nop-sim", "replay"], command
+    return CliRunner().invoke(main, [*words[1:], "--no-browser"])
+
+
+def test_the_replays_are_the_median_shortest_longest_and_most_disrupted(small_run,
+                                                                       small_report):
+    """Each pick against the run's tables, by the stated rule."""
+    import numpy as np
+    import pandas as pd
+
+    from nop_sim.games.new_order import types as T
+    from nop_sim.results.store import load_tables, read_rows
+
+    matches = load_tables(small_run, ["matches"])["matches"]
+    events = read_rows(small_run, "events", 0)
+    logged = sorted(events["match"].unique())
+    assert logged == list(range(0, 20, 3))
+    m = matches.set_index("match").loc[logged]
+    median = np.median(matches["hands"])
+    distance = (m["hands"] - median).abs()
+    per_hand = (events[events["kind"] == T.EV_EFFECT].groupby("match").size()
+                .reindex(logged, fill_value=0) / m["hands"])
+    want = {"median": int(distance[distance == distance.min()].index.min()),
+            "shortest": int(m.index[m["hands"] == m["hands"].min()].min()),
+            "longest": int(m.index[m["hands"] == m["hands"].max()].min()),
+            "Disruptor": int(per_hand.index[per_hand == per_hand.max()].min())}
+    picked = pd.read_csv(small_run / "tables" / "replays.csv")
+    assert len(picked) == len(set(want.values()))
+    for word, match in want.items():
+        row = picked[picked["why"].str.contains(word)]
+        assert list(row["match"]) == [match], (word, picked)
+        assert row["hands"].item() == m.loc[match, "hands"]
+        assert row["command"].item() == f"nop-sim replay {small_run} --match {match}"
+    html = small_report.read_text(encoding="utf-8")
+    md = (small_run / "report.md").read_text(encoding="utf-8")
+    for command in picked["command"]:
+        assert command in html and command in md
+    assert "closest to the run&#x27;s median" in html and "closest to the run's median" in md
+
+
+def test_every_replay_the_report_prints_opens(small_run, small_report, sweep_report,
+                                             monkeypatch):
+    import pandas as pd
+
+    sweep = sweep_report.parent
+    commands = list(pd.read_csv(small_run / "tables" / "replays.csv")["command"])
+    sweep_csvs = sorted((sweep / "tables").glob("p*_replays.csv"))
+    assert len(sweep_csvs) == 1  # the point sections of the best point
+    sweep_commands = list(pd.read_csv(sweep_csvs[0])["command"])
+    point = int(sweep_csvs[0].name[1:].split("_")[0])
+    assert all(c.endswith(f" --point {point}") for c in sweep_commands)
+    for command in commands + sweep_commands:
+        res = _replayed(command, monkeypatch)
+        assert res.exit_code == 0, (command, res.output)
+        assert "http://127.0.0.1:" in res.output and "stopped" in res.output
+
+
+def test_a_run_that_logged_no_match_says_how_to_log_as_replay_does(tmp_path, monkeypatch):
+    out = tmp_path / "nolog"
+    run_scenario(_scenario("nolog", 4, 4), out, workers=1)
+    md = (write_report(out, strict=True).parent / "report.md").read_text(encoding="utf-8")
+    said = md.split("Matches to replay\n", 1)[1].strip().split("\n\n")[1]
+    res = _replayed(f"nop-sim replay {out} --match 0", monkeypatch)
+    assert res.exit_code != 0 and said in res.output
+    assert said.startswith(f"{out}: no match was logged") and "log_sample" in said

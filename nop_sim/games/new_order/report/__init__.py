@@ -11,7 +11,7 @@ toolkit of :mod:`nop_sim.reporting`, in the same folder:
 
 A run of one point gets the numbered sections of :data:`POINT_SECTIONS`
 (headline, match length, seats, strategies, the Ranking Column, the Ledger,
-hedging, Disruptors, chips). A sweep (more than one point) first gets
+hedging, Disruptors, chips, matches to replay). A sweep (more than one point) first gets
 :data:`SWEEP_SECTIONS` (targets ranking, each metric against each swept
 parameter, heat maps for pairs) and then the point sections for its best
 point (by the targets, or point 0 without targets). Each section is one
@@ -30,7 +30,8 @@ The sections live in modules by subject, and this one assembles them:
 - :mod:`~.disruptors`: the Disruptor cards;
 - :mod:`~.sweep`: a sweep's ranking, parameters and pairs;
 - :mod:`~.worth`: what each mechanic is worth across a sweep, under strong play;
-- :mod:`~.strong`: the run's [strong] field in every seat, beside the run.
+- :mod:`~.strong`: the run's [strong] field in every seat, beside the run;
+- :mod:`~.replays`: logged matches worth watching, with their ``nop-sim replay`` lines.
 """
 
 from __future__ import annotations

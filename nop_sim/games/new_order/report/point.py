@@ -13,6 +13,7 @@ from nop_sim.games.new_order.report.disruptors import _disruptors
 from nop_sim.games.new_order.report.ledger import _hedging, _ledger
 from nop_sim.games.new_order.report.match import _chips, _match_length
 from nop_sim.games.new_order.report.players import _seats, _strategies
+from nop_sim.games.new_order.report.replays import _replays
 from nop_sim.games.new_order.report.scorecard import _scorecard
 from nop_sim.reporting import Bullets, Csv, Note, SectionSpec, Table, count
 
@@ -109,5 +110,9 @@ POINT_SECTIONS = [
                 "who take it win more.", _disruptors),
     SectionSpec("chips", "Chips",
                 "How fast the table thins out, and how unequal stacks are.", _chips),
+    SectionSpec("replays", "Matches to replay",
+                "Logged matches worth watching, each with the command that steps through it "
+                "in the browser (nop-sim replay): the chips, pot and column of every step, "
+                "every card shown.", _replays),
 ]
 """The sections of one point, in order; :func:`analysis.findings` names them by id."""
