@@ -11,7 +11,7 @@ import pandas as pd
 from nop_sim.games.new_order import analysis as A
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.report.common import _Point
-from nop_sim.reporting import Note, Table, count
+from nop_sim.reporting import Bullets, Csv, Note, count
 from nop_sim.results.store import logged_matches, no_match_logged, read_rows
 
 RULE = ("Among the matches the run logged, one per rule: the match whose length is closest "
@@ -74,8 +74,9 @@ def _replays(p: _Point) -> list:
     picked = pick_replays(p)
     if not len(picked):
         return [Note(no_match_logged(p.run.folder))]
-    shown = picked.assign(match=[str(x) for x in picked["match"]],
-                          hands=[count(x) for x in picked["hands"]])
+    # a list, not a table: a command and a sentence read left to right, where a table
+    # right-aligns every column but the first
     return [Note(RULE),
-            Table(shown.rename(columns={"why": "why this one", "command": "replay it with"}),
-                  "Logged matches worth watching", csv="replays.csv", full=picked)]
+            Bullets([f"**{r.command}**: match {r.match}, {count(r.hands)} hands; {r.why}."
+                     for r in picked.itertuples()]),
+            Csv("replays.csv", picked)]
