@@ -171,6 +171,7 @@ def test_a_replay_steps_forward_and_back_on_screen(browser, tmp_path):
         shown = [pg.locator(f'.seat[data-seat="{p}"] .shown .card').all_inner_texts()
                  for p in range(s.players)]
         assert shown == [seat["cards"] for seat in want["seats"]]  # every card shown
+        assert not pg.locator("#me").is_visible()  # no "Your cards" box: no seat is yours
         pg.locator("#back").click()
         pg.wait_for_function("() => document.querySelector('#step-text').innerText"
                              ".startsWith('step 12 ')")
