@@ -152,6 +152,10 @@ def test_an_independent_check_that_finds_more_is_recorded_in_the_field(tmp_path,
     path.write_text(SMALL)
     scn = load_scenario(path, ["run.seed=7"])
     assert not record_check(scn, folder, Found(claim - 1), 500_000)   # found less: unchanged
+    unsure = Found(claim + 10)
+    unsure.low = -0.001   # reads more, but its interval reaches 0: noise, not a bound
+    assert not record_check(scn, folder, unsure, 500_000)
+    assert "independent check" not in (folder / "strong.toml").read_text()
     assert record_check(scn, folder, Found(claim + 10), 500_000)
     after = read_agent_file(folder / "strong.toml")
     assert [dict(r) for r in after.rows] == [dict(r) for r in before.rows]

@@ -153,7 +153,9 @@ def record_check(scn, folder: Path, found: SearchResult, budget: int) -> bool:
     found more than any claim the file holds, so every reader of the field (a run's
     report, ``[strong]``) states the largest known lower bound: ``[training]`` gets
     ``checked_exploitability``, ``checked_low``, ``checked_high``, ``checked_by``.
-    Returns whether the file changed."""
+    A check whose deviation does not clearly gain (its 95% interval reaches 0) is not
+    recorded, nor any check of a field the game knows exactly. Returns whether the file
+    changed."""
     path = Path(folder) / "strong.toml"
     settings = scn.settings_at(scn.points()[0])
     policy = policy_of(settings)
@@ -165,8 +167,13 @@ def record_check(scn, folder: Path, found: SearchResult, budget: int) -> bool:
     # computes it (a search never finds more than that, but for its noise); and a bound
     # at or below 0 says nothing
     known = max(float(training.get("exploitability", float("-inf"))),
-                float(training.get("checked_exploitability", float("-inf"))),
-                float(training.get("exact_gain_per_seat", float("-inf"))), 0.0)
+                float(training.get("checked_exploitability", float("-inf"))), 0.0)
+    # A game that knows its field's best deviation exactly (Kuhn poker) has its answer
+    # in the file: a search never finds more than that, and one that reads more has
+    # read its noise. Elsewhere the check's deviation must clearly gain (its interval
+    # above 0), or "at least" would state noise as a bound.
+    if "exact_gain_per_seat" in training or not g["ci_low"] > 0:
+        return False
     if not round(g["mean"], 3) > known:
         return False
     training.update(checked_exploitability=round(g["mean"], 3),
