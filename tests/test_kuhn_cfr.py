@@ -107,7 +107,9 @@ def test_the_cfr_field_is_a_seat_like_any_other(tmp_path):
 
 @pytest.mark.parametrize("args, needle", [
     (["scenarios/baseline.toml", "--method", "cfr"], "no regret-minimisation trainer yet"),
-    ([KUHN, "--iterations", "5"], "give it with --method cfr"),
+    (["scenarios/baseline.toml", "--iterations", "5"], "give it with --method cfr"),
+    ([KUHN, "--method", "psro", "--iterations", "5"], "give it with --method cfr"),
+    ([KUHN, "--budget-matches", "1000"], "kuhn3 trains by cfr unless --method psro"),
     ([KUHN, "--method", "cfr", "--budget-matches", "1000"], "--method cfr runs --iterations"),
     ([KUHN, "--method", "cfr", "--seeds", "2"], "--method cfr runs --iterations"),
 ])

@@ -57,7 +57,8 @@ def test_every_trainable_game_trains_and_its_strong_field_seats(game, tmp_path):
     scenario = _scenario_of(game.kind)
     out = tmp_path / "train"
     runner = CliRunner()
-    r = runner.invoke(main, ["train", str(scenario), "--budget-matches", "3000", "--out",
+    r = runner.invoke(main, ["train", str(scenario), "--method", "psro", "--budget-matches",
+                             "3000", "--out",
                              str(out), "--no-report", "-q", "--workers", "1"])
     assert r.exit_code == 0, r.output
     assert "exploitability: " in r.output and "-match search from " in r.output, r.output

@@ -27,7 +27,8 @@ from nop_sim.cli.common import (
 @command("train")
 @click.argument("scenario", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
-              help="Training folder [default: reports/<scenario file name>-train].")
+              help="Training folder [default: reports/<scenario file name>-train; with the "
+                   "game's other --method, reports/<scenario file name>-<method>].")
 @click.option("--epsilon", type=click.FloatRange(0, 100), default=None,
               help="Stop when the best deviation found gains less than this much, with 95% "
                    "confidence, in the game's unit [default: 1 win-rate point; Kuhn poker: "
@@ -45,12 +46,12 @@ from nop_sim.cli.common import (
                    "each field is then hardened by PSRO rounds from the pool, one training's "
                    "budget for the pooled field (in pooled/) and half of one for each half, "
                    "with seeds --seed + K, + K + 1, + K + 2.")
-@click.option("--method", type=click.Choice(["psro", "cfr"]), default="psro",
-              show_default=True,
+@click.option("--method", type=click.Choice(["psro", "cfr"]), default=None,
               help="psro: a mixture over a population of searched policies (every game with "
                    "a policy space); cfr: counterfactual regret minimisation, the average "
                    "strategy over the game's information sets (Kuhn poker: full-width "
-                   "Discounted CFR over the true infosets).")
+                   "Discounted CFR over the true infosets). [default: the game's stronger "
+                   "trainer by the figures: cfr for Kuhn poker, psro elsewhere]")
 @click.option("--iterations", type=click.IntRange(1, 10**9), default=None,
               help="--method cfr: iterations to run [default: the game's, Kuhn poker 1,000].")
 @_train_options
@@ -92,23 +93,30 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
       nop-sim train scenarios/baseline.toml --resume          # after a crash or Ctrl-C
       nop-sim train scenarios/baseline.toml --budget-matches 4000000 --resume   # go on
       nop-sim run scenarios/baseline.toml --set seats.all=@reports/baseline-train/strong.toml
-      nop-sim train scenarios/kuhn3.toml --method cfr --out reports/kuhn3-cfr
+      nop-sim train scenarios/kuhn3.toml      # Kuhn poker trains by CFR: reports/kuhn3-train
+      nop-sim train scenarios/kuhn3.toml --method psro      # by PSRO: reports/kuhn3-psro
     """
     from nop_sim.studies.train import TrainConfig, train_folder
     from nop_sim.studies.train.report import write_train_report
 
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "train")
+    regret = scn.game_type.policy.regret
+    default = "cfr" if regret is not None and regret.default else "psro"
+    asked, method = method, method or default
+    # the game's own trainer writes reports/<scenario>-train, the other -<method>
+    out_dir = out_dir or Path("reports") / (
+        f"{scn.name}-train" if method == default else f"{scn.name}-{method}")
     if method == "cfr":
         return _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet,
-                             no_report)
+                             no_report, asked is None)
     if iterations is not None:
         raise click.BadParameter("counts CFR iterations: give it with --method cfr "
                                  "(PSRO's budget is --budget-matches)",
                                  param_hint="--iterations")
     cfg = TrainConfig(budget=budget or 1_000_000, seed=scn.seed,
                       epsilon=scn.game_type.policy.epsilon if epsilon is None else epsilon)
-    out = out_dir or Path("reports") / f"{scn.name}-train"
+    out = out_dir
     if seeds > 1:
         return _train_pool(scenario, overrides, scn, seeds, out, cfg, workers, scheduler,
                            resume, no_report, quiet)
@@ -150,7 +158,7 @@ def _say_trained(scn, result, out: Path, report) -> None:
 
 
 def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet,
-                  no_report):
+                  no_report, by_default=False):
     """``train --method cfr``: the game's regret trainer into a folder
     (:mod:`nop_sim.studies.train.regret`)."""
     from nop_sim.studies.train.regret import regret_folder
@@ -159,12 +167,14 @@ def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quie
     for given, name in ((seeds > 1, "--seeds"), (budget is not None, "--budget-matches"),
                         (epsilon is not None, "--epsilon")):
         if given:
-            raise click.BadParameter("is PSRO's; --method cfr runs --iterations",
-                                     param_hint=name)
+            raise click.BadParameter(
+                "is PSRO's; --method cfr runs --iterations" + (
+                    f" ({scn.kind} trains by cfr unless --method psro is given)"
+                    if by_default else ""), param_hint=name)
     if scn.game_type.policy.regret is None:
         raise click.UsageError(f"{scn.source}: {scn.kind} has no regret-minimisation "
                                f"trainer yet; train it with --method psro (the default)")
-    out = out_dir or Path("reports") / f"{scn.name}-cfr"
+    out = out_dir
     progress = _Progress(quiet, "iterations", label="CFR iterations")
     with _holding(out):
         with contextlib.closing(progress):

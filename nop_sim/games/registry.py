@@ -66,6 +66,9 @@ class RegretTrainer:
     done(state) : the iterations a state has done
     row(state) : the average strategy as one agent row (the field, weight 1)
     size(settings) : ``(information sets, actions)`` of what it learns
+    default : whether ``nop-sim train`` runs it when no ``--method`` is given: where the
+        figures say it trains the stronger field (Kuhn poker: exact NashConv 0.00002 in
+        a second, where PSRO reaches 0.11 in a minute), PSRO otherwise
     """
 
     method: str
@@ -75,6 +78,7 @@ class RegretTrainer:
     done: Callable[[Mapping[str, Any]], int]
     row: Callable[[Mapping[str, Any]], Any]
     size: Callable[[Any], tuple[int, int]]
+    default: bool = False
 
 
 @dataclass(frozen=True)
