@@ -63,6 +63,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'nop_sim' has no attribute {name!r}")
+    # PEP 562: a public name imports its module on first use (see the docstring)
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # the next lookup skips this function
     return value

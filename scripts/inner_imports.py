@@ -4,10 +4,14 @@ STYLE.md: import at the top of a module; an import inside a function needs a one
 reason (start-up time, a heavy optional library loaded only on the path that needs it),
 and never hides a circle. Issue 38 asks for at most 5% outside the CLI. Counted by the
 AST: every ``import`` and ``from ... import`` statement of ``nop_sim/`` (``__future__``
-left out), inside a function or a method when any enclosing node is one. A reason is a
-comment on the import's line or the line above, or the module's own comment
-``# Imports inside functions: <why>``; tests/test_layers.py holds it for nop_sim's own
-modules.
+left out), and every call that imports by name (``importlib.import_module``, ``__import__``,
+``lazy_loader.load``), inside a function or a method when any enclosing node is one: a
+module's PEP 562 ``__getattr__`` or the registry's resolver of a game's functions by
+dotted name imports inside a function as surely as an ``import`` statement there does,
+while ``lazy_loader.load`` at a module's top declares its import there (SPEC 1), deferred
+to first use. A reason is a comment on the import's line or the line above, or the
+module's own comment ``# Imports inside functions: <why>``; tests/test_layers.py holds it
+for nop_sim's own modules.
 
 Usage::
 
@@ -25,6 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE_REASON = "# Imports inside functions:"
+# calls that import a module by name: ``importlib.import_module(...)``, ``import_module(...)``,
+# ``__import__(...)``, ``lazy_loader.load(...)`` (also as ``lazy.load``)
+IMPORT_CALLS = {"import_module", "__import__", "lazy.load", "lazy_loader.load"}
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,13 @@ def _reason(lines: list[str], run: list[ast.stmt], module_reason: str) -> str:
     return module_reason
 
 
+def _is_import_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    name = ast.unparse(node.func)
+    return name in IMPORT_CALLS or name.rsplit(".", 1)[-1] == "import_module"
+
+
 def imports_of(path: Path, root: Path = ROOT) -> list[Import]:
     """Every import statement of one file, each marked inner or not."""
     text = path.read_text(encoding="utf-8")
@@ -78,11 +92,16 @@ def imports_of(path: Path, root: Path = ROOT) -> list[Import]:
                                         _reason(lines, run, module_reason) if inner else ""))
                 run = []
         for child in ast.iter_child_nodes(node):
-            walk(child, inner or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef
-                                            | ast.Lambda))
+            child_inner = inner or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef
+                                              | ast.Lambda)
+            if _is_import_call(child):
+                found.append(Import(rel, child.lineno, ast.unparse(child), child_inner,
+                                    _reason(lines, [child], module_reason) if child_inner
+                                    else ""))
+            walk(child, child_inner)
 
     walk(ast.parse(text), False)
-    return found
+    return sorted(found, key=lambda i: i.line)
 
 
 def all_imports(root: Path = ROOT) -> list[Import]:

@@ -48,13 +48,14 @@ so that a debugger can step through any kernel (:func:`lookup_table`).
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import numba
 import numpy as np
-from numba.core import types
+from numba.core import event, types
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
@@ -90,11 +91,7 @@ COMPILE_NOTE = (f"compiling the simulation kernels into numba's cache: {COMPILE_
 def announce_compiles(echo: Callable[[str], None] | None = None):
     """Print :data:`COMPILE_NOTE` (once) when a nop-sim kernel starts compiling; returns
     the listener (``numba.core.event.unregister("numba:compile", it)`` stops it)."""
-    from numba.core import event
-
     def say(text: str) -> None:
-        import multiprocessing
-
         if multiprocessing.parent_process() is not None:
             return  # a worker: its parent has said it
         if sys.stderr is not None and sys.stderr.isatty():  # a person is waiting

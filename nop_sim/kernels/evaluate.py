@@ -42,6 +42,9 @@ evaluation kernels already live apart (:mod:`nop_sim.kernels.evaltable`).
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import combinations_with_replacement
+
 import numpy as np
 from numba import prange
 
@@ -141,9 +144,6 @@ def _build_patterns():
     with wilds or several decks): those, plus 2+1+1+1, 2+2+1 and 3+1+1
     multisets (3+2, 4+1 and 5 are Flush House, Four and Flush Five).
     """
-    from collections import Counter
-    from itertools import combinations_with_replacement
-
     flush = []
     for combo in combinations_with_replacement(range(13), 5):
         ranks = sorted(combo, reverse=True)

@@ -56,6 +56,7 @@ _LAZY = {
 def __getattr__(name: str):
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # PEP 562: what draws loads matplotlib on first use (see _LAZY)
     value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
     globals()[name] = value
     return value

@@ -243,10 +243,10 @@ def import_report(game: Game) -> None:
     import nop_sim.reporting.write  # noqa: F401
 
     package = game.write_report.__module__.rpartition(".")[0]
-    # by name: run/ reaches a game through the registry, never its package by an import.
     # A game outside a package (a plug-in module of one file) has its report in the hook's
     # own module, imported already with the game
     if package and importlib.util.find_spec(f"{package}.report") is not None:
+        # by name: run/ reaches a game through the registry, never its package by an import
         importlib.import_module(f"{package}.report")
 
 

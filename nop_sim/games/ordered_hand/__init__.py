@@ -51,6 +51,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'nop_sim.games.ordered_hand' has no attribute {name!r}")
+    # PEP 562: a public name imports its module on first use (see the docstring)
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
