@@ -27,6 +27,7 @@ __all__ = [
     "best_hand",
     "build_tables",
     "category_of_scores",
+    "compile_kernels",
     "evaluate",
     "evaluation_tables",
     "profile",
@@ -264,6 +265,14 @@ def evaluate(cards, column=DEFAULT_COLUMN, *, wild_ranks=0, elevated=0, inverted
     if not ok:
         _name_the_fault(arr, decks)
     return int(out[0]) if single else out
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's cache) the kernels :func:`evaluate` calls, with and
+    without wild ranks (``nop-sim compile``)."""
+    hands = np.array([[0, 5, 10, 15, 20, 25, 30]], np.int8)
+    evaluate(hands)
+    evaluate(hands, wild_ranks=1)
 
 
 def category_of_scores(scores, column=DEFAULT_COLUMN, *, inverted=False) -> np.ndarray:

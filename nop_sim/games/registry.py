@@ -10,21 +10,85 @@ A game's functions receive plain, picklable arguments (a scenario and a
 chunk), so the runner can ship them to worker processes or a Dask cluster;
 a module-level function pickles by reference, so importing its module in a
 worker registers the game there too.
+
+A descriptor may name a function by its dotted name instead,
+``"nop_sim.games.new_order.engine:play_matches"`` (as an entry point does): it is
+imported on its first call (:class:`Deferred`). Registering a game then loads
+what the descriptor itself needs, never the engine's numba kernels, the
+referee or the report's matplotlib behind its hooks.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_KIND", "FieldPlay", "Game", "PolicySpace", "RegretTrainer", "SeatFile",
+__all__ = ["DEFAULT_KIND", "Deferred", "FieldPlay", "Game", "PolicySpace", "RegretTrainer", "SeatFile",
            "changed_label", "game_kinds", "game_of_folder", "get_game", "policy_of", "register_game",
            "registered_games", "seat_label", "seat_name", "seat_names"]
 
 DEFAULT_KIND = "new-order"  # a scenario's [game] without ``kind``, a manifest without one
+
+
+class Deferred:
+    """A game's function given by its dotted name, ``"package.module:function"``, and
+    imported on its first call.
+
+    It calls as the function does and states the function's ``__module__`` and
+    ``__name__`` without importing it. There is one per name, and it pickles as its
+    name, so it pickles by reference as a module-level function does (a worker imports
+    the module when it first calls it). A :class:`Game` or :class:`PolicySpace` turns
+    every function given by name into one.
+    """
+
+    _made: dict[str, Deferred] = {}
+
+    def __new__(cls, target: str):
+        if target not in cls._made:
+            module, _, name = target.partition(":")
+            if not module or not name.isidentifier():
+                raise ValueError(f"{target!r} does not name a function as "
+                                 f"'package.module:function'")
+            made = super().__new__(cls)
+            made.target, made.__module__, made.__name__ = target, module, name
+            made._function = None
+            cls._made[target] = made
+        return cls._made[target]
+
+    def resolve(self) -> Callable:
+        """The function itself (its module imported on the first call)."""
+        if self._function is None:
+            # deferred: the modules a game names load numba, matplotlib or the referee,
+            # which registering the game must not
+            self._function = getattr(importlib.import_module(self.__module__), self.__name__)
+        return self._function
+
+    def __call__(self, *args, **kwargs):
+        return self.resolve()(*args, **kwargs)
+
+    def __reduce__(self):
+        return Deferred, (self.target,)
+
+    def __repr__(self) -> str:
+        return f"Deferred({self.target!r})"
+
+
+def _defer_named(descriptor) -> None:
+    """Turn each function of a frozen dataclass given by its dotted name (a field whose
+    type is a callable, or a mapping of them) into a :class:`Deferred`."""
+    for f in fields(descriptor):
+        value = getattr(descriptor, f.name)
+        if "Callable" not in str(f.type):
+            continue
+        if isinstance(value, str):
+            object.__setattr__(descriptor, f.name, Deferred(value))
+        elif isinstance(value, Mapping) and any(isinstance(v, str) for v in value.values()):
+            object.__setattr__(descriptor, f.name, {
+                k: Deferred(v) if isinstance(v, str) else v for k, v in value.items()})
 
 
 @dataclass(frozen=True)
@@ -84,7 +148,8 @@ class RegretTrainer:
 @dataclass(frozen=True)
 class PolicySpace:
     """A game's policies as rows of numbers: what strong play (``nop_sim.studies.train``)
-    searches. Every callable is a module-level function (Dask ships ``play_field``).
+    searches. Every callable is a module-level function (Dask ships ``play_field``), or
+    its dotted name (:class:`Deferred`).
 
     names : the row's columns, in order (a row is float64 ``(len(names),)``)
     bounds() : ``(lowest, highest)`` float64 arrays over ``names``: the legal box, which a
@@ -152,6 +217,9 @@ class PolicySpace:
     write_extra: Callable[[Path, Any, Any], Any] | None = None
     regret: RegretTrainer | None = None
 
+    def __post_init__(self) -> None:
+        _defer_named(self)
+
     def amount(self, gain: float, signed: bool = False) -> str:
         """A gain (a win-rate fraction, a payoff) as the game states it: ``scale * gain``
         to ``digits`` decimals, then ``unit`` (``5.0 points``, ``+0.012 chips``)."""
@@ -160,7 +228,8 @@ class PolicySpace:
 
 @dataclass(frozen=True)
 class Game:
-    """What a game declares; every callable is a module-level function.
+    """What a game declares; every callable is a module-level function, or its dotted
+    name ``"package.module:function"``, imported on its first call (:class:`Deferred`).
 
     Settings and seats
     ------------------
@@ -322,6 +391,7 @@ class Game:
                    for m in self.policy.mechanics}}
 
     def __post_init__(self) -> None:
+        _defer_named(self)
         if self.fair_win_rate is None:
             object.__setattr__(self, "fair_win_rate", one_winner)
 

@@ -91,11 +91,11 @@ import numpy as np
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import AgentError, agent_bounds, agent_row, agent_table
 from nop_sim.games.new_order.settings import Settings
-from nop_sim.kernels.rng import seed_states
+from nop_sim.kernels.rng import keyed_states, seed_states
 
 __all__ = ["BatchResults", "FieldResults", "MatchResults", "ScriptedMatch", "compile_callees",
-           "compile_engine", "match_states", "play_batches", "play_field", "play_matches",
-           "play_scripted", "refresh_kernel_cache", "strength_tables"]
+           "compile_engine", "compile_parallel", "load_kernels", "match_states", "play_batches", "play_field", "play_matches",
+           "play_scripted", "refresh_kernel_cache", "strength_tables", "warm_up"]
 
 DEFAULT_CHUNK = 32
 DEFAULT_HORIZON = 1000
@@ -573,3 +573,28 @@ def compile_engine() -> None:
 def compile_callees() -> None:
     """Compile (or load from numba's cache) the evaluator and the draft the driver calls."""
     _callee_addresses()
+
+
+def compile_parallel() -> None:
+    """Compile (or load) the parallel match driver (``play_field``, threads > 1: training)."""
+    play_field(Settings(), agent_table("balanced", 4)[None], np.zeros(2, np.int64),
+               keyed_states((1,), 2), threads=2)
+
+
+def load_kernels() -> None:
+    """Load the one-thread driver and its callees (from numba's cache once warmed up)."""
+    compile_engine()
+    compile_callees()
+
+
+def warm_up(pool) -> None:
+    """Compile into numba's cache once, here, while a worker of ``pool`` compiles the
+    callees.
+
+    The workers then load the kernels instead of each compiling its own copy
+    (on a cold cache behind compile firewalls, see ``kernels.firewall``).
+    """
+    refresh_kernel_cache()  # before the worker looks at the cache
+    callees = pool.submit(compile_callees)
+    compile_engine()
+    callees.result()

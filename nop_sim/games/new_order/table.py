@@ -31,14 +31,16 @@ from nop_sim.core.column import Category, Column, parse_category
 from nop_sim.core.errors import IllegalAction
 from nop_sim.evaluator import best_hand
 from nop_sim.games.new_order import types as T
-from nop_sim.games.new_order.agents import agent_row
+from nop_sim.games.new_order.agents import agent_row, agent_table
 from nop_sim.games.new_order.engine import ScriptedMatch, match_states, play_scripted
 from nop_sim.games.new_order.history import EVENT_COLUMNS, render_history, to_records
 from nop_sim.games.new_order.referee.match import _Referee
+from nop_sim.games.new_order.seats import mix_rows, row_spec, seat_label
 from nop_sim.games.new_order.settings import Settings
 from nop_sim.games.registry import seat_names
 
-__all__ = ["NewOrderReplay", "NewOrderTable", "table_view", "visible_records"]
+__all__ = ["NewOrderReplay", "NewOrderTable", "open_replay", "open_table", "table_view",
+           "visible_records"]
 
 CATEGORY_NAMES = tuple(Category(c).label for c in range(T.N_CATEGORIES))
 ACTION_CODES = {"fold": 0, "check": 1, "call": 2, "bet": 3, "raise": 4}
@@ -524,3 +526,22 @@ class NewOrderReplay:
                      phase=h.phase if h is not None else "start", decision=None, legal=[],
                      done=step == n - 1)
         return state
+
+
+def open_table(scn, seat: int, seed: int):
+    """A table where a person plays ``seat`` of one match of the scenario's first sweep
+    point, the other seats the scenario's (a mixture's row drawn for match 0)."""
+    point = scn.points()[0]
+    settings = scn.settings_at(point)
+    specs = scn.seat_specs(point, 0)
+    rows = mix_rows(seed, specs, np.array([0]))[0]
+    table = agent_table([row_spec(s, r) for s, r in zip(specs, rows, strict=True)],
+                        settings.players)
+    return NewOrderTable(settings, table, seat, seed=seed,
+                         labels=[seat_label(s) for s in specs], rows=rows.tolist())
+
+
+def open_replay(log):
+    """A logged match of a run (a ``run.match_log.MatchLog``), step by step."""
+    records = list(to_records(log.events[list(EVENT_COLUMNS)].to_numpy(np.int64)))
+    return NewOrderReplay(log.settings, records, log.names)

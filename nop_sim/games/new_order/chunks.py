@@ -1,0 +1,307 @@
+"""One runner chunk of New Order as the store's tables (pyarrow Tables: no pandas on
+this path), the registry's ``play_chunk`` and ``play_chunks``.
+
+The chunk's tables (see :func:`play_chunk`) are the New Order store:
+``matches``, ``seats``, ``drafts``, ``counts``, ``events`` (rows, appended)
+and ``arrays`` (per-point counters, summed).
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cache
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from nop_sim.core.profiling import phase
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.agents import agent_table
+from nop_sim.games.new_order.engine import BatchResults, play_batches, play_matches
+from nop_sim.games.new_order.history import EVENT_COLUMNS
+from nop_sim.games.new_order.seats import is_mixture, match_tables, mix_rows, seat_label
+
+__all__ = ["play_chunk", "play_chunks"]
+
+
+@cache
+def _names(prefix: str) -> dict[int, str]:
+    """Index -> column name of the ``types`` constants ``<prefix>NAME`` (``M_HANDS`` -> hands)."""
+
+    return {getattr(T, n): n[len(prefix):].lower() for n in dir(T)
+            if n.startswith(prefix) and isinstance(getattr(T, n), int)}
+
+
+def _text(values):
+    """A text column (``large_string``, as pandas writes it)."""
+    return pa.array(values, type=pa.large_string())
+
+
+def _pick(labels, idx: np.ndarray):
+    """``labels[idx]`` (an Arrow text array) as a text column, taken in Arrow (no Python
+    string per row)."""
+    return labels.take(pa.array(np.asarray(idx, dtype=np.int64)))
+
+
+def _const(value, n: int):
+    """A swept setting's column: ``value`` repeated ``n`` times."""
+    if isinstance(value, str):
+        return _pick(_text([value]), np.zeros(n, np.int64))
+    return pa.array([value] * n)
+
+
+def play_chunk(scn, chunk) -> dict:
+    """Play one runner chunk; the store's tables (pyarrow Tables: no pandas on this path).
+
+    matches : one row per match: ``point, chunk, match, rotation``, the swept
+        settings, ``players``, every ``types.M_*`` field, ``winner_preset``, ``column``
+    seats : one row per (match, seat): ``preset`` (the seat's label), ``mix_row`` (the
+        row of a mixture agent file the seat played, -1 for a seat that is not a
+        mixture: :func:`mix_rows`) and every ``types.PL_*`` field
+    drafts : one row per (match, seat, Disruptor drafted): ``card, count``
+    counts : one row per chunk: ``n_matches`` and every ``types.C_*`` counter
+    arrays : long ``point, table, stat, index, label, value``: categories,
+        time and Disruptor counters (summed over chunks)
+    events : the logged matches (``[run] log_sample``), ``point, chunk`` +
+        :data:`EVENT_COLUMNS`
+    """
+    return play_chunks(scn, [chunk])
+
+
+def play_chunks(scn, chunks) -> dict:
+    """Play consecutive chunks at once: the tables :func:`play_chunk` gives for each,
+    appended in chunk order, with ``arrays`` added up per point.
+
+    Every chunk still plays its own seeded batches (one per seat rotation,
+    :meth:`nop_sim.run.planning.Chunk.rotation_batches`), so a chunk's rows never
+    depend on which others share its call; the chunks of one sweep point go
+    to the engine in one call (:func:`nop_sim.games.new_order.engine.play_batches`) and their
+    tables are built once.
+    """
+    played = [_point_tables(scn, list(group))
+              for _, group in itertools.groupby(chunks, key=lambda c: c.point)]
+    if len(played) == 1:
+        return played[0]
+    return {name: pa.concat_tables([p[name] for p in played], promote_options="permissive")
+            for name in played[0]}
+
+
+def _point_tables(scn, chunks: list) -> dict:
+    """The tables of consecutive chunks of one sweep point (see :func:`play_chunk`)."""
+    p = chunks[0].point
+    point = scn.points()[p]
+    settings = scn.settings_at(point)
+    res, rotation, mix_row = _play_rotated(scn, point, settings, chunks)
+    n, players, k = res["match"].shape[0], settings.players, len(chunks)
+    sizes = np.array([c.n_matches for c in chunks], np.int64)
+    seat_labels = np.array([[seat_label(s) for s in scn.seat_specs(point, r)]
+                            for r in range(scn.n_rotations)], dtype=object)
+    match_ids = np.concatenate([c.first_match + np.arange(c.n_matches, dtype=np.int64)
+                                for c in chunks])
+    point_col = np.full(n, p, np.int64)
+    chunk_col = np.repeat(np.array([c.index for c in chunks], np.int64), sizes)
+    m = res["match"]
+    winner = m[:, T.M_WINNER]
+    valid = (winner >= 0) & (winner < players)
+    # preset of the winner, "" for none: index into the seat labels plus one "" entry
+    flat = _text([*seat_labels.reshape(-1), ""])
+    winner_idx = np.where(valid, rotation * players + np.where(valid, winner, 0), len(flat) - 1)
+    matches = pa.table({
+        "point": point_col, "chunk": chunk_col, "match": match_ids,
+        "rotation": rotation.astype(np.int64),
+        **{key: _const(v, n) for key, v in point.items()},
+        "players": np.full(n, players, np.int64),
+        **{name: m[:, idx] for idx, name in sorted(_names("M_").items())},
+        "winner_preset": _pick(flat, winner_idx),
+        "column": _column_text(res["column"])})
+    pl = res["player"]
+    seats = pa.table({
+        "point": np.repeat(point_col, players), "chunk": np.repeat(chunk_col, players),
+        "match": np.repeat(match_ids, players), "seat": np.tile(np.arange(players), n),
+        "preset": _pick(flat, (rotation[:, None] * players + np.arange(players)).reshape(-1)),
+        "mix_row": mix_row.reshape(-1),
+        **{key: _const(v, n * players) for key, v in point.items()},
+        **{name: pl[:, :, idx].reshape(-1) for idx, name in sorted(_names("PL_").items())},
+    })
+    drafted = res["drafted"]
+    mi, si, ci = np.nonzero(drafted)
+    drafts = pa.table({"point": point_col[mi], "chunk": chunk_col[mi], "match": match_ids[mi],
+                       "seat": si, "card": _pick(_card_ids(), ci),
+                       "count": drafted[mi, si, ci]})
+    counts = pa.table({"point": np.full(k, p, np.int64),
+                       "chunk": np.array([c.index for c in chunks], np.int64),
+                       "n_matches": sizes, **{key: _const(v, k) for key, v in point.items()},
+                       **{name: res["counts"][:, idx]
+                          for idx, name in sorted(_names("C_").items())}})
+    events = [_events_frame(c, e) for c, e in zip(chunks, res["events"], strict=True)
+              if e.shape[0]] or [_events_frame(chunks[0], np.zeros((0, T.EV_WIDTH), np.int64))]
+    return {"matches": matches, "seats": seats, "drafts": drafts, "counts": counts,
+            "arrays": _arrays_frame(p, res),
+            "events": events[0] if len(events) == 1 else pa.concat_tables(events)}
+
+
+_ROWS = ("match", "player", "drafted", "column")          # one row per match
+_SUMS = ("counts", "categories", "time", "disruptors")     # counters, merged by addition
+
+
+def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.ndarray]:
+    """Play consecutive chunks of one point; with a rotation, match ``g`` seats rotation
+    ``g % R``.
+
+    Each rotation's matches of a chunk are one batch with its own seed
+    (:meth:`nop_sim.run.planning.Chunk.rotation_batches`), so results stay
+    independent of workers and of the chunks played beside it. Batches with
+    no logged match go to the engine in one call; a batch with one plays on
+    its own, with its event log. Returns the arrays by name: per-match rows
+    (chunk after chunk, in match order), counters per chunk (first axis), and
+    ``events``, each chunk's logged rows with the run's match ids; each match's
+    rotation; and the mixture row of each match and seat (int64 ``(n, players)``,
+    -1 where the seat is not a mixture).
+
+    A seat given a mixture plays, in each match, the row :func:`mix_rows` draws
+    for it; the matches then seat one agent table per combination of rotation
+    and rows drawn (the engine's ``table_of``), and logged batches play the same
+    rows. Without a mixture every match of a rotation seats that rotation's table.
+    """
+    sizes = [c.n_matches for c in chunks]
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    rotation = np.empty(starts[-1], np.int64)
+    specs = [scn.seat_specs(point, r) for r in range(scn.n_rotations)]
+    mix_row = np.full((starts[-1], settings.players), -1, np.int64)
+    joint, logged = [], []  # (chunk position, rotation, rows in the output, seed, ...)
+    for i, c in enumerate(chunks):
+        rot, batches = c.rotation_batches(scn.n_rotations)
+        rotation[starts[i]:starts[i + 1]] = rot
+        for r, idx, seed in batches:
+            # log the run's matches whose id is a multiple of log_sample, wherever they fall
+            log = (np.flatnonzero((c.first_match + idx) % scn.log_sample == 0)
+                   if scn.log_sample else np.zeros(0, np.int64))
+            (logged if log.size else joint).append((i, r, idx, seed, log))
+            if any(map(is_mixture, specs[r])):
+                mix_row[starts[i] + idx] = mix_rows(scn.seed, specs[r], c.first_match + idx)
+    mixed = bool((mix_row >= 0).any())
+    if mixed:
+        tables, table_of = match_tables(specs, rotation, mix_row)
+    out: dict = {"events": [np.zeros((0, 0), np.int64)] * len(chunks)}
+
+    def put(rows: np.ndarray, of_chunk: np.ndarray, res) -> None:
+        """Batches' rows into place (``rows``: their positions in the output) and their
+        counters (first axis: one entry a batch) onto their chunks (``of_chunk``,
+        ascending, one a batch)."""
+        for names, size in ((_ROWS, starts[-1]), (_SUMS, len(chunks))):
+            for name in names:
+                arr = getattr(res, name)
+                if name not in out:
+                    out[name] = np.zeros((size,) + arr.shape[1:], arr.dtype)
+        for name in _ROWS:
+            out[name][rows] = getattr(res, name)
+        first = np.flatnonzero(np.diff(of_chunk, prepend=-1))  # a chunk's first batch
+        for name in _SUMS:
+            out[name][of_chunk[first]] += np.add.reduceat(getattr(res, name), first, axis=0)
+
+    with phase("simulation"):
+        if joint:
+            rows = np.concatenate([starts[i] + idx for i, _r, idx, _s, _l in joint])
+            batches = ([b[1] for b in joint], [b[2].size for b in joint], [b[3] for b in joint])
+            if mixed:
+                res = play_batches(settings, tables, *batches, table_of=table_of[rows])
+            else:
+                res = play_batches(settings, np.stack([agent_table(specs[r], settings.players)
+                                                       for r in range(scn.n_rotations)]),
+                                   *batches)
+            put(rows, np.array([b[0] for b in joint], np.int64), res)
+        for i, r, idx, seed, log in logged:
+            c = chunks[i]
+            n = int(idx.size)
+            if mixed:  # the batch's own tables, so that only those are checked
+                used, local = np.unique(table_of[starts[i] + idx], return_inverse=True)
+                res = play_matches(settings, tables[used], n, seed=seed, chunk_size=n,
+                                   threads=1, log_matches=log, table_of=local.reshape(-1))
+            else:
+                res = play_matches(settings, specs[r], n, seed=seed, chunk_size=n, threads=1,
+                                   log_matches=log)
+            if res.events.shape[0]:  # the batch's match index -> the run's match id
+                res.events[:, 0] = c.first_match + idx[res.events[:, 0]]
+            out["events"][i] = (res.events if not out["events"][i].size
+                                else np.concatenate([out["events"][i], res.events]))
+            # one batch, its counters merged: a first axis of one
+            put(starts[i] + idx, np.array([i]),
+                BatchResults(**{name: getattr(res, name) for name in _ROWS},
+                             **{name: getattr(res, name)[None] for name in _SUMS}))
+    return out, rotation, mix_row
+
+
+def _events_frame(chunk, events: np.ndarray):
+    """The chunk's logged matches as rows ``point, chunk`` + :data:`EVENT_COLUMNS`.
+
+    ``events`` are the kernel's int64 rows (``nop_sim.games.new_order.history``) with the run's
+    match ids. Only whole matches are kept: a log that ran out of room
+    (``events_lost``) loses the matches it cut short, never a part of one.
+    """
+    ended = np.unique(events[events[:, 2] == T.EV_MATCH_END, 0])
+    events = events[np.isin(events[:, 0], ended)]
+    events = events[np.argsort(events[:, 0], kind="stable")]
+    n = events.shape[0]
+    return pa.table({"point": np.full(n, chunk.point, np.int64),
+                     "chunk": np.full(n, chunk.index, np.int64),
+                     **{name: events[:, i].astype(np.int64)
+                        for i, name in enumerate(EVENT_COLUMNS)}})
+
+
+def _column_text(column: np.ndarray):
+    """Each match's final column as text, categories top first: ``"12 11 ... 0"``
+    (joined in Arrow: a Python string per match took a tenth of a second a
+    hundred thousand matches)."""
+    codes = _numbers()
+    parts = [codes.take(pa.array(column[:, j].astype(np.int64) + 128))
+             for j in range(column.shape[1])]
+    return pc.binary_join_element_wise(*parts, pa.scalar(" ", pa.large_string()))
+
+
+@cache
+def _numbers():
+    """The text of every int8, at its value + 128."""
+    return _text([str(i) for i in range(-128, 128)])
+
+
+@cache
+def _card_ids():
+    return _text(list(T.DISRUPTOR_IDS))
+
+
+@cache
+def _labels(table: str, size: int):
+    """The ``stat`` and ``label`` text of every row and column of an ``arrays`` counter."""
+
+    prefix, index_names = {"category": ("K_", None), "time": ("T_", None),
+                           "disruptor": ("DS_", T.DISRUPTOR_IDS)}[table]
+    names = _names(prefix)
+    top = max(names, default=-1) + 1
+    stats = _text([names.get(i, f"{table}_{i}") for i in range(max(top, 64))])
+    labels = _text(list(index_names) if index_names is not None else
+                   [str(i) for i in range(size)])
+    return stats, labels
+
+
+def _arrays_frame(point: int, res: dict):
+    """Chunks' counters as long rows ``point, table, stat, index, label, value``, added up.
+
+    ``res`` holds each counter per chunk (first axis). A cell is a row when
+    some chunk's count there is not zero: the rows that summing each chunk's
+    own nonzero rows would give.
+    """
+    parts = []
+    for table, per_chunk in (("category", res["categories"]),
+                             ("time", res["time"].transpose(0, 2, 1)),
+                             ("disruptor", res["disruptors"])):
+        stats, labels = _labels(table, per_chunk.shape[2])
+        stat_idx, pos = np.nonzero((per_chunk != 0).any(axis=0))
+        k = stat_idx.size
+        parts.append(pa.table({
+            "point": np.full(k, point, np.int64),
+            "table": _const(table, k),
+            "stat": _pick(stats, stat_idx), "index": pos.astype(np.int64),
+            "label": _pick(labels, pos),
+            "value": per_chunk.sum(axis=0)[stat_idx, pos].astype(np.int64)}))
+    return pa.concat_tables(parts)
