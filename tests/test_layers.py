@@ -11,12 +11,19 @@ function says why in one line (a comment on or above it, or a module comment
 from __future__ import annotations
 
 import ast
+import pickle
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
+
+from nop_sim.core.errors import did_you_mean
+from nop_sim.games import registered_games
+from nop_sim.games.registry import Deferred
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -145,3 +152,61 @@ def test_no_command_body_is_over_40_lines():
     assert not long, f"command bodies over {COMMAND_LINES} lines: {long}"
     assert not set(LONG_COMMANDS) - {n for n, k in lines.items() if k > COMMAND_LINES}, \
         "a command listed as long is short now: take it off LONG_COMMANDS"
+
+
+def test_registering_the_games_loads_no_numba_matplotlib_or_scipy():
+    """A game names what loads them by dotted name (``registry.Deferred``), so asking the
+    registry (``import nop_sim.games``) costs none of them."""
+    code = ("import sys, nop_sim.games; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'numba', 'matplotlib', 'scipy'}))")
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(ROOT)})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip() == "[]"
+
+
+def _named_functions(game):
+    """``(field, Deferred)`` of every function a game and its policy space name by dotted name."""
+    for holder in (game, game.policy):
+        for f in fields(holder) if holder is not None else ():
+            value = getattr(holder, f.name)
+            for v in value.values() if isinstance(value, Mapping) else (value,):
+                if isinstance(v, Deferred):
+                    yield f.name, v
+
+
+def test_every_function_a_game_names_resolves_and_hides_no_circle():
+    """A function named by its dotted name is imported on first call: it must exist, and
+    its module must not import the module that declares the game (a circle that
+    import-linter and the circle test above cannot see)."""
+    grimp = pytest.importorskip("grimp")
+    sys.path.insert(0, str(ROOT))
+    try:
+        graph = grimp.build_graph("nop_sim")
+    finally:
+        sys.path.remove(str(ROOT))
+    # the shipped games, each with the module that declares it (a test may register others)
+    shipped = {m: mod.GAME for m, mod in list(sys.modules.items())
+               if m.startswith("nop_sim.games.") and getattr(mod, "GAME", None) in registered_games()}
+    assert len(shipped) >= 3, sorted(shipped)
+    named = 0
+    for declared, game in shipped.items():
+        for name, fn in _named_functions(game):
+            named += 1
+            assert callable(fn.resolve()), (game.kind, name, fn)
+            assert not graph.chain_exists(importer=fn.__module__, imported=declared), (
+                game.kind, name, graph.find_shortest_chain(importer=fn.__module__,
+                                                           imported=declared))
+    assert named >= 20  # New Order's and Ordered Hand's hooks, Kuhn's report
+
+
+def test_a_function_named_by_its_dotted_name_is_imported_on_its_first_call():
+    fn = Deferred("nop_sim.core.errors:did_you_mean")
+    assert (fn.__module__, fn.__name__) == ("nop_sim.core.errors", "did_you_mean")
+    assert fn is Deferred("nop_sim.core.errors:did_you_mean")  # one per name
+    assert pickle.loads(pickle.dumps(fn)) is fn
+    assert fn("colum", ["column"]) == did_you_mean("colum", ["column"]) != ""
+    assert fn.resolve() is did_you_mean
+    for bad in ("nop_sim.core.errors", "nop_sim.core.errors:", ":did_you_mean", "a:b c"):
+        with pytest.raises(ValueError, match="package.module:function"):
+            Deferred(bad)

@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from nop_sim.cli import main
-from nop_sim.games.ordered_hand.game import GAME, _places
+from nop_sim.games.ordered_hand.chunks import _places
+from nop_sim.games.ordered_hand.game import GAME
 from nop_sim.games.ordered_hand.report import SECTIONS
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.results.store import load_tables

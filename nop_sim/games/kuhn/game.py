@@ -20,7 +20,9 @@ from nop_sim.games import registry
 from nop_sim.games.agent_files import draw_rows
 from nop_sim.games.kuhn import exact
 from nop_sim.games.kuhn.engine import Hands, play_hands
+from nop_sim.games.kuhn.history import hand_records, render_hand
 from nop_sim.games.kuhn.policy import POLICY, agent_row, check_spec, read_agent_file
+from nop_sim.games.kuhn.referee import check_hand
 from nop_sim.games.kuhn.settings import KuhnSettings
 from nop_sim.games.kuhn.tree import (
     INFOSETS,
@@ -33,8 +35,8 @@ from nop_sim.games.kuhn.tree import (
 from nop_sim.games.kuhn.types import EV_BET, EV_DEAL, EV_PASS, EV_RESULT, EVENT_COLUMNS
 from nop_sim.games.registry import Game, SeatFile, register_game
 
-# Imports inside functions: the report loads matplotlib and the referee is kept apart
-# from the engine; both are imported where used.
+# Imports inside functions: nop_sim.kernels loads numba, which registering the game must
+# not (the report, which loads matplotlib, is named by its dotted name).
 
 __all__ = ["GAME", "MIX_TAG", "play_chunk", "play_seats", "seat_label"]
 
@@ -244,8 +246,6 @@ def point_metrics(matches: pd.DataFrame, counts: pd.DataFrame) -> dict:
 
 def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
     """``count`` hands of the first sweep point, seats as its first rotation."""
-    from nop_sim.games.kuhn.history import hand_records, render_hand  # (kept with the report)
-
     point = scn.points()[0]
     specs = scn.seat_specs(point, 0)
     ids = np.arange(count, dtype=np.int64)
@@ -262,28 +262,18 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
 
 def stored_hands(log) -> tuple[str, list[dict]]:
     """A stored hand: its event rows, read back from a run folder."""
-    from nop_sim.games.kuhn.history import hand_records, render_hand  # (kept with the report)
-
     rows = log.events[["player", "kind", "a", "b"]].to_numpy(np.int64)
     return render_hand(rows, log.names, log.match + 1), hand_records(rows, log.match)
 
 
 def referee(settings, specs: list, n: int, seed: int) -> int:
     """Play ``n`` logged hands with these seats and replay each in plain Python."""
-    from nop_sim.games.kuhn.referee import check_hand  # plain Python, apart from the engine
-
     ids = np.arange(n, dtype=np.int64)
     hands, tables, _ = play_seats(specs, ids, seed, seed)
     rows = _events(hands, ids, 1)
     for i in range(n):
         check_hand(rows[rows[:, 0] == i][:, 1:], tables[i].tolist())
     return n
-
-
-def write_report(out):
-    from nop_sim.games.kuhn.report import write_report as write  # matplotlib: start-up
-
-    return write(out)
 
 
 GAME = register_game(Game(
@@ -302,7 +292,7 @@ GAME = register_game(Game(
     fresh_hands=fresh_hands,
     stored_hands=stored_hands,
     referee=referee,
-    write_report=write_report,
+    write_report="nop_sim.games.kuhn.report:write_report",  # matplotlib: named, not imported
     agent_file=read_agent_file,
     policy=POLICY,
 ))

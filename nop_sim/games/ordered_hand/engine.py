@@ -22,7 +22,8 @@ from nop_sim.games.ordered_hand.kernels import play as K
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.kernels.rng import seed_states
 
-__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "play_matches"]
+__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "compile_kernels",
+           "play_matches"]
 
 GAMES_PER_CHUNK = 256
 DECK_EVENT = -1  # a stored log's deck row: a = position in the deck (dealt from 0), b = card
@@ -225,3 +226,9 @@ def play_matches(
         games=games,
         log=game_log,
     )
+
+
+def compile_kernels() -> None:
+    """Compile (or load) the Ordered Hand engine: one game, unlogged and logged."""
+    play_matches(n_games=1, workers=1)
+    play_matches(n_games=1, workers=1, log=True)
