@@ -9,7 +9,11 @@ import re
 import numpy as np
 import pytest
 
-from nop_sim.games.new_order.kernels import firewall, match
+from nop_sim.core.cards import format_card
+from nop_sim.core.column import Category
+from nop_sim.games.new_order import history as H
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.kernels import eventlog, firewall, match
 from nop_sim.games.new_order.kernels import state as S
 
 
@@ -91,3 +95,70 @@ def test_one_event_writer_per_kind_named_as_the_schema():
         # hand_end's row ends with dart and bank_net after the chips (events.to_records)
         extra = ["dart", "bank_net"] if name == "hand_end" else []
         assert args == [f.rstrip("*") for f in fields] + extra, name
+
+
+# What the history reader (history.to_records) makes of a raw value, by field name: a
+# category, a Disruptor card, an action, ... by name; a seat mask as seats; the rest as is
+def _shown(kind: str, field: str, value):
+    if isinstance(value, list):
+        if kind == "reveal":
+            return [T.DISRUPTOR_IDS[v] for v in value]
+        return [format_card(v) for v in value] if field == "cards" else value
+    named = {"category": lambda v: Category(v).label, "previous": lambda v: Category(v).label,
+             "swapped_with": lambda v: Category(v).label, "card": T.DISRUPTOR_IDS.__getitem__,
+             "action": H.ACTIONS.__getitem__, "betting": T.BETTING_NAMES.__getitem__,
+             "fee_to": T.POT_OR_BANK.__getitem__, "from": T.POT_OR_BANK.__getitem__,
+             "why": H.DISCARD_WHY.__getitem__, "pile": ("stock", "disruptors").__getitem__,
+             "eligible": lambda v: [s for s in range(T.MAX_PLAYERS) if v >> s & 1],
+             "winners": lambda v: [s for s in range(T.MAX_PLAYERS) if v >> s & 1]}
+    return named.get(field, lambda v: v)(value)
+
+
+# a few fields take an index into a short list of names; every other field a distinct value
+_SMALL = {"betting": 1, "fee_to": 1, "from": 0, "pile": 1, "action": 3}
+_LISTS = {"deal": [20, 31, 7, 44, 2], "hole": [21, 30, 8, 45, 3], "board": [11, 22, 33],
+          "discard": [40, -1, 17, -1, 5], "reveal": [4, 9, 1], "hand_end": [55, 61, 0, 77]}
+
+
+@pytest.mark.parametrize("kind", sorted(name for name, _ in H.EVENT_SCHEMA.values()))
+def test_every_event_writer_writes_its_fields_where_the_reader_reads_them(kind):
+    """Each ``log_<kind>`` writer, given a distinct value per field, writes a row that
+    the history reader (``to_records``) reads back field by field, each in its place and
+    of its width: a writer that swapped two fields, or wrote a list one column off, would
+    pass the names test above and fail here."""
+    (code, fields), = [(k, f) for k, (n, f) in H.EVENT_SCHEMA.items() if n == kind]
+    fn = getattr(eventlog, f"log_{kind}").py_func
+    params = list(inspect.signature(fn).parameters)[2:]
+    ev = np.zeros((2, T.EV_WIDTH), np.int64)
+    g = np.zeros(S.N_G, np.int64)
+    g[S.G_LOG], g[S.G_MATCH], g[S.G_HAND] = 1, 9, 4
+    given: dict[str, object] = {}
+    args = []
+    for k, name in enumerate(params):
+        field = name.rstrip("_")
+        if name == "seat":
+            args.append(6)
+        elif name in ("n_cards", "n_seats"):
+            args.append(len(_LISTS[kind]))
+        elif field == "n":  # how many cards the list holds
+            given[field] = sum(c >= 0 for c in _LISTS[kind])
+            args.append(given[field])
+        elif field in ("cards", "chips") and kind in _LISTS:
+            given[field] = _LISTS[kind]
+            args.append(np.array(_LISTS[kind], np.int64))
+        else:
+            given[field] = _SMALL.get(field, 2 + k)
+            args.append(given[field])
+    fn(ev, g, *args)
+    assert g[S.G_EVN] == 1 and (ev[1] == 0).all()
+    assert ev[0, :4].tolist() == [9, 4, code, 6 if "seat" in params else -1]
+    rec = next(H.to_records(ev[:1]))
+    assert rec["event"] == kind
+    for field, value in given.items():
+        if kind == "discard" and field == "cards":  # slots: the reader keeps the cards in them
+            value = [c for c in value if c >= 0]
+        if kind == "reveal" and field == "n":
+            continue  # the reader reads it as the length of ``cards``, checked there
+        assert rec[field] == _shown(kind, field, value), (kind, field, rec)
+    # every field of the schema was given to the writer (the names test holds the rest)
+    assert {f.rstrip("*") for f in fields} <= set(given), (kind, fields, given)
