@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import matplotlib
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from nop_sim import reporting as R
 from nop_sim.core.stats import (
@@ -337,8 +338,6 @@ def heat_noise(mat: np.ndarray, low: np.ndarray, high: np.ndarray) -> dict[str, 
     extremes of many cells of pure noise lie further apart than two cells' intervals.
     ``known`` is False where a cell has no interval (then ``within`` is False too).
     """
-    from scipy import stats  # imported when first needed, as nop_sim.core.stats does
-
     ok = np.isfinite(mat)
     v, width = mat[ok], (high - low)[ok]
     known = bool(ok.sum() > 1 and np.isfinite(width).all())
