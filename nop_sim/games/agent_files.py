@@ -180,8 +180,7 @@ def write_rows(path: str | Path, rows: Sequence, weights: Sequence[float],
     weights that do not pair up, a weight that is not a positive number, a row
     with a ``weight`` key, or a row ``check_row`` refuses; returns ``path``.
     """
-    # here, not at the top: the reporting package loads pandas, which the engine (and
-    # so every worker) importing this module never needs
+    # start-up: nop_sim.reporting loads pandas, which a worker (the engine) never needs
     from nop_sim.reporting.write import atomic_write
 
     rows, weights = list(rows), list(weights)

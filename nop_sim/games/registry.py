@@ -62,8 +62,7 @@ class Deferred:
     def resolve(self) -> Callable:
         """The function itself (its module imported on the first call)."""
         if self._function is None:
-            # deferred: the modules a game names load numba, matplotlib or the referee,
-            # which registering the game must not
+            # start-up: a named module loads numba or matplotlib, which registering must not
             self._function = getattr(importlib.import_module(self.__module__), self.__name__)
         return self._function
 

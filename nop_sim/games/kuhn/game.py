@@ -100,8 +100,7 @@ def play_seats(specs: list, match_ids: np.ndarray, batch_seed: int, run_seed: in
     rows ``(n, 3)``."""
     match_ids = np.asarray(match_ids, np.int64)
     tables, mix_row = _seat_rows(specs, match_ids, run_seed)
-    # here, not at the top: nop_sim.kernels loads numba, which importing a game (and so
-    # every game's referee, tests/test_referee_independent.py) must not
+    # start-up: nop_sim.kernels loads numba, which importing a game (or a referee) must not
     from nop_sim.kernels.rng import keyed_states
 
     states = keyed_states((int(batch_seed), DEAL_TAG), len(match_ids))

@@ -218,8 +218,7 @@ def write_policy_csv(path: str | Path, row) -> Path:
     """Write a row as ``policy.csv`` (``infoset,p_bet``, OpenSpiel's infosets in row order,
     each chance to 17 significant digits), atomically; :func:`read_policy_csv` reads it
     back exactly."""
-    # here, not at the top: the reporting package loads pandas, which a worker playing
-    # hands never needs
+    # start-up: nop_sim.reporting loads pandas, which a worker playing hands never needs
     from nop_sim.reporting.write import atomic_write
 
     row = agent_row(np.asarray(row, float))

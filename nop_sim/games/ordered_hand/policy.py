@@ -45,9 +45,7 @@ from nop_sim.games.agent_files import AgentFile, draw_rows, read_rows, write_row
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.games.registry import FieldPlay, PolicySpace, SeatFile
 
-# Imports inside functions: game.py declares this policy space at registration, which must
-# not load numba, and the agents module builds on the kernels; both are imported where used.
-
+# Imports inside functions: start-up, registering the game must not load numba (see below)
 # The agents and the kernels are imported where they are used, never at the top: the
 # game registers this module on import, and importing the referee must load no kernel
 # (tests/test_referee_independent.py). The kernel's constants are therefore written
