@@ -103,7 +103,7 @@ def test_a_port_in_use_says_so_and_offers_port():
 
 
 def test_a_game_without_a_table_says_so():
-    res = CliRunner().invoke(main, ["play", str(ROOT / "scenarios" / "ordered_hand.toml"),
+    res = CliRunner().invoke(main, ["play", str(ROOT / "scenarios" / "kuhn3.toml"),
                                     "--no-browser"])
     assert res.exit_code == 2 and "cannot be played at the table yet" in res.output
 

@@ -233,3 +233,61 @@ def test_no_response_of_a_whole_match_holds_an_unshown_card(browser):
     finally:
         pg.close()
         server.close()
+
+
+def test_ordered_hand_is_played_to_the_end_on_its_page(browser):
+    """Ordered Hand's page (ordered.html): the person's sequence in order, a button per
+    legal block and per insert gap, the bet exchange's answers; played to the end with its
+    buttons, the sequence on screen is the engine's at every step, and no response holds
+    another seat's card or the stock before the end."""
+    from nop_sim.core.cards import format_card
+    from nop_sim.games.ordered_hand.agents import agent_table as ordered_agents
+    from nop_sim.games.ordered_hand.agents import resolve_agents
+    from nop_sim.games.ordered_hand.settings import OrderedSettings
+    from nop_sim.games.ordered_hand.table import OrderedHandTable
+
+    s = OrderedSettings(players=2, betting=True)
+    table = OrderedHandTable(s, ordered_agents(resolve_agents(["bettor", "raiser"], 2)[1]),
+                             1, seed=6, labels=["bettor", "raiser"])
+    server = TableServer(table, pace_ms=1)
+    server.start()
+    errors: list[str] = []
+    bodies: list[dict] = []
+    pg = browser.new_page()
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("response", lambda r: bodies.append(r.json()) if "/api/" in r.url else None)
+    groups = set()
+    try:
+        pg.goto(server.url)
+        pg.wait_for_selector("#buttons button")
+        assert pg.locator("h1").inner_text().startswith("Ordered Hand")
+        for _ in range(400):
+            if table.done:
+                break
+            st = _state(server.url)
+            assert pg.locator("#hand .card").all_inner_texts() == st["hand"]
+            group = pg.locator("#buttons .group").first.get_attribute("data-group")
+            groups.add(group)
+            with pg.expect_response("**/api/action"):
+                pg.locator(f'#buttons .group[data-group="{group}"] button').first.click()
+            st = _state(server.url)
+            pg.wait_for_function("(e) => document.body.dataset.events == e", arg=st["events"])
+        assert table.done
+        pg.wait_for_selector("#end:not([hidden])")
+        assert "Game over" in pg.locator("#end").inner_text()
+        assert {"play", "insert"} <= groups
+        view = table._view(None)
+        deck = view.deck
+        for body in bodies:
+            if body.get("done"):
+                continue
+            n = body["step"] + 1 if body.get("step") is not None else body["events"]
+            seen = table._view(None, n)
+            others = {format_card(c) for q in range(2) if q != 1 for c in seen.seq[q]}
+            stock = {format_card(c) for c in deck[seen.top + (1 if body.get("drawn") else 0):]}
+            assert not set(CARD_TEXT.findall(json.dumps(body))) & (others | stock)
+        assert not errors
+    finally:
+        pg.close()
+        server.close()

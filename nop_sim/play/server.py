@@ -123,7 +123,9 @@ class TableServer:
                         return
                     self._json(HTTPStatus.OK, server.state(None if step is None else int(step)))
                     return
-                name = "index.html" if path in ("/", "/index.html") else path.lstrip("/")
+                # a game may have a page of its own (Ordered Hand: ordered.html)
+                home = getattr(server.table, "page", "index.html")
+                name = home if path in ("/", "/index.html") else path.lstrip("/")
                 page = _static(name)
                 if page is None:
                     self._json(HTTPStatus.NOT_FOUND, {"error": f"no such page: {path}"})

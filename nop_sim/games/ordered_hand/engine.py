@@ -22,8 +22,8 @@ from nop_sim.games.ordered_hand.kernels import play as K
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.kernels.rng import seed_states
 
-__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "compile_kernels",
-           "play_matches"]
+__all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "ScriptedGame",
+           "compile_kernels", "play_matches", "play_scripted"]
 
 GAMES_PER_CHUNK = 256
 DECK_EVENT = -1  # a stored log's deck row: a = position in the deck (dealt from 0), b = card
@@ -229,6 +229,67 @@ def play_matches(
 
 
 def compile_kernels() -> None:
-    """Compile (or load) the Ordered Hand engine: one game, unlogged and logged."""
+    """Compile (or load) the Ordered Hand engine: one game, unlogged and logged, and one
+    with a scripted seat (``nop-sim play``)."""
     play_matches(n_games=1, workers=1)
     play_matches(n_games=1, workers=1, log=True)
+    settings = OrderedSettings()
+    table = agent_table(resolve_agents("random", settings.players)[1])
+    play_scripted(settings, table, np.ones(4, np.uint64), 0,
+                  np.zeros((0, K.SCRIPT_WIDTH), np.int64))
+
+
+@dataclass(frozen=True)
+class ScriptedGame:
+    """One game with a person's seat played from a script (:func:`play_scripted`).
+
+    Attributes
+    ----------
+    deck : (52,) int8, the shuffled deck (dealt from index 0)
+    events : (n, 4) int16 rows ``player, kind, a, b``: the whole game once done, else the
+        events before the pause
+    record : (K.N_FIELDS,) int32, the game's record (meaningful once done)
+    paused : the decision asked (``K.SK_*``) where the script ran out, or -1 (done)
+    bounds : int64, the pause's bounds (``K.SC_ARGS`` onwards: the module's layout)
+    refused : the first script row the rules refused, or -1
+    """
+
+    deck: np.ndarray
+    events: np.ndarray
+    record: np.ndarray
+    paused: int
+    bounds: np.ndarray
+    refused: int
+
+
+def play_scripted(settings: OrderedSettings, table: np.ndarray, rng_state: np.ndarray,
+                  seat: int, script: np.ndarray) -> ScriptedGame:
+    """Play one game from ``rng_state`` (uint64 (4,), not advanced) with the agents of
+    ``table`` (float64 (players, K.N_AGENT_PARAMS)) and seat ``seat`` deciding by ``script``
+    (int64 (k, K.SCRIPT_WIDTH) rows ``kind, x, y, z``): the batch kernel itself, stopped
+    where the script runs out (the step mode of ``nop-sim play``)."""
+    position_of = settings.column.positions().astype(np.int64)
+    sc = np.full(K.N_SC, -1, dtype=np.int64)
+    sc[K.SC_SEAT] = seat
+    sc[K.SC_CURSOR] = 0
+    cap = 4096
+    while True:
+        games = np.zeros((1, K.N_FIELDS), dtype=np.int32)
+        events = np.zeros((cap, 4), dtype=np.int16)
+        n_events = np.zeros(1, dtype=np.int64)
+        decks = np.zeros((1, K.DECK_SIZE), dtype=np.int8)
+        run = sc.copy()
+        K._play_scripted(settings.players, settings.hand_size, settings.betting,
+                         settings.max_turns, position_of, np.ascontiguousarray(table,
+                                                                                np.float64),
+                         np.array(rng_state, dtype=np.uint64), games, events, n_events, decks,
+                         run, np.ascontiguousarray(script, dtype=np.int64).reshape(
+                             -1, K.SCRIPT_WIDTH))
+        if n_events[0] <= cap:
+            break
+        cap = int(n_events[0])
+    paused = int(run[K.SC_PAUSED])
+    end = int(run[K.SC_PAUSE_EV]) if paused >= 0 else int(n_events[0])
+    return ScriptedGame(deck=decks[0], events=events[:end].copy(), record=games[0],
+                        paused=paused, bounds=run[K.SC_ARGS:].copy(),
+                        refused=int(run[K.SC_REFUSED]))

@@ -62,4 +62,5 @@ GAME = register_game(Game(
     kernel_sources=KERNEL_SOURCES,
     agent_file=read_agent_file,
     policy=POLICY,
+    open_table="nop_sim.games.ordered_hand.table:open_table",
 ))

@@ -217,6 +217,19 @@ def compile_field_driver() -> None:
 _MIX_TAG = 0x6D6978  # "mix": a mixture seat's draws have keys of their own
 
 
+def seat_table(specs: list, seed: int) -> np.ndarray:
+    """float64 (seats, N_AGENT_PARAMS): the agents of game 0 of ``seed`` (a mixture seat's
+    row drawn as :func:`play_seats` draws it): the table ``nop-sim play`` seats."""
+    rows = []
+    for seat, spec in enumerate(specs):
+        if isinstance(spec, SeatFile) and spec.is_mixture:
+            k = draw_rows(spec.weights, (seed, _MIX_TAG), np.zeros(1, np.int64), seat)[0]
+            rows.append(agent_row(spec.rows[k]))
+        else:
+            rows.append(agent_row(spec))
+    return np.stack(rows).astype(np.float64)
+
+
 def play_seats(settings, specs: list, n_games: int, seed: int, log: bool = False):
     """A runner batch: ``n_games`` games of one rotation's seat ``specs`` from ``seed``.
 

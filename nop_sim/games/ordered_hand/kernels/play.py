@@ -162,6 +162,27 @@ RESP_FOLD = 0
 RESP_CALL = 1
 RESP_RAISE = 2
 
+# ---- a person's seat (nop-sim play): decisions from a script -----------------------------
+# A scripted seat decides nothing itself and draws no random number: each of its
+# decisions is the next row (kind, x, y, z) of ``script``, checked against the rules. Where
+# the script runs out, the decision's kind and bounds are written to ``sc`` with the event
+# count so far (the pause: the caller keeps the log up to it) and a legal default is
+# played to the game's end, which the caller throws away. ``sc`` (int64, SC_ARGS + args):
+SC_SEAT = 0  # the scripted seat, -1 none (the batch runs)
+SC_CURSOR = 1  # next script row
+SC_PAUSED = 2  # the kind (SK_*) asked where the script ran out, -1 none
+SC_PAUSE_EV = 3  # events logged before the pause
+SC_REFUSED = 4  # the first script row the rules refused, -1 none
+SC_ARGS = 8  # the pause's bounds (below), then
+N_SC = SC_ARGS + 3 + 3 * MAX_BLOCKS
+# script kinds and their rows (x, y, z); a pause's bounds at sc[SC_ARGS:]:
+SK_TURN = 0  # x ACT_*, y block start, z block length; bounds: can_bet, n, then n blocks
+SK_INSERT = 1  # x position 0..length; bounds: length, the drawn card
+SK_RESPONSE = 2  # x RESP_*, y move from, z move to; bounds: length
+SK_RAISE_BLOCK = 3  # x block start, y length (after a Raise's move); bounds: 0, n, blocks
+SK_ANSWER = 4  # x block start (-1: check or fold), y length; bounds: folded, n, blocks
+SCRIPT_WIDTH = 4
+
 # ---- mutable scalars of a game --------------------------------------------------------
 ST_TOP = 0  # next stock card index in the deck
 ST_MID_CAT = 1  # category of the block in the middle, -1 empty
@@ -629,6 +650,124 @@ def _choose_response(agents, o, seq, length, mid_cat, mid_tb, position_of, rng, 
     return RESP_FOLD, np.int64(0), np.int64(0)
 
 
+# ==== a scripted seat's decisions (nop-sim play) =========================================
+@jit
+def _script_next(sc, script):
+    """Index of the scripted seat's next script row; -1 where the script has just run out
+    (the caller writes the pause), -2 once a pause or a refusal stands (a default is
+    played)."""
+    if sc[SC_PAUSED] >= 0 or sc[SC_REFUSED] >= 0:
+        return np.int64(-2)
+    i = sc[SC_CURSOR]
+    if i >= script.shape[0]:
+        return np.int64(-1)
+    sc[SC_CURSOR] = i + 1
+    return i
+
+
+@jit
+def _pause(sc, kind, ev_n, a0, n, blocks):
+    """Write the pause: its kind, the events logged so far, ``a0``, ``n`` and ``n`` legal
+    blocks (start, length, category) as its bounds."""
+    sc[SC_PAUSED] = kind
+    sc[SC_PAUSE_EV] = ev_n[0]
+    sc[SC_ARGS] = a0
+    sc[SC_ARGS + 1] = n
+    for i in range(n):
+        sc[SC_ARGS + 2 + 3 * i] = blocks[i, B_START]
+        sc[SC_ARGS + 3 + 3 * i] = blocks[i, B_LEN]
+        sc[SC_ARGS + 4 + 3 * i] = blocks[i, B_CAT]
+
+
+@jit
+def _find_block(n, blocks, start, length):
+    """Index of the legal block at ``start`` of ``length`` cards, or -1."""
+    for i in range(n):
+        if blocks[i, B_START] == start and blocks[i, B_LEN] == length:
+            return np.int64(i)
+    return np.int64(-1)
+
+
+@jit
+def _scripted_turn(sc, script, n, can_bet, blocks, ev_n):
+    """(ACT_*, block index) from the script; a check where it ran out or was refused."""
+    i = _script_next(sc, script)
+    if i >= 0:
+        if script[i, 0] == SK_TURN:
+            a = script[i, 1]
+            if a == ACT_CHECK:
+                return ACT_CHECK, np.int64(-1)
+            if a == ACT_BET and can_bet:
+                return ACT_BET, np.int64(-1)
+            if a == ACT_PLAY:
+                k = _find_block(n, blocks, script[i, 2], script[i, 3])
+                if k >= 0:
+                    return ACT_PLAY, k
+        sc[SC_REFUSED] = i
+    elif i == -1:
+        _pause(sc, SK_TURN, ev_n, 1 if can_bet else 0, n, blocks)
+    return ACT_CHECK, np.int64(-1)
+
+
+@jit
+def _scripted_insert(sc, script, length, card, ev_n, blocks):
+    """Where the drawn ``card`` goes, from the script; the end where it ran out."""
+    i = _script_next(sc, script)
+    if i >= 0:
+        if script[i, 0] == SK_INSERT and 0 <= script[i, 1] <= length:
+            return script[i, 1]
+        sc[SC_REFUSED] = i
+    elif i == -1:
+        _pause(sc, SK_INSERT, ev_n, length, 0, blocks)
+        sc[SC_ARGS + 2] = card
+    return np.int64(length)
+
+
+@jit
+def _scripted_response(sc, script, seq, o, length, mid_cat, mid_tb, position_of, blocks,
+                       ev_n):
+    """(RESP_*, move from, move to) from the script: a Raise needs a real move after which
+    a block beats the middle (R14), a Call moves a card or none (from == to); a Fold where
+    the script ran out."""
+    i = _script_next(sc, script)
+    if i >= 0:
+        r, a, b = script[i, 1], script[i, 2], script[i, 3]
+        if script[i, 0] == SK_RESPONSE:
+            if r == RESP_FOLD:
+                return RESP_FOLD, np.int64(0), np.int64(0)
+            if r == RESP_CALL and 0 <= a < length and 0 <= b < length:
+                return RESP_CALL, a, b
+            if r == RESP_RAISE and a != b and 0 <= a < length and 0 <= b < length:
+                _copy_row(seq, o, SCRATCH_ROW, length)
+                _move(seq, SCRATCH_ROW, length, a, b)
+                if _legal_blocks_call(seq, SCRATCH_ROW, length, mid_cat, mid_tb, position_of,
+                                      blocks) > 0:
+                    return RESP_RAISE, a, b
+        sc[SC_REFUSED] = i
+    elif i == -1:
+        _pause(sc, SK_RESPONSE, ev_n, length, 0, blocks)
+    return RESP_FOLD, np.int64(0), np.int64(0)
+
+
+@jit
+def _scripted_block(sc, script, kind, a0, n, blocks, ev_n):
+    """A Raise's block (``kind`` SK_RAISE_BLOCK, never -1) or the bettor's answer
+    (SK_ANSWER: -1 checks or folds) from the script; the first block, or -1 for an
+    answer, where it ran out."""
+    i = _script_next(sc, script)
+    if i >= 0:
+        if script[i, 0] == kind:
+            if kind == SK_ANSWER and script[i, 1] == -1:
+                return np.int64(-1)
+            k = _find_block(n, blocks, script[i, 1], script[i, 2])
+            if k >= 0:
+                return k
+        sc[SC_REFUSED] = i
+    elif i == -1:
+        _pause(sc, kind, ev_n, a0, n, blocks)
+    return np.int64(0) if kind == SK_RAISE_BLOCK else np.int64(-1)
+
+
 # ==== one game ==========================================================================
 @jit(inline="always")
 def _log(log, ev, ev_n, player, kind, a, b):
@@ -662,7 +801,7 @@ def _play_block(p, idx, seq, slen, blocks, st, out, g, log, ev, ev_n):
 
 
 @jit(inline="always")
-def _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+def _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script, blocks):
     """Seat ``p`` draws the next stock card, if any, and inserts it.
 
     Returns True when this draw took the last card of the stock (the game ends).
@@ -673,7 +812,10 @@ def _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
     card = deck[top]
     st[ST_TOP] = top + 1
     length = slen[p]
-    pos = _choose_insert(np.int64(agents[p, A_INSERT]), seq, p, length, card, rng)
+    if sc[SC_SEAT] == p:
+        pos = _scripted_insert(sc, script, length, card, ev_n, blocks)
+    else:
+        pos = _choose_insert(np.int64(agents[p, A_INSERT]), seq, p, length, card, rng)
     _insert(seq, p, length, pos, card)
     slen[p] = length + 1
     out[g, F_DRAWN] += 1
@@ -874,7 +1016,7 @@ def _stock_out_winners(n_players, seq, slen, counts):
 # ==== a game ============================================================================
 @jit
 def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out, g,
-                  log, ev, ev_n):
+                  log, ev, ev_n, sc, script):
     """Seat ``b`` bets; the opponent responds; ``b`` answers (2 players).
 
     Returns (END_* or -1 to play on, seat that emptied its sequence or -1).
@@ -885,13 +1027,18 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
     st[ST_PASS] += 1
     # The opponent's response (a turn).
     out[g, F_TURNS] += 1
-    resp, src, dst = _choose_response(agents, o, seq, slen[o], st[ST_MID_CAT], st[ST_MID_TB],
-                                      position_of, rng, blocks)
+    if sc[SC_SEAT] == o:
+        resp, src, dst = _scripted_response(sc, script, seq, o, slen[o], st[ST_MID_CAT],
+                                            st[ST_MID_TB], position_of, blocks, ev_n)
+    else:
+        resp, src, dst = _choose_response(agents, o, seq, slen[o], st[ST_MID_CAT],
+                                          st[ST_MID_TB], position_of, rng, blocks)
     if resp == RESP_FOLD:
         _log(log, ev, ev_n, o, EV_FOLD, 0, 0)
         out[g, F_FOLDS] += 1
         st[ST_PASS] += 1
-        if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+        if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
+                      blocks):
             return END_STOCK_OUT, np.int64(-1)
     elif resp == RESP_CALL:
         _log(log, ev, ev_n, o, EV_CALL, 0, 0)
@@ -905,28 +1052,37 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
         out[g, F_RAISES] += 1
         _move(seq, o, slen[o], src, dst)
         n = _legal_blocks_call(seq, o, slen[o], st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
-        policy = PLAY_RANDOM if np.int64(agents[o, A_PLAY]) == PLAY_RANDOM else PLAY_STRONG
-        idx = _pick_block_call(policy, n, blocks, position_of, rng)
-        if agents[o, A_TAKE_WIN] > 0:
-            w = _winning_block(n, slen[o], blocks)
-            if w >= 0:
-                idx = w
+        if sc[SC_SEAT] == o:
+            idx = _scripted_block(sc, script, SK_RAISE_BLOCK, 0, n, blocks, ev_n)
+        else:
+            policy = PLAY_RANDOM if np.int64(agents[o, A_PLAY]) == PLAY_RANDOM else PLAY_STRONG
+            idx = _pick_block_call(policy, n, blocks, position_of, rng)
+            if agents[o, A_TAKE_WIN] > 0:
+                w = _winning_block(n, slen[o], blocks)
+                if w >= 0:
+                    idx = w
         _play_block_call(o, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
         if slen[o] == 0:
             return END_EMPTIED, np.int64(o)
-        if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+        if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
+                      blocks):
             return END_STOCK_OUT, np.int64(-1)
     # The bettor's answer (a turn).
     out[g, F_TURNS] += 1
     n = _legal_blocks_call(seq, b, slen[b], st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
-    idx = _choose_answer(agents, b, n, slen[b], blocks, position_of, rng)
+    if sc[SC_SEAT] == b:
+        idx = _scripted_block(sc, script, SK_ANSWER, 1 if resp == RESP_FOLD else 0, n, blocks,
+                              ev_n)
+    else:
+        idx = _choose_answer(agents, b, n, slen[b], blocks, position_of, rng)
     if idx >= 0:
         _play_block_call(b, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
         out[g, F_BETS_WON + b] += 1
         if slen[b] == 0:
             return END_EMPTIED, np.int64(b)
         if resp == RESP_RAISE:
-            if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+            if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
+                      blocks):
                 return END_STOCK_OUT, np.int64(-1)
     else:
         if resp == RESP_FOLD:
@@ -935,7 +1091,8 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
         else:
             _log(log, ev, ev_n, b, EV_FOLD, 0, 0)
         st[ST_PASS] += 1
-        if _draw_call(b, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+        if _draw_call(b, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
+                      blocks):
             return END_STOCK_OUT, np.int64(-1)
     _end_round_of_checks_call(2, o, st, out, g, log, ev, ev_n)
     return np.int64(-1), np.int64(-1)
@@ -943,8 +1100,9 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
 
 @jit
 def _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rng, deck, seq,
-               slen, blocks, counts, st, out, g, log, ev, ev_n):
-    """Play game ``g``; write its record into ``out[g]`` (int32 (N_FIELDS,), zeroed)."""
+               slen, blocks, counts, st, out, g, log, ev, ev_n, sc, script):
+    """Play game ``g``; write its record into ``out[g]`` (int32 (N_FIELDS,), zeroed).
+    ``sc``, ``script``: a scripted seat's (``sc[SC_SEAT]``, -1 for none) and its decisions."""
     # Shuffle (Fisher-Yates) and deal one card at a time from the first player.
     for i in range(DECK_SIZE):
         deck[i] = i
@@ -981,27 +1139,32 @@ def _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rn
         length = slen[p]
         n = _legal_blocks(seq, p, length, st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
         can_bet = betting and st[ST_MID_CAT] >= 0
-        action, idx = _choose_turn(agents, p, n, length, can_bet, blocks, position_of, rng)
+        if sc[SC_SEAT] == p:
+            action, idx = _scripted_turn(sc, script, n, can_bet, blocks, ev_n)
+        else:
+            action, idx = _choose_turn(agents, p, n, length, can_bet, blocks, position_of, rng)
         if action == ACT_PLAY:
             _play_block(p, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
             if slen[p] == 0:
                 end = END_EMPTIED
                 winners = 1 << p
                 break
-            if _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+            if _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
+                     blocks):
                 end = END_STOCK_OUT
                 break
         elif action == ACT_CHECK:
             _log(log, ev, ev_n, p, EV_CHECK, 0, 0)
             out[g, F_CHECKS] += 1
             st[ST_PASS] += 1
-            if _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n):
+            if _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
+                     blocks):
                 end = END_STOCK_OUT
                 break
             _end_round_of_checks(n_players, (p + 1) % n_players, st, out, g, log, ev, ev_n)
         else:
             code, emptied = _bet_exchange(p, position_of, agents, rng, deck, seq, slen, blocks,
-                                          st, out, g, log, ev, ev_n)
+                                          st, out, g, log, ev, ev_n, sc, script)
             turns += 2
             if code == END_EMPTIED:
                 end = END_EMPTIED
@@ -1041,13 +1204,14 @@ def _play_chunk(lo, hi, n_players, hand_size, betting, max_turns, position_of, a
     blocks = np.zeros((MAX_BLOCKS, 4), dtype=np.int64)
     counts = np.zeros(23, dtype=np.int64)
     st = np.zeros(N_STATE, dtype=np.int64)
+    sc, script = _no_script()
     for g in range(lo, hi):
         for f in range(N_FIELDS):
             out_games[g, f] = 0
         if log:
             out_ev_start[g] = ev_n[0]
         _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rng, deck,
-                   seq, slen, blocks, counts, st, out_games, g, log, ev, ev_n)
+                   seq, slen, blocks, counts, st, out_games, g, log, ev, ev_n, sc, script)
         if log:
             for i in range(DECK_SIZE):
                 out_decks[g, i] = deck[i]
@@ -1100,10 +1264,39 @@ def _play_tables(chunk_size, n_players, hand_size, betting, max_turns, position_
     blocks = np.zeros((MAX_BLOCKS, 4), dtype=np.int64)
     counts = np.zeros(23, dtype=np.int64)
     st = np.zeros(N_STATE, dtype=np.int64)
+    sc, script = _no_script()
     for c in range(rng_states.shape[0]):
         for g in range(c * chunk_size, min(n_games, (c + 1) * chunk_size)):
             for f in range(N_FIELDS):
                 out_games[g, f] = 0
             _play_game(n_players, hand_size, betting, max_turns, position_of,
                        tables[table_of[g]], rng_states[c], deck, seq, slen, blocks, counts, st,
-                       out_games, g, False, ev, ev_n)
+                       out_games, g, False, ev, ev_n, sc, script)
+
+
+@jit
+def _no_script():
+    """The batch runs' ``sc`` and ``script``: no scripted seat."""
+    sc = np.full(N_SC, -1, dtype=np.int64)
+    return sc, np.zeros((0, SCRIPT_WIDTH), dtype=np.int64)
+
+
+@jit
+def _play_scripted(n_players, hand_size, betting, max_turns, position_of, agents, rng,
+                   out_games, ev, ev_n, out_decks, sc, script):
+    """One logged game (``out_games`` (1, N_FIELDS)) with seat ``sc[SC_SEAT]`` deciding by
+    ``script`` (int64 (k, SCRIPT_WIDTH)); ``sc`` (int64 (N_SC,)) as the module says, its
+    cursor 0 and its pause and refusal -1 on entry. The game is played to its end (past a
+    pause with defaults); the caller keeps the events before ``sc[SC_PAUSE_EV]``."""
+    deck = np.empty(DECK_SIZE, dtype=np.int8)
+    seq = np.full((MAX_PLAYERS + 1, MAX_SEQ + 1), -1, dtype=np.int8)
+    slen = np.zeros(MAX_PLAYERS + 1, dtype=np.int64)
+    blocks = np.zeros((MAX_BLOCKS, 4), dtype=np.int64)
+    counts = np.zeros(23, dtype=np.int64)
+    st = np.zeros(N_STATE, dtype=np.int64)
+    for f in range(N_FIELDS):
+        out_games[0, f] = 0
+    _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rng, deck, seq,
+               slen, blocks, counts, st, out_games, 0, True, ev, ev_n, sc, script)
+    for i in range(DECK_SIZE):
+        out_decks[0, i] = deck[i]
