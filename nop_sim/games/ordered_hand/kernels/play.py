@@ -801,7 +801,8 @@ def _play_block(p, idx, seq, slen, blocks, st, out, g, log, ev, ev_n):
 
 
 @jit(inline="always")
-def _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script, blocks):
+def _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, who, sc, script,
+          blocks):
     """Seat ``p`` draws the next stock card, if any, and inserts it.
 
     Returns True when this draw took the last card of the stock (the game ends).
@@ -812,7 +813,7 @@ def _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script
     card = deck[top]
     st[ST_TOP] = top + 1
     length = slen[p]
-    if sc[SC_SEAT] == p:
+    if script is not None and p == who:
         pos = _scripted_insert(sc, script, length, card, ev_n, blocks)
     else:
         pos = _choose_insert(np.int64(agents[p, A_INSERT]), seq, p, length, card, rng)
@@ -1016,7 +1017,7 @@ def _stock_out_winners(n_players, seq, slen, counts):
 # ==== a game ============================================================================
 @jit
 def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out, g,
-                  log, ev, ev_n, sc, script):
+                  log, ev, ev_n, who, sc, script):
     """Seat ``b`` bets; the opponent responds; ``b`` answers (2 players).
 
     Returns (END_* or -1 to play on, seat that emptied its sequence or -1).
@@ -1027,7 +1028,7 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
     st[ST_PASS] += 1
     # The opponent's response (a turn).
     out[g, F_TURNS] += 1
-    if sc[SC_SEAT] == o:
+    if script is not None and o == who:
         resp, src, dst = _scripted_response(sc, script, seq, o, slen[o], st[ST_MID_CAT],
                                             st[ST_MID_TB], position_of, blocks, ev_n)
     else:
@@ -1037,8 +1038,8 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
         _log(log, ev, ev_n, o, EV_FOLD, 0, 0)
         out[g, F_FOLDS] += 1
         st[ST_PASS] += 1
-        if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
-                      blocks):
+        if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, who, sc,
+                      script, blocks):
             return END_STOCK_OUT, np.int64(-1)
     elif resp == RESP_CALL:
         _log(log, ev, ev_n, o, EV_CALL, 0, 0)
@@ -1052,7 +1053,7 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
         out[g, F_RAISES] += 1
         _move(seq, o, slen[o], src, dst)
         n = _legal_blocks_call(seq, o, slen[o], st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
-        if sc[SC_SEAT] == o:
+        if script is not None and o == who:
             idx = _scripted_block(sc, script, SK_RAISE_BLOCK, 0, n, blocks, ev_n)
         else:
             policy = PLAY_RANDOM if np.int64(agents[o, A_PLAY]) == PLAY_RANDOM else PLAY_STRONG
@@ -1064,13 +1065,13 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
         _play_block_call(o, idx, seq, slen, blocks, st, out, g, log, ev, ev_n)
         if slen[o] == 0:
             return END_EMPTIED, np.int64(o)
-        if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
-                      blocks):
+        if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, who, sc,
+                      script, blocks):
             return END_STOCK_OUT, np.int64(-1)
     # The bettor's answer (a turn).
     out[g, F_TURNS] += 1
     n = _legal_blocks_call(seq, b, slen[b], st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
-    if sc[SC_SEAT] == b:
+    if script is not None and b == who:
         idx = _scripted_block(sc, script, SK_ANSWER, 1 if resp == RESP_FOLD else 0, n, blocks,
                               ev_n)
     else:
@@ -1081,8 +1082,8 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
         if slen[b] == 0:
             return END_EMPTIED, np.int64(b)
         if resp == RESP_RAISE:
-            if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
-                      blocks):
+            if _draw_call(o, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, who, sc,
+                      script, blocks):
                 return END_STOCK_OUT, np.int64(-1)
     else:
         if resp == RESP_FOLD:
@@ -1091,8 +1092,8 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
         else:
             _log(log, ev, ev_n, b, EV_FOLD, 0, 0)
         st[ST_PASS] += 1
-        if _draw_call(b, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
-                      blocks):
+        if _draw_call(b, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, who, sc,
+                      script, blocks):
             return END_STOCK_OUT, np.int64(-1)
     _end_round_of_checks_call(2, o, st, out, g, log, ev, ev_n)
     return np.int64(-1), np.int64(-1)
@@ -1100,9 +1101,11 @@ def _bet_exchange(b, position_of, agents, rng, deck, seq, slen, blocks, st, out,
 
 @jit
 def _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rng, deck, seq,
-               slen, blocks, counts, st, out, g, log, ev, ev_n, sc, script):
+               slen, blocks, counts, st, out, g, log, ev, ev_n, who, sc, script):
     """Play game ``g``; write its record into ``out[g]`` (int32 (N_FIELDS,), zeroed).
-    ``sc``, ``script``: a scripted seat's (``sc[SC_SEAT]``, -1 for none) and its decisions."""
+    ``who``: the scripted seat, ``sc`` and ``script`` its state and its decisions; the
+    batch runs pass -1, None and None, and numba prunes the scripted branches from their
+    specialisation (``script is not None`` on a None argument): their code is as before."""
     # Shuffle (Fisher-Yates) and deal one card at a time from the first player.
     for i in range(DECK_SIZE):
         deck[i] = i
@@ -1139,7 +1142,7 @@ def _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rn
         length = slen[p]
         n = _legal_blocks(seq, p, length, st[ST_MID_CAT], st[ST_MID_TB], position_of, blocks)
         can_bet = betting and st[ST_MID_CAT] >= 0
-        if sc[SC_SEAT] == p:
+        if script is not None and p == who:
             action, idx = _scripted_turn(sc, script, n, can_bet, blocks, ev_n)
         else:
             action, idx = _choose_turn(agents, p, n, length, can_bet, blocks, position_of, rng)
@@ -1149,22 +1152,22 @@ def _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rn
                 end = END_EMPTIED
                 winners = 1 << p
                 break
-            if _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
-                     blocks):
+            if _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, who, sc,
+                     script, blocks):
                 end = END_STOCK_OUT
                 break
         elif action == ACT_CHECK:
             _log(log, ev, ev_n, p, EV_CHECK, 0, 0)
             out[g, F_CHECKS] += 1
             st[ST_PASS] += 1
-            if _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, sc, script,
-                     blocks):
+            if _draw(p, agents, seq, slen, deck, st, rng, out, g, log, ev, ev_n, who, sc,
+                     script, blocks):
                 end = END_STOCK_OUT
                 break
             _end_round_of_checks(n_players, (p + 1) % n_players, st, out, g, log, ev, ev_n)
         else:
             code, emptied = _bet_exchange(p, position_of, agents, rng, deck, seq, slen, blocks,
-                                          st, out, g, log, ev, ev_n, sc, script)
+                                          st, out, g, log, ev, ev_n, who, sc, script)
             turns += 2
             if code == END_EMPTIED:
                 end = END_EMPTIED
@@ -1204,14 +1207,13 @@ def _play_chunk(lo, hi, n_players, hand_size, betting, max_turns, position_of, a
     blocks = np.zeros((MAX_BLOCKS, 4), dtype=np.int64)
     counts = np.zeros(23, dtype=np.int64)
     st = np.zeros(N_STATE, dtype=np.int64)
-    sc, script = _no_script()
     for g in range(lo, hi):
         for f in range(N_FIELDS):
             out_games[g, f] = 0
         if log:
             out_ev_start[g] = ev_n[0]
         _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rng, deck,
-                   seq, slen, blocks, counts, st, out_games, g, log, ev, ev_n, sc, script)
+                   seq, slen, blocks, counts, st, out_games, g, log, ev, ev_n, -1, None, None)
         if log:
             for i in range(DECK_SIZE):
                 out_decks[g, i] = deck[i]
@@ -1264,21 +1266,13 @@ def _play_tables(chunk_size, n_players, hand_size, betting, max_turns, position_
     blocks = np.zeros((MAX_BLOCKS, 4), dtype=np.int64)
     counts = np.zeros(23, dtype=np.int64)
     st = np.zeros(N_STATE, dtype=np.int64)
-    sc, script = _no_script()
     for c in range(rng_states.shape[0]):
         for g in range(c * chunk_size, min(n_games, (c + 1) * chunk_size)):
             for f in range(N_FIELDS):
                 out_games[g, f] = 0
             _play_game(n_players, hand_size, betting, max_turns, position_of,
                        tables[table_of[g]], rng_states[c], deck, seq, slen, blocks, counts, st,
-                       out_games, g, False, ev, ev_n, sc, script)
-
-
-@jit
-def _no_script():
-    """The batch runs' ``sc`` and ``script``: no scripted seat."""
-    sc = np.full(N_SC, -1, dtype=np.int64)
-    return sc, np.zeros((0, SCRIPT_WIDTH), dtype=np.int64)
+                       out_games, g, False, ev, ev_n, -1, None, None)
 
 
 @jit
@@ -1297,6 +1291,6 @@ def _play_scripted(n_players, hand_size, betting, max_turns, position_of, agents
     for f in range(N_FIELDS):
         out_games[0, f] = 0
     _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rng, deck, seq,
-               slen, blocks, counts, st, out_games, 0, True, ev, ev_n, sc, script)
+               slen, blocks, counts, st, out_games, 0, True, ev, ev_n, sc[SC_SEAT], sc, script)
     for i in range(DECK_SIZE):
         out_decks[0, i] = deck[i]
