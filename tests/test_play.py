@@ -202,7 +202,7 @@ def test_the_readmes_play_lines_serve_the_page(tmp_path):
     text = (ROOT / "README.md").read_text()
     block = text.split("## Play a hand", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
     lines = [line.split("#", 1)[0].split() for line in block.strip().splitlines()]
-    assert [w[:2] for w in lines] == [["nop-sim", "play"]] * 2 + [["nop-sim", "replay"]]
+    assert [w[:2] for w in lines] == [["nop-sim", "play"]] * 3 + [["nop-sim", "replay"]]
     for words in lines:
         if words[1] == "replay" and not (ROOT / words[2]).is_dir():
             continue  # make run's reports/baseline is not there

@@ -291,3 +291,44 @@ def test_ordered_hand_is_played_to_the_end_on_its_page(browser):
     finally:
         pg.close()
         server.close()
+
+
+def test_an_ordered_hand_replay_steps_on_its_page(browser):
+    """nop-sim replay of an Ordered Hand game: forward and back, every sequence on screen
+    as the replay's state has it."""
+    import numpy as np
+
+    from nop_sim.games.ordered_hand.engine import play_matches
+    from nop_sim.games.ordered_hand.settings import OrderedSettings
+    from nop_sim.games.ordered_hand.table import OrderedHandReplay
+
+    s = OrderedSettings(players=3)
+    log = play_matches(s, ["low", "builder", "random"], 1, seed=3, log=True).log
+    replay = OrderedHandReplay(s, log.decks[0], log.game_events(0).astype(np.int64),
+                               ["Seat 0 (low)", "Seat 1 (builder)", "Seat 2 (random)"])
+    server = TableServer(replay, pace_ms=0)
+    server.start()
+    errors: list[str] = []
+    pg = browser.new_page()
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(server.url)
+        pg.wait_for_function("() => document.querySelector('#step-text').innerText")
+        assert pg.locator("#step-text").inner_text() == f"step 1 of {replay.n_steps}"
+        for _ in range(6):
+            n = pg.evaluate("() => Number(document.body.dataset.renders)")
+            pg.locator("#forward").click()
+            pg.wait_for_function("(n) => Number(document.body.dataset.renders) > n", arg=n)
+        want = replay.state(6)
+        shown = [pg.locator(f'.seat[data-seat="{p}"] .shown .card').all_inner_texts()
+                 for p in range(s.players)]
+        assert shown == [seat["cards"] for seat in want["seats"]] and all(shown)
+        assert not pg.locator("#me").is_visible() and not pg.locator("#actions").is_visible()
+        pg.locator("#back").click()
+        pg.wait_for_function("() => document.querySelector('#step-text').innerText"
+                             ".startsWith('step 6 ')")
+        assert not errors
+    finally:
+        pg.close()
+        server.close()

@@ -197,3 +197,34 @@ def test_a_saved_game_is_what_nop_sim_hands_reads(tmp_path):
     res = CliRunner().invoke(main, ["hands", str(folder), "--match", "0"])
     assert res.exit_code == 0, res.output
     assert "Seat 0 (you)" in res.output and "End after" in res.output
+
+
+def test_a_runs_logged_game_replays_step_by_step(tmp_path):
+    """nop-sim replay on an Ordered Hand run: every step shows every sequence; the last
+    step's cards held are the run's seats table's, and the stock falls by the draws."""
+    from nop_sim.games import get_game
+    from nop_sim.results.match_log import load_match_log
+
+    out = tmp_path / "run"
+    res = CliRunner().invoke(main, ["run", SCENARIO, "--matches", "512", "--out", str(out),
+                                    "--set", "run.log_sample=100", "--no-report", "-q"])
+    assert res.exit_code == 0, res.output
+    log = load_match_log(out, 200, 0)
+    replay = get_game(log.kind).open_replay(log)
+    assert replay.page == "ordered.html" and replay.n_steps > 10
+    last = replay.state(replay.n_steps - 1)
+    assert last["done"] and last["event"]["event"] == "end"
+    stored = _stored_seats(out, 200)
+    assert [s["count"] for s in last["seats"]] == stored
+    first = replay.state(0)
+    assert all(len(s["cards"]) == s["count"] for s in first["seats"])   # every card shown
+    draws = sum(1 for k in range(replay.n_steps)
+                if replay.state(k)["event"]["event"] == "draw")
+    assert first["stock"] - last["stock"] == draws - (first["event"]["event"] == "draw")
+
+
+def _stored_seats(out, match: int) -> list[int]:
+    from nop_sim.results.store import read_rows
+
+    rows = read_rows(out, "seats", 0, match).sort_values("seat")
+    return [int(x) for x in rows["cards_left"]]

@@ -42,10 +42,15 @@ def play_cmd(scenario, seat, field, seed, overrides, port, pace, out, no_browser
     from the seed): the rules are the simulator's. The finished match is saved as
     a folder that nop-sim hands reads. JSON API: GET /api/state, POST /api/action.
 
+    Ordered Hand has a page of its own: your sequence in order, a button per
+    block you may play and per gap a drawn card may go into, and the bet
+    exchange's answers.
+
     \b
     Examples:
       nop-sim play scenarios/baseline.toml --seat 2
       nop-sim play scenarios/baseline.toml --field @reports/baseline-train/strong.toml
+      nop-sim play scenarios/ordered_hand.toml --set players=2 --set betting=true
     """
     from nop_sim.play.session import open_server  # here: start-up time (the games, numba)
 

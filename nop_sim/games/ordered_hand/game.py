@@ -63,4 +63,5 @@ GAME = register_game(Game(
     agent_file=read_agent_file,
     policy=POLICY,
     open_table="nop_sim.games.ordered_hand.table:open_table",
+    open_replay="nop_sim.games.ordered_hand.table:open_replay",
 ))

@@ -38,10 +38,11 @@ from nop_sim.games.ordered_hand.policy import seat_table
 from nop_sim.games.ordered_hand.referee import py_classify_block
 from nop_sim.games.ordered_hand.seats import seat_label
 from nop_sim.games.ordered_hand.settings import OrderedSettings
+from nop_sim.games.ordered_hand.types import EV_NAMES
 from nop_sim.games.registry import seat_names
 from nop_sim.kernels.rng import seed_states
 
-__all__ = ["OrderedHandTable", "open_table"]
+__all__ = ["OrderedHandReplay", "OrderedHandTable", "open_replay", "open_table"]
 
 _PHASES = {K.SK_TURN: "turn", K.SK_INSERT: "insert", K.SK_RESPONSE: "response",
            K.SK_RAISE_BLOCK: "raise", K.SK_ANSWER: "answer"}
@@ -225,21 +226,7 @@ class OrderedHandTable:
         return self._cache
 
     def _table_view(self, view: _View) -> dict[str, Any]:
-        over = view.end is not None
-        return {
-            "kind": self.kind,
-            "seat": self.seat,
-            "column": [Category(int(c)).label for c in self.settings.column.order],
-            "hand": _cards(view.seq[self.seat]),
-            "board": _cards(view.middle),
-            "middle": (Category(view.middle_key[0]).label if view.middle_key else None),
-            "stock": len(view.deck) - view.top,
-            "seats": [{"name": self.names[q], "count": len(view.seq[q]),
-                       "cards": _cards(view.seq[q]) if over else []}
-                      for q in range(self.settings.players)],
-            "showdown": over,
-            "log": list(view.lines),
-        }
+        return _table_view(self.settings, view, self.seat)
 
     # -- what the person may do -------------------------------------------------------------
     def _options(self, view: _View) -> list[tuple[dict, list[int]]]:
@@ -328,3 +315,69 @@ def open_table(scn, seat: int, seed: int) -> OrderedHandTable:
     specs = scn.seat_specs(point, 0)
     return OrderedHandTable(settings, seat_table(specs, seed), seat, seed=seed,
                             labels=[seat_label(s) for s in specs])
+
+
+def _table_view(settings: OrderedSettings, view: _View, seat: int | None) -> dict[str, Any]:
+    """The table of ``view`` as ``seat`` sees it (None: every card, a replay)."""
+    over = view.end is not None
+    return {
+        "kind": OrderedHandTable.kind,
+        "seat": seat,
+        "column": [Category(int(c)).label for c in settings.column.order],
+        "hand": _cards(view.seq[seat]) if seat is not None else [],
+        "board": _cards(view.middle),
+        "middle": (Category(view.middle_key[0]).label if view.middle_key else None),
+        "stock": len(view.deck) - view.top,
+        "seats": [{"name": view.names[q], "count": len(view.seq[q]),
+                   "cards": _cards(view.seq[q]) if over or seat is None else []}
+                  for q in range(settings.players)],
+        "showdown": over,
+        "log": list(view.lines),
+    }
+
+
+class OrderedHandReplay:
+    """A logged game step by step, every card shown (``nop-sim replay``): step ``k`` is the
+    table after the game's first ``k + 1`` logged events.
+
+    Parameters
+    ----------
+    settings : the rules the game was played under
+    deck : (52,) its shuffled deck; events : (n, 4) its events ``player, kind, a, b``
+    names : one name per seat
+    """
+
+    kind = OrderedHandTable.kind
+    page = OrderedHandTable.page
+
+    def __init__(self, settings: OrderedSettings, deck, events, names: list[str]):
+        self.settings = settings
+        self.deck = np.asarray(deck)
+        self.events = np.asarray(events, np.int64).reshape(-1, 4)
+        self.names = list(names)
+        self.n_steps = len(self.events)
+        # the first event is the first player's first turn
+        self.first = int(self.events[0, 0]) if self.n_steps else 0
+
+    def state(self, step: int | None = None) -> dict[str, Any]:
+        """The table at ``step`` (0 .. n_steps - 1; None: the last), JSON-ready."""
+        n = self.n_steps
+        step = n - 1 if step is None else min(max(int(step), 0), n - 1)
+        view = _View(self.settings, self.deck, self.first, self.names, None)
+        for p, kind, a, b in self.events[:step + 1].tolist():
+            view.event(p, kind, a, b)
+        p, kind = (int(x) for x in self.events[step, :2])
+        state = _table_view(self.settings, view, None)
+        state.update(replay=True, step=step, n_steps=n, phase="play", decision=None,
+                     legal=[], done=step == n - 1,
+                     event={"event": EV_NAMES.get(kind, str(kind)), "seat": p})
+        return state
+
+
+def open_replay(log) -> OrderedHandReplay:
+    """A logged game of a run (a ``results.match_log.MatchLog``), step by step."""
+    ev = log.events
+    is_deck = (ev["kind"] == DECK_EVENT).to_numpy()
+    deck = ev[is_deck].sort_values("a")["b"].to_numpy(np.int8)
+    rows = ev.loc[~is_deck, ["player", "kind", "a", "b"]].to_numpy(np.int64)
+    return OrderedHandReplay(log.settings, deck, rows, log.names)

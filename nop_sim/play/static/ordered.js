@@ -52,7 +52,7 @@ function setLog(lines) {
 async function show(state) {
   // the agents' play since the last state, event by event at the pace, then the table now
   busy = true;
-  if (pace > 0 && shownEvents > 0 && state.events > shownEvents) {
+  if (pace > 0 && !state.replay && shownEvents > 0 && state.events > shownEvents) {
     for (let k = shownEvents; k < state.events - 1; k++) {
       const st = await (await fetch("/api/state?step=" + k)).json();
       if (st.log.length === shownLines) continue;
@@ -70,7 +70,7 @@ async function show(state) {
 
 function render(st) {
   document.body.dataset.renders = ++renders;
-  $("whoami").textContent = "- " + st.seats[st.seat].name;
+  $("whoami").textContent = st.replay ? "- replay, every card shown" : "- " + st.seats[st.seat].name;
   $("phase").textContent = st.phase;
   $("stock").textContent = st.stock;
   $("middle").textContent = st.middle || "empty";
@@ -105,6 +105,10 @@ function render(st) {
   $("drawn-line").hidden = !st.drawn;
   cards($("drawn"), st.drawn ? [st.drawn] : []);
   $("decision").textContent = st.decision ? "(" + st.decision + ")" : "";
+  if (st.replay) {
+    renderReplay(st);
+    return;
+  }
   renderActions(st);
   if (st.done) {
     $("end").hidden = false;
@@ -180,6 +184,34 @@ function renderActions(st) {
   }
 }
 
+// a logged game step by step (nop-sim replay): every card shown, no actions
+let step = 0;
+async function goTo(k) {
+  const r = await fetch("/api/state?step=" + k);
+  const st = await r.json();
+  if (!r.ok) { say(st.error); return; }
+  await show(st);
+}
+
+function renderReplay(st) {
+  step = st.step;
+  $("actions").hidden = true;
+  $("me").hidden = true;                    // every seat's cards are in its box
+  $("replay").hidden = false;
+  $("slider").max = st.n_steps - 1;
+  $("slider").value = st.step;
+  $("step-text").textContent = `step ${st.step + 1} of ${st.n_steps}`;
+  $("event").textContent = st.event.event + (st.event.seat >= 0 ? " - " + st.seats[st.event.seat].name : "");
+  $("back").disabled = st.step === 0;
+  $("forward").disabled = st.step === st.n_steps - 1;
+}
+
+$("back").addEventListener("click", () => goTo(step - 1));
+$("forward").addEventListener("click", () => goTo(step + 1));
+$("slider").addEventListener("change", () => {
+  if (Number($("slider").value) !== step) goTo(Number($("slider").value));
+});
+
 $("pace").value = pace;
 $("pace-ms").textContent = pace;
 $("pace").addEventListener("input", () => {
@@ -192,6 +224,9 @@ let paceFirst = 0;
 fetch("/api/state").then((r) => r.json()).then((st) => {
   if (localStorage.getItem("nop-pace") === null && st.pace_ms !== undefined) {
     pace = st.pace_ms; $("pace").value = pace; $("pace-ms").textContent = pace;
+  }
+  if (st.replay) {                          // a replay starts at its first event, or ?step=N
+    return goTo(Number(new URLSearchParams(location.search).get("step")) || 0);
   }
   paceFirst = pace; pace = 0;              // the game so far at once, then at the pace
   return show(st).then(() => { pace = paceFirst; });
