@@ -188,3 +188,41 @@ def test_past_steps_walked_in_order_equal_those_replayed_afresh():
         fresh = copy.copy(t)
         fresh._past_ref = None  # its referee replays the steps from the first event
         assert t.state(step=k) == fresh.state(step=k)
+
+
+def test_the_side_pots_show_as_they_stand_during_the_betting():
+    """An all-in cuts a layer at once (or dead money paid after it, R1, forms a pot of its
+    own): the table's pots, the referee's among the live seats, add up to the pot, no
+    folded seat may win one, and some pot excludes an all-in seat."""
+    import random
+
+    from nop_sim.games.new_order.agents import agent_table
+    from nop_sim.games.new_order.settings import Settings
+    from nop_sim.games.new_order.table import NewOrderTable
+
+    found = 0
+    for seed in range(40):
+        s = Settings(chips=12, max_hands=15, betting="no-limit")
+        t = NewOrderTable(s, agent_table("maniac", s.players), 0, seed=seed)
+        rnd = random.Random(seed)
+        st = t.state()
+        while not st["done"]:
+            pots = st["pots"]
+            if st["pot"]:
+                assert sum(p["amount"] for p in pots) == st["pot"], pots
+            if len(pots) > 1 and not st["showdown"]:
+                found += 1
+                unfolded = {x["seat"] for x in st["seats"] if not x["folded"]}
+                allin = {x["seat"] for x in st["seats"] if x["all_in"]}
+                for pot in pots:
+                    assert pot["eligible"] and set(pot["eligible"]) <= unfolded, pots
+                # a seat all-in now may win only the pots that formed before it went all-in:
+                # some pot excludes one
+                assert any(allin - set(p["eligible"]) for p in pots), (pots, allin)
+            e = dict(rnd.choice(st["legal"]))
+            if "min" in e:
+                e["amount"] = rnd.choice([e["min"], e["max"]])
+            st = t.act(e)
+        if found >= 3:
+            break
+    assert found >= 3

@@ -371,7 +371,7 @@ def table_view(settings: Settings, ref: _Referee, records: list[dict], names: li
         "best": _best(settings, ref, h, me),
         "board": [format_card(c) for c in h.board] if h is not None else [],
         "pot": ref.pot_total() if h is not None else 0,
-        "pots": [{"amount": a, "eligible": sorted(e)} for a, e in h.pots] if h else [],
+        "pots": _pots(ref, h),
         "dart": ref.dart,
         "ledger_fee": ref.fee(me) if h is not None and me is not None else ref.dart,
         "betting": h.betting if h is not None else settings.betting,
@@ -382,6 +382,16 @@ def table_view(settings: Settings, ref: _Referee, records: list[dict], names: li
         "last_showdown": shown,
         "log": render_history(log, names).splitlines(),
     }
+
+
+def _pots(ref: _Referee, h) -> list[dict]:
+    """The main pot and the side pots as they stand (the referee's layers, R9), each with
+    the seats that may still win it; one pot where no all-in cuts a layer."""
+    if h is None or not any(h.committed) and not h.dead:
+        return []
+    among = h.shown.keys() if h.shown else ref.live()
+    return [{"amount": int(a), "eligible": sorted(int(p) for p in e)}
+            for a, e, _ in ref.side_pots(among) if a > 0]
 
 
 def _best(settings: Settings, ref: _Referee, h, seat: int | None) -> dict | None:

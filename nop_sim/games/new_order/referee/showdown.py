@@ -65,11 +65,14 @@ class _Showdown(_Checker):
         h.pickers = self.draft_order()
         h.drafting = True
 
-    def side_pots(self) -> list[list]:
+    def side_pots(self, among=None) -> list[list]:
         """The pots as [chips, seats that may win them, when the pot formed], in the order
-        they formed, the main pot first; dead-money pots (R1) included."""
+        they formed, the main pot first; dead-money pots (R1) included. ``among``: the
+        seats that may still win (default: those that showed down; the table passes the
+        live seats to show the pots as they stand during the betting)."""
         h = self.h
         live = self.live()
+        contest = h.shown.keys() if among is None else set(among)
         # R9: layers are cut at all-in commitments only; the rest contest every pot. The top
         # is the highest commitment of anyone, folded or not: the folded chips above a live
         # all-in's level are a layer it cannot win, even where no live seat committed more
@@ -82,7 +85,7 @@ class _Showdown(_Checker):
             amt = sum(min(max(c - prev, 0), lv - prev) for c in h.committed)
             if j == 0:  # the main pot: the dead money paid before any all-in (R1)
                 amt += h.dead - sum(a for a, _, _ in h.dead_pots)
-            elig = {p for p in h.shown if not h.allin[p] or h.committed[p] >= lv}
+            elig = {p for p in contest if not h.allin[p] or h.committed[p] >= lv}
             # a layer above an all-in formed when the first player went all-in at its floor
             formed = -1 if j == 0 else min((h.allin_tick[p] for p in live
                                             if h.allin[p] and h.committed[p] == prev),
@@ -94,8 +97,8 @@ class _Showdown(_Checker):
                 pots[j - 1][0] += pots[j][0]
                 pots[j][0] = 0
         for amt, seats, formed in h.dead_pots:  # R1: dead money paid after an all-in
-            if seats & h.shown.keys():
-                pots.append([amt, seats & h.shown.keys(), formed])
+            if seats & contest:
+                pots.append([amt, seats & contest, formed])
             else:  # nobody who may win it shows down: it joins the main pot
                 pots[0][0] += amt
         pots.sort(key=lambda pot: pot[2])  # the order they formed, the main pot first
