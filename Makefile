@@ -33,7 +33,7 @@ test-slow: $(STAMP)
 test-readme: $(STAMP)
 	$(BIN)/python -m pytest -q -s tests/test_readme_day.py
 
-# The lowest and the highest numba of pyproject.toml's range: nop_sim/kernels/_jit.py and
+# The lowest and the highest numba of pyproject.toml's range: nop_sim/kernels/jit.py and
 # nop_sim/games/new_order/kernels/firewall.py lean on numba internals, so both ends must pass the JIT tests and
 # a golden hash. Each gets a throwaway venv and an empty numba cache (a cold compile).
 NUMBA_RANGE ?= 0.59.0 0.68.1

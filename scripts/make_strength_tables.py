@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from nop_sim.core.cards import parse_cards
-from nop_sim.kernels._jit import jit
 from nop_sim.kernels.evaluate import best_category_hand
+from nop_sim.kernels.jit import jit
 
 # name, kept cards (random tables keep nothing and have their own size)
 TABLES = [

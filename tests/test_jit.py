@@ -9,7 +9,7 @@ from numba.extending import intrinsic
 
 from nop_sim.games.new_order.kernels import firewall
 from nop_sim.games.new_order.kernels.common import evaluator_address
-from nop_sim.kernels._jit import TypeDispatcher, jit
+from nop_sim.kernels.jit import TypeDispatcher, jit
 
 
 @jit(_nrt=False, cache=False)  # compiled here, so signatures are seen

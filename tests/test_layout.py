@@ -58,9 +58,9 @@ def test_core_imports_only_core():
 
 def test_the_shared_kernels_import_only_core_and_kernels():
     """The one exception: the cache digest asks the registry which files the games'
-    kernels are compiled from (kernels/_jit.py, when first needed)."""
+    kernels are compiled from (kernels/jit.py, when first needed)."""
     for name, imported in _modules(PACKAGE / "kernels"):
-        allowed = {"nop_sim.games"} if name == "kernels/_jit.py" else set()
+        allowed = {"nop_sim.games"} if name == "kernels/jit.py" else set()
         bad = sorted(m for m in imported - allowed
                      if not m.startswith(("nop_sim.core.", "nop_sim.kernels.")))
         assert not bad, f"{name} imports above the shared kernels: {bad}"

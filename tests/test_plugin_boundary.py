@@ -28,14 +28,6 @@ from nop_sim.games import game_kinds, get_game
 ROOT = Path(__file__).resolve().parents[1]
 GENERIC = ("nop_sim/run", "nop_sim/studies")
 
-# Private modules generic code may still import, each with the reason it is allowed.
-KNOWN_PRIVATE_MODULES = {
-    # issue 38: "the jit helper is public within the package" is still to be done; the
-    # compile note and its listener live with the numba options
-    "nop_sim.kernels._jit": "the jit helper (issue 38, not yet public)",
-}
-
-
 def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
@@ -95,7 +87,7 @@ def boundary_faults(path: Path, root: Path, kinds: tuple[str, ...]) -> list[str]
         for i, part in enumerate(parts):
             if _private(part):
                 name = ".".join(parts[:i + 1])
-                if name not in KNOWN_PRIVATE_MODULES and foreign(".".join(parts[:i])):
+                if foreign(".".join(parts[:i])):
                     faults.append(f"{where}:{line} imports the private module {name}")
                 return
 
@@ -143,13 +135,6 @@ def test_generic_code_takes_no_private_name_and_names_no_game():
     assert not faults, faults
 
 
-def test_the_allowed_private_modules_are_still_imported():
-    # an allowance nobody needs any more is struck, so the list only shrinks
-    text = "\n".join(p.read_text() for p in _generic_files())
-    for name in KNOWN_PRIVATE_MODULES:
-        assert name in text, f"{name} is no longer imported by run/ or studies/: strike it"
-
-
 @pytest.mark.parametrize("source, expected", [
     ("from nop_sim.evaluator import _build_tables\n", ["imports nop_sim.evaluator._build_tables"]),
     ("from nop_sim.games.new_order import analysis as A\nA._gini_rows(1)\n",
@@ -162,6 +147,7 @@ def test_the_allowed_private_modules_are_still_imported():
      ["imports nop_sim.studies.train.search._joined"]),
     ("from nop_sim.games import _private_module\n", ["imports nop_sim.games._private_module"]),
     ("import nop_sim.games._secret.rules\n", ["imports the private module nop_sim.games._secret"]),
+    ("from nop_sim.kernels._jit import jit\n", ["imports the private module nop_sim.kernels._jit"]),
     ("KIND = 'new-order'\n", ["names the game 'new-order'"]),
     ('TOML = """[game]\\nkind = "ordered-hand"\\n"""\n', ["names the game"]),
     ('def f(run):\n    return run.get("kind", "kuhn3")\n', ["names the game 'kuhn3'"]),
@@ -169,7 +155,7 @@ def test_the_allowed_private_modules_are_still_imported():
     ("from nop_sim.studies.compare import _threshold\n", []),
     ("from ._helpers import _x\n", []),
     ('"""Plays new-order and "kuhn3" runs."""\nX = "new-order-ish"\n', []),
-    ("from nop_sim.kernels._jit import COMPILE_NOTE\n", []),
+    ("from nop_sim.kernels.jit import COMPILE_NOTE\n", []),
 ])
 def test_the_boundary_check_catches_a_leak(tmp_path, source, expected):
     path = tmp_path / "nop_sim" / "studies" / "probe.py"

@@ -1,6 +1,6 @@
 """Which source files numba's cached kernels may inline, and their digest.
 
-The jit helpers (:mod:`nop_sim.kernels._jit`) stamp each cache folder with :func:`kernel_digest` of
+The jit helpers (:mod:`nop_sim.kernels.jit`) stamp each cache folder with :func:`kernel_digest` of
 its kernels' sources. Standard library only: a game's kernels package declares its
 sources here (:func:`declare_kernel_sources`) without loading numba.
 """

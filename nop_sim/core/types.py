@@ -2,7 +2,7 @@
 
 The dtypes and the 13 category ids. Module level integer constants are frozen
 into the kernels at compile time, so this file is in the kernel cache digest
-(:mod:`nop_sim.kernels._jit`). Each game's own layouts live in its package
+(:mod:`nop_sim.kernels.jit`). Each game's own layouts live in its package
 (:mod:`nop_sim.games.new_order.types`, :mod:`nop_sim.games.ordered_hand.types`).
 """
 

@@ -48,7 +48,6 @@ import numpy as np
 from numba import prange
 
 from nop_sim.core.types import N_CATEGORIES
-from nop_sim.kernels._jit import jit, pjit, popcount
 from nop_sim.kernels.evaluate import (
     ALL_RANKS,
     FLUSH,
@@ -63,6 +62,7 @@ from nop_sim.kernels.evaluate import (
     _lv,
     _run_mask,
 )
+from nop_sim.kernels.jit import jit, pjit, popcount
 
 N_LO = 7  # ranks 2..8 in the low base-5 number
 LO_SIZE = 5 ** N_LO

@@ -64,7 +64,7 @@ from nop_sim.core.types import (
     THREE_OF_A_KIND,
     TWO_PAIR,
 )
-from nop_sim.kernels._jit import jit, lookup_table, pjit
+from nop_sim.kernels.jit import jit, lookup_table, pjit
 
 ALL_RANKS = 0x1FFF
 ROYAL_RUN = 0x1F00

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from nop_sim.kernels._jit import JIT_ENABLED, jit
+from nop_sim.kernels.jit import JIT_ENABLED, jit
 
 _U53 = 1.0 / 9007199254740992.0  # 2**-53
 

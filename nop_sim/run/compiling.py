@@ -6,7 +6,7 @@ first run after an install (or after an update of the kernels) therefore
 waits for a compile. Two things keep that wait from being a silent pause:
 
 * :func:`announce_compiles` prints one line to stderr (a terminal) when a
-  nop-sim kernel starts compiling in this process; kernels._jit installs it. It listens to numba's documented event
+  nop-sim kernel starts compiling in this process; kernels.jit installs it. It listens to numba's documented event
   API (``numba.core.event``, event ``"numba:compile"``, broadcast on a real
   compile, never on a cache load).
 * :func:`compile_all` compiles every registered game's kernel groups
@@ -33,8 +33,8 @@ import nop_sim.kernels
 from nop_sim.core.kernel_sources import kernel_digest
 from nop_sim.games import get_game, registered_games
 
-# the note and its listener live with the numba options (kernels._jit installs it)
-from nop_sim.kernels._jit import COMPILE_NOTE, COMPILE_TIME, announce_compiles
+# the note and its listener live with the numba options (kernels.jit installs it)
+from nop_sim.kernels.jit import COMPILE_NOTE, COMPILE_TIME, announce_compiles
 
 __all__ = ["COMPILE_NOTE", "COMPILE_TIME", "CompileEvent", "announce_compiles", "compile_all",
            "kernels_compiled", "mark_compiled"]

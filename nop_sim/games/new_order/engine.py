@@ -104,7 +104,7 @@ DEFAULT_HORIZON = 1000
 def refresh_kernel_cache() -> None:
     """Drop stale cached kernels before this process (or a worker) reads numba's cache.
 
-    The guard is :func:`nop_sim.kernels._jit._guard_cache`: it runs as each kernel
+    The guard is :func:`nop_sim.kernels.jit._guard_cache`: it runs as each kernel
     folder's first kernel is defined, so importing the match kernels is enough.
     """
     import nop_sim.games.new_order.kernels.match  # noqa: F401 - the import is the refresh

@@ -109,7 +109,7 @@ from nop_sim.games.new_order.types import (
     S_SMALL_BET,
     TO_BANK,
 )
-from nop_sim.kernels._jit import jit
+from nop_sim.kernels.jit import jit
 
 
 @jit(_nrt=False)

@@ -43,7 +43,6 @@ from nop_sim.games.new_order.types import (
     STACK_ADD,
     STACK_MULTIPLY,
 )
-from nop_sim.kernels._jit import jit
 from nop_sim.kernels.evaluate import (
     NEED_BRUTE,
     brute_score,
@@ -51,6 +50,7 @@ from nop_sim.kernels.evaluate import (
     reading_lift,
     score_row_unforced,
 )
+from nop_sim.kernels.jit import jit
 from nop_sim.kernels.rng import below
 
 

@@ -80,7 +80,7 @@ from nop_sim.games.new_order.types import (
     SK_SWAP,
     SK_TIP,
 )
-from nop_sim.kernels._jit import jit
+from nop_sim.kernels.jit import jit
 
 
 # -- every decision: a scripted seat's from its script, else its agent's ---------------------

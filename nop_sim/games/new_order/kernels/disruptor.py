@@ -88,7 +88,7 @@ from nop_sim.games.new_order.types import (
     TYPE_INSTANT,
     TYPE_PERSONAL,
 )
-from nop_sim.kernels._jit import jit
+from nop_sim.kernels.jit import jit
 
 # reasons logged with EV_DISRUPTOR_DISCARD
 WHY_LEFTOVER = 0

@@ -42,7 +42,7 @@ from nop_sim.games.new_order.types import (
     EV_UNCALLED,
     EV_WIDTH,
 )
-from nop_sim.kernels._jit import jit
+from nop_sim.kernels.jit import jit
 
 A = 4  # column of the first argument
 

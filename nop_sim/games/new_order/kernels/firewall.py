@@ -57,7 +57,7 @@ from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
 from nop_sim.games.new_order.kernels.state import CFG_ITEMS, OUT_ITEMS, ST_ITEMS
-from nop_sim.kernels._jit import JIT_ENABLED
+from nop_sim.kernels.jit import JIT_ENABLED
 
 
 def _c(dtype, ndim: int = 1) -> types.Array:

@@ -297,7 +297,7 @@ from nop_sim.games.new_order.types import (
     T_POS0,
     TO_BANK,
 )
-from nop_sim.kernels._jit import jit, pjit
+from nop_sim.kernels.jit import jit, pjit
 from nop_sim.kernels.rng import below, derive
 
 

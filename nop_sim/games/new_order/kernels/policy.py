@@ -112,7 +112,7 @@ from nop_sim.games.new_order.types import (
     S_STREAMS,
     TYPE_PERSONAL,
 )
-from nop_sim.kernels._jit import jit
+from nop_sim.kernels.jit import jit
 from nop_sim.kernels.rng import below, uniform
 
 

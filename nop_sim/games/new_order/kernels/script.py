@@ -42,7 +42,7 @@ from nop_sim.games.new_order.types import (
     SCRIPT_WIDTH,
     SK_ERROR,
 )
-from nop_sim.kernels._jit import jit
+from nop_sim.kernels.jit import jit
 
 PAUSED = -2   # script_next: the script ran out at this decision (the pause is written)
 STOPPED = -1  # script_next: it had run out or been refused before (play the default)

@@ -35,8 +35,8 @@ from nop_sim.games.new_order.kernels.state import (
     TMP_TVER,
     TMP_WKEY,
 )
-from nop_sim.kernels._jit import jit
 from nop_sim.kernels.evaluate import HI
+from nop_sim.kernels.jit import jit
 
 
 @jit(_nrt=False)
@@ -47,7 +47,7 @@ def eff_position(colpos, inverted, cat):
 
 
 # Inlined, though called from several places: it is one comparison, and a call that
-# passes the state tuples costs about 200 stores (kernels._jit), several a turn.
+# passes the state tuples costs about 200 stores (kernels.jit), several a turn.
 @jit(_nrt=False, inline="always")
 def ensure_table(st, cfg, t):
     """Make ``dist[t]`` / ``tail[t]`` current for the live column (lazily, per table)."""

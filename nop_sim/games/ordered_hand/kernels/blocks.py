@@ -50,7 +50,7 @@ from nop_sim.core.types import (  # noqa: F401  (re-exported for the Ordered Han
     THREE_OF_A_KIND,
     TWO_PAIR,
 )
-from nop_sim.kernels._jit import jit
+from nop_sim.kernels.jit import jit
 
 NO_BLOCK = -1
 

@@ -118,7 +118,7 @@ from nop_sim.games.ordered_hand.types import (  # noqa: F401  (re-exported as K.
     N_CATEGORIES,
     N_FIELDS,
 )
-from nop_sim.kernels._jit import jit, twin
+from nop_sim.kernels.jit import jit, twin
 from nop_sim.kernels.rng import below, uniform
 
 MAX_SEQ = DECK_SIZE  # a sequence never holds more than the deck
