@@ -83,8 +83,9 @@ def test_bench_engine_runner_and_ordered_run_from_the_package(tmp_path, monkeypa
 def test_bench_engine_states_its_reference_or_how_to_add_it(monkeypatch):
     import statistics
 
+    from nop_sim.games.new_order import bench as engine
+    from nop_sim.games.new_order import bench_reference as reference
     from nop_sim.games.new_order.settings import Settings
-    from nop_sim.studies.bench import engine, reference
 
     if reference.available():   # OpenSpiel installed (make bench): the ratio, interleaved
         out = engine._against_openspiel(Settings(), 3, 0.05)
@@ -98,7 +99,7 @@ def test_bench_engine_states_its_reference_or_how_to_add_it(monkeypatch):
 
 def test_the_openspiel_reference_is_four_player_limit_holdem():
     pyspiel = pytest.importorskip("pyspiel")
-    from nop_sim.studies.bench.reference import GAMEDEF, playouts_per_s
+    from nop_sim.games.new_order.bench_reference import GAMEDEF, playouts_per_s
 
     game = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(GAMEDEF)
     assert game.num_players() == 4
@@ -110,13 +111,13 @@ def test_bench_runner_plays_the_baseline_when_installed():
     import tomllib
     from pathlib import Path
 
-    from nop_sim.studies.bench.runner import BASELINE
+    from nop_sim.studies.bench.runner import baseline
 
     shipped = tomllib.loads((Path(__file__).parents[1] / "scenarios" / "baseline.toml")
                             .read_text(encoding="utf-8"))
     shipped.pop("targets")
     shipped.pop("strong")  # the bench times the styles' run; the field plays beside it
-    assert tomllib.loads(BASELINE) == shipped
+    assert tomllib.loads(baseline()) == shipped  # the default game's bench baseline
 
 
 def test_bench_runner_counts_the_strong_side_run_as_the_command_plays_it():
@@ -135,6 +136,27 @@ def test_bench_runner_refuses_a_sweep_in_one_line(tmp_path):
     sweep.write_text('[game]\nkind = "new-order"\n[sweep]\ndart_cap = [10, 20]\n')
     res = CliRunner().invoke(main, ["bench", "runner", "--scenario", str(sweep)])
     assert res.exit_code == 2 and "without a [sweep]" in res.output, res.output
+
+
+def test_bench_runner_refuses_a_game_whose_engine_it_cannot_drive(tmp_path):
+    ordered = tmp_path / "ordered.toml"
+    ordered.write_text('[game]\nkind = "ordered-hand"\n')
+    res = CliRunner().invoke(main, ["bench", "runner", "--scenario", str(ordered)])
+    assert res.exit_code == 2, res.output
+    assert "bench runner takes a New Order Poker scenario without a [sweep]" in res.output
+
+
+def test_each_engine_bench_is_found_through_the_registry():
+    # nop-sim bench engine and ordered ask the registry for the game whose bench they are
+    from nop_sim.games import get_game
+    from nop_sim.studies.bench import bench_game, engine_benches
+
+    benches = engine_benches()
+    assert sorted(benches) == ["engine", "ordered"]
+    assert benches["engine"] is get_game("new-order").bench()
+    assert benches["ordered"] is get_game("ordered-hand").bench()
+    with pytest.raises(ValueError, match="benches: engine, ordered"):
+        bench_game("kuhn")
 
 
 def test_version_and_module_entry():

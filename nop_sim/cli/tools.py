@@ -199,9 +199,9 @@ def bench_engine_cmd(seconds: float, cold: bool, rounds: int):
       nop-sim bench engine
       nop-sim bench engine --seconds 5 --cold
     """
-    from nop_sim.studies.bench import bench_engine
+    from nop_sim.studies.bench import bench_game
 
-    click.echo(json.dumps(bench_engine(seconds, cold=cold, rounds=rounds)))
+    click.echo(json.dumps(bench_game("engine", seconds=seconds, cold=cold, rounds=rounds)))
 
 
 @bench.command("runner", context_settings=CONTEXT)
@@ -240,9 +240,9 @@ def bench_ordered_cmd(n_games: int, no_compile: bool):
       nop-sim bench ordered
       nop-sim bench ordered --games 50000 --no-compile
     """
-    from nop_sim.studies.bench import bench_ordered
+    from nop_sim.studies.bench import bench_game
 
-    click.echo(json.dumps(bench_ordered(n_games, compile_time=not no_compile)))
+    click.echo(json.dumps(bench_game("ordered", n_games=n_games, compile_time=not no_compile)))
 
 
 COMMANDS = [eval_cmd, frequencies, compile_cmd, bench]

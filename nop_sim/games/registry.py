@@ -27,7 +27,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_KIND", "Deferred", "FieldPlay", "Game", "PolicySpace", "RegretTrainer", "SeatFile",
+__all__ = ["DEFAULT_KIND", "Deferred", "EngineBench", "FieldPlay", "Game", "PolicySpace",
+           "RegretTrainer", "SeatFile",
            "changed_label", "game_kinds", "game_of_folder", "get_game", "policy_of", "register_game",
            "registered_games", "seat_label", "seat_name", "seat_names"]
 
@@ -226,6 +227,31 @@ class PolicySpace:
 
 
 @dataclass(frozen=True)
+class EngineBench:
+    """What ``nop-sim bench`` times of a game's engine (:mod:`nop_sim.studies.bench`), from
+    the game's module ``games/<game>/bench.py``; every callable is a module-level function.
+
+    command : the ``nop-sim bench`` command that times the engine alone (``engine``: New
+        Order's, ``ordered``: Ordered Hand's)
+    measure(**options) : that command's figures, a JSON-ready dict; the options are the
+        command's
+    baseline : optional; the text of a scenario of the game, without a ``[sweep]``, that
+        ``nop-sim bench runner`` plays when given none (the default game's, :data:`DEFAULT_KIND`)
+    play_rotation(scn, point, rotation, ids, chunk_size, threads) : optional; play the
+        matches ``ids`` (int64, ascending) of one seat rotation of the scenario's point
+        with the engine alone, in one call on ``threads`` threads in chunks of
+        ``chunk_size``, seated and seeded as the run seats them; the work done (the
+        game's :attr:`Game.work` unit): ``nop-sim bench runner``'s engine side, against
+        which it measures the runner. None: the runner bench refuses the game
+    """
+
+    command: str
+    measure: Callable[..., dict]
+    baseline: str | None = None
+    play_rotation: Callable[..., int] | None = None
+
+
+@dataclass(frozen=True)
 class Game:
     """What a game declares; every callable is a module-level function, or its dotted
     name ``"package.module:function"``, imported on its first call (:class:`Deferred`).
@@ -327,6 +353,9 @@ class Game:
     open_replay(log) : optional; a logged match of a run (a ``MatchLog``) step by step
         for the same page (``nop-sim replay``): ``state(step)`` with every card shown,
         and ``n_steps``; None: the game has no replay yet
+    bench() : optional; the game's :class:`EngineBench` (a function, given by its dotted
+        name, so that registering the game loads no engine); None: ``nop-sim bench``
+        times no engine of it
     """
 
     kind: str
@@ -361,6 +390,7 @@ class Game:
     extra_metrics: tuple[str, ...] = ()
     open_table: Callable[[Any, int, int], Any] | None = None
     open_replay: Callable[[Any], Any] | None = None
+    bench: Callable[[], EngineBench] | None = None
 
     @property
     def trainable(self) -> bool:

@@ -249,4 +249,5 @@ GAME = register_game(Game(
     policy=POLICY,
     open_table="nop_sim.games.new_order.table:open_table",
     open_replay="nop_sim.games.new_order.table:open_replay",
+    bench="nop_sim.games.new_order.bench:engine_bench",
 ))

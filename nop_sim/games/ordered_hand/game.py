@@ -64,4 +64,5 @@ GAME = register_game(Game(
     policy=POLICY,
     open_table="nop_sim.games.ordered_hand.table:open_table",
     open_replay="nop_sim.games.ordered_hand.table:open_replay",
+    bench="nop_sim.games.ordered_hand.bench:engine_bench",
 ))

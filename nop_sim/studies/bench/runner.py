@@ -2,8 +2,9 @@
 
 The same matches are played twice, in turn, ``repeats`` times:
 
-* ``engine``: in-process, ``play_matches(..., threads=W)`` per seat rotation,
-  in the run's chunks (the engine's rate with nothing around it);
+* ``engine``: in-process, the game's engine alone on ``W`` threads per seat rotation,
+  in the run's chunks (the engine's rate with nothing around it: the game's bench hook,
+  :attr:`~nop_sim.games.registry.EngineBench.play_rotation`);
 * ``runner``: ``run_scenario`` with ``W`` local worker processes into a fresh
   folder (no report): planning, workers, tables, Parquet, checksums;
 * ``command``: the whole command a user waits for, ``nop-sim run SCENARIO
@@ -31,9 +32,9 @@ beside it, into ``<out>/strong-play/``: the engine then plays those matches too,
 the runner runs both folders as the command does, and every rate counts the
 hands of both (``strong_hands``: the side run's share of them).
 
-Without a scenario the bench plays :data:`BASELINE`, the game and seats of
-scenarios/baseline.toml, which an installed nop-sim does not ship (nor its field:
-no side run).
+Without a scenario the bench plays the default game's :func:`baseline`, the game and
+seats of scenarios/baseline.toml, which an installed nop-sim does not ship (nor its
+field: no side run). The figures count the game's unit of work (New Order's hands).
 """
 
 from __future__ import annotations
@@ -50,61 +51,56 @@ from pathlib import Path
 import numpy as np
 
 from nop_sim.core.errors import ScenarioError
+from nop_sim.games import DEFAULT_KIND, get_game, registered_games
 from nop_sim.games.agent_files import rules_key
-from nop_sim.games.new_order.engine import play_matches
-from nop_sim.games.new_order.game import GAME, match_tables, mix_rows
+from nop_sim.games.registry import EngineBench
 from nop_sim.results.store import STRONG_FOLDER
 from nop_sim.run.planning import plan_chunks
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import load_scenario
 
-__all__ = ["BASELINE", "bench_runner"]
+__all__ = ["baseline", "bench_runner"]
 
-# scenarios/baseline.toml without its comments and targets (tests/test_cli.py checks
-# that the two agree); its game is the one whose engine the bench drives
-BASELINE = f"""\
-description = "SPEC defaults, 4 players, presets rotated across seats"
 
-[game]
-kind = "{GAME.kind}"
-players = 4
-chips = "auto"
-dart_start = 1
-dart_step = 1
-dart_cap = 20
-fee_to = "pot"
-hedge_cost = 5
-hedge_payout = 20
-disruptors = "default"
+def _engine_bench(kind: str) -> EngineBench | None:
+    """The bench of game ``kind`` where it can play a run's matches with its engine alone."""
+    game = get_game(kind)
+    bench = game.bench() if game.bench is not None else None
+    return bench if bench is not None and bench.play_rotation is not None else None
 
-[seats]
-rotate = ["balanced", "manipulator", "hedger", "rock"]
 
-[run]
-matches = 2000
-seed = 20261129
-chunk = 125
-log_sample = 50
-"""
+def baseline() -> str:
+    """The scenario the bench plays when given none: the baseline of the default game's
+    bench (:data:`~nop_sim.games.registry.DEFAULT_KIND`): scenarios/baseline.toml's game
+    and seats."""
+    bench = _engine_bench(DEFAULT_KIND)
+    if bench is None or bench.baseline is None:
+        raise ScenarioError(f"the default game {DEFAULT_KIND!r} has no baseline to bench: "
+                            f"name a scenario")
+    return bench.baseline
 
 
 def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
                  workers: int = 2, repeats: int = 3) -> dict:
     """The runner's rate against the engine's on ``workers`` cores, and its start-up cost.
 
-    ``scenario``: a New Order scenario file without a ``[sweep]`` (default
-    :data:`BASELINE`), played with ``n_matches`` matches.
+    ``scenario``: a scenario file without a ``[sweep]`` of a game whose bench plays a run's
+    matches with its engine alone (:attr:`~nop_sim.games.registry.EngineBench.play_rotation`;
+    default :func:`baseline`), played with ``n_matches`` matches.
     """
 
     work = Path(tempfile.mkdtemp(prefix="nop-bench-runner-"))
     try:
         if scenario is None:
             scenario = work / "baseline.toml"
-            scenario.write_text(BASELINE, encoding="utf-8")
+            scenario.write_text(baseline(), encoding="utf-8")
         scn = load_scenario(scenario, [f"run.matches={n_matches}"])
-        if scn.kind != GAME.kind or len(scn.points()) != 1:  # the engine played below
-            raise ScenarioError(f"{scenario}: bench runner takes a {GAME.title} scenario "
-                                f"without a [sweep]")
+        bench = _engine_bench(scn.kind)
+        unit = get_game(scn.kind).work  # the totals the command counts
+        if bench is None or len(scn.points()) != 1:  # the engine played below
+            titles = [g.title for g in registered_games() if _engine_bench(g.kind) is not None]
+            raise ScenarioError(f"{scenario}: bench runner takes a {' or '.join(titles)} "
+                                f"scenario without a [sweep]")
         # the run, and the strong field's side run where nop-sim run plays one
         plays_strong = (scn.strong is not None and
                         scn.strong.file.training.get("rules") == rules_key(scn.settings))
@@ -117,24 +113,14 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
             hands = side_hands = 0
             for k, one in enumerate(runs):
                 point = one.points()[0]
-                settings = one.settings_at(point)
                 chunks = plan_chunks(one)
                 ids = np.concatenate([c.first_match + np.arange(c.n_matches) for c in chunks])
                 for r in range(one.n_rotations):
                     mine = ids[ids % one.n_rotations == r]
-                    specs = one.seat_specs(point, r)
-                    # a mixture seat plays the row the run draws for each match
-                    mix = mix_rows(one.seed, specs, mine)
-                    tables = table_of = None
-                    if (mix >= 0).any():
-                        tables, table_of = match_tables([specs], np.zeros(mine.size, np.int64),
-                                                        mix)
-                    res = play_matches(settings, specs if tables is None else tables,
-                                       mine.size, seed=r, table_of=table_of,
-                                       chunk_size=max(1, one.chunk // one.n_rotations),
-                                       threads=workers)
-                    hands += res.count("hands")
-                    side_hands += res.count("hands") if k else 0
+                    played = bench.play_rotation(one, point, r, mine,
+                                                 max(1, one.chunk // one.n_rotations), workers)
+                    hands += played
+                    side_hands += played if k else 0
             side["hands"] = side_hands
             return hands
 
@@ -151,7 +137,7 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
             subprocess.run([sys.executable, "-m", "nop_sim", "run", str(scenario), "--matches",
                             str(n_matches), "--workers", str(workers), "--no-report",
                             "--quiet", "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
-            return sum(json.loads((d / "manifest.json").read_text())["totals"]["hands"]
+            return sum(json.loads((d / "manifest.json").read_text())["totals"][unit]
                        for d in (out, out / STRONG_FOLDER) if (d / "manifest.json").exists())
 
         load = [round(os.getloadavg()[0], 2)]

@@ -1,4 +1,8 @@
-"""The New Order match engine's speed (``nop-sim bench engine``).
+"""New Order's engine as ``nop-sim bench`` times it (:data:`BENCH`, the game's ``bench``
+hook): the engine alone (``nop-sim bench engine``, :func:`bench_engine`), and the
+pieces ``nop-sim bench runner`` plays (:data:`BASELINE`, :func:`play_rotation`).
+
+The engine's speed (``nop-sim bench engine``).
 
 One core: 4 players, default settings, every rule and Disruptor in play,
 ``balanced`` agents in every seat (then the same with ``random`` agents).
@@ -28,12 +32,43 @@ import tempfile
 import time
 
 import numba
+import numpy as np
 
+from nop_sim.games.new_order import bench_reference as reference
 from nop_sim.games.new_order.engine import play_matches
+from nop_sim.games.new_order.seats import match_tables, mix_rows
 from nop_sim.games.new_order.settings import Settings
-from nop_sim.studies.bench import reference
+from nop_sim.games.registry import EngineBench
 
-__all__ = ["bench_engine"]
+__all__ = ["BASELINE", "BENCH", "bench_engine", "engine_bench", "play_rotation"]
+
+# scenarios/baseline.toml without its comments and targets (tests/test_cli.py checks
+# that the two agree): what nop-sim bench runner plays when given no scenario. Its kind
+# is written out: game.py names this module's hook, and the module must not import it
+BASELINE = """\
+description = "SPEC defaults, 4 players, presets rotated across seats"
+
+[game]
+kind = "new-order"
+players = 4
+chips = "auto"
+dart_start = 1
+dart_step = 1
+dart_cap = 20
+fee_to = "pot"
+hedge_cost = 5
+hedge_payout = 20
+disruptors = "default"
+
+[seats]
+rotate = ["balanced", "manipulator", "hedger", "rock"]
+
+[run]
+matches = 2000
+seed = 20261129
+chunk = 125
+log_sample = 50
+"""
 
 # Run in a fresh interpreter (imports not timed); prints the compile figures as JSON.
 _COMPILE_SNIPPET = """
@@ -41,7 +76,6 @@ import json, time
 import numba
 from nop_sim.games.new_order.engine import compile_callees, compile_engine, play_matches
 from nop_sim.games.new_order.settings import Settings
-from nop_sim.studies.bench import reference
 
 settings = Settings()
 t = time.perf_counter()
@@ -96,7 +130,7 @@ def bench_engine(seconds: float = 5.0, cold: bool = False, rounds: int = 5) -> d
 
     ``cold``: the compile figures are of a full compile (an empty numba cache).
 
-    With OpenSpiel installed (:mod:`.reference`), ``rounds`` rounds of (at most) one second
+    With OpenSpiel installed (:mod:`.bench_reference`), ``rounds`` rounds of (at most) one second
     each of its random playouts then one of the engine's ``balanced`` hands, in turn on this
     thread: ``openspiel_playouts_per_s`` and ``ratio_vs_openspiel`` are their medians
     (the ratio's over the rounds' own ratios, in ``ratio_rounds``), so a machine whose
@@ -144,3 +178,29 @@ def _against_openspiel(settings, rounds: int, seconds: float) -> dict:
             "openspiel_playouts_per_s": round(statistics.median(theirs)),
             "ratio_vs_openspiel": round(statistics.median(ratios), 2),
             "ratio_rounds": [round(x, 2) for x in ratios]}
+
+
+def play_rotation(scn, point, rotation: int, ids: np.ndarray, chunk_size: int,
+                  threads: int) -> int:
+    """The hands of matches ``ids`` of rotation ``rotation`` of the scenario's ``point``,
+    played by the engine alone in one call on ``threads`` threads (``nop-sim bench
+    runner``'s engine side); a mixture seat plays the row the run draws for each match."""
+    settings = scn.settings_at(point)
+    specs = scn.seat_specs(point, rotation)
+    mix = mix_rows(scn.seed, specs, ids)
+    tables = table_of = None
+    if (mix >= 0).any():
+        tables, table_of = match_tables([specs], np.zeros(ids.size, np.int64), mix)
+    res = play_matches(settings, specs if tables is None else tables, ids.size, seed=rotation,
+                       table_of=table_of, chunk_size=chunk_size, threads=threads)
+    return res.count("hands")
+
+
+BENCH = EngineBench(command="engine", measure=bench_engine, baseline=BASELINE,
+                    play_rotation=play_rotation)
+
+
+def engine_bench() -> EngineBench:
+    """The game's ``bench`` hook (named by the descriptor, so that registering the game loads
+    no engine): what ``nop-sim bench engine`` and ``bench runner`` time."""
+    return BENCH

@@ -1,4 +1,5 @@
-"""The Ordered Hand engine's speed on one core (``nop-sim bench ordered``).
+"""The Ordered Hand engine's speed on one core (``nop-sim bench ordered``): :data:`BENCH`,
+the game's ``bench`` hook.
 
 ``games_per_s_4p``: 4 players, default rules, ``random`` agents.
 ``games_per_s_2p_advanced``: 2 players with the advanced (betting) rules,
@@ -18,9 +19,11 @@ import tempfile
 import time
 import warnings
 
-from nop_sim.games.ordered_hand import OrderedSettings, play_matches
+from nop_sim.games.ordered_hand.engine import play_matches
+from nop_sim.games.ordered_hand.settings import OrderedSettings
+from nop_sim.games.registry import EngineBench
 
-__all__ = ["bench_ordered"]
+__all__ = ["BENCH", "bench_ordered", "engine_bench"]
 
 _COMPILE_SNIPPET = """
 import time, warnings
@@ -90,3 +93,12 @@ def bench_ordered(n_games: int = 200_000, compile_time: bool = True) -> dict:
     if compile_time:
         out["compile_s"] = round(_compile_seconds(), 2)
     return out
+
+
+BENCH = EngineBench(command="ordered", measure=bench_ordered)
+
+
+def engine_bench() -> EngineBench:
+    """The game's ``bench`` hook (named by the descriptor, so that registering the game loads
+    no engine): what ``nop-sim bench ordered`` times."""
+    return BENCH
