@@ -152,6 +152,48 @@ def test_two_player_counts_are_refused(hedge_runs, tmp_path):
         compare_runs(A.load_run(hedge_runs[0]), A.load_run(two))
 
 
+ORDERED = """
+name = "ordered"
+[game]
+kind = "ordered-hand"
+players = 3
+[run]
+matches = 20
+chunk = 10
+seed = 5
+"""
+
+
+def test_a_game_without_compare_metrics_is_refused_in_one_line_naming_it(tmp_path):
+    # the registry says which games declare compare metrics: Ordered Hand declares none
+    from nop_sim.games import get_game
+
+    assert get_game("ordered-hand").compare is None
+    run = _run(tmp_path / "ordered", ORDERED)
+    line = _one_line_exit_2([run, run, "--out", tmp_path / "o"])
+    assert "Ordered Hand" in line and "'ordered-hand'" in line, line
+    assert "no compare metrics" in line and "new-order" in line, line
+    # a scenario file of that game is refused before it runs
+    scenario = tmp_path / "ordered.toml"
+    scenario.write_text(ORDERED)
+    line = _one_line_exit_2([scenario, run, "--out", tmp_path / "o2"])
+    assert "no compare metrics" in line and not (tmp_path / "o2" / "a").exists(), line
+    # and the notebook API says the same
+    from nop_sim.results.run_data import load_run
+
+    with pytest.raises(CompareError, match="Ordered Hand runs"):
+        compare_runs(load_run(run), load_run(run))
+
+
+def test_the_compare_report_has_a_section_per_group_of_the_games_metrics(hedge_runs, tmp_path):
+    from nop_sim.games import get_game
+    from nop_sim.studies.compare_report import sections
+
+    metrics = get_game("new-order").compare()
+    ids = [s.id for s in sections(metrics)]
+    assert ids == ["findings", "runs", *[g for g, _t, _f in metrics.groups], "method"]
+
+
 def test_scenario_files_run_on_the_fly_with_the_same_seed(tmp_path):
     a, b = tmp_path / "a.toml", tmp_path / "b.toml"
     a.write_text(HEDGE.format(cost=5, matches=100))
@@ -175,9 +217,11 @@ def test_an_interval_and_the_p_value_beside_it_never_contradict():
     # metric alone beside a p-value corrected for the whole table. Constructed: 30 metrics
     # with no difference and one of 4.5 points out of 1000, which alone is significant
     # (its 95% interval excludes 0) and, one of 31 tests, is not after Holm.
-    from nop_sim.studies.compare import _rate, adjust_for_the_table
+    from nop_sim.core.differences import rate_difference
+    from nop_sim.studies.compare import adjust_for_the_table
 
-    rows = [_rate(500, 1000, 500, 1000) for _ in range(30)] + [_rate(500, 1000, 545, 1000)]
+    rows = ([rate_difference(500, 1000, 500, 1000) for _ in range(30)]
+            + [rate_difference(500, 1000, 545, 1000)])
     t = adjust_for_the_table(pd.DataFrame(rows))
     last = t.iloc[-1]
     assert last["ci_low"] > 0 and last["p_value"] < 0.05        # alone: a difference
@@ -187,7 +231,7 @@ def test_an_interval_and_the_p_value_beside_it_never_contradict():
     assert (_excludes_0(t["ci_low"], t["ci_high"]) == (t["p_value"] < 0.05)).all()
     assert (_excludes_0(t["holm_low"], t["holm_high"]) == (t["p_holm"] < 0.05)).all()
     # a large effect stays a finding, with an interval that excludes 0
-    big = adjust_for_the_table(pd.DataFrame(rows[:30] + [_rate(500, 1000, 600, 1000)]))
+    big = adjust_for_the_table(pd.DataFrame(rows[:30] + [rate_difference(500, 1000, 600, 1000)]))
     assert big.iloc[-1]["p_holm"] < 0.05 and big.iloc[-1]["holm_low"] > 0
 
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_KIND", "Deferred", "EngineBench", "FieldPlay", "Game", "PolicySpace",
-           "RegretTrainer", "SeatFile",
+__all__ = ["DEFAULT_KIND", "CompareMetrics", "ComparedPoints", "Deferred", "EngineBench",
+           "FieldPlay", "Game", "PolicySpace", "RegretTrainer", "SeatFile",
            "changed_label", "game_kinds", "game_of_folder", "get_game", "policy_of", "register_game",
            "registered_games", "seat_label", "seat_name", "seat_names"]
 
@@ -226,6 +226,59 @@ class PolicySpace:
         return f"{self.scale * gain:{'+' if signed else ''}.{self.digits}f} {self.unit}"
 
 
+@dataclass
+class ComparedPoints:
+    """Two runs' compared points, as a game's :class:`CompareMetrics` groups read them.
+
+    a, b : the runs (``RunData``), each restricted to its compared point
+    point_a, point_b : those points
+    pairs : match ``i`` of A and match ``i`` of B started from the same random streams
+        (same seed, chunks, seats and match keys): a metric measured per match (or per
+        chunk) may use paired differences
+    n_boot : bootstrap resamples
+    notes : what the comparison tells beside its rows; a group appends what it left out
+    """
+
+    a: Any
+    b: Any
+    point_a: int
+    point_b: int
+    pairs: bool
+    n_boot: int
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class CompareMetrics:
+    """What ``nop-sim compare`` (:mod:`nop_sim.studies.compare`) reads of two runs of a game,
+    from the game's module ``games/<game>/compare.py``; every callable is a module-level
+    function. The comparison itself (pairing, Holm's correction, thresholds, findings,
+    the report) is generic.
+
+    families : family -> (what it is, kind): ``"share"`` (a rate or share, shown in
+        points) or ``"plain"``; a metric is named ``family`` or ``family.key``
+    min_effect : family -> (threshold, relative): the smallest difference worth a finding,
+        in the metric's unit, or (``relative``) as a share of A's value
+    groups : ``(group, title, metrics)`` in the table's order: ``metrics(points)`` yields
+        ``(metric, label, row)`` for a :class:`ComparedPoints`, ``row`` one of
+        :mod:`nop_sim.core.differences`' rows and ``label`` "" for the family's; it raises
+        :class:`~nop_sim.core.errors.MissingData` where the runs lack what it reads
+    required : the groups without which two runs are not compared (their MissingData
+        refuses the comparison; another group's becomes a note)
+    load_run(folder) : a finished run folder of the game, read as the metrics need it
+    top : group -> the most rows its report section shows (all of them in its CSV)
+    method : the report's sentence on the tests the metrics use
+    """
+
+    families: Mapping[str, tuple[str, str]]
+    min_effect: Mapping[str, tuple[float, bool]]
+    groups: tuple[tuple[str, str, Callable[[ComparedPoints], Any]], ...]
+    required: tuple[str, ...]
+    load_run: Callable[[Path], Any]
+    top: Mapping[str, int] = field(default_factory=dict)
+    method: str = ""
+
+
 @dataclass(frozen=True)
 class EngineBench:
     """What ``nop-sim bench`` times of a game's engine (:mod:`nop_sim.studies.bench`), from
@@ -353,6 +406,9 @@ class Game:
     open_replay(log) : optional; a logged match of a run (a ``MatchLog``) step by step
         for the same page (``nop-sim replay``): ``state(step)`` with every card shown,
         and ``n_steps``; None: the game has no replay yet
+    compare() : optional; the game's :class:`CompareMetrics` (a function, given by its
+        dotted name, so that registering the game loads no statistics); None: ``nop-sim
+        compare`` refuses its runs
     bench() : optional; the game's :class:`EngineBench` (a function, given by its dotted
         name, so that registering the game loads no engine); None: ``nop-sim bench``
         times no engine of it
@@ -390,6 +446,7 @@ class Game:
     extra_metrics: tuple[str, ...] = ()
     open_table: Callable[[Any, int, int], Any] | None = None
     open_replay: Callable[[Any], Any] | None = None
+    compare: Callable[[], CompareMetrics] | None = None
     bench: Callable[[], EngineBench] | None = None
 
     @property

@@ -21,15 +21,16 @@ import numpy as np
 import pandas as pd
 
 from nop_sim import reporting as R
-from nop_sim.core.errors import RunError
-from nop_sim.games.new_order import analysis as A
+from nop_sim.core.errors import MissingData, RunError
+from nop_sim.games import game_of_folder, get_game
+from nop_sim.games.registry import CompareMetrics
 from nop_sim.results.run_data import RunData
 from nop_sim.results.store import damaged_manifest, not_a_run
 from nop_sim.run.runner import run_scenario
 from nop_sim.run.scenario import ScenarioError, load_scenario
-from nop_sim.studies.compare import FAMILIES, MIN_EFFECT, CompareError, Comparison, compare_runs
+from nop_sim.studies.compare import CompareError, Comparison, compare_metrics, compare_runs
 
-__all__ = ["SECTIONS", "CompareResult", "compare_sources", "load_finished", "write_compare"]
+__all__ = ["CompareResult", "compare_sources", "load_finished", "sections", "write_compare"]
 
 
 # ---------------------------------------------------------------------------
@@ -56,7 +57,12 @@ def load_finished(path: str | Path) -> RunData:
         raise CompareError(f"{path}: the run did not finish (status {status!r}); finish it "
                            f"with nop-sim run SCENARIO --resume --out {path}")
     try:
-        return A.load_run(path)
+        game = game_of_folder(path)
+    except ValueError as exc:  # a game this nop-sim does not know
+        raise CompareError(str(exc)) from None
+    metrics = compare_metrics(game)  # or one line naming a game without compare metrics
+    try:
+        return metrics.load_run(path)
     except RunError as exc:
         raise CompareError(str(exc)) from None
 
@@ -80,6 +86,7 @@ def _run_scenario(path: Path, out: Path, like: RunData | None, matches, seed, wo
         scn = load_scenario(path, extra)
     except ScenarioError as exc:
         raise CompareError(str(exc)) from None
+    compare_metrics(get_game(scn.kind))  # a game without compare metrics: refused before it runs
     run_scenario(scn, out, workers=workers, progress=progress)
     return out
 
@@ -126,11 +133,11 @@ def write_compare(cmp: Comparison, out: str | Path, *, report: bool = True,
     csv = R.atomic_write(out / "compare.csv", cmp.csv.to_csv(index=False))
     html = None
     if report:
-        sections = R.build_sections(SECTIONS, cmp, number_from=1,
-                                    unavailable=(A.MissingData,))
+        built = R.build_sections(sections(cmp.metrics), cmp, number_from=1,
+                                 unavailable=(MissingData,))
         meta = (f"A = {_source(cmp.run_a, cmp.point_a)}; B = {_source(cmp.run_b, cmp.point_b)}; "
                 f"{len(cmp.table)} metrics, {int(cmp.table['finding'].sum())} findings")
-        html = R.write_report(R.Report("nop-sim compare", meta, sections), out)
+        html = R.write_report(R.Report("nop-sim compare", meta, built), out)
     return CompareResult(cmp, out, csv, html, ran or [])
 
 
@@ -144,13 +151,6 @@ def _source(run: RunData, point: int) -> str:
 # ---------------------------------------------------------------------------
 # Sections
 # ---------------------------------------------------------------------------
-_GROUP_TITLES = {"length": "Match length", "seats": "Seat win rates",
-                 "presets": "Preset win rates", "ledger": "The Ledger", "hedging": "Hedging",
-                 "bluffing": "Bluffing",
-                 "disruptors": "Disruptors", "chips": "Chips",
-                 "categories": "Winning categories", "strong play": "Under strong play"}
-
-
 def _fmt(kind: str, x) -> str:
     return R.pct(x, 2) if kind == "share" else R.num(x, 3 if R.isnum(x) and abs(x) < 1 else 2)
 
@@ -202,7 +202,7 @@ def _diff_figure(t: pd.DataFrame, name: str, title: str) -> R.Figure:
                             f"after Holm and at least the threshold) in vermillion.")
 
 
-def _group(group: str, top: int | None = None):
+def _group(group: str, title: str, top: int | None = None):
     def build(cmp: Comparison):
         t = cmp.table[cmp.table["group"] == group]
         if t.empty:
@@ -215,8 +215,8 @@ def _group(group: str, top: int | None = None):
             shown = t.loc[order.fillna(0).sort_values(ascending=False).index[:top]]
             blocks.append(R.Note(f"The {top} of {len(t)} with the largest difference for "
                                  f"their interval; all of them in the CSV.", "muted"))
-        blocks.insert(0, _diff_figure(shown, f"diff-{group}", _GROUP_TITLES[group]))
-        blocks.append(R.Table(_shown(shown), f"{_GROUP_TITLES[group]} (findings "
+        blocks.insert(0, _diff_figure(shown, f"diff-{group}", title))
+        blocks.append(R.Table(_shown(shown), f"{title} (findings "
                               f"highlighted)", csv=f"{group}.csv", full=t,
                               highlight=np.flatnonzero(shown["finding"].to_numpy(bool))
                               .tolist()))
@@ -276,16 +276,13 @@ def _runs(cmp: Comparison):
 
 
 def _method(cmp: Comparison):
-    thr = pd.DataFrame([{"family": f, "what": FAMILIES[f][0],
+    families, min_effect = cmp.metrics.families, cmp.metrics.min_effect
+    thr = pd.DataFrame([{"family": f, "what": families[f][0],
                          "default threshold": (f"{100 * v:g}% of A's value" if rel else
-                                               (f"{100 * v:g} points" if FAMILIES[f][1] == "share"
+                                               (f"{100 * v:g} points" if families[f][1] == "share"
                                                 else f"{v:g}"))}
-                        for f, (v, rel) in MIN_EFFECT.items()])
-    return [R.Note("Every difference is B minus A, with an interval from one test: Newcombe's "
-                   "hybrid score (from the two Wilson intervals) for rates, a percentile "
-                   "bootstrap for the median, Welch or paired t for means, the delta method "
-                   "for ratios of sums (over matches, or over chunks for the counters kept per "
-                   "chunk), a normal combination of the two intervals for Disruptor effects. "
+                        for f, (v, rel) in min_effect.items()])
+    return [R.Note(f"{cmp.metrics.method} "
                    "Each p-value is that test's, inverted: the smallest level whose interval "
                    "leaves 0 out. p-values are Holm-corrected across all "
                    f"{len(cmp.table)} metrics of the table, and the interval shown beside "
@@ -302,11 +299,14 @@ def _method(cmp: Comparison):
             R.Csv("thresholds_used.csv", cmp.table[["metric", "min_effect"]])]
 
 
-SECTIONS = [
-    R.SectionSpec("findings", "Findings", "What differs between A and B, by enough to matter.",
-                  _findings),
-    R.SectionSpec("runs", "The runs", "", _runs),
-    *[R.SectionSpec(g, _GROUP_TITLES[g], "", _group(g, 25 if g == "disruptors" else None))
-      for g in _GROUP_TITLES],
-    R.SectionSpec("method", "Method", "", _method),
-]
+def sections(metrics: CompareMetrics) -> list[R.SectionSpec]:
+    """The compare report's sections for a game's metrics: the findings, the runs, one
+    section per group of metrics (in the game's order), the method."""
+    return [
+        R.SectionSpec("findings", "Findings",
+                      "What differs between A and B, by enough to matter.", _findings),
+        R.SectionSpec("runs", "The runs", "", _runs),
+        *[R.SectionSpec(g, title, "", _group(g, title, metrics.top.get(g)))
+          for g, title, _fn in metrics.groups],
+        R.SectionSpec("method", "Method", "", _method),
+    ]

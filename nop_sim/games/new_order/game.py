@@ -249,5 +249,6 @@ GAME = register_game(Game(
     policy=POLICY,
     open_table="nop_sim.games.new_order.table:open_table",
     open_replay="nop_sim.games.new_order.table:open_replay",
+    compare="nop_sim.games.new_order.compare:compare_metrics",
     bench="nop_sim.games.new_order.bench:engine_bench",
 ))
