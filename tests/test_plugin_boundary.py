@@ -1,16 +1,24 @@
-"""Generic code reaches the games through the registry (issue 38, a plugin boundary
-that holds): no module of ``nop_sim/run/`` or ``nop_sim/studies/`` takes a private name
-(``_x``) out of another package, nor writes a registered game's kind as a literal.
+"""Generic code reaches the games through the registry (issue 38, item 3: a plugin
+boundary that holds): no module of ``nop_sim`` takes a private name (``_x``) out of
+another package, and none outside ``nop_sim/games/`` writes a registered game's kind as
+a literal.
 
 The check reads the source (``ast``), as tests/test_layers.py does for its rules:
 
 * an import (``from nop_sim.p import _x``, ``import nop_sim.p._m``) whose private name
   lives in a package other than the importer's own;
-* an attribute ``A._x`` of a name ``A`` that such an import bound (a module, a class);
+* an attribute ``A._x`` of a name ``A`` that such an import bound (a module, a class),
+  or of a module named in full (``nop_sim.p.m._x``);
 * a string (not a docstring) that is a registered kind, or holds one in quotes (a
   scenario's ``kind = "..."`` written into a text).
 
-That ``run/`` imports no game's own package is an import-linter contract
+A package is the folder of the module, its subpackages apart (``studies/train/`` is not
+``studies/``), with one exception: a game's package is one package with its subpackages,
+since it holds everything of that one game (STYLE.md, "Layout"), its kernels included,
+which stay private to the game's engine (STYLE.md, "Naming": "kernels stay private").
+Names with two underscores on both sides (``__version__``) are not private.
+
+That generic code imports no game's own package is an import-linter contract
 (pyproject.toml, run by tests/test_layers.py). Which games there are comes from the
 registry, so a game added later is covered without editing this file.
 """
@@ -26,7 +34,7 @@ import pytest
 from nop_sim.games import game_kinds, get_game
 
 ROOT = Path(__file__).resolve().parents[1]
-GENERIC = ("nop_sim/run", "nop_sim/studies")
+GAMES = ROOT / "nop_sim" / "games"
 
 def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
@@ -41,6 +49,17 @@ def _module_of(path: Path, root: Path) -> str:
 
 def _package_of(module: str, path: Path) -> str:
     return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def _unit(package: str) -> str:
+    """The package whose own a private name is: a game's whole package for any of its
+    subpackages (``nop_sim.games.new_order.kernels`` -> ``nop_sim.games.new_order``), else
+    the package itself."""
+    parts = package.split(".")
+    if parts[:2] == ["nop_sim", "games"] and len(parts) > 2 \
+            and (GAMES / parts[2] / "__init__.py").exists():
+        return ".".join(parts[:3])
+    return package
 
 
 def _home(source: str) -> str:
@@ -70,8 +89,20 @@ def _docstrings(tree: ast.Module) -> set[int]:
     return found
 
 
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` of an attribute chain of plain names, else None."""
+    names = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(names)])
+
+
 def boundary_faults(path: Path, root: Path, kinds: tuple[str, ...]) -> list[str]:
-    """``file:line what`` for each private name taken across packages and each kind literal."""
+    """``file:line what`` for each private name taken across packages and each kind literal
+    (none checked where ``kinds`` is empty)."""
     module = _module_of(path, root)
     package = _package_of(module, path)
     tree = ast.parse(path.read_text())
@@ -80,7 +111,7 @@ def boundary_faults(path: Path, root: Path, kinds: tuple[str, ...]) -> list[str]
     bound: dict[str, str] = {}  # a name an import of nop_sim bound -> the package it came from
 
     def foreign(source: str) -> bool:
-        return source.split(".")[0] == "nop_sim" and source != package
+        return source.split(".")[0] == "nop_sim" and _unit(source) != _unit(package)
 
     def private_module(dotted: str, line: int) -> None:
         parts = dotted.split(".")
@@ -117,22 +148,35 @@ def boundary_faults(path: Path, root: Path, kinds: tuple[str, ...]) -> list[str]
                 and foreign(bound[node.value.id]):
             faults.append(f"{where}:{node.lineno} reads {node.value.id}.{node.attr} "
                           f"({bound[node.value.id]})")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+        elif isinstance(node, ast.Attribute) and _private(node.attr) \
+                and (owner := _dotted(node.value)) and owner.startswith("nop_sim.") \
+                and foreign(_home(owner)):  # a module named in full: nop_sim.p.m._x
+            faults.append(f"{where}:{node.lineno} reads {owner}.{node.attr}")
+        elif kinds and isinstance(node, ast.Constant) and isinstance(node.value, str) \
                 and id(node) not in docs \
                 and (node.value in kinds or any(q in node.value for q in quoted)):
             faults.append(f"{where}:{node.lineno} names the game {node.value[:40]!r}")
     return faults
 
 
-def _generic_files() -> list[Path]:
-    return [p for folder in GENERIC for p in sorted((ROOT / folder).rglob("*.py"))]
+def _files() -> list[Path]:
+    return sorted((ROOT / "nop_sim").rglob("*.py"))
 
 
-def test_generic_code_takes_no_private_name_and_names_no_game():
+def test_no_private_name_crosses_a_package():
+    faults = [f for p in _files() for f in boundary_faults(p, ROOT, ())]
+    assert len(_files()) > 100  # the whole package is read
+    assert not faults, "private names taken from another package:\n" + "\n".join(faults)
+
+
+def test_no_game_is_named_outside_the_games():
     kinds = game_kinds()
     assert kinds, "no game is registered"
-    faults = [f for p in _generic_files() for f in boundary_faults(p, ROOT, kinds)]
-    assert not faults, faults
+    outside = [p for p in _files() if GAMES not in p.parents]
+    assert any(p.parts[-2] == "cli" for p in outside)  # the CLI, the results, ... are read
+    faults = [f for p in outside for f in boundary_faults(p, ROOT, kinds)
+              if "names the game" in f]
+    assert not faults, "game kinds written outside nop_sim/games/:\n" + "\n".join(faults)
 
 
 @pytest.mark.parametrize("source, expected", [
@@ -158,13 +202,47 @@ def test_generic_code_takes_no_private_name_and_names_no_game():
     ("from nop_sim.kernels.jit import COMPILE_NOTE\n", []),
 ])
 def test_the_boundary_check_catches_a_leak(tmp_path, source, expected):
-    path = tmp_path / "nop_sim" / "studies" / "probe.py"
+    _probe(tmp_path, "nop_sim/studies/probe.py", source, expected)
+
+
+def _probe(tmp_path: Path, where: str, source: str, expected: list[str]) -> None:
+    path = tmp_path / where
     path.parent.mkdir(parents=True)
     path.write_text(source)
     faults = boundary_faults(path, tmp_path, ("new-order", "ordered-hand", "kuhn3"))
     assert len(faults) == len(expected), faults
     for fault, want in zip(faults, expected, strict=True):
         assert want in fault, faults
+
+
+@pytest.mark.parametrize("where, source, expected", [
+    # a game's kernels (and referee) are its own: its engine calls their private kernels
+    ("nop_sim/games/ordered_hand/engine.py",
+     "from nop_sim.games.ordered_hand import kernels as K\nK._play_games()\n", []),
+    ("nop_sim/games/ordered_hand/blocks.py",
+     "from nop_sim.games.ordered_hand.kernels.blocks import _classify_block\n", []),
+    ("nop_sim/games/new_order/table.py",
+     "from nop_sim.games.new_order.referee.match import _Referee\n", []),
+    # ... but another game's, the shared kernels' and the registry's are not
+    ("nop_sim/games/kuhn/engine.py",
+     "from nop_sim.games.ordered_hand import kernels as K\nK._play_games()\n",
+     ["reads K._play_games (nop_sim.games.ordered_hand)"]),
+    ("nop_sim/games/new_order/engine.py", "from nop_sim.kernels.evaluate import _lv\n",
+     ["imports nop_sim.kernels.evaluate._lv"]),
+    ("nop_sim/games/new_order/game.py", "from nop_sim.games.registry import _GAMES\n",
+     ["imports nop_sim.games.registry._GAMES"]),
+    # a module named in full, from anywhere
+    ("nop_sim/cli/probe.py",
+     "import nop_sim.games.new_order.analysis\nnop_sim.games.new_order.analysis._x()\n",
+     ["reads nop_sim.games.new_order.analysis._x"]),
+    ("nop_sim/results/probe.py", "import nop_sim.core.stats\nnop_sim.core.stats._by_rank\n",
+     ["reads nop_sim.core.stats._by_rank"]),
+    # the shared kernels' own private names, among themselves
+    ("nop_sim/kernels/evaltable.py", "from nop_sim.kernels.evaluate import _lv\n", []),
+])
+def test_the_boundary_check_knows_a_games_package_from_the_others(tmp_path, where, source,
+                                                                 expected):
+    _probe(tmp_path, where, source, expected)
 
 
 @pytest.mark.parametrize("kind", game_kinds())
