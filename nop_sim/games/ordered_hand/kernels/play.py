@@ -51,10 +51,12 @@ Rules as played here; the choices that SPEC section 9 and its rulings R14 and R1
   bet is won when the bettor plays on the answer turn.* A Bet cannot be
   answered by another Bet.
 
-Why one module of about 1,100 lines (issue 38 lets a kernel file pass 1,000
+Why one module of about 1,300 lines (issue 38 lets a kernel file pass 1,000
 lines where it says why): it is one game of SPEC section 9 and its drivers, and
 the rules above are read against it in one pass: the sequence edits, the legal
-blocks, the seats' choices (turn, answer, insert, response), the bet exchange,
+blocks, the seats' choices (turn, answer, insert, response) and a person's (the
+scripted seat of ``nop-sim play``, checked against the same legal blocks and
+moves), the bet exchange,
 the stock-out ranking and the game loop, the hot helpers inlined into
 ``_play_game`` (``inline='always'``). The block rules, which the game and its
 agents both read, already live apart (:mod:`nop_sim.games.ordered_hand.kernels.blocks`),
