@@ -2,17 +2,25 @@
 by Playwright with the system browser (no browser download). Skipped, saying why, where
 Playwright or Chromium is missing."""
 
+import contextlib
 import json
 import os
 import shutil
 import urllib.request
 
+import numpy as np
 import pytest
 from reference import CARD_TEXT, known_cards
 
+from nop_sim.core.cards import format_card
 from nop_sim.games.new_order.agents import agent_table
 from nop_sim.games.new_order.settings import Settings
-from nop_sim.games.new_order.table import NewOrderTable
+from nop_sim.games.new_order.table import NewOrderReplay, NewOrderTable
+from nop_sim.games.ordered_hand.agents import agent_table as ordered_agents
+from nop_sim.games.ordered_hand.agents import resolve_agents
+from nop_sim.games.ordered_hand.engine import play_matches
+from nop_sim.games.ordered_hand.settings import OrderedSettings
+from nop_sim.games.ordered_hand.table import OrderedHandReplay, OrderedHandTable
 from nop_sim.play.server import TableServer
 
 CHROMIUM = os.environ.get("NOP_CHROMIUM") or shutil.which("chromium") or shutil.which(
@@ -22,6 +30,23 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not 
 if CHROMIUM is None:
     pytest.skip("no Chromium on this machine (Debian: apt-get install chromium)",
                 allow_module_level=True)
+
+
+@contextlib.contextmanager
+def served(browser, table, pace_ms: int):
+    """``table`` served on 127.0.0.1 and a page of ``browser``: (page, server, errors), the
+    errors every console error and uncaught exception of the page; both closed after."""
+    server = TableServer(table, pace_ms=pace_ms)
+    server.start()
+    errors: list[str] = []
+    pg = browser.new_page()
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        yield pg, server, errors
+    finally:
+        pg.close()
+        server.close()
 
 
 def _state(url: str) -> dict:
@@ -43,17 +68,10 @@ def page(browser):
     s = Settings(chips=40, max_hands=40)
     table = NewOrderTable(s, agent_table("maniac", s.players), 1, seed=2,
                           labels=["maniac"] * 4)
-    server = TableServer(table, pace_ms=0)
-    server.start()
-    errors: list[str] = []
-    pg = browser.new_page()
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.goto(server.url)
-    pg.wait_for_selector("#buttons button")
-    yield pg, server.url, errors
-    pg.close()
-    server.close()
+    with served(browser, table, pace_ms=0) as (pg, server, errors):
+        pg.goto(server.url)
+        pg.wait_for_selector("#buttons button")
+        yield pg, server.url, errors
 
 
 def _screen_chips(pg) -> list[int]:
@@ -142,7 +160,6 @@ def test_a_paid_ledger_move_reorders_the_column_on_screen(page):
 
 
 def test_a_replay_steps_forward_and_back_on_screen(browser, tmp_path):
-    from nop_sim.games.new_order.table import NewOrderReplay
 
     s = Settings(chips=20, max_hands=10)
     table = NewOrderTable(s, agent_table("maniac", s.players), 0, seed=4)
@@ -150,13 +167,7 @@ def test_a_replay_steps_forward_and_back_on_screen(browser, tmp_path):
         e = dict(table.state()["legal"][-1])
         table.act(dict(e, amount=e["min"]) if "min" in e else e)
     replay = NewOrderReplay(s, table.records(hidden=False), table.names)
-    server = TableServer(replay, pace_ms=0)
-    server.start()
-    errors: list[str] = []
-    pg = browser.new_page()
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    try:
+    with served(browser, replay, pace_ms=0) as (pg, server, errors):
         pg.goto(server.url)
         pg.wait_for_function("() => document.querySelector('#step-text').innerText")
         assert pg.locator("#step-text").inner_text() == f"step 1 of {replay.n_steps}"
@@ -176,21 +187,12 @@ def test_a_replay_steps_forward_and_back_on_screen(browser, tmp_path):
         pg.wait_for_function("() => document.querySelector('#step-text').innerText"
                              ".startsWith('step 12 ')")
         assert not errors
-    finally:
-        pg.close()
-        server.close()
 
 
 def test_the_agents_play_shows_event_by_event_at_the_pace(browser):
     s = Settings(chips=40, max_hands=40)
     table = NewOrderTable(s, agent_table("maniac", s.players), 1, seed=2)
-    server = TableServer(table, pace_ms=20)
-    server.start()
-    errors: list[str] = []
-    pg = browser.new_page()
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    try:
+    with served(browser, table, pace_ms=20) as (pg, server, errors):
         pg.goto(server.url)
         pg.wait_for_selector("#buttons button")
         n = pg.evaluate("() => Number(document.body.dataset.renders)")
@@ -201,9 +203,6 @@ def test_the_agents_play_shows_event_by_event_at_the_pace(browser):
         assert pg.evaluate("() => Number(document.body.dataset.renders)") > n + 2
         assert _screen_chips(pg) == [seat["chips"] for seat in st["seats"]]
         assert not errors
-    finally:
-        pg.close()
-        server.close()
 
 
 def test_no_response_of_a_whole_match_holds_an_unshown_card(browser):
@@ -211,12 +210,9 @@ def test_no_response_of_a_whole_match_holds_an_unshown_card(browser):
     holds no card but the person's own, the boards and the hands shown by then."""
     s = Settings(chips=12, max_hands=12)
     table = NewOrderTable(s, agent_table("maniac", s.players), 2, seed=5)
-    server = TableServer(table, pace_ms=1)
-    server.start()
     bodies: list[dict] = []
-    pg = browser.new_page()
-    pg.on("response", lambda r: bodies.append(r.json()) if "/api/" in r.url else None)
-    try:
+    with served(browser, table, pace_ms=1) as (pg, server, errors):
+        pg.on("response", lambda r: bodies.append(r.json()) if "/api/" in r.url else None)
         pg.goto(server.url)
         pg.wait_for_selector("#buttons button")
         while not table.done:
@@ -230,9 +226,6 @@ def test_no_response_of_a_whole_match_holds_an_unshown_card(browser):
         for body in bodies:
             n = body["step"] + 1 if body.get("step") is not None else body["events"]
             assert set(CARD_TEXT.findall(json.dumps(body))) <= known_cards(records[:n], 2)
-    finally:
-        pg.close()
-        server.close()
 
 
 def test_ordered_hand_is_played_to_the_end_on_its_page(browser):
@@ -240,25 +233,14 @@ def test_ordered_hand_is_played_to_the_end_on_its_page(browser):
     legal block and per insert gap, the bet exchange's answers; played to the end with its
     buttons, the sequence on screen is the engine's at every step, and no response holds
     another seat's card or the stock before the end."""
-    from nop_sim.core.cards import format_card
-    from nop_sim.games.ordered_hand.agents import agent_table as ordered_agents
-    from nop_sim.games.ordered_hand.agents import resolve_agents
-    from nop_sim.games.ordered_hand.settings import OrderedSettings
-    from nop_sim.games.ordered_hand.table import OrderedHandTable
 
     s = OrderedSettings(players=2, betting=True)
     table = OrderedHandTable(s, ordered_agents(resolve_agents(["bettor", "raiser"], 2)[1]),
                              1, seed=6, labels=["bettor", "raiser"])
-    server = TableServer(table, pace_ms=1)
-    server.start()
-    errors: list[str] = []
     bodies: list[dict] = []
-    pg = browser.new_page()
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.on("response", lambda r: bodies.append(r.json()) if "/api/" in r.url else None)
     groups = set()
-    try:
+    with served(browser, table, pace_ms=1) as (pg, server, errors):
+        pg.on("response", lambda r: bodies.append(r.json()) if "/api/" in r.url else None)
         pg.goto(server.url)
         pg.wait_for_selector("#buttons button")
         assert pg.locator("h1").inner_text().startswith("Ordered Hand")
@@ -288,31 +270,18 @@ def test_ordered_hand_is_played_to_the_end_on_its_page(browser):
             stock = {format_card(c) for c in deck[seen.top + (1 if body.get("drawn") else 0):]}
             assert not set(CARD_TEXT.findall(json.dumps(body))) & (others | stock)
         assert not errors
-    finally:
-        pg.close()
-        server.close()
 
 
 def test_an_ordered_hand_replay_steps_on_its_page(browser):
     """nop-sim replay of an Ordered Hand game: forward and back, every sequence on screen
     as the replay's state has it."""
-    import numpy as np
 
-    from nop_sim.games.ordered_hand.engine import play_matches
-    from nop_sim.games.ordered_hand.settings import OrderedSettings
-    from nop_sim.games.ordered_hand.table import OrderedHandReplay
 
     s = OrderedSettings(players=3)
     log = play_matches(s, ["low", "builder", "random"], 1, seed=3, log=True).log
     replay = OrderedHandReplay(s, log.decks[0], log.game_events(0).astype(np.int64),
                                ["Seat 0 (low)", "Seat 1 (builder)", "Seat 2 (random)"])
-    server = TableServer(replay, pace_ms=0)
-    server.start()
-    errors: list[str] = []
-    pg = browser.new_page()
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    try:
+    with served(browser, replay, pace_ms=0) as (pg, server, errors):
         pg.goto(server.url)
         pg.wait_for_function("() => document.querySelector('#step-text').innerText")
         assert pg.locator("#step-text").inner_text() == f"step 1 of {replay.n_steps}"
@@ -329,6 +298,3 @@ def test_an_ordered_hand_replay_steps_on_its_page(browser):
         pg.wait_for_function("() => document.querySelector('#step-text').innerText"
                              ".startsWith('step 6 ')")
         assert not errors
-    finally:
-        pg.close()
-        server.close()

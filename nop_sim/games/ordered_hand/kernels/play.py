@@ -1197,18 +1197,26 @@ def _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rn
 
 
 @jit
-def _play_chunk(lo, hi, n_players, hand_size, betting, max_turns, position_of, agents, rng,
-                out_games, log, ev, ev_n, out_ev_start, out_decks):
-    """Play games ``lo..hi-1`` with one random stream ``rng`` (uint64 (4,), advanced).
-
-    Scratch is allocated here, once per chunk, so chunks share nothing mutable.
-    """
+def _scratch():
+    """A game's scratch arrays: the deck, the sequences (and the scratch row), their
+    lengths, the legal blocks, the hand-strength counts and the game's scalars."""
     deck = np.empty(DECK_SIZE, dtype=np.int8)
     seq = np.full((MAX_PLAYERS + 1, MAX_SEQ + 1), -1, dtype=np.int8)
     slen = np.zeros(MAX_PLAYERS + 1, dtype=np.int64)
     blocks = np.zeros((MAX_BLOCKS, 4), dtype=np.int64)
     counts = np.zeros(23, dtype=np.int64)
     st = np.zeros(N_STATE, dtype=np.int64)
+    return deck, seq, slen, blocks, counts, st
+
+
+@jit
+def _play_chunk(lo, hi, n_players, hand_size, betting, max_turns, position_of, agents, rng,
+                out_games, log, ev, ev_n, out_ev_start, out_decks):
+    """Play games ``lo..hi-1`` with one random stream ``rng`` (uint64 (4,), advanced).
+
+    Scratch is allocated here, once per chunk, so chunks share nothing mutable.
+    """
+    deck, seq, slen, blocks, counts, st = _scratch()
     for g in range(lo, hi):
         for f in range(N_FIELDS):
             out_games[g, f] = 0
@@ -1262,12 +1270,7 @@ def _play_tables(chunk_size, n_players, hand_size, betting, max_turns, position_
     n_games = out_games.shape[0]
     ev = np.zeros((0, 4), dtype=np.int16)
     ev_n = np.zeros(1, dtype=np.int64)
-    deck = np.empty(DECK_SIZE, dtype=np.int8)
-    seq = np.full((MAX_PLAYERS + 1, MAX_SEQ + 1), -1, dtype=np.int8)
-    slen = np.zeros(MAX_PLAYERS + 1, dtype=np.int64)
-    blocks = np.zeros((MAX_BLOCKS, 4), dtype=np.int64)
-    counts = np.zeros(23, dtype=np.int64)
-    st = np.zeros(N_STATE, dtype=np.int64)
+    deck, seq, slen, blocks, counts, st = _scratch()
     for c in range(rng_states.shape[0]):
         for g in range(c * chunk_size, min(n_games, (c + 1) * chunk_size)):
             for f in range(N_FIELDS):
@@ -1284,12 +1287,7 @@ def _play_scripted(n_players, hand_size, betting, max_turns, position_of, agents
     ``script`` (int64 (k, SCRIPT_WIDTH)); ``sc`` (int64 (N_SC,)) as the module says, its
     cursor 0 and its pause and refusal -1 on entry. The game is played to its end (past a
     pause with defaults); the caller keeps the events before ``sc[SC_PAUSE_EV]``."""
-    deck = np.empty(DECK_SIZE, dtype=np.int8)
-    seq = np.full((MAX_PLAYERS + 1, MAX_SEQ + 1), -1, dtype=np.int8)
-    slen = np.zeros(MAX_PLAYERS + 1, dtype=np.int64)
-    blocks = np.zeros((MAX_BLOCKS, 4), dtype=np.int64)
-    counts = np.zeros(23, dtype=np.int64)
-    st = np.zeros(N_STATE, dtype=np.int64)
+    deck, seq, slen, blocks, counts, st = _scratch()
     for f in range(N_FIELDS):
         out_games[0, f] = 0
     _play_game(n_players, hand_size, betting, max_turns, position_of, agents, rng, deck, seq,
