@@ -362,3 +362,23 @@ def test_the_default_training_reaches_the_issues_nash_conv(tmp_path):
     rows = np.stack([agent_row(r) for r in strong.rows])
     assert exact.exploitability(rows, strong.weights)["nash_conv"] <= 0.05
     assert "Discounted CFR" in output and (out / POLICY_CSV).is_file()
+
+
+def test_the_hands_log_writes_what_the_event_schema_says():
+    """Issue 38, item 4: every logged row is a kind of types.EVENT_SCHEMA, writes 0 where
+    the schema names no field, and the records name the schema's fields."""
+    from nop_sim.games.kuhn.game import _events, play_seats
+    from nop_sim.games.kuhn.history import hand_records
+    from nop_sim.games.kuhn.types import EVENT_SCHEMA
+
+    ids = np.arange(400, dtype=np.int64)
+    hands, _, _ = play_seats(["uniform", "bluffer", "always-bet"], ids, 5, 5)
+    rows = _events(hands, ids, 1)
+    assert {int(k) for k in rows[:, 2]} == set(EVENT_SCHEMA)
+    for _m, _p, k, a, b in rows.tolist():
+        n = len(EVENT_SCHEMA[k][1])
+        assert (a, b)[n:] == (0, 0)[n:], (EVENT_SCHEMA[k], a, b)
+    ev = rows[rows[:, 0] == 7][:, 1:]
+    for rec, (_, k, a, b) in zip(hand_records(ev, 7), ev.tolist(), strict=True):
+        name, fields = EVENT_SCHEMA[k]
+        assert rec["event"] == name and [rec[f] for f in fields] == [a, b][:len(fields)]

@@ -268,3 +268,29 @@ def test_fast_hand_strength_equals_every_five_card_subset():
         fast = K._hand_strength(seq, 0, row.size, counts)
         slow = ordered_reference.hand_strength_reference(seq, 0, row.size, five, counts)
         assert fast == slow, row
+
+
+@pytest.mark.parametrize("players, betting", [(4, False), (2, True)])
+def test_the_kernels_log_writes_what_the_event_schema_says(players, betting):
+    """Issue 38, item 4: every event the kernel logs is a kind of types.EVENT_SCHEMA and
+    writes 0 where the schema names no field, and the records nop-sim hands --json writes
+    carry the schema's field names."""
+    from nop_sim.games.ordered_hand.history import game_records
+    from nop_sim.games.ordered_hand.types import EVENT_SCHEMA
+
+    s = OrderedSettings(players=players, betting=betting)
+    res = play_matches(s, "random", 200, seed=4, log=True)
+    seen = set()
+    for g in range(res.n_games):
+        ev = res.log.game_events(g).astype(int)
+        for _p, k, a, b in ev.tolist():
+            assert k in EVENT_SCHEMA, k
+            n = len(EVENT_SCHEMA[k][1])
+            assert (a, b)[n:] == (0, 0)[n:], (EVENT_SCHEMA[k], a, b)
+            seen.add(k)
+        for rec, (_, k, a, b) in zip(game_records(ev, g), ev.tolist(), strict=True):
+            name, fields = EVENT_SCHEMA[k]
+            assert rec["event"] == name
+            assert [rec[f] for f in fields] == [a, b][:len(fields)]
+    assert seen == set(EVENT_SCHEMA) - ({K.EV_BET, K.EV_FOLD, K.EV_CALL, K.EV_RAISE, K.EV_MOVE}
+                                        if not betting else set())

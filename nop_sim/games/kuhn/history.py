@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nop_sim.games.kuhn.types import EV_BET, EV_DEAL, EV_NAMES, EV_PASS, EV_RESULT
+from nop_sim.games.kuhn.types import EV_BET, EV_DEAL, EV_PASS, EV_RESULT, EVENT_SCHEMA
 
 __all__ = ["hand_records", "render_hand"]
 
@@ -52,5 +52,9 @@ def render_hand(events, names: Sequence[str], number: int = 1) -> str:
 
 def hand_records(events, match: int) -> list[dict]:
     """The raw events of one hand as JSON-ready dicts."""
-    return [{"match": match, "player": int(p), "event": EV_NAMES.get(int(k), str(int(k))),
-             "a": int(a), "b": int(b)} for p, k, a, b in events]
+    out = []
+    for p, k, a, b in events:
+        name, fields = EVENT_SCHEMA[int(k)]
+        out.append({"match": match, "player": int(p), "event": name,
+                    **dict(zip(fields, (int(a), int(b)), strict=False))})
+    return out

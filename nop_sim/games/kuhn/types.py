@@ -10,11 +10,19 @@ winner, else 2).
 
 from __future__ import annotations
 
-__all__ = ["EVENT_COLUMNS", "EV_BET", "EV_DEAL", "EV_NAMES", "EV_PASS", "EV_RESULT"]
+__all__ = ["EVENT_COLUMNS", "EVENT_SCHEMA", "EV_BET", "EV_DEAL", "EV_NAMES", "EV_PASS",
+           "EV_RESULT"]
 
 EV_DEAL = 1
 EV_PASS = 2    # a pass, or after a bet a fold
 EV_BET = 3     # a bet, or after a bet a call
 EV_RESULT = 4
-EV_NAMES = {EV_DEAL: "deal", EV_PASS: "pass", EV_BET: "bet", EV_RESULT: "result"}
+# One schema for the log (issue 38, item 4): kind -> (name, what ``a`` and ``b`` hold)
+EVENT_SCHEMA: dict[int, tuple[str, tuple[str, ...]]] = {
+    EV_DEAL: ("deal", ("card",)),
+    EV_PASS: ("pass", ("step", "infoset")),
+    EV_BET: ("bet", ("step", "infoset")),
+    EV_RESULT: ("result", ("chips", "place")),
+}
+EV_NAMES = {kind: name for kind, (name, _) in EVENT_SCHEMA.items()}
 EVENT_COLUMNS = ("match", "player", "kind", "a", "b")

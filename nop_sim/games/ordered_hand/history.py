@@ -14,6 +14,7 @@ from nop_sim.core.cards import format_card
 from nop_sim.core.column import Category
 from nop_sim.games.ordered_hand.kernels import play as K
 from nop_sim.games.ordered_hand.referee import py_classify_block
+from nop_sim.games.ordered_hand.types import EVENT_SCHEMA
 
 __all__ = ["game_records", "render_history"]
 
@@ -115,5 +116,9 @@ def render_history(settings, deck, events, names: Sequence[str], number: int = 1
 
 def game_records(events, game: int) -> list[dict]:
     """The raw events of one game as JSON-ready dicts."""
-    return [{"game": game, "player": int(p), "event": K.EV_NAMES.get(int(k), str(int(k))),
-             "a": int(a), "b": int(b)} for p, k, a, b in events]
+    out = []
+    for p, k, a, b in events:
+        name, fields = EVENT_SCHEMA[int(k)]
+        out.append({"game": game, "player": int(p), "event": name,
+                    **dict(zip(fields, (int(a), int(b)), strict=False))})
+    return out

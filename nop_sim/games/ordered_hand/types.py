@@ -24,10 +24,23 @@ EV_RAISE = 7
 EV_MOVE = 8  # a = from index, b = to index (in the sequence after removal)
 EV_CLEAR = 9  # player = who leads next
 EV_END = 10  # a = END_* kind, b = winners bit mask
-EV_NAMES = {
-    EV_PLAY: "play", EV_CHECK: "check", EV_DRAW: "draw", EV_BET: "bet", EV_FOLD: "fold",
-    EV_CALL: "call", EV_RAISE: "raise", EV_MOVE: "move", EV_CLEAR: "clear", EV_END: "end",
+# One schema for the log (issue 38, item 4): kind -> (name, what ``a`` and ``b`` hold, in
+# order; a kind with fewer fields writes 0 in the rest). The kernel's one writer
+# (kernels.play._log) is held to it by tests/test_ordered.py; the records nop-sim hands
+# --json writes name the fields from it (history.game_records).
+EVENT_SCHEMA: dict[int, tuple[str, tuple[str, ...]]] = {
+    EV_PLAY: ("play", ("start", "length")),
+    EV_CHECK: ("check", ()),
+    EV_DRAW: ("draw", ("card", "position")),
+    EV_BET: ("bet", ()),
+    EV_FOLD: ("fold", ()),
+    EV_CALL: ("call", ()),
+    EV_RAISE: ("raise", ()),
+    EV_MOVE: ("move", ("from", "to")),
+    EV_CLEAR: ("clear", ()),
+    EV_END: ("end", ("end", "winners")),
 }
+EV_NAMES = {kind: name for kind, (name, _) in EVENT_SCHEMA.items()}
 
 # ---- how a game ended -------------------------------------------------------------
 END_EMPTIED = 0  # a player emptied their sequence by a play
