@@ -55,6 +55,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba.core import event, types
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
@@ -218,3 +219,27 @@ def _popcount_py(x):
 # check of a hand was 1.1 times slower with it. numba.extending.intrinsic (documented)
 # emits LLVM's ctpop; without the JIT, Python's int.bit_count.
 popcount = _popcount_llvm if JIT_ENABLED else _popcount_py
+
+
+@intrinsic
+def _lowest_bit_llvm(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        # one tzcnt instruction on x86-64; x == 0 is the caller's to rule out
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return x(x), codegen
+
+
+def _lowest_bit_py(x):
+    x = int(x)
+    return (x & -x).bit_length() - 1
+
+
+# The index of the lowest set bit of a positive integer, in kernels (LLVM's cttz; without
+# the JIT, Python ints). A loop over the set bits of a mask, ``c = lowest_bit(m); m &= m
+# - 1``, carries one instruction from one bit to the next, where a table of highest bits
+# (kernels.evaluate.HI: ``c = HI[m]; m ^= 1 << c``) carries a load.
+lowest_bit = _lowest_bit_llvm if JIT_ENABLED else _lowest_bit_py

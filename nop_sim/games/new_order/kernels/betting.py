@@ -95,6 +95,7 @@ from nop_sim.games.new_order.types import (
     C_RAISES,
     K_HEDGES,
     K_MANIPULATIONS,
+    MAX_PLAYERS,
     PL_BLUFFS,
     PL_FEES,
     PL_HEDGES_PLACED,
@@ -116,8 +117,10 @@ from nop_sim.kernels.jit import jit
 def pot_total(g, ps):
     """Chips in the pot now: bets and antes of everyone plus fees and hedge costs."""
     t = g[G_DEAD]
-    for p in range(g[G_N]):
-        t += ps[p, P_COMMITTED]
+    n = g[G_N]
+    for p in range(MAX_PLAYERS):  # not range(n): see kernels.common.count_live
+        if p < n:
+            t += ps[p, P_COMMITTED]
     return t
 
 

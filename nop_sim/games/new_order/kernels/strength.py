@@ -35,8 +35,7 @@ from nop_sim.games.new_order.kernels.state import (
     TMP_TVER,
     TMP_WKEY,
 )
-from nop_sim.kernels.evaluate import HI
-from nop_sim.kernels.jit import jit
+from nop_sim.kernels.jit import jit, lowest_bit
 
 
 @jit(_nrt=False)
@@ -67,12 +66,14 @@ def _compute_table(g, colpos, t, tab_start, tab_mask, tab_freq, dist, tail, tmp)
         dist[t, k] = 0.0
     for i in range(tab_start[t], tab_start[t + 1]):
         # the best position among the mask's categories, visiting its set bits (about
-        # three) rather than scanning positions 0.. for the first category it holds
+        # three) rather than scanning positions 0.. for the first category it holds;
+        # lowest first (the minimum is the same in any order; highest first by the HI
+        # table, ``c = HI[m]; m ^= 1 << c``, put a load between one bit and the next)
         m = tab_mask[i]
         best = N_CATEGORIES
         while m:
-            c = HI[m]
-            m ^= np.int64(1) << c
+            c = lowest_bit(m)
+            m &= m - 1
             best = min(best, tmp[TMP_EPOS + c])
         if best < N_CATEGORIES:
             dist[t, best] += tab_freq[i]
