@@ -240,17 +240,22 @@ def choose_keep(st, cfg, p, rng, max_discard):
     """Bit mask of the hole cards ``p`` keeps in the Draw (bit i = hole card i)."""
     if max_discard <= 0:
         return 31
-    if scripted(cfg, p):
+    # The others' pattern with the agent's one call site here, record mode included, so
+    # that _agent_keep is inlined: a call passed the state tuples, about 250 arguments
+    # pushed (2.2% of a balanced hand, scripts/profile_engine.py). As the others: scripted
+    # and recording -> the agent decides, its decision recorded; scripted ->
+    # _scripted_keep; else the agent.
+    if scripted(cfg, p) and not recording(cfg):
         return _scripted_keep(st, cfg, p, rng, max_discard)
-    return _agent_keep(st, cfg, p, rng, max_discard)
+    a = _agent_keep(st, cfg, p, rng, max_discard)
+    if scripted(cfg, p):
+        record(st, SK_KEEP, a, 0)
+    return a
 
 
 @jit(_nrt=False)
 def _scripted_keep(st, cfg, p, rng, max_discard):
-    if recording(cfg):
-        a = _agent_keep(st, cfg, p, rng, max_discard)
-        record(st, SK_KEEP, a, 0)
-        return a
+    """A script's keep (never in record mode: :func:`choose_keep` has the agent decide)."""
     o = script_next(st, p, SK_KEEP)
     if o >= 0:
         a = st[ST_SCRIPT][o + 1]

@@ -210,7 +210,7 @@ def _apply_instant(st, cfg, out, rng, p, card):
     log_effect(ev, g, p, card, a1, a2, g[G_DART])
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")  # one call site (draft): a call passed the state tuples
 def take_card(st, cfg, out, rng, p, card):
     """``p`` takes ``card``: resolve an Instant, or put a Personal / Community card in play."""
     ps, comm = st[ST_PS], st[ST_COMM]

@@ -385,7 +385,7 @@ def _fill_keep(keep, ranks, max_discard):
     return keep
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")  # one call site: kernels.decide.choose_keep
 def _agent_keep(st, cfg, p, rng, max_discard):
     """Bit mask of the hole cards ``p`` keeps in the Draw (bit i = hole card i)."""
     rng = seat_rng(st, cfg, p, rng)
