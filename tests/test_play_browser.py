@@ -258,6 +258,7 @@ def test_ordered_hand_is_played_to_the_end_on_its_page(browser):
         assert table.done
         pg.wait_for_selector("#end:not([hidden])")
         assert "Game over" in pg.locator("#end").inner_text()
+        assert "Places: 1. " in pg.locator("#end").inner_text()
         assert {"play", "insert"} <= groups
         view = table._view(None)
         deck = view.deck

@@ -70,6 +70,11 @@ def test_a_person_plays_whole_games_that_the_referee_holds_to_the_rules(players,
         st = t.state()
         assert st["done"] and st["winners"] == [q for q in range(players)
                                                   if (counts["winners"] >> q) & 1]
+        held = [s_["count"] for s_ in st["seats"]]
+        for q in range(players):   # winners first, then fewer cards held is better
+            assert (st["places"][q] == 1) == (q in st["winners"])
+            assert all(st["places"][q] <= st["places"][r] for r in range(players)
+                       if r not in st["winners"] and q not in st["winners"] and held[q] <= held[r])
         # once over, every sequence is shown: the referee's
         assert [s["count"] for s in st["seats"]] == list(g.record[K.F_CARDS_LEFT:
                                                                K.F_CARDS_LEFT + players])

@@ -31,6 +31,7 @@ import pandas as pd
 from nop_sim.core.cards import format_card
 from nop_sim.core.column import Category
 from nop_sim.core.errors import IllegalAction
+from nop_sim.games.ordered_hand.chunks import _places
 from nop_sim.games.ordered_hand.engine import DECK_EVENT, ScriptedGame, play_scripted
 from nop_sim.games.ordered_hand.history import _END_TEXT
 from nop_sim.games.ordered_hand.kernels import play as K
@@ -220,8 +221,13 @@ class OrderedHandTable:
                 state["drawn"] = format_card(int(g.bounds[2]))
                 state["stock"] -= 1
             if self.done:
+                n = self.settings.players
                 winners = int(g.record[K.F_WINNERS])
-                state["winners"] = [q for q in range(self.settings.players) if (winners >> q) & 1]
+                won = np.array([[(winners >> q) & 1 for q in range(n)]], bool)
+                left = g.record[K.F_CARDS_LEFT:K.F_CARDS_LEFT + n][None]
+                state["winners"] = [q for q in range(n) if won[0, q]]
+                # as a run's seats table places them: winners 1, then by cards left
+                state["places"] = [int(x) for x in _places(won, left)[0]]
             self._cache = state
         return self._cache
 

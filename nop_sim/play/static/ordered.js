@@ -46,7 +46,9 @@ function render(st) {
   if (st.done) {
     $("end").hidden = false;
     const won = (st.winners || []).map((q) => st.seats[q].name);
+    const order = st.seats.map((s, q) => q).sort((a, b) => st.places[a] - st.places[b]);
     $("end").textContent = "Game over. Winner" + (won.length > 1 ? "s" : "") + ": " + won.join(", ") +
+      ". Places: " + order.map((q) => st.places[q] + ". " + st.seats[q].name).join(", ") +
       (st.saved ? ". Saved: " + st.saved + " (nop-sim hands " + st.saved + " --match 0)" : "");
   }
 }
