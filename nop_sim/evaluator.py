@@ -273,6 +273,7 @@ def compile_kernels() -> None:
     hands = np.array([[0, 5, 10, 15, 20, 25, 30]], np.int8)
     evaluate(hands)
     evaluate(hands, wild_ranks=1)
+    _k.hands_are_valid(hands, 1, MIN_CARDS)  # the check of every call that validates first
 
 
 def category_of_scores(scores, column=DEFAULT_COLUMN, *, inverted=False) -> np.ndarray:

@@ -685,7 +685,11 @@ def test_compile_fills_the_cache_so_that_a_second_compile_only_loads(tmp_path):
     assert before, "the first compile left no numba cache files"
     again = compile_all(workers=2)  # from the cache now: loads, not compiles
     assert set(again) == set(times)
-    assert cache_files() == before, "the second compile wrote the cache again (it compiled)"
+    # the files the first compile left are not written again (the suite's other workers may
+    # meanwhile compile, into new files, kernels no group holds: those are not compared)
+    after = cache_files()
+    assert {p: after.get(p) for p in before} == before, \
+        "the second compile wrote the cache again (it compiled)"
     code, output = invoke("compile", "--workers", 1)
     assert code == 0 and "kernels ready" in output, output
 
