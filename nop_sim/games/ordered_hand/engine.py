@@ -23,7 +23,7 @@ from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.kernels.rng import seed_states
 
 __all__ = ["DECK_EVENT", "GAMES_PER_CHUNK", "OrderedLog", "OrderedResult", "ScriptedGame",
-           "compile_kernels", "play_matches", "play_scripted"]
+           "compile_kernels", "play_matches", "play_scripted", "stored_game"]
 
 GAMES_PER_CHUNK = 256
 DECK_EVENT = -1  # a stored log's deck row: a = position in the deck (dealt from 0), b = card
@@ -226,6 +226,16 @@ def play_matches(
         games=games,
         log=game_log,
     )
+
+
+def stored_game(events) -> tuple[np.ndarray, np.ndarray]:
+    """A stored game's deck (int8 (52,), dealt from 0) and its events (int64 rows ``player,
+    kind, a, b``) from its rows of a run's ``events`` table: the deck rows (kind
+    :data:`DECK_EVENT`) first, then the events."""
+    is_deck = (events["kind"] == DECK_EVENT).to_numpy()
+    deck = events[is_deck].sort_values("a")["b"].to_numpy(np.int8)
+    rows = events.loc[~is_deck, ["player", "kind", "a", "b"]].to_numpy(np.int64)
+    return deck, rows
 
 
 def compile_kernels() -> None:

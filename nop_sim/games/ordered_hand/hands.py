@@ -5,11 +5,9 @@ stored ones and the referee's logged games: the registry's ``fresh_hands``,
 
 from __future__ import annotations
 
-import numpy as np
-
 from nop_sim.games import registry
 from nop_sim.games.ordered_hand.agents import agent_from_spec
-from nop_sim.games.ordered_hand.engine import DECK_EVENT, play_matches
+from nop_sim.games.ordered_hand.engine import play_matches, stored_game
 from nop_sim.games.ordered_hand.history import game_records, render_history
 from nop_sim.games.ordered_hand.referee import check_result
 from nop_sim.games.ordered_hand.seats import seat_label
@@ -32,10 +30,7 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
 
 def stored_hands(log) -> tuple[str, list[dict]]:
     """A stored game: its deck rows (kind ``DECK_EVENT``) then its events."""
-    ev = log.events
-    is_deck = (ev["kind"] == DECK_EVENT).to_numpy()
-    deck = ev[is_deck].sort_values("a")["b"].to_numpy(np.int8)
-    rows = ev.loc[~is_deck, ["player", "kind", "a", "b"]].to_numpy(np.int64)
+    deck, rows = stored_game(log.events)
     return (render_history(log.settings, deck, rows, log.names, log.match + 1),
             game_records(rows, log.match))
 

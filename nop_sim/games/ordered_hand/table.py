@@ -32,7 +32,12 @@ from nop_sim.core.cards import format_card
 from nop_sim.core.column import Category
 from nop_sim.core.errors import IllegalAction
 from nop_sim.games.ordered_hand.chunks import _places
-from nop_sim.games.ordered_hand.engine import DECK_EVENT, ScriptedGame, play_scripted
+from nop_sim.games.ordered_hand.engine import (
+    DECK_EVENT,
+    ScriptedGame,
+    play_scripted,
+    stored_game,
+)
 from nop_sim.games.ordered_hand.history import _END_TEXT
 from nop_sim.games.ordered_hand.kernels import play as K
 from nop_sim.games.ordered_hand.policy import seat_table
@@ -72,6 +77,7 @@ class _View:
         self.middle: list[int] = []
         self.middle_key: tuple[int, tuple[int, ...]] | None = None
         self.lines: list[str] = [f"{names[first]} moves first"]
+        self.positions = settings.column.positions()
         self.end: tuple[int, int] | None = None
 
     def _own(self, p: int) -> bool:
@@ -121,8 +127,7 @@ class _View:
             return False
         if self.middle_key is None:
             return True
-        pos = self.s.column.positions()
-        p, q = pos[block[0]], pos[self.middle_key[0]]
+        p, q = self.positions[block[0]], self.positions[self.middle_key[0]]
         return bool(p < q or (p == q and block[1] > self.middle_key[1]))
 
     def can_raise_after(self, row: list[int], src: int, dst: int) -> bool:
@@ -382,8 +387,5 @@ class OrderedHandReplay:
 
 def open_replay(log) -> OrderedHandReplay:
     """A logged game of a run (a ``results.match_log.MatchLog``), step by step."""
-    ev = log.events
-    is_deck = (ev["kind"] == DECK_EVENT).to_numpy()
-    deck = ev[is_deck].sort_values("a")["b"].to_numpy(np.int8)
-    rows = ev.loc[~is_deck, ["player", "kind", "a", "b"]].to_numpy(np.int64)
+    deck, rows = stored_game(log.events)
     return OrderedHandReplay(log.settings, deck, rows, log.names)
