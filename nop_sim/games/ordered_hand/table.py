@@ -209,13 +209,13 @@ class OrderedHandTable:
         ``step``: as it was after the log's event ``step`` (no actions); None: now."""
         if step is not None and 0 <= step < len(self._game.events) - 1:
             view = self._view(self.seat, step + 1)
-            state = self._table_view(view)
+            state = _table_view(self.settings, view, self.seat)
             state.update(phase="play", decision=None, legal=[], done=False, step=step,
                          events=len(self._game.events))
             return state
         if self._cache is None:
             view = self._view(self.seat)
-            state = self._table_view(view)
+            state = _table_view(self.settings, view, self.seat)
             g = self._game
             state["phase"] = _PHASES.get(g.paused, "over")
             state["decision"] = state["phase"] if g.paused >= 0 else None
@@ -235,9 +235,6 @@ class OrderedHandTable:
                 state["places"] = [int(x) for x in _places(won, left)[0]]
             self._cache = state
         return self._cache
-
-    def _table_view(self, view: _View) -> dict[str, Any]:
-        return _table_view(self.settings, view, self.seat)
 
     # -- what the person may do -------------------------------------------------------------
     def _options(self, view: _View) -> list[tuple[dict, list[int]]]:
