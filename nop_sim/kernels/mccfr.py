@@ -19,8 +19,10 @@ OpenSpiel's ``outcome_sampling_mccfr`` without a baseline. Its expectation over
 episodes is the exact counterfactual regret of full-width CFR, which
 tests/test_mccfr.py checks on three-player Kuhn poker.
 
-The average strategy is accumulated from the *other* seats' decisions, which are
-on-policy samples of the current strategy (:func:`accumulate_average`); the
+The average strategy is accumulated either from the *other* seats' decisions, which
+are on-policy samples of the current strategy (:func:`accumulate_average`), or from
+the traverser's own, each weighted by its reach under ``sigma`` over its reach under
+``sigma'`` (:func:`average_update`: what a game that traces one seat can do); the
 regrets are discounted as Discounted CFR does (:func:`discount`; Brown and Sandholm
 2019). Actions are bits of an int64 mask (at most 63 per infoset). Everything
 works on caller-held flat arrays, in place, in the order given: the same
@@ -31,8 +33,8 @@ from __future__ import annotations
 
 from nop_sim.kernels.jit import jit
 
-__all__ = ["accumulate_average", "discount", "exploring", "legal_strategy", "pick",
-           "regret_update"]
+__all__ = ["accumulate_average", "average_update", "discount", "exploring", "legal_strategy",
+           "pick", "regret_update"]
 
 
 @jit(_nrt=False)
@@ -126,6 +128,25 @@ def accumulate_average(strategy_sum, regret, infoset, legal, weight, scratch):
         legal_strategy(regret[i], legal[k], scratch)
         for b in range(scratch.shape[0]):
             strategy_sum[i, b] += weight * scratch[b]
+
+
+@jit(_nrt=False)
+def average_update(strategy_sum, regret, ep_start, infoset, legal, sigma, sample_p, weight,
+                   scratch):
+    """Add each traverser decision's current strategy (regret matching of ``regret``, the
+    strategy the episodes were played with) to ``strategy_sum``, times ``weight`` and the
+    traverser's reach of the decision under ``sigma`` over its reach under ``sigma'``
+    (stochastically weighted averaging, as OpenSpiel's outcome sampling does, with the
+    others' and chance's chances left out: they are on-policy). Arguments as
+    :func:`regret_update`'s; ``scratch``: float64, one row's length."""
+    for e in range(ep_start.shape[0] - 1):
+        reach = 1.0
+        for k in range(ep_start[e], ep_start[e + 1]):
+            i = infoset[k]
+            legal_strategy(regret[i], legal[k], scratch)
+            for b in range(scratch.shape[0]):
+                strategy_sum[i, b] += weight * reach * scratch[b]
+            reach *= sigma[k] / sample_p[k]
 
 
 @jit(_nrt=False)
