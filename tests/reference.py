@@ -343,3 +343,34 @@ def known_cards(records, seat: int) -> set[str]:
                                      and (r["seat"] == seat or (r["hand"], r["seat"]) in shown)):
             known |= set(r["cards"])
     return known
+
+
+# -- New Order's betting abstraction (nop_sim.games.new_order.abstraction, kernels.table) --
+def betting_infoset(abstraction, rnd: int, to_call: int, pot: int, strength: float,
+                    own_start: int, others_start: Sequence[int]) -> int:
+    """The information set of a betting decision, from what a logged match shows.
+
+    ``rnd`` the betting round (0, 1, 2), ``to_call`` and ``pot`` before the turn's
+    promotions, ``strength`` the judged chance to beat every live opponent,
+    ``own_start`` the seat's chips at the hand's start and ``others_start`` its live
+    opponents'. Buckets as abstraction.TRAIN_KEYS says, numbered phase, facing,
+    strength, odds, stack (most significant first).
+    """
+    n_strength = abstraction.strength_buckets
+    n_odds = abstraction.odds_buckets
+    n_stack = abstraction.stack_buckets
+    facing = 1 if to_call > 0 else 0
+    strength_bucket = min(int(max(strength, 0.0) * n_strength), n_strength - 1)
+    odds = to_call / (pot + to_call) if to_call > 0 else 0.0
+    odds_bucket = min(int(odds * 2 * n_odds), n_odds - 1)  # slices of [0, 1/2)
+    mean_others = sum(others_start) / len(others_start)
+    ratio = own_start / mean_others
+    edges = [2.0 ** (k - n_stack / 2) for k in range(1, n_stack)]  # 1 in the middle
+    stack_bucket = sum(1 for e in edges if ratio >= e)
+    digits = [(rnd, 3), (facing, 2), (strength_bucket, n_strength), (odds_bucket, n_odds),
+              (stack_bucket, n_stack)]
+    index = 0
+    for value, radix in digits:
+        assert 0 <= value < radix
+        index = index * radix + value
+    return index

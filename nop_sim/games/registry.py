@@ -412,6 +412,12 @@ class Game:
     bench() : optional; the game's :class:`EngineBench` (a function, given by its dotted
         name, so that registering the game loads no engine); None: ``nop-sim bench``
         times no engine of it
+    train_settings(table, where) : optional; a scenario's ``[train]`` table (a mapping,
+        empty when not given) read into the game's training settings, its defaults for
+        the keys not given (New Order: the betting abstraction a regret trainer learns
+        over, :class:`nop_sim.games.new_order.abstraction.Abstraction`); raises
+        ``ValueError`` in one line naming ``where``, the key and what is allowed. None:
+        the game takes no ``[train]`` table
     """
 
     kind: str
@@ -448,6 +454,7 @@ class Game:
     open_replay: Callable[[Any], Any] | None = None
     compare: Callable[[], CompareMetrics] | None = None
     bench: Callable[[], EngineBench] | None = None
+    train_settings: Callable[[Mapping, str], Any] | None = None
 
     @property
     def trainable(self) -> bool:

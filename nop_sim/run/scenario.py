@@ -41,7 +41,7 @@ SWEEP_MODES = ("grid", "random", "lhs", "lhs-cd", "qmc-sobol", "sobol")
 DESIGN_MODES = ("lhs-cd", "qmc-sobol", "sobol")
 SWEEP_OPTIONS = ("mode", "samples", "second_order")  # [sweep] keys that are not settings
 TOP_KEYS = ("name", "description", "game", "seats", "run", "sweep", "targets", "tune",
-            "strong")
+            "strong", "train")
 STRONG_KEYS = ("field", "matches")
 RUN_KEYS = {"matches": (1, 100_000_000), "seed": (0, 2**63 - 1), "chunk": (1, 1_000_000),
             "log_sample": (0, 100_000_000)}
@@ -126,6 +126,9 @@ class Scenario:
     # [strong]: a strong field for these rules (an agent file) and the matches it plays in
     # every seat beside the run (:meth:`strong_scenario`); None without the table
     strong: StrongField | None = None
+    # [train]: the game's training settings, its defaults where keys are not given (New
+    # Order: the betting abstraction, Game.train_settings); None for a game without them
+    train: Any = None
 
     # -- construction ------------------------------------------------------------
     @classmethod
@@ -167,6 +170,7 @@ class Scenario:
         tune = _tune(_table(data, "tune", source), source, played)
         strong = _strong(_table(data, "strong", source), source, played, folder,
                          run_values["matches"])
+        train = _train(_table(data, "train", source), source, played)
         text = tomli_w.dumps(data)  # any text, emoji included; comments are not kept
         scn = cls(
             name=str(name or data.get("name") or "scenario"), source=source, text=text,
@@ -176,6 +180,7 @@ class Scenario:
             second_order=second_order,
             targets={t.name: t.value for t in specs}, target_specs=specs, tune=tune,
             description=str(data.get("description", "")), agent_files=files, strong=strong,
+            train=train,
         )
         # every sweep point must give valid settings and seats
         for point in scn.points():
@@ -319,6 +324,9 @@ class Scenario:
         data.pop("name", None)
         data.pop("description", None)
         data.pop("strong", None)  # played beside the run, in a folder of its own
+        # what a trainer learns over, not what a run plays: a trainer keeps it in its own
+        # identity (a training resumed under another abstraction is another training)
+        data.pop("train", None)
         data.pop("targets", None)
         data.pop("tune", None)
         run = dict(data.get("run", {}))
@@ -463,10 +471,10 @@ def _apply_override(data: dict, key: str, value: Any, source: str) -> None:
     if len(parts) == 1:
         table = "run" if key in RUN_KEYS else "game"
         parts = [table, key]
-    if parts[0] not in ("game", "run", "targets", "seats", "sweep", "tune", "strong") \
-            or len(parts) != 2:
+    if parts[0] not in ("game", "run", "targets", "seats", "sweep", "tune", "strong",
+                        "train") or len(parts) != 2:
         raise ScenarioError(f"--set {key}: use a setting name (dart_cap), or table.key with a "
-                            f"table of game, run, seats, sweep, targets, tune, strong")
+                            f"table of game, run, seats, sweep, targets, tune, strong, train")
     node = data.setdefault(parts[0], {})
     if not isinstance(node, dict):
         raise ScenarioError(f"{source}: [{parts[0]}] is not a table")
@@ -605,6 +613,21 @@ def _strong(table: Mapping, source: str, played: Game, folder: str | Path | None
         raise ScenarioError(f"{where} matches = {n!r} is not allowed: use an integer from 1 "
                             f"to {RUN_KEYS['matches'][1]}")
     return StrongField(spec[1:].strip(), seat, n)
+
+
+def _train(table: Mapping, source: str, played: Game):
+    """``[train]``: the game's training settings (``Game.train_settings``), defaults for
+    the keys not given; None for a game without them (which refuses the table)."""
+    where = f"{source}: [train]"
+    if played.train_settings is None:
+        if table:
+            raise ScenarioError(f"{where}: the {played.title} game has no training settings; "
+                                f"remove the table")
+        return None
+    try:
+        return played.train_settings(table, where)
+    except ValueError as exc:  # one line naming the file, the key and what is allowed
+        raise ScenarioError(str(exc)) from None
 
 
 def _names_file(preset) -> bool:

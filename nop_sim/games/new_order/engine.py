@@ -89,6 +89,13 @@ import numba
 import numpy as np
 
 from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.abstraction import (
+    BettingTables,
+    empty_trace,
+    no_tables,
+    trace_buffer,
+    trace_rows,
+)
 from nop_sim.games.new_order.agents import AgentError, agent_bounds, agent_row, agent_table
 from nop_sim.games.new_order.settings import Settings
 from nop_sim.kernels.rng import keyed_states, seed_states
@@ -163,6 +170,9 @@ class MatchResults(_Played):
     seed: int
     events: np.ndarray = field(default_factory=lambda: np.zeros((0, T.EV_WIDTH), np.int64))
     events_lost: int = 0
+    # the traced seat's tabular decisions, float64 (n, N_TR) (abstraction.TRACE_COLUMNS)
+    trace: np.ndarray = field(default_factory=empty_trace)
+    trace_lost: int = 0
 
     @property
     def n_matches(self) -> int:
@@ -210,6 +220,7 @@ def play_matches(
     horizon: int | None = None,
     threads: int | None = None,
     table_of: Sequence[int] | np.ndarray | None = None,
+    betting: BettingTables | None = None,
 ) -> MatchResults:
     """Play ``n_matches`` matches.
 
@@ -232,6 +243,9 @@ def play_matches(
         ``agents``, as one table. The same tables and the same ``table_of`` play
         exactly what one table per call would: the kernel reads ``agents[table_of[m]]``
         for match ``m`` and nothing else changes
+    betting : seats that play their betting decisions from tables, and the seat whose
+        tabular decisions are traced (:class:`~nop_sim.games.new_order.abstraction.BettingTables`);
+        None: every seat plays its agent row
     """
     settings = settings or Settings()
     if n_matches < 1:
@@ -254,7 +268,7 @@ def play_matches(
     cap = log_capacity if log_mask.any() else 0
     bounds = np.minimum(np.arange(n_chunks + 1, dtype=np.int64) * chunk_size, n_matches)
     b = _buffers(settings, tables, agent_of, bounds, seed_states(seed, n_chunks), horizon, cap,
-                 check, log_mask)
+                 check, log_mask, betting)
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, n_chunks, threads)
     events, ev_counts, n_players = b["events"], b["ev_counts"], settings.players
@@ -267,6 +281,7 @@ def play_matches(
         categories=b["out_cat"].sum(axis=0), time=b["out_time"].sum(axis=0),
         disruptors=b["out_dis"].sum(axis=0), events=ev,
         events_lost=int(ev_counts[:, 1].sum()),
+        trace=trace_rows(b["traces"], ev_counts[:, 2]), trace_lost=int(ev_counts[:, 3].sum()),
     )
 
 
@@ -329,6 +344,8 @@ class FieldResults:
     player: np.ndarray
     drafted: np.ndarray
     counts: np.ndarray
+    # the traced seat's tabular decisions, float64 (n, N_TR) (abstraction.TRACE_COLUMNS)
+    trace: np.ndarray = field(default_factory=empty_trace)
 
     @property
     def n_matches(self) -> int:
@@ -374,7 +391,7 @@ def _check_table_of(table_of, n_tables: int, n_matches: int) -> np.ndarray:
 
 def play_field(settings: Settings, tables: np.ndarray, table_of: np.ndarray,
                rng_states: np.ndarray, *, threads: int | None = None,
-               streams: bool = False) -> FieldResults:
+               streams: bool = False, betting: BettingTables | None = None) -> FieldResults:
     """Play one match per entry of ``table_of``: a batch of candidate policies in one call.
 
     Match ``i`` seats the policies ``tables[table_of[i]]`` and is its own chunk, played from
@@ -395,6 +412,7 @@ def play_field(settings: Settings, tables: np.ndarray, table_of: np.ndarray,
         Streams): matches from one state whose tables differ in one seat stay on the same
         cards and the same noise of the other seats. False: one stream, as
         :func:`play_matches` plays a chunk of one match
+    betting : seats that play their betting decisions from tables (as :func:`play_matches`)
     """
     tables = _check_tables(tables, settings.players)
     table_of = np.asarray(table_of)
@@ -411,14 +429,15 @@ def play_field(settings: Settings, tables: np.ndarray, table_of: np.ndarray,
         raise ValueError(f"rng_states must be uint64 (n = {n}, 4), one per match, got "
                          f"{rng_states.dtype} shape {rng_states.shape}")
     b = _buffers(settings, tables, table_of, np.arange(n + 1, dtype=np.int64),
-                 rng_states.copy(), 1, 0, False, np.zeros(n, np.int8))
+                 rng_states.copy(), 1, 0, False, np.zeros(n, np.int8), betting)
     b["settings"][T.S_STREAMS] = int(bool(streams))
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, n, threads)
     players = settings.players
     return FieldResults(match=b["out_match"], player=b["out_player"][:, :players],
                         drafted=b["out_drafted"][:, :players],
-                        counts=b["out_counts"].sum(axis=0))
+                        counts=b["out_counts"].sum(axis=0),
+                        trace=trace_rows(b["traces"], b["ev_counts"][:, 2]))
 
 
 @dataclass
@@ -496,7 +515,7 @@ def play_scripted(settings: Settings, table: np.ndarray, rng_state: np.ndarray, 
 
 def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bounds: np.ndarray,
              rng_states: np.ndarray, horizon: int, cap: int, check: bool,
-             log_mask: np.ndarray) -> dict[str, Any]:
+             log_mask: np.ndarray, betting: BettingTables | None = None) -> dict[str, Any]:
     """Every argument of the match drivers, by name (the caller sets ``eval_fn``, ``draft_fn``).
 
     ``tables`` (n_tables, players, N_AGENT_PARAMS), ``agent_of`` (n,) the table of each
@@ -506,6 +525,8 @@ def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bound
     n_matches = int(bounds[-1])
     n_chunks = bounds.shape[0] - 1
     tab_start, tab_mask, tab_freq = strength_tables()
+    policy, policy_seat, abstraction, tr_cap = (no_tables() if betting is None
+                                                else betting.arrays(settings.players))
     return dict(
         bounds=bounds, rng_states=rng_states, settings=arr, dtype=mix.type, damount=mix.amount,
         dstack=mix.stack, deck0=mix.deck,
@@ -516,7 +537,7 @@ def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bound
         # the kernel writes every column of each row it logs, and readers take the first
         # ev_counts rows: left unzeroed, the untouched pages of a large log cost nothing
         events=np.empty((n_chunks, cap, T.EV_WIDTH), np.int64),
-        ev_counts=np.zeros((n_chunks, 2), np.int64),
+        ev_counts=np.zeros((n_chunks, 4), np.int64),  # events written, lost; trace the same
         out_match=np.zeros((n_matches, T.N_MATCH_FIELDS), np.int64),
         out_player=np.zeros((n_matches, T.MAX_PLAYERS, T.N_PLAYER_FIELDS), np.int64),
         out_drafted=np.zeros((n_matches, T.MAX_PLAYERS, T.N_DISRUPTORS), np.int64),
@@ -526,6 +547,7 @@ def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bound
         out_time=np.zeros((n_chunks, horizon, T.N_TIME_STATS), np.int64),
         out_dis=np.zeros((n_chunks, T.N_DISRUPTOR_STATS, T.N_DISRUPTORS), np.int64),
         script=np.zeros(T.N_PAUSE, np.int64),  # no scripted seat (play_scripted sets one)
+        betting=(policy, policy_seat, abstraction), traces=trace_buffer(n_chunks, tr_cap),
     )
 
 

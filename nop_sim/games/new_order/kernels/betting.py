@@ -78,6 +78,7 @@ from nop_sim.games.new_order.kernels.state import (
     TMP_DPOT_MASK,
     TMP_DPOT_TICK,
 )
+from nop_sim.games.new_order.kernels.table import tabular
 from nop_sim.games.new_order.types import (
     A_RANDOM,
     BET_LIMIT,
@@ -251,7 +252,7 @@ def _take_turn(st, cfg, out, rng, p):
     s1 = 0.0
     cat = -1
     e = -1
-    if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:
+    if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5 or tabular(cfg, p):  # a table buckets it
         s1, cat, e = single_strength(st, cfg, p)
     _hedge_turn(st, cfg, out, rng, p, s1, cat, e)
     if ps[p, P_ALLIN] != 0:  # the hedge took the last chip: no action left to take

@@ -2,7 +2,8 @@
 
 Each ``choose_*`` is what the engine calls for one decision the rules give: one
 comparison (:func:`~.script.scripted`), then the agent's choice (:mod:`.policy`,
-the parameter row's play). A scripted seat (``nop-sim play``) takes its decision
+the parameter row's play); a betting decision (action and size) of a seat with a
+betting table is the table's (:mod:`.table`), one more comparison. A scripted seat (``nop-sim play``) takes its decision
 from the script and checks it against the bounds it is asked with (:mod:`.script`:
 a refused one stops the match); where the script runs out, the bounds are
 written to the pause and a harmless default is played (the caller keeps the log
@@ -62,6 +63,7 @@ from nop_sim.games.new_order.kernels.state import (
     ST_PS,
     ST_SCRIPT,
 )
+from nop_sim.games.new_order.kernels.table import table_action, table_size, tabular
 from nop_sim.games.new_order.types import (
     BET_LIMIT,
     S_HEDGE_COST,
@@ -97,6 +99,8 @@ def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, 
     the strength alone would not have made (the bluff draw made it)."""
     if scripted(cfg, p):
         return _scripted_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1)
+    if tabular(cfg, p):
+        return table_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1)
     return _agent_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1)
 
 
@@ -152,6 +156,8 @@ def choose_size(st, cfg, p, rng, lo, hi, pot, s1):
         return hi
     if scripted(cfg, p):
         return _scripted_size(st, cfg, p, rng, lo, hi, pot, s1)
+    if tabular(cfg, p):
+        return table_size(st, lo, hi)
     return _agent_size(st, cfg, p, rng, lo, hi, pot, s1)
 
 

@@ -15,9 +15,9 @@ item by item in kernels.state (``ST_ITEMS``, ``CFG_ITEMS``, ``OUT_ITEMS``) and
 read by name (``st[ST_G]``, ``cfg[CFG_SETTINGS]``, ``out[OUT_EVENTS]``):
 
 ``st``  = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc,
-           comm, dist, tail, reveal, deck0, tmp, ftmp, srng, script)
+           comm, dist, tail, reveal, deck0, tmp, ftmp, srng, script, trace)
 ``cfg`` = (settings, dtype, damount, dstack, agents, tab_start, tab_mask,
-           tab_freq)
+           tab_freq, policy, policy_seat, abstraction)
 ``out`` = (counts, cat, time, dis, player, drafted, events)
 
 (tests/test_kernel_state.py checks this list and the tuples :func:`_play_chunk`
@@ -134,6 +134,8 @@ from nop_sim.games.new_order.kernels.state import (
     G_THIRD,
     G_TICK,
     G_TOTAL0,
+    G_TR_LOST,
+    G_TRN,
     MAX_POTS,
     N_FTMP,
     N_G,
@@ -999,6 +1001,8 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     chips = settings[S_CHIPS]
     evn = g[G_EVN]
     lost = g[G_EV_LOST]
+    trn = g[G_TRN]
+    tr_lost = g[G_TR_LOST]
     log = g[G_LOG]
     match = g[G_MATCH]
     eval_fn = g[G_EVAL_FN]
@@ -1009,6 +1013,8 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
     g[G_DRAFT_FN] = draft_fn
     g[G_EVN] = evn
     g[G_EV_LOST] = lost
+    g[G_TRN] = trn
+    g[G_TR_LOST] = tr_lost
     g[G_LOG] = log
     g[G_MATCH] = match
     g[G_N] = n
@@ -1085,7 +1091,7 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
 def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agents, agent_of,
                 tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
                 ev_count, out_match, out_player, out_drafted, out_column, counts, cat_stats,
-                time_stats, dis_stats, script):
+                time_stats, dis_stats, script, betting, trace):
     n_cards = 52 * settings[S_DECKS]
     g = np.zeros(N_G, np.int64)
     g[G_EVAL_FN] = eval_fn
@@ -1108,37 +1114,41 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agent
     ftmp = np.zeros(N_FTMP, np.float64)
     srng = np.zeros((MAX_PLAYERS + 1, 4), np.uint64)
     st = (g, ps, col, colpos, hole, board, buf, stock, disc, ddeck, ddisc, comm, dist, tail,
-          reveal, deck0, tmp, ftmp, srng, script)
+          reveal, deck0, tmp, ftmp, srng, script, trace)
+    policy, policy_seat, abstraction = betting
     for m in range(start, stop):
         # a 2-D C-contiguous view: cfg's type is the same whatever the table
         cfg = (settings, dtype, damount, dstack, agents[agent_of[m]], tab_start, tab_mask,
-               tab_freq)
+               tab_freq, policy, policy_seat, abstraction)
         g[G_MATCH] = m
         g[G_LOG] = log_mask[m]
         out = (counts, cat_stats, time_stats, dis_stats, out_player[m], out_drafted[m], events)
         play_match(st, cfg, out, rng, out_match[m], out_column[m], check)
     ev_count[0] = g[G_EVN]
     ev_count[1] = g[G_EV_LOST]
+    ev_count[2] = g[G_TRN]
+    ev_count[3] = g[G_TR_LOST]
 
 
 @jit
 def play_chunks_serial(bounds, rng_states, settings, dtype, damount, dstack, deck0, agents,
                        agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                        log_mask, events, ev_counts, out_match, out_player, out_drafted, out_column,
-                       out_counts, out_cat, out_time, out_dis, script):
+                       out_counts, out_cat, out_time, out_dis, script, betting, traces):
     """:func:`play_chunks` on one thread, chunk after chunk (same arguments, same results)."""
     for c in range(bounds.shape[0] - 1):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dstack,
                     deck0, agents, agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                     log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
-                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c], script)
+                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c], script,
+                    betting, traces[c])
 
 
 @pjit
 def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, agents, agent_of,
                 tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
                 ev_counts, out_match, out_player, out_drafted, out_column, out_counts, out_cat,
-                out_time, out_dis, script):
+                out_time, out_dis, script, betting, traces):
     """Play matches ``0 .. bounds[-1]`` in ``len(bounds) - 1`` chunks, in parallel.
 
     bounds : int64 (n_chunks + 1,) first match of each chunk
@@ -1153,7 +1163,8 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, age
     eval_fn, draft_fn : addresses of the evaluator and of the draft (kernels.firewall)
     check : 1 to check chips and cards after every hand (counted in C_INVARIANT_ERRORS)
     log_mask : int8 (n,), 1 for the matches whose events are written
-    events : int64 (n_chunks, cap, EV_WIDTH); ev_counts : int64 (n_chunks, 2) written
+    events : int64 (n_chunks, cap, EV_WIDTH); ev_counts : int64 (n_chunks, 4) written: event
+    rows written and dropped, then trace rows written and dropped
     out_match (n, N_MATCH_FIELDS), out_player (n, 8, N_PLAYER_FIELDS),
     out_drafted (n, 8, 25), out_column int8 (n, 13): written per match
     out_counts (n_chunks, N_COUNTS), out_cat (n_chunks, N_CAT_STATS, 13),
@@ -1161,10 +1172,16 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, age
     accumulated per chunk (sum over axis 0 to merge)
     script : int64 (N_PAUSE + SCRIPT_WIDTH * n,) a scripted seat's pause record and decisions
     (kernels.script; settings[S_SCRIPTED] names the seat), N_PAUSE zeros when none is
+    betting : (policy float64 (n_policies, n_infosets, n_actions) betting tables,
+    policy_seat int64 (MAX_PLAYERS,) each seat's table or -1 for its agent row, abstraction
+    float64 (N_AB,) what the tables are over): kernels.table; one tuple, as a driver of
+    more than about 30 arguments no longer inlines its chunk (numba)
+    traces : float64 (n_chunks, cap, N_TR) the traced seat's tabular decisions (cap 0: off)
     """
     n_chunks = bounds.shape[0] - 1
     for c in prange(n_chunks):
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dstack,
                     deck0, agents, agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
                     log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
-                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c], script)
+                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c], script,
+                    betting, traces[c])

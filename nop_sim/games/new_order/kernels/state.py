@@ -66,6 +66,8 @@ ST_ITEMS = (
                           "MAX_PLAYERS, the match's first state (used when S_STREAMS)"),
     ("script", "int64", 1, "a scripted seat's pause record and decisions (types.PAUSE_*, "
                            "kernels.script); N_PAUSE zeros when no seat is scripted"),
+    ("trace", "float64", 2, "(cap, N_TR) this chunk's tabular decisions (TR_*, kernels.table); "
+                            "cap 0 when off"),
 )
 CFG_ITEMS = (
     ("settings", "int64", 1, "(N_SETTINGS,) nop_sim.games.new_order.types S_*"),
@@ -76,6 +78,9 @@ CFG_ITEMS = (
     ("tab_start", "int64", 1, "strength tables (kernels.strength)"),
     ("tab_mask", "int64", 1, ""),
     ("tab_freq", "float64", 1, ""),
+    ("policy", "float64", 3, "(n_policies, n_infosets, n_actions) betting tables (kernels.table)"),
+    ("policy_seat", "int64", 1, "(MAX_PLAYERS,) each seat's betting table, -1 its agent row"),
+    ("abstraction", "float64", 1, "(N_AB,) the abstraction the tables are over (AB_*)"),
 )
 OUT_ITEMS = (
     ("counts", "int64", 1, "(N_COUNTS,) C_*"),
@@ -133,6 +138,9 @@ G_FIELDS = (
     ("TICK", 1, "clock of this hand's all-ins and dead-money pots (their formation order)"),
     ("SIDE_DEAD_N", 1, "dead-money pots formed after an all-in this hand (R1)"),
     ("SCRIPT_AT", 1, "decisions of the script read (or written) so far (kernels.script)"),
+    ("TRN", 1, "trace rows written (this chunk, kernels.table)"),
+    ("TR_LOST", 1, "trace rows dropped because the buffer was full"),
+    ("TABLE_PUT", 1, "chips the last tabular bet or raise chose (kernels.table)"),
 )
 
 # -- ps: per seat ---------------------------------------------------------------------------
@@ -217,6 +225,32 @@ F_FIELDS = (
     ("SHAPE", 19, "strength.shape_value per table (its version in TMP_SVER)"),
 )
 
+# -- a tabular betting policy: the abstraction, float64 cfg[CFG_ABSTRACTION] -----------------
+# (nop_sim.games.new_order.abstraction builds it; kernels.table reads it)
+MAX_BET_SIZES = 3
+AB_FIELDS = (
+    ("STRENGTH", 1, "buckets of the judged strength (equal slices of [0, 1])"),
+    ("ODDS", 1, "buckets of the pot odds faced (equal slices of [0, 1/2))"),
+    ("STACK", 1, "buckets of the chip-stack ratio (a factor of two wide, even in the middle)"),
+    ("N_SIZES", 1, "bet or raise sizes (actions 2 .. 2 + N_SIZES - 1)"),
+    ("SIZES", MAX_BET_SIZES, "each size as a fraction of the pot after calling"),
+    ("EPSILON", 1, "exploration of the traced seat: it samples from eps/legal + (1-eps) sigma"),
+    ("TRACE_SEAT", 1, "seat whose tabular decisions are traced (-1: none)"),
+)
+
+# -- the trace: one row per traced decision, float64 st[ST_TRACE] ------------------------
+TR_FIELDS = (
+    ("MATCH", 1, "global match index"),
+    ("HAND", 1, "hand number (1-based)"),
+    ("SEAT", 1, ""),
+    ("INFOSET", 1, "the abstraction's information set"),
+    ("LEGAL", 1, "bit mask of the legal actions (bit a: action a)"),
+    ("ACTION", 1, "the action taken"),
+    ("SAMPLE_P", 1, "the chance it was sampled with (exploration included)"),
+    ("POLICY_P", 1, "the chance the table gives it (sigma)"),
+    ("STRENGTH", 1, "the judged strength the strength bucket was read from"),
+)
+
 globals().update(_items("ST", ST_ITEMS))
 globals().update(_items("CFG", CFG_ITEMS))
 globals().update(_items("OUT", OUT_ITEMS))
@@ -224,6 +258,8 @@ globals().update(_layout("G", G_FIELDS))
 globals().update(_layout("P", P_FIELDS))
 globals().update(_layout("TMP", TMP_FIELDS))
 globals().update(_layout("F", F_FIELDS))
+globals().update(_layout("AB", AB_FIELDS))
+globals().update(_layout("TR", TR_FIELDS))
 N_FTMP = N_F  # noqa: F821 (generated above)
 
 # actions
