@@ -25,7 +25,7 @@ import re
 import tomllib
 from collections.abc import Iterable
 
-__all__ = ["AgentError", "CompareError", "FolderBusy", "IllegalAction", "MissingData", "MixError",
+__all__ = ["AbstractionError", "AgentError", "CompareError", "FolderBusy", "IllegalAction", "MissingData", "MixError",
            "RuleViolation",
            "RunError", "ScenarioError", "SensitivityError", "SettingsError", "TrainError",
            "TuneError", "did_you_mean", "toml_problem"]
@@ -39,6 +39,11 @@ class SettingsError(ValueError):
 class AgentError(ValueError):
     """An unknown preset or policy parameter, or a parameter out of range
     (:mod:`nop_sim.games.new_order.agents`)."""
+
+
+class AbstractionError(ValueError):
+    """A betting abstraction's setting (``[train]``) or table that cannot be used; the
+    message names it and what is allowed (one line)."""
 
 
 class MixError(ValueError):

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from nop_sim.core.errors import AbstractionError, did_you_mean
 from nop_sim.games.new_order.kernels.state import (
     AB_EPSILON,
     AB_N_SIZES,
@@ -71,10 +72,6 @@ TRAIN_KEYS: dict[str, tuple[str, Any]] = {
                   "one fixed bet)", (0.5, 1.0)),
 }
 _INT_RANGES = {"strength_buckets": (1, 100), "odds_buckets": (1, 20), "stack_buckets": (1, 10)}
-
-
-class AbstractionError(ValueError):
-    """A bad abstraction setting or table (the message names it and what is allowed)."""
 
 
 @dataclass(frozen=True)
@@ -162,8 +159,6 @@ class Abstraction:
         table = dict(table or {})
         unknown = sorted(set(table) - set(TRAIN_KEYS))
         if unknown:
-            from nop_sim.core.errors import did_you_mean  # light; here to keep imports flat
-
             raise AbstractionError(f"{where}: unknown key {unknown[0]!r}; use one of "
                                    f"{', '.join(TRAIN_KEYS)}" + did_you_mean(unknown[0],
                                                                              list(TRAIN_KEYS)))
