@@ -15,6 +15,8 @@ from nop_sim.games.new_order.abstraction import (
     Abstraction,
     AbstractionError,
     BettingTables,
+    read_table,
+    write_table,
 )
 from nop_sim.games.new_order.engine import play_field, play_matches
 from nop_sim.games.new_order.history import to_records
@@ -235,3 +237,18 @@ def test_train_table_defaults_and_games_without_one():
     with pytest.raises(ScenarioError, match=r"x.toml: \[train\]: the .* game has no training"):
         Scenario.from_mapping({"game": {"kind": "kuhn3"}, "train": {"odds_buckets": 5}},
                               source="x.toml")
+
+
+def test_a_table_file_round_trips_and_names_a_mismatch(tmp_path):
+    a = Abstraction(strength_buckets=5, bet_sizes=(0.4, 1.2))
+    table = np.random.default_rng(1).normal(size=(a.n_infosets, a.n_actions))
+    path = write_table(tmp_path / "strong-table.npz", a, table)
+    back, weights = read_table(path, expected=a)
+    assert back == a and np.array_equal(weights, table)
+    with pytest.raises(AbstractionError, match=r"strong-table.npz: the table is over another "
+                                               r"abstraction .*strength_buckets = 5.* than "
+                                               r"\[train\] gives .*strength_buckets = 10"):
+        read_table(path, expected=Abstraction())
+    (tmp_path / "junk.npz").write_text("no table")
+    with pytest.raises(AbstractionError, match="junk.npz: not a betting table"):
+        read_table(tmp_path / "junk.npz")

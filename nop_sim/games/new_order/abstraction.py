@@ -27,8 +27,10 @@ check/call, bet/raise 0.5 and 1 pot) = 2,160 weights.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -51,7 +53,7 @@ from nop_sim.games.new_order.types import MAX_PLAYERS
 
 __all__ = ["N_PHASES", "TRACE_COLUMNS", "TRAIN_KEYS", "Abstraction", "AbstractionError",
            "BettingTables", "empty_trace", "no_tables", "trace_buffer", "trace_rows",
-           "train_settings"]
+           "train_settings", "read_table", "write_table"]
 
 N_PHASES = 3           # Bet I, II, III
 N_FACING = 2           # nothing to call, a bet to call
@@ -258,6 +260,48 @@ class BettingTables:
         cap = self.trace_capacity if self.trace_seat >= 0 else 0
         return (np.ascontiguousarray(tables, np.float64), policy_seat,
                 a.to_array(epsilon=self.epsilon, trace_seat=self.trace_seat), cap)
+
+
+def write_table(path: str | Path, abstraction: Abstraction, table: np.ndarray) -> Path:
+    """Write a betting table (float64 (n_infosets, n_actions)) with the abstraction it is
+    over, as ``.npz``: ``weights`` and ``abstraction`` (the ``[train]`` keys as JSON), the
+    sibling file a tabular field's agent file will name (issue 39, item 3)."""
+    path = Path(path)
+    table = np.asarray(table, np.float64)
+    if table.shape != (abstraction.n_infosets, abstraction.n_actions):
+        raise AbstractionError(f"{path}: a table of shape {table.shape} is not over this "
+                               f"abstraction ({abstraction.n_infosets}, "
+                               f"{abstraction.n_actions})")
+    with path.open("wb") as f:  # the name as given: numpy.savez would add .npz to a str
+        np.savez(f, weights=table, abstraction=np.array(json.dumps(abstraction.to_train())))
+    return path
+
+
+def read_table(path: str | Path, expected: Abstraction | None = None
+               ) -> tuple[Abstraction, np.ndarray]:
+    """(the abstraction, the table) of a file :func:`write_table` wrote.
+
+    ``expected``: the abstraction the reader plays (a scenario's ``[train]``); a table
+    over another is refused in one line that names both, as is a file that is no table.
+    """
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            settings = json.loads(str(data["abstraction"]))
+            table = np.array(data["weights"], np.float64)
+    except (OSError, ValueError, KeyError) as exc:
+        raise AbstractionError(f"{path}: not a betting table ({exc})") from None
+    abstraction = Abstraction.from_train(settings, f"{path}: abstraction")
+    if table.shape != (abstraction.n_infosets, abstraction.n_actions):
+        raise AbstractionError(f"{path}: weights of shape {table.shape} are not over its "
+                               f"abstraction ({abstraction.n_infosets}, {abstraction.n_actions})")
+    if expected is not None and abstraction != expected:
+        theirs = ", ".join(f"{k} = {v}" for k, v in abstraction.to_train().items())
+        ours = ", ".join(f"{k} = {v}" for k, v in expected.to_train().items())
+        raise AbstractionError(f"{path}: the table is over another abstraction ({theirs}) "
+                               f"than [train] gives ({ours}); train it again or set [train] "
+                               f"to its values")
+    return abstraction, table
 
 
 def no_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
