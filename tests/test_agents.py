@@ -7,6 +7,7 @@ import numpy as np
 from nop_sim.core.cards import parse_cards
 from nop_sim.core.column import Category, Column
 from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.abstraction import no_tables
 from nop_sim.games.new_order.agents import agent_table
 from nop_sim.games.new_order.engine import strength_tables
 from nop_sim.games.new_order.kernels import state as S
@@ -42,11 +43,14 @@ def _state(hole_text: str, column: Column, agents="balanced"):
           np.zeros(85, np.int64), np.full(2, -1, np.int64),
           np.zeros((S.N_TABLES, 13)), np.zeros((S.N_TABLES, 14)),
           np.full(9, -1, np.int64), mix.deck, tmp, np.zeros(S.N_FTMP),
-          np.zeros((T.MAX_PLAYERS + 1, 4), np.uint64), np.zeros(T.N_PAUSE, np.int64))
+          np.zeros((T.MAX_PLAYERS + 1, 4), np.uint64), np.zeros(T.N_PAUSE, np.int64),
+          np.zeros((0, S.N_TR)))
     tab_start, tab_mask, tab_freq = strength_tables()
+    policy, policy_seat, abstraction, _ = no_tables()  # every seat plays its agent row
     items = dict(settings=arr, dtype=mix.type, damount=mix.amount, dstack=mix.stack,
                  agents=agent_table(agents, 4), tab_start=tab_start,
-                 tab_mask=tab_mask, tab_freq=tab_freq)
+                 tab_mask=tab_mask, tab_freq=tab_freq, policy=policy, policy_seat=policy_seat,
+                 abstraction=abstraction)
     cfg = tuple(items[name] for name, *_ in S.CFG_ITEMS)  # in the declared order
     return st, cfg
 
