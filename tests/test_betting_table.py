@@ -91,6 +91,17 @@ def test_infoset_matches_the_reference_on_logged_decisions(structure):
         assert (t["match"][i], t["hand"][i]) == (match, hand)
         assert t["infoset"][i] == betting_infoset(a, rnd, to_call, pot, t["strength"][i], own,
                                                   others), f"decision {i}"
+    # each traced row holds the seat's result of its hand, as the log's chips say
+    chips, result = {}, {}
+    for rec in to_records(r.events):
+        if rec["event"] == "match_start":
+            chips[rec["match"]] = rec["chips"]
+        elif rec["event"] == "hand_end":
+            result[rec["match"], rec["hand"]] = rec["chips"][0] - chips[rec["match"]]
+            chips[rec["match"]] = rec["chips"][0]
+    assert [result[int(m), int(h)] for m, h in zip(t["match"], t["hand"], strict=True)] \
+        == t["payoff"].tolist()
+    assert (t["payoff"] != 0).any()
     # every bucket of every digit is reached somewhere, and the index stays in range
     assert t["infoset"].min() >= 0 and t["infoset"].max() < a.n_infosets
     assert len(np.unique(t["infoset"])) > 30

@@ -194,6 +194,7 @@ from nop_sim.games.new_order.kernels.state import (
     ST_SRNG,
     ST_STOCK,
     ST_TMP,
+    ST_TRACE,
     TMP_DPOT_AMT,
     TMP_DPOT_MASK,
     TMP_DPOT_TICK,
@@ -212,6 +213,7 @@ from nop_sim.games.new_order.kernels.state import (
     TMP_TVER,
     TMP_WKEY,
 )
+from nop_sim.games.new_order.kernels.table import trace_hand_end
 from nop_sim.games.new_order.types import (
     BET_NO_LIMIT,
     C_DRAWN,
@@ -946,6 +948,8 @@ def _play_hand(st, cfg, out, rng, check):
     _eliminate(st, cfg, out, order, n_order)
     if check:
         _check_invariants(st, cfg, out)
+    if st[ST_TRACE].shape[0] > 0:  # a traced tabular seat (kernels.table)
+        trace_hand_end(st, cfg)
     log_hand_end(ev, g, ps[:, P_CHIPS], n, g[G_DART], g[G_BANK_IN] - g[G_BANK_OUT])
 
 

@@ -249,6 +249,7 @@ TR_FIELDS = (
     ("SAMPLE_P", 1, "the chance it was sampled with (exploration included)"),
     ("POLICY_P", 1, "the chance the table gives it (sigma)"),
     ("STRENGTH", 1, "the judged strength the strength bucket was read from"),
+    ("PAYOFF", 1, "the seat's chips at the hand's end less at its start (written at its end)"),
 )
 
 globals().update(_items("ST", ST_ITEMS))

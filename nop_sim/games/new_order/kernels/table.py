@@ -28,7 +28,8 @@ actions, uniform over them when none is positive: regret matching when the weigh
 cumulative regrets, the average strategy when they are strategy sums. The traced seat
 (``AB_TRACE_SEAT``) samples from ``eps / n_legal + (1 - eps) * sigma`` (``AB_EPSILON``,
 outcome sampling's exploration) and each of its decisions is written to the trace
-(``TR_*``): what an outcome-sampling update needs after the match.
+(``TR_*``): what an outcome-sampling update needs after the match, the seat's chips won
+or lost over each hand included (:func:`trace_hand_end`).
 
 One uniform draw per decision, from the seat's stream (:func:`~.policy.seat_rng`).
 """
@@ -77,6 +78,7 @@ from nop_sim.games.new_order.kernels.state import (
     TR_INFOSET,
     TR_LEGAL,
     TR_MATCH,
+    TR_PAYOFF,
     TR_POLICY_P,
     TR_SAMPLE_P,
     TR_SEAT,
@@ -225,3 +227,19 @@ def _trace(st, p, info, legal, action, sample_p, policy_p, s):
 def table_size(st, lo, hi):
     """The chips of the bet or raise :func:`table_action` chose, within [lo, hi]."""
     return min(max(st[ST_G][G_TABLE_PUT], lo), hi)
+
+
+@jit(_nrt=False)
+def trace_hand_end(st, cfg):
+    """Write the traced seat's result of the hand that ends now (its chips less its chips
+    at the hand's start) into its trace rows of the hand: an outcome-sampling episode's
+    payoff when a hand is the episode."""
+    g, ps, trace = st[ST_G], st[ST_PS], st[ST_TRACE]
+    p = np.int64(cfg[CFG_ABSTRACTION][AB_TRACE_SEAT])
+    if p < 0:
+        return
+    payoff = ps[p, P_CHIPS] - ps[p, P_START_CHIPS]
+    i = g[G_TRN] - 1
+    while i >= 0 and trace[i, TR_MATCH] == g[G_MATCH] and trace[i, TR_HAND] == g[G_HAND]:
+        trace[i, TR_PAYOFF] = payoff
+        i -= 1
