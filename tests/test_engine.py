@@ -89,16 +89,29 @@ def test_play_batches_plays_what_play_matches_plays_batch_by_batch():
     specs = [["rock", "maniac", "manipulator", "hedger"], ["hedger", "balanced", "rock", "random"]]
     tables = np.stack([agent_table(spec, 4) for spec in specs])
     sizes, which, seeds = [7, 1, 12, 5], [0, 1, 1, 0], [3, 99, 3, 2**62]
-    got = play_batches(s, tables, which, sizes, seeds)
-    start = 0
-    for b, n in enumerate(sizes):
-        want = play_matches(s, specs[which[b]], n, seed=seeds[b], chunk_size=n, threads=1)
-        rows = slice(start, start + n)
-        start += n
-        for name in ("match", "player", "drafted", "column"):
-            assert np.array_equal(getattr(got, name)[rows], getattr(want, name)), (b, name)
-        for name in ("counts", "categories", "time", "disruptors"):
-            assert np.array_equal(getattr(got, name)[b], getattr(want, name)), (b, name)
+    # batch 1 logs its one match, batch 2 two of its own, the others none
+    logged = [[], [0], [4, 11], []]
+    mask = np.concatenate([np.isin(np.arange(n), log) for n, log in zip(sizes, logged)])
+    for log_mask in (None, mask):
+        got = play_batches(s, tables, which, sizes, seeds, log_mask=log_mask)
+        start = 0
+        for b, n in enumerate(sizes):
+            log = logged[b] if log_mask is not None else None
+            want = play_matches(s, specs[which[b]], n, seed=seeds[b], chunk_size=n, threads=1,
+                                log_matches=log)
+            rows = slice(start, start + n)
+            start += n
+            for name in ("match", "player", "drafted", "column"):
+                assert np.array_equal(getattr(got, name)[rows], getattr(want, name)), (b, name)
+            for name in ("counts", "categories", "time", "disruptors"):
+                assert np.array_equal(getattr(got, name)[b], getattr(want, name)), (b, name)
+            # the log is the one play_matches writes, matches numbered within the batch
+            assert np.array_equal(got.events[b], want.events), b
+            assert got.events_lost[b] == want.events_lost == 0
+        assert all(e.shape[0] == 0 for e in got.events) == (log_mask is None)
+    assert {int(m) for m in got.events[2][:, 0]} == {4, 11}
+    with pytest.raises(ValueError, match="log_mask"):
+        play_batches(s, tables, which, sizes, seeds, log_mask=np.zeros(3, np.int8))
     with pytest.raises(ValueError, match="one entry per batch"):
         play_batches(s, tables, [0], sizes, seeds)
     with pytest.raises(ValueError, match="positive"):

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from nop_sim.core.profiling import phase
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_table
-from nop_sim.games.new_order.engine import BatchResults, play_batches, play_matches
+from nop_sim.games.new_order.engine import play_batches
 from nop_sim.games.new_order.history import EVENT_COLUMNS
 from nop_sim.games.new_order.seats import is_mixture, match_tables, mix_rows, seat_label
 
@@ -143,6 +143,9 @@ def _point_tables(scn, chunks: list) -> dict:
 
 _ROWS = ("match", "player", "drafted", "column")          # one row per match
 _SUMS = ("counts", "categories", "time", "disruptors")     # counters, merged by addition
+# Logged batches one engine call plays: each reserves its log's room (22 MB of address
+# space at play_batches' log_capacity, only the rows written touched)
+LOGGED_PER_CALL = 16
 
 
 def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.ndarray]:
@@ -152,8 +155,10 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     Each rotation's matches of a chunk are one batch with its own seed
     (:meth:`nop_sim.run.planning.Chunk.rotation_batches`), so results stay
     independent of workers and of the chunks played beside it. Batches with
-    no logged match go to the engine in one call; a batch with one plays on
-    its own, with its event log. Returns the arrays by name: per-match rows
+    no logged match go to the engine in one call, batches with one in calls of
+    at most :data:`LOGGED_PER_CALL`, with their event log
+    (:func:`nop_sim.games.new_order.engine.play_batches` plays each batch as
+    its own chunk either way). Returns the arrays by name: per-match rows
     (chunk after chunk, in match order), counters per chunk (first axis), and
     ``events``, each chunk's logged rows with the run's match ids; each match's
     rotation; and the mixture row of each match and seat (int64 ``(n, players)``,
@@ -161,15 +166,15 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
 
     A seat given a mixture plays, in each match, the row :func:`mix_rows` draws
     for it; the matches then seat one agent table per combination of rotation
-    and rows drawn (the engine's ``table_of``), and logged batches play the same
-    rows. Without a mixture every match of a rotation seats that rotation's table.
+    and rows drawn (the engine's ``table_of``). Without a mixture every match of
+    a rotation seats that rotation's table.
     """
     sizes = [c.n_matches for c in chunks]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     rotation = np.empty(starts[-1], np.int64)
     specs = [scn.seat_specs(point, r) for r in range(scn.n_rotations)]
     mix_row = np.full((starts[-1], settings.players), -1, np.int64)
-    joint, logged = [], []  # (chunk position, rotation, rows in the output, seed, ...)
+    joint, logged = [], []  # (chunk position, rotation, rows in the chunk, seed, logged)
     for i, c in enumerate(chunks):
         rot, batches = c.rotation_batches(scn.n_rotations)
         rotation[starts[i]:starts[i + 1]] = rot
@@ -180,9 +185,11 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
             (logged if log.size else joint).append((i, r, idx, seed, log))
             if any(map(is_mixture, specs[r])):
                 mix_row[starts[i] + idx] = mix_rows(scn.seed, specs[r], c.first_match + idx)
-    mixed = bool((mix_row >= 0).any())
-    if mixed:
+    if (mix_row >= 0).any():
         tables, table_of = match_tables(specs, rotation, mix_row)
+    else:
+        tables, table_of = np.stack([agent_table(specs[r], settings.players)
+                                     for r in range(scn.n_rotations)]), None
     out: dict = {"events": [np.zeros((0, 0), np.int64)] * len(chunks)}
 
     def put(rows: np.ndarray, of_chunk: np.ndarray, res) -> None:
@@ -200,35 +207,31 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
         for name in _SUMS:
             out[name][of_chunk[first]] += np.add.reduceat(getattr(res, name), first, axis=0)
 
+    def play(batches: list, log: bool) -> None:
+        """Batches (``joint``'s or ``logged``'s entries, in chunk order) in one engine call."""
+        rows = np.concatenate([starts[i] + idx for i, _r, idx, _s, _l in batches])
+        mask = None
+        if log:
+            mask = np.zeros(rows.size, np.int8)
+            at = np.cumsum([0] + [b[2].size for b in batches])
+            for k, b in enumerate(batches):
+                mask[at[k] + b[4]] = 1
+        res = play_batches(settings, tables, [b[1] for b in batches],
+                           [b[2].size for b in batches], [b[3] for b in batches],
+                           table_of=None if table_of is None else table_of[rows],
+                           log_mask=mask)
+        put(rows, np.array([b[0] for b in batches], np.int64), res)
+        for (i, _r, idx, _s, _l), events in zip(batches, res.events, strict=True):
+            if events.shape[0]:  # the batch's match index -> the run's match id
+                events[:, 0] = chunks[i].first_match + idx[events[:, 0]]
+                out["events"][i] = (events if not out["events"][i].size
+                                    else np.concatenate([out["events"][i], events]))
+
     with phase("simulation"):
         if joint:
-            rows = np.concatenate([starts[i] + idx for i, _r, idx, _s, _l in joint])
-            batches = ([b[1] for b in joint], [b[2].size for b in joint], [b[3] for b in joint])
-            if mixed:
-                res = play_batches(settings, tables, *batches, table_of=table_of[rows])
-            else:
-                res = play_batches(settings, np.stack([agent_table(specs[r], settings.players)
-                                                       for r in range(scn.n_rotations)]),
-                                   *batches)
-            put(rows, np.array([b[0] for b in joint], np.int64), res)
-        for i, r, idx, seed, log in logged:
-            c = chunks[i]
-            n = int(idx.size)
-            if mixed:  # the batch's own tables, so that only those are checked
-                used, local = np.unique(table_of[starts[i] + idx], return_inverse=True)
-                res = play_matches(settings, tables[used], n, seed=seed, chunk_size=n,
-                                   threads=1, log_matches=log, table_of=local.reshape(-1))
-            else:
-                res = play_matches(settings, specs[r], n, seed=seed, chunk_size=n, threads=1,
-                                   log_matches=log)
-            if res.events.shape[0]:  # the batch's match index -> the run's match id
-                res.events[:, 0] = c.first_match + idx[res.events[:, 0]]
-            out["events"][i] = (res.events if not out["events"][i].size
-                                else np.concatenate([out["events"][i], res.events]))
-            # one batch, its counters merged: a first axis of one
-            put(starts[i] + idx, np.array([i]),
-                BatchResults(**{name: getattr(res, name) for name in _ROWS},
-                             **{name: getattr(res, name)[None] for name in _SUMS}))
+            play(joint, log=False)
+        for k in range(0, len(logged), LOGGED_PER_CALL):
+            play(logged[k:k + LOGGED_PER_CALL], log=True)
     return out, rotation, mix_row
 
 

@@ -288,13 +288,21 @@ def play_matches(
 @dataclass(kw_only=True)
 class BatchResults(_Played):
     """What :func:`play_batches` returns: the arrays of :class:`_Played`, rows batch
-    after batch, and each counter per batch (a first axis of one entry a batch)."""
+    after batch, and each counter per batch (a first axis of one entry a batch).
+    ``events``: one int64 (n_events, EV_WIDTH) array a batch, its logged matches' rows
+    numbered by the match's position in its batch (empty when the log is off);
+    ``events_lost``: int64 (n_batches,) rows each batch's log had no room for."""
+
+    events: list[np.ndarray] = field(default_factory=list)
+    events_lost: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[int],
                  sizes: Sequence[int], seeds: Sequence[int], *, horizon: int | None = None,
                  threads: int | None = 1,
-                 table_of: Sequence[int] | np.ndarray | None = None) -> BatchResults:
+                 table_of: Sequence[int] | np.ndarray | None = None,
+                 log_mask: np.ndarray | None = None,
+                 log_capacity: int = 200_000) -> BatchResults:
     """Play several small batches of matches in one engine call.
 
     Batch ``b`` is ``sizes[b]`` matches seated with ``tables[batch_table[b]]``
@@ -303,13 +311,18 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
     chunk_size=sizes[b])`` plays, rows and counters alike. One call instead
     of one per batch saves the work around the kernel (buffers, checks,
     dispatch: about 0.8 ms a call), which outweighs the play of a runner's
-    rotated batches of a few dozen matches. No event log, no invariant check.
+    rotated batches of a few dozen matches. No invariant check.
 
     ``tables``: float64 (k, players, N_AGENT_PARAMS) rows of
     :func:`nop_sim.games.new_order.agents.agent_table`. ``table_of``: int64 (sum(sizes),), the
     table of each match, batch after batch, in place of ``batch_table``'s one
     per batch (seats that draw their row of a mixture per match); None: each
-    batch's matches seat ``tables[batch_table[b]]``.
+    batch's matches seat ``tables[batch_table[b]]``. ``log_mask``: int8 or bool
+    (sum(sizes),), the matches whose events are written, batch after batch, as
+    ``play_matches``'s ``log_matches`` logs them, ``log_capacity`` rows a batch (the
+    log of a batch ``play_matches`` plays as one chunk); None: no log. The log's
+    buffer takes ``log_capacity * EV_WIDTH * 8`` bytes of address space a batch, of
+    which only the rows written are touched.
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     batch_table = np.asarray(batch_table, dtype=np.int64)
@@ -323,15 +336,27 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
     n = int(bounds[-1])
     agent_of = (np.repeat(batch_table, sizes) if table_of is None
                 else _check_table_of(table_of, np.asarray(tables).shape[0], n))
-    b = _buffers(settings, tables, agent_of, bounds, states, horizon, 0, False,
-                 np.zeros(n, np.int8))
+    if log_mask is None:
+        log_mask = np.zeros(n, np.int8)
+    elif np.shape(log_mask) != (n,):
+        raise ValueError(f"log_mask must be ({n},), one entry per match, got shape "
+                         f"{np.shape(log_mask)}")
+    log_mask = np.ascontiguousarray(log_mask, dtype=np.int8)
+    cap = log_capacity if log_mask.any() else 0
+    b = _buffers(settings, tables, agent_of, bounds, states, horizon, cap, False, log_mask)
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, sizes.size, threads)
     players = settings.players
+    ev_counts = b["ev_counts"]
+    events = []
+    for k in range(sizes.size):
+        rows = b["events"][k, :ev_counts[k, 0]].copy()
+        rows[:, 0] -= bounds[k]  # the kernel numbers matches across the call
+        events.append(rows)
     return BatchResults(match=b["out_match"], player=b["out_player"][:, :players],
                         drafted=b["out_drafted"][:, :players], column=b["out_column"],
                         counts=b["out_counts"], categories=b["out_cat"], time=b["out_time"],
-                        disruptors=b["out_dis"])
+                        disruptors=b["out_dis"], events=events, events_lost=ev_counts[:, 1])
 
 
 @dataclass
