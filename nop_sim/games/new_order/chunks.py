@@ -180,8 +180,13 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
             log = (np.flatnonzero((c.first_match + idx) % scn.log_sample == 0)
                    if scn.log_sample else np.zeros(0, np.int64))
             (logged if log.size else joint).append((i, r, idx, seed, log))
-            if any(map(is_mixture, specs[r])):
-                mix_row[starts[i] + idx] = mix_rows(scn.seed, specs[r], c.first_match + idx)
+    # a match's rows depend on its id alone (mix_rows): drawn once a rotation, not a batch
+    ids = np.concatenate([c.first_match + np.arange(c.n_matches, dtype=np.int64)
+                          for c in chunks])
+    for r in range(scn.n_rotations):
+        if any(map(is_mixture, specs[r])):
+            mine = np.flatnonzero(rotation == r)
+            mix_row[mine] = mix_rows(scn.seed, specs[r], ids[mine])
     if (mix_row >= 0).any():
         tables, table_of = match_tables(specs, rotation, mix_row)
     else:
