@@ -91,7 +91,7 @@ def test_play_batches_plays_what_play_matches_plays_batch_by_batch():
     sizes, which, seeds = [7, 1, 12, 5], [0, 1, 1, 0], [3, 99, 3, 2**62]
     # batch 1 logs its one match, batch 2 two of its own, the others none
     logged = [[], [0], [4, 11], []]
-    mask = np.concatenate([np.isin(np.arange(n), log) for n, log in zip(sizes, logged)])
+    mask = np.concatenate([np.isin(np.arange(n), log) for n, log in zip(sizes, logged, strict=True)])
     for log_mask in (None, mask):
         got = play_batches(s, tables, which, sizes, seeds, log_mask=log_mask)
         start = 0

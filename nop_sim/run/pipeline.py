@@ -37,6 +37,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,27 +173,17 @@ def _summary_beside(out: Path, side: Callable[[Path], Any]) -> Path:
     into ``<out>/strong-play`` (which the summary does not read): written after the
     side run, it kept one core alone busy for seconds (2 to 5 s of a 100,000-match
     run), now the side run's workers and it share both."""
-    done: dict[str, Any] = {}
-
-    def write():
+    def timed() -> tuple[Path, float]:
         t = time.perf_counter()
-        try:
-            done["path"] = write_summary(out)
-        except BaseException as exc:  # noqa: BLE001 - raised again below, in this thread
-            done["error"] = exc
-        done["seconds"] = time.perf_counter() - t
+        return write_summary(out), time.perf_counter() - t
 
-    thread = threading.Thread(target=write, name="nop-sim-summary", daemon=True)
-    thread.start()
-    try:
+    with ThreadPoolExecutor(1, thread_name_prefix="nop-sim-summary") as pool:
+        summary = pool.submit(timed)
         side(out)
-    finally:
-        thread.join()
+    path, seconds = summary.result()  # the summary's error, if any, raised here
     # timed here: the side run takes this process's phase times as it starts and ends
-    add("summary", done["seconds"])
-    if "error" in done:
-        raise done["error"]
-    return done["path"]
+    add("summary", seconds)
+    return path
 
 
 def rebuild_report(folder: Path) -> Written:

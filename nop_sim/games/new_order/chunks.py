@@ -192,7 +192,7 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     else:
         tables, table_of = np.stack([agent_table(specs[r], settings.players)
                                      for r in range(scn.n_rotations)]), None
-    out: dict = {"events": [np.zeros((0, 0), np.int64)] * len(chunks)}
+    out: dict = {"events": [np.zeros((0, T.EV_WIDTH), np.int64)] * len(chunks)}
 
     def put(rows: np.ndarray, of_chunk: np.ndarray, res) -> None:
         """Batches' rows into place (``rows``: their positions in the output) and their
@@ -226,8 +226,7 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
         for (i, _r, idx, _s, _l), events in zip(batches, res.events, strict=True):
             if events.shape[0]:  # the batch's match index -> the run's match id
                 events[:, 0] = chunks[i].first_match + idx[events[:, 0]]
-                out["events"][i] = (events if not out["events"][i].size
-                                    else np.concatenate([out["events"][i], events]))
+                out["events"][i] = np.concatenate([out["events"][i], events])
 
     with phase("simulation"):
         if joint:
@@ -246,9 +245,8 @@ def _events_frame(chunks: list, events: list[np.ndarray]):
     (``events_lost``) loses the matches it cut short, never a part of one. Built once for
     the chunks (a table a chunk, appended, took 2 ms a chunk).
     """
-    rows = np.concatenate([e.reshape(-1, T.EV_WIDTH) for e in events])
-    chunk = np.repeat(np.array([c.index for c in chunks], np.int64),
-                      [e.reshape(-1, T.EV_WIDTH).shape[0] for e in events])
+    rows = np.concatenate(events)
+    chunk = np.repeat(np.array([c.index for c in chunks], np.int64), [len(e) for e in events])
     keep = np.isin(rows[:, 0], rows[rows[:, 2] == T.EV_MATCH_END, 0])
     # the chunks' match ids ascend chunk after chunk: one stable sort by match id keeps
     # each chunk's rows together, in chunk order

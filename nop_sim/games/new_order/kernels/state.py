@@ -220,14 +220,16 @@ TMP_FIELDS = (
 )
 
 # -- float scratch st[ST_FTMP] ------------------------------------------------------------
+MAX_BET_SIZES = 3   # a tabular policy's bet sizes at most (AB_SIZES)
 F_FIELDS = (
     ("WIN", 9 * 13, "chance the best of m random hands sits at each position (row m of 13)"),
     ("SHAPE", 19, "strength.shape_value per table (its version in TMP_SVER)"),
+    ("SIGMA", 2 + MAX_BET_SIZES, "a tabular decision's chance of each action (kernels.table)"),
+    ("SAMPLE", 2 + MAX_BET_SIZES, "the chances it is sampled with, exploration included"),
 )
 
 # -- a tabular betting policy: the abstraction, float64 cfg[CFG_ABSTRACTION] -----------------
 # (nop_sim.games.new_order.abstraction builds it; kernels.table reads it)
-MAX_BET_SIZES = 3
 AB_FIELDS = (
     ("STRENGTH", 1, "buckets of the judged strength (equal slices of [0, 1])"),
     ("ODDS", 1, "buckets of the pot odds faced (equal slices of [0, 1/2))"),

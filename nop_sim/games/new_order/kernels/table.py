@@ -57,6 +57,8 @@ from nop_sim.games.new_order.kernels.state import (
     CFG_POLICY,
     CFG_POLICY_SEAT,
     CFG_SETTINGS,
+    F_SAMPLE,
+    F_SIGMA,
     G_BETTING,
     G_HAND,
     G_MATCH,
@@ -70,6 +72,7 @@ from nop_sim.games.new_order.kernels.state import (
     P_FOLDED,
     P_INHAND,
     P_START_CHIPS,
+    ST_FTMP,
     ST_G,
     ST_PS,
     ST_TRACE,
@@ -86,6 +89,7 @@ from nop_sim.games.new_order.kernels.state import (
 )
 from nop_sim.games.new_order.types import BET_LIMIT
 from nop_sim.kernels.jit import jit
+from nop_sim.kernels.mccfr import exploring, legal_strategy, pick
 from nop_sim.kernels.rng import uniform
 
 N_PHASES = 3   # betting rounds: Bet I, II, III
@@ -165,42 +169,23 @@ def table_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s
             if k == 0 or put != last:
                 legal |= 1 << (2 + k)
             last = put
+    # regret matching over the legal actions and the traced seat's exploration: the rule
+    # outcome sampling's updates assume (nop_sim.kernels.mccfr)
     n_actions = row.shape[0]
-    total = 0.0
-    n_legal = 0
-    for a in range(n_actions):
-        if (legal >> a) & 1:
-            n_legal += 1
-            if row[a] > 0.0:
-                total += row[a]
+    sigma = st[ST_FTMP][F_SIGMA:F_SIGMA + n_actions]
+    sample = st[ST_FTMP][F_SAMPLE:F_SAMPLE + n_actions]
+    legal_strategy(row, legal, sigma)
     traced = np.int64(ab[AB_TRACE_SEAT]) == p
-    eps = ab[AB_EPSILON] if traced else 0.0
-    u = uniform(rng)
-    pick = 1
-    cum = 0.0
-    for a in range(n_actions):
-        if (legal >> a) & 1:
-            pick = a
-            cum += _chance(row[a], total, n_legal, eps)
-            if u < cum:
-                break
+    exploring(sigma, legal, ab[AB_EPSILON] if traced else 0.0, sample)
+    action = pick(sample, uniform(rng))
     if traced:
-        _trace(st, p, info, legal, pick, _chance(row[pick], total, n_legal, eps),
-               _chance(row[pick], total, n_legal, 0.0), s)
-    if pick == 0:
+        _trace(st, p, info, legal, action, sample[action], sigma[action], s)
+    if action == 0:
         return ACT_FOLD
-    if pick == 1:
+    if action == 1:
         return ACT_CHECK if can_check else ACT_CALL
-    g[G_TABLE_PUT] = _size_put(g, settings, ab, pick - 2, can_bet, to_call, pot, chips)
+    g[G_TABLE_PUT] = _size_put(g, settings, ab, action - 2, can_bet, to_call, pot, chips)
     return ACT_BET if can_bet else ACT_RAISE
-
-
-@jit(_nrt=False, inline="always")
-def _chance(w, total, n_legal, eps):
-    """A legal action's chance: its share of the positive weights (uniform when none is
-    positive), mixed with ``eps`` of the uniform."""
-    sigma = (max(w, 0.0) / total) if total > 0.0 else 1.0 / n_legal
-    return eps / n_legal + (1.0 - eps) * sigma
 
 
 @jit(_nrt=False)
