@@ -49,7 +49,7 @@ def _state(hole_text: str, column: Column, agents="balanced"):
     policy, policy_seat, abstraction, _ = no_tables()  # every seat plays its agent row
     items = dict(settings=arr, dtype=mix.type, damount=mix.amount, dstack=mix.stack,
                  agents=agent_table(agents, 4), tab_start=tab_start,
-                 tab_mask=tab_mask, tab_freq=tab_freq, policy=policy, policy_seat=policy_seat,
+                 tab_mask=tab_mask, tab_freq=tab_freq, policy=policy, policy_seat=policy_seat[0],
                  abstraction=abstraction)
     cfg = tuple(items[name] for name, *_ in S.CFG_ITEMS)  # in the declared order
     return st, cfg

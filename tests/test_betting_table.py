@@ -18,7 +18,7 @@ from nop_sim.games.new_order.abstraction import (
     read_table,
     write_table,
 )
-from nop_sim.games.new_order.engine import play_field, play_matches
+from nop_sim.games.new_order.engine import play_batches, play_field, play_matches
 from nop_sim.games.new_order.history import to_records
 from nop_sim.games.new_order.referee import check_results
 from nop_sim.games.new_order.referee.match import _Referee
@@ -197,6 +197,44 @@ def test_seats_without_a_table_play_exactly_as_before():
                        betting=BettingTables(a, a.new_table()[None], (0, -1, -1, -1),
                                              trace_seat=0))
     assert field.trace.shape[0] > 0 and (field.trace[:, COL["seat"]] == 0).all()
+
+
+def test_each_agent_table_seats_its_own_tabular_seats():
+    """A call of two agent tables whose seat_table differs per agent table (table 0: a
+    tabular seat 0, table 1: a tabular seat 2) plays exactly what a call per agent table
+    plays: match m reads its agent table's row of seat_table."""
+    from nop_sim.games.new_order.agents import agent_table
+    from nop_sim.games.new_order.engine import match_states
+
+    a = Abstraction(strength_buckets=4, odds_buckets=2, stack_buckets=1)
+    rng = np.random.default_rng(7)
+    policies = rng.normal(size=(2, a.n_infosets, a.n_actions))
+    s = Settings().replace(max_hands=60, players=4)
+    agents = np.stack([agent_table("balanced", 4), agent_table(["rock", "maniac", "balanced",
+                                                                "random"], 4)])
+    n = 12
+    table_of = np.arange(n, dtype=np.int64) % 2
+    states = match_states(11, n)
+    seats = np.array([[0, -1, -1, -1], [-1, -1, 1, -1]])
+    both = play_field(s, agents, table_of, states, threads=1,
+                      betting=BettingTables(a, policies, seats))
+    for k in range(2):
+        mine = table_of == k
+        alone = play_field(s, agents[k:k + 1], np.zeros(mine.sum(), np.int64), states[mine],
+                           threads=1, betting=BettingTables(a, policies, tuple(seats[k])))
+        assert np.array_equal(both.match[mine], alone.match), k
+        assert np.array_equal(both.player[mine], alone.player), k
+    # and the tables change play: without them the same matches differ
+    plain = play_field(s, agents, table_of, states, threads=1)
+    assert not np.array_equal(plain.player, both.player)
+    # play_batches reads the same per-table seats
+    batches = play_batches(s, agents, [0] * n, [1] * n, [0] * n, table_of=table_of,
+                           betting=BettingTables(a, policies, seats))
+    ref = play_batches(s, agents, [0] * n, [1] * n, [0] * n, table_of=table_of)
+    assert batches.player.shape == ref.player.shape
+    assert not np.array_equal(batches.player, ref.player)
+    with pytest.raises(AbstractionError, match=r"one row per agent table \(2, 4\)"):
+        BettingTables(a, policies, seats[:, :3]).arrays(4, 2)
 
 
 def test_tables_of_the_wrong_shape_or_seats_are_refused():

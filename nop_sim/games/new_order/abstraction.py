@@ -215,7 +215,9 @@ class BettingTables:
         none is positive): cumulative regrets play regret matching, strategy sums the
         average strategy
     seat_table : one entry per seat: the index of its table in ``tables``, or -1 (the
-        seat plays its agent row, exactly as without tables)
+        seat plays its agent row, exactly as without tables); int (players,) for every
+        agent table of the call, or int (k_agent_tables, players), one row per agent table
+        (match ``m`` reads the row of its agent table ``table_of[m]``)
     trace_seat : the seat whose tabular decisions are written to the trace (-1: none)
     epsilon : the traced seat samples from ``epsilon / n_legal + (1 - epsilon) * sigma``
         (outcome sampling's exploration); the trace gives both chances
@@ -224,14 +226,16 @@ class BettingTables:
 
     abstraction: Abstraction
     tables: np.ndarray
-    seat_table: tuple[int, ...]
+    seat_table: tuple[int, ...] | np.ndarray
     trace_seat: int = -1
     epsilon: float = 0.0
     trace_capacity: int = 200_000
 
-    def arrays(self, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """(policy (k, n_infosets, n_actions), policy_seat int64 (MAX_PLAYERS,),
-        abstraction float64 (N_AB,), trace rows per chunk) for the kernel, checked."""
+    def arrays(self, players: int, n_agent_tables: int = 1
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(policy (k, n_infosets, n_actions), policy_seat int64 (n_agent_tables,
+        MAX_PLAYERS), abstraction float64 (N_AB,), trace rows per chunk) for the kernel,
+        checked; ``n_agent_tables``: the agent tables of the call (``table_of``'s range)."""
         a = self.abstraction
         tables = np.asarray(self.tables)
         want = (a.n_infosets, a.n_actions)
@@ -243,20 +247,24 @@ class BettingTables:
         if not np.isfinite(tables).all():
             raise AbstractionError("betting tables hold a NaN or an infinite weight")
         seat_table = np.asarray(self.seat_table, np.int64)
-        if seat_table.shape != (players,):
-            raise AbstractionError(f"seat_table needs one entry per seat ({players}), got "
-                                   f"{seat_table.shape[0] if seat_table.ndim else 0}")
+        if seat_table.shape == (players,):
+            seat_table = np.broadcast_to(seat_table, (n_agent_tables, players))
+        if seat_table.shape != (n_agent_tables, players):
+            raise AbstractionError(f"seat_table needs one entry per seat ({players},) or one "
+                                   f"row per agent table ({n_agent_tables}, {players}), got "
+                                   f"shape {seat_table.shape}")
         if (seat_table < -1).any() or (seat_table >= tables.shape[0]).any():
             raise AbstractionError(f"seat_table entries must be -1 or a table in 0.."
                                    f"{tables.shape[0] - 1}, got {seat_table.tolist()}")
         if not -1 <= self.trace_seat < players:
             raise AbstractionError(f"trace_seat = {self.trace_seat} is not -1 or a seat")
-        if self.trace_seat >= 0 and seat_table[self.trace_seat] < 0:
-            raise AbstractionError(f"trace_seat = {self.trace_seat} plays no table")
+        if self.trace_seat >= 0 and (seat_table[:, self.trace_seat] < 0).any():
+            raise AbstractionError(f"trace_seat = {self.trace_seat} plays no table (in some "
+                                   f"agent table)")
         if not 0.0 <= self.epsilon <= 1.0:
             raise AbstractionError(f"epsilon = {self.epsilon} must lie in [0, 1]")
-        policy_seat = np.full(MAX_PLAYERS, -1, np.int64)
-        policy_seat[:players] = seat_table
+        policy_seat = np.full((n_agent_tables, MAX_PLAYERS), -1, np.int64)
+        policy_seat[:, :players] = seat_table
         cap = self.trace_capacity if self.trace_seat >= 0 else 0
         return (np.ascontiguousarray(tables, np.float64), policy_seat,
                 a.to_array(epsilon=self.epsilon, trace_seat=self.trace_seat), cap)
@@ -304,10 +312,11 @@ def read_table(path: str | Path, expected: Abstraction | None = None
     return abstraction, table
 
 
-def no_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The kernel's arrays for a match without betting tables (every seat its agent row)."""
-    return (np.zeros((1, 1, 1), np.float64), np.full(MAX_PLAYERS, -1, np.int64),
-            Abstraction().to_array(), 0)
+def no_tables(n_agent_tables: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The kernel's arrays for matches without betting tables (every seat its agent row):
+    policy_seat int64 (n_agent_tables, MAX_PLAYERS) of -1, one row per agent table."""
+    return (np.zeros((1, 1, 1), np.float64),
+            np.full((n_agent_tables, MAX_PLAYERS), -1, np.int64), Abstraction().to_array(), 0)
 
 
 def trace_buffer(n_chunks: int, capacity: int) -> np.ndarray:

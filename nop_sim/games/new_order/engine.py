@@ -302,7 +302,8 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
                  threads: int | None = 1,
                  table_of: Sequence[int] | np.ndarray | None = None,
                  log_mask: np.ndarray | None = None,
-                 log_capacity: int = 200_000) -> BatchResults:
+                 log_capacity: int = 200_000,
+                 betting: BettingTables | None = None) -> BatchResults:
     """Play several small batches of matches in one engine call.
 
     Batch ``b`` is ``sizes[b]`` matches seated with ``tables[batch_table[b]]``
@@ -322,7 +323,9 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
     ``play_matches``'s ``log_matches`` logs them, ``log_capacity`` rows a batch (the
     log of a batch ``play_matches`` plays as one chunk); None: no log. The log's
     buffer takes ``log_capacity * EV_WIDTH * 8`` bytes of address space a batch, of
-    which only the rows written are touched.
+    which only the rows written are touched. ``betting``: seats that play their betting
+    decisions from tables (as :func:`play_matches`; a ``seat_table`` of one row per table
+    of ``tables``); no trace is returned.
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     batch_table = np.asarray(batch_table, dtype=np.int64)
@@ -343,7 +346,8 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
                          f"{np.shape(log_mask)}")
     log_mask = np.ascontiguousarray(log_mask, dtype=np.int8)
     cap = log_capacity if log_mask.any() else 0
-    b = _buffers(settings, tables, agent_of, bounds, states, horizon, cap, False, log_mask)
+    b = _buffers(settings, tables, agent_of, bounds, states, horizon, cap, False, log_mask,
+                 betting)
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, sizes.size, threads)
     players = settings.players
@@ -550,8 +554,9 @@ def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bound
     n_matches = int(bounds[-1])
     n_chunks = bounds.shape[0] - 1
     tab_start, tab_mask, tab_freq = strength_tables()
-    policy, policy_seat, abstraction, tr_cap = (no_tables() if betting is None
-                                                else betting.arrays(settings.players))
+    n_tables = np.shape(tables)[0]
+    policy, policy_seat, abstraction, tr_cap = (
+        no_tables(n_tables) if betting is None else betting.arrays(settings.players, n_tables))
     return dict(
         bounds=bounds, rng_states=rng_states, settings=arr, dtype=mix.type, damount=mix.amount,
         dstack=mix.stack, deck0=mix.deck,

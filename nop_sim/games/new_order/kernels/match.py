@@ -25,7 +25,9 @@ builds against the declarations; layouts: nop_sim.games.new_order.types for inpu
 outputs, kernels.state for ``g``/``ps`` and the scratch). The drivers take
 several agent tables and pick one per match (``agents[agent_of[m]]``), so one
 call can play a batch of candidate policies; ``cfg``'s ``agents`` is that
-match's table.
+match's table, and ``cfg``'s ``policy_seat`` its row of the betting tables'
+seats (``policy_seat[agent_of[m]]``: which seat of that table plays which
+betting table).
 
 Streams. A run draws everything from its chunk's one stream. With the setting
 ``S_STREAMS`` (``engine.play_field(..., streams=True)``: the strong-play
@@ -1121,9 +1123,10 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agent
           reveal, deck0, tmp, ftmp, srng, script, trace)
     policy, policy_seat, abstraction = betting
     for m in range(start, stop):
-        # a 2-D C-contiguous view: cfg's type is the same whatever the table
+        # C-contiguous views (2-D agents, 1-D seat tables): cfg's type is the same
+        # whatever the table
         cfg = (settings, dtype, damount, dstack, agents[agent_of[m]], tab_start, tab_mask,
-               tab_freq, policy, policy_seat, abstraction)
+               tab_freq, policy, policy_seat[agent_of[m]], abstraction)
         g[G_MATCH] = m
         g[G_LOG] = log_mask[m]
         out = (counts, cat_stats, time_stats, dis_stats, out_player[m], out_drafted[m], events)
@@ -1177,7 +1180,8 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, age
     script : int64 (N_PAUSE + SCRIPT_WIDTH * n,) a scripted seat's pause record and decisions
     (kernels.script; settings[S_SCRIPTED] names the seat), N_PAUSE zeros when none is
     betting : (policy float64 (n_policies, n_infosets, n_actions) betting tables,
-    policy_seat int64 (MAX_PLAYERS,) each seat's table or -1 for its agent row, abstraction
+    policy_seat int64 (n_tables, MAX_PLAYERS) each seat's table or -1 for its agent row, per
+    agent table (match ``m`` reads row ``agent_of[m]``), abstraction
     float64 (N_AB,) what the tables are over): kernels.table; one tuple, as a driver of
     more than about 30 arguments no longer inlines its chunk (numba)
     traces : float64 (n_chunks, cap, N_TR) the traced seat's tabular decisions (cap 0: off)

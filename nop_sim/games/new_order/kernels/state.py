@@ -79,7 +79,8 @@ CFG_ITEMS = (
     ("tab_mask", "int64", 1, ""),
     ("tab_freq", "float64", 1, ""),
     ("policy", "float64", 3, "(n_policies, n_infosets, n_actions) betting tables (kernels.table)"),
-    ("policy_seat", "int64", 1, "(MAX_PLAYERS,) each seat's betting table, -1 its agent row"),
+    ("policy_seat", "int64", 1, "(MAX_PLAYERS,) each seat's betting table, -1 its agent row "
+                                "(this match's row of the drivers' (n_tables, MAX_PLAYERS))"),
     ("abstraction", "float64", 1, "(N_AB,) the abstraction the tables are over (AB_*)"),
 )
 OUT_ITEMS = (
