@@ -8,6 +8,11 @@ the game's: every reader and writer takes the game's ``check_row`` (raise
 the game's error for a row it refuses) and its parameter names (named in
 messages, and the keys a row of numbers is written under).
 
+A game whose seats may play their betting decisions from a table (New Order) lets a
+file name one in a ``[betting]`` table: ``table = "strong_table.npz"``, a path relative
+to the agent file's folder (:data:`BETTING_KEYS`); the rows stay the seat's other
+decisions. The game loads the table (:attr:`AgentFile.betting`).
+
 :func:`draw_rows` draws the row each match of a mixture seat plays,
 counter-based, so workers, chunks and Dask draw the same rows; :func:`mixture_rows`
 reads back from a run's seats how each row played.
@@ -33,7 +38,7 @@ import tomli_w
 from nop_sim.core.errors import MissingData, toml_problem
 from nop_sim.core.stats import rate_columns
 
-__all__ = ["AgentFile", "MIXTURE_COLUMNS", "PLAYS_ALIKE", "checked_bound", "draw_rows",
+__all__ = ["AgentFile", "BETTING_KEYS", "MIXTURE_COLUMNS", "PLAYS_ALIKE", "checked_bound", "draw_rows",
            "gain_unit", "mixture_rows", "plays_alike", "read_rows", "rules_key",
            "search_gap", "training_text", "write_rows"]
 
@@ -59,12 +64,19 @@ class AgentFile:
         (``(1.0,)`` for a plain ``[agent]`` file)
     training : the ``[training]`` table, ``{}`` when the file has none
     path : the file read
+    betting_table : the betting table its ``[betting]`` table names, resolved against
+        the file's folder (None: the seat plays its rows alone)
+    betting : what the game loaded from ``betting_table`` (New Order: the abstraction's
+        ``[train]`` keys and the weights, float64 (n_infosets, n_actions)); None when
+        there is none or the reader loads none
     """
 
     rows: tuple[dict, ...]
     weights: tuple[float, ...]
     training: dict
     path: str
+    betting_table: str | None = None
+    betting: Any = None
 
     @property
     def is_mixture(self) -> bool:
@@ -72,13 +84,17 @@ class AgentFile:
         return len(self.rows) > 1
 
 
+# [betting] key -> what it holds
+BETTING_KEYS = {"table": "the betting table's file (write_table's .npz), relative to the "
+                         "agent file's folder"}
+
 # the two ways of writing the agent in one file, which TOML refuses as a redefinition
 _ONE_TABLE = re.compile(r"^[ \t]*\[[ \t]*agent[ \t]*\]", re.MULTILINE)
 _ROW_TABLE = re.compile(r"^[ \t]*\[\[[ \t]*agent[ \t]*\]\]", re.MULTILINE)
 
 
 def read_rows(path: str | Path, check_row: Callable[[Any], Any], names: Sequence[str],
-              error: type[Exception] = ValueError) -> AgentFile:
+              error: type[Exception] = ValueError, *, betting: bool = False) -> AgentFile:
     """Read an agent file: one ``[agent]`` table, or a mixture of ``[[agent]]`` tables.
 
     Each ``[[agent]]`` table is one row of the mixture: ``weight`` (a positive
@@ -91,7 +107,10 @@ def read_rows(path: str | Path, check_row: Callable[[Any], Any], names: Sequence
     ``[[agent]]`` in one file, no agent, an empty ``[[agent]]`` array, a row
     without a weight or with a weight that is not a positive number, a row
     ``check_row`` refuses (it raises ``error``), or a ``[training]`` that is not
-    a table.
+    a table. ``betting``: whether the game's seats may play a betting table, which a
+    ``[betting]`` table names (:data:`BETTING_KEYS`; :attr:`AgentFile.betting_table`);
+    a ``[betting]`` table where none may be, with other keys, a ``table`` that is not
+    text, or a table file that does not exist raises ``error`` too.
     """
     path = Path(path)
     if not path.is_file():
@@ -151,7 +170,35 @@ def read_rows(path: str | Path, check_row: Callable[[Any], Any], names: Sequence
                     f"got {training!r}")
     total = math.fsum(weights)
     return AgentFile(rows=tuple(rows), weights=tuple(w / total for w in weights),
-                     training=dict(training), path=str(path))
+                     training=dict(training), path=str(path),
+                     betting_table=_betting_table(data, path, betting, error))
+
+
+def _betting_table(data: Mapping[str, Any], path: Path, allowed: bool,
+                   error: type[Exception]) -> str | None:
+    """The table file a ``[betting]`` table names, resolved against ``path``'s folder."""
+    if "betting" not in data:
+        return None
+    where = f"agent file {path}: [betting]"
+    table = data["betting"]
+    if not allowed:
+        raise error(f"{where}: this game's seats play no betting tables: remove the "
+                    f"[betting] table")
+    if not isinstance(table, Mapping):
+        raise error(f"{where} must be a table with table = \"<file>.npz\", got {table!r}")
+    unknown = sorted(set(table) - set(BETTING_KEYS))
+    if unknown:
+        raise error(f"{where}: unknown key {unknown[0]!r}; the one key allowed is table "
+                    f"({BETTING_KEYS['table']})")
+    name = table.get("table")
+    if not isinstance(name, str) or not name.strip():
+        raise error(f"{where} table = {name!r} is not allowed: give the betting table's "
+                    f"file name as text, relative to the agent file's folder")
+    found = path.parent / Path(name).expanduser()
+    if not found.is_file():
+        raise error(f"{where} table = {name!r}: no file {found} (a path relative to the "
+                    f"agent file's folder)")
+    return str(found)
 
 
 def _check_weight(weight: Any, where: str, error: type[Exception]) -> None:
@@ -166,9 +213,10 @@ def _check_weight(weight: Any, where: str, error: type[Exception]) -> None:
 
 def write_rows(path: str | Path, rows: Sequence, weights: Sequence[float],
                training: Mapping[str, Any], header: str, check_row: Callable[[Any], Any],
-               names: Sequence[str], error: type[Exception] = ValueError) -> Path:
+               names: Sequence[str], error: type[Exception] = ValueError,
+               betting: Mapping[str, Any] | None = None) -> Path:
     """Write an agent file atomically; :func:`read_rows` reads back the same rows,
-    the weights normalised to sum 1, and the training table.
+    the weights normalised to sum 1, the training table and the betting table.
 
     ``rows`` holds one parameter table per row (a mapping as an ``[agent]``
     table takes it, or a full row of numbers, written under ``names``);
@@ -176,7 +224,9 @@ def write_rows(path: str | Path, rows: Sequence, weights: Sequence[float],
     given). One row is written as a plain ``[agent]`` table (no weight), which
     every reader of agent files takes; more as ``[[agent]]`` tables, ``weight``
     first. ``header`` becomes ``#`` comment lines at the top; ``training`` the
-    ``[training]`` table (left out when empty). Raises ``error`` for rows and
+    ``[training]`` table (left out when empty); ``betting`` the ``[betting]`` table
+    (:data:`BETTING_KEYS`: ``{"table": "strong_table.npz"}``, the file's name relative to
+    ``path``'s folder; None: none). Raises ``error`` for rows and
     weights that do not pair up, a weight that is not a positive number, a row
     with a ``weight`` key, or a row ``check_row`` refuses; returns ``path``.
     """
@@ -202,12 +252,20 @@ def write_rows(path: str | Path, rows: Sequence, weights: Sequence[float],
         except error as exc:
             raise error(f"write_agent_file {path}: row {k}: {exc}") from None
         tables.append(table)
+    if betting is not None:
+        unknown = sorted(set(betting) - set(BETTING_KEYS))
+        name = betting.get("table")
+        if unknown or not isinstance(name, str) or not name.strip():
+            raise error(f"write_agent_file {path}: betting = {dict(betting)!r} is not "
+                        f"allowed: give {{'table': '<file>.npz'}} ({BETTING_KEYS['table']})")
     text = "".join(f"# {line}\n" for line in header.splitlines())
     if len(tables) == 1:
         text += tomli_w.dumps({"agent": tables[0]})
     else:
         text += "\n".join("[[agent]]\n" + tomli_w.dumps({"weight": float(w), **t})
                           for t, w in zip(tables, weights, strict=True))
+    if betting is not None:
+        text += "\n" + tomli_w.dumps({"betting": {"table": betting["table"]}})
     if training:
         text += "\n" + tomli_w.dumps({"training": dict(training)})
     return atomic_write(path, text)

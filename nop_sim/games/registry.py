@@ -20,12 +20,15 @@ referee or the report's matplotlib behind its hooks.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 __all__ = ["DEFAULT_KIND", "CompareMetrics", "ComparedPoints", "Deferred", "EngineBench",
            "FieldPlay", "Game", "PolicySpace", "RegretTrainer", "SeatFile",
@@ -516,11 +519,24 @@ class SeatFile(dict):
     weights : each row's share of the matches, summing to 1 (``(1.0,)`` for one row)
     overrides : the parameters the seat set on top of the file (``{}``: none); the
         file's stated exploitability does not apply to an agent so changed
+    betting : None, or the betting table the file names (its ``[betting]`` table), loaded
+        once by the game's ``agent_file`` hook: ``(train, weights)``, the abstraction's
+        ``[train]`` keys (a dict) and float64 (n_infosets, n_actions) weights; the seat
+        plays its betting decisions from it and every other decision from its rows
+    betting_table : the table's file (None: none)
     """
 
     def __init__(self, params, *, given: str, path: str, label: str, training: dict,
-                 rows=None, weights=None, overrides=None):
+                 rows=None, weights=None, overrides=None, betting=None,
+                 betting_table: str | None = None):
         super().__init__(params)
+        self.betting = None if betting is None else (dict(betting[0]),
+                                                     np.asarray(betting[1], np.float64))
+        self.betting_table = betting_table
+        # what the table plays, once: a seat's identity and equality without the weights
+        self.betting_id = None if self.betting is None else hashlib.sha256(
+            json.dumps(self.betting[0], sort_keys=True).encode()
+            + np.ascontiguousarray(self.betting[1]).tobytes()).hexdigest()[:16]
         self.given, self.path, self.label = given, path, label
         self.training = json.loads(json.dumps(training, default=str))  # dates as text, as JSON
         self.rows = tuple(dict(r) for r in rows) if rows is not None else (dict(params),)
@@ -539,7 +555,9 @@ class SeatFile(dict):
         rows = tuple({**row, **overrides} for row in agent_file.rows)
         return cls(rows[0] if len(rows) == 1 else {}, given=given, path=str(agent_file.path),
                    label=label, training=agent_file.training, rows=rows,
-                   weights=agent_file.weights, overrides=overrides)
+                   weights=agent_file.weights, overrides=overrides,
+                   betting=getattr(agent_file, "betting", None),
+                   betting_table=getattr(agent_file, "betting_table", None))
 
     @property
     def is_mixture(self) -> bool:
@@ -550,7 +568,7 @@ class SeatFile(dict):
         if not isinstance(other, SeatFile):
             return dict.__eq__(self, other)
         return (dict.__eq__(self, other) and self.rows == other.rows
-                and self.weights == other.weights)
+                and self.weights == other.weights and self.betting_id == other.betting_id)
 
     def __ne__(self, other) -> bool:
         return not self == other
@@ -559,11 +577,12 @@ class SeatFile(dict):
 
     def identity(self) -> dict:
         """What makes its results (a scenario's fingerprint): the label and the parameters,
-        with the rows and weights of a mixture."""
+        with the rows and weights of a mixture, and a hash of its betting table."""
+        table = {} if self.betting_id is None else {"betting_table": self.betting_id}
         if not self.is_mixture:
-            return {"agent_file": self.label, **self}
+            return {"agent_file": self.label, **self, **table}
         return {"agent_file": self.label, "rows": [dict(r) for r in self.rows],
-                "weights": list(self.weights)}
+                "weights": list(self.weights), **table}
 
     def record(self) -> dict:
         """Its provenance, JSON-ready (a run's ``manifest.json`` ``agent_files``): label,
@@ -575,6 +594,9 @@ class SeatFile(dict):
             out["params"] = dict(self)
         out.update(rows=[dict(r) for r in self.rows], weights=list(self.weights),
                    training=self.training)
+        if self.betting is not None:
+            out.update(betting_table=self.betting_table, betting_id=self.betting_id,
+                       betting_train=dict(self.betting[0]))
         if self.overrides:
             out.update(overrides=dict(self.overrides), exploitability_applies=False)
         return out

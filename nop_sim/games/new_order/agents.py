@@ -62,11 +62,14 @@ array of ``[[agent]]`` tables instead, each with a ``weight``: a seat given
 such a file plays one of its rows per match, row ``k`` with probability
 ``weight_k / sum(weights)``, drawn by :func:`draw_rows`. :func:`read_agent_file`
 reads either form (an :class:`AgentFile`), :func:`write_agent_file` writes one,
-and :func:`load_agent_file` reads a one-row file as ``(params, training)``.
+and :func:`load_agent_file` reads a one-row file as ``(params, training)``. A file
+may name a betting table (``[betting] table = "strong_table.npz"``): its seat plays
+its betting decisions from that table, its row(s) every other decision.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -74,9 +77,10 @@ from typing import Any
 
 import numpy as np
 
-from nop_sim.core.errors import AgentError, did_you_mean
+from nop_sim.core.errors import AbstractionError, AgentError, did_you_mean
 from nop_sim.games.agent_files import AgentFile, draw_rows, read_rows, training_text, write_rows
 from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.abstraction import read_table
 
 __all__ = ["AgentError", "AgentFile", "DRAFT_VALUES", "PRESETS", "agent_bounds", "agent_row",
            "agent_table", "draw_rows", "load_agent_file", "preset_names", "read_agent_file",
@@ -225,9 +229,19 @@ def agent_table(seats: str | Sequence, players: int) -> np.ndarray:
 
 def read_agent_file(path: str | Path) -> AgentFile:
     """Read an agent file: one ``[agent]`` table, or a mixture of ``[[agent]]`` tables
-    (:func:`nop_sim.games.agent_files.read_rows`), every row checked by :func:`agent_row`.
+    (:func:`nop_sim.games.agent_files.read_rows`), every row checked by :func:`agent_row`,
+    and the betting table its ``[betting]`` table names, if any, loaded once
+    (``betting``: the abstraction's ``[train]`` keys and the weights, float64
+    (n_infosets, n_actions); :func:`~nop_sim.games.new_order.abstraction.read_table`).
     Raises :class:`AgentError`, one line naming the file (and the table and row)."""
-    return read_rows(path, agent_row, T.AGENT_PARAM_NAMES, AgentError)
+    f = read_rows(path, agent_row, T.AGENT_PARAM_NAMES, AgentError, betting=True)
+    if f.betting_table is None:
+        return f
+    try:
+        abstraction, weights = read_table(f.betting_table)
+    except AbstractionError as exc:
+        raise AgentError(f"agent file {path}: [betting] table: {exc}") from None
+    return dataclasses.replace(f, betting=(abstraction.to_train(), weights))
 
 
 def load_agent_file(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -249,9 +263,14 @@ def load_agent_file(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def write_agent_file(path: str | Path, rows: Sequence, weights: Sequence[float],
-                     training: Mapping[str, Any], header: str = "") -> Path:
+                     training: Mapping[str, Any], header: str = "", *,
+                     betting: Mapping[str, Any] | None = None) -> Path:
     """Write an agent file atomically (:func:`nop_sim.games.agent_files.write_rows`); a row
     is a parameter table or a full row of ``N_AGENT_PARAMS`` numbers, written as every
-    parameter by name, checked by :func:`agent_row`. Raises :class:`AgentError`."""
+    parameter by name, checked by :func:`agent_row`. ``betting``: the ``[betting]``
+    table, ``{"table": "strong_table.npz"}`` (a file :func:`~nop_sim.games.new_order.
+    abstraction.write_table` wrote, named relative to ``path``'s folder): the seat then
+    plays its betting decisions from that table, its rows the others. Raises
+    :class:`AgentError`."""
     return write_rows(path, rows, weights, training, header, agent_row, T.AGENT_PARAM_NAMES,
-                      AgentError)
+                      AgentError, betting=betting)

@@ -39,6 +39,7 @@ drafts more cards.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -185,8 +186,11 @@ def record_check(scn, folder: Path, found: SearchResult, budget: int) -> bool:
                      if line.startswith("#") and not line.startswith(said))
     header += (f"{said} a deviation gains at least "
                f"{policy.amount(found.gain)} ({training['checked_by']})\n")
+    # a field that plays a betting table keeps naming it (New Order's [betting])
+    table = getattr(f, "betting_table", None)
+    kept = {} if table is None else {"betting": {"table": os.path.relpath(table, path.parent)}}
     policy.write_agent_file(path, f.rows, f.weights, training,
-                            "\n".join(line[2:] for line in header.splitlines()))
+                            "\n".join(line[2:] for line in header.splitlines()), **kept)
     return True
 
 
