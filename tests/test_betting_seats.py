@@ -1,5 +1,11 @@
 """Agent files that name a betting table (``[betting] table = "..."``): the file format
-and its errors, the seat a scenario reads (the table loaded once, pickled with it)."""
+and its errors, the seat a scenario reads (the table loaded once, pickled with it), and
+runs in which such a seat plays its betting decisions from the table, alike on any
+worker count.
+
+Oracles: a table that always folds when facing a bet, against the same row without the
+table (it must win clearly fewer matches); the same run on one and two workers.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from nop_sim.games import SeatFile
@@ -18,7 +25,10 @@ from nop_sim.games.new_order.agents import (
     read_agent_file,
     write_agent_file,
 )
-from nop_sim.run.scenario import load_scenario
+from nop_sim.games.new_order.seats import seat_betting
+from nop_sim.results.store import load_tables
+from nop_sim.run.runner import run_scenario
+from nop_sim.run.scenario import ScenarioError, load_scenario
 
 ROW = {"preset": "balanced"}
 SMALL = Abstraction(strength_buckets=3, odds_buckets=2, stack_buckets=1)
@@ -129,3 +139,72 @@ def test_a_seat_carries_its_table_and_pickles_with_it(tmp_path):
     before = scn.fingerprint()
     write_table(tmp_path / "fold_table.npz", SMALL, SMALL.new_table())
     assert load_scenario(tmp_path / "s.toml").fingerprint() != before
+    # the engine's tables: the seat's table at its seat, one row per agent table
+    bt = seat_betting([scn.seat_specs({}, 0)], np.zeros(2, np.int64))
+    assert bt.abstraction == SMALL and bt.tables.shape == (1, SMALL.n_infosets, 4)
+    assert bt.seat_table.tolist() == [[0, -1, -1], [0, -1, -1]]
+
+
+def test_tables_over_two_abstractions_are_refused_naming_both(tmp_path):
+    tabular_file(tmp_path, "one")
+    tabular_file(tmp_path, "two", a=Abstraction())
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(scenario(tmp_path, 'seat = ["@one.toml", "@two.toml", "balanced"]'))
+    message = str(err.value)
+    assert "two abstractions" in message and "one_table.npz" in message
+    assert "two_table.npz" in message and "\n" not in message
+
+
+# ---------------------------------------------------------------------------
+# Runs
+# ---------------------------------------------------------------------------
+def _wins(out: Path, label: str) -> int:
+    seats = load_tables(out, ["seats"])["seats"]
+    mine = seats[seats["preset"] == label]
+    assert len(mine)
+    return int((mine["place"] == 1).sum())
+
+
+def test_a_seat_that_always_folds_to_a_bet_wins_clearly_less(tmp_path, real_workers):
+    tabular_file(tmp_path)
+    write_agent_file(tmp_path / "plain.toml", [ROW], [1.0], {})
+    # rotated: the tabular seat sits at every seat, so each agent table seats it elsewhere
+    folds = load_scenario(scenario(tmp_path, 'rotate = ["@fold.toml", "balanced", "rock"]',
+                                   name="fold-s.toml"))
+    plain = load_scenario(scenario(tmp_path, 'rotate = ["@plain.toml", "balanced", "rock"]',
+                                   name="plain-s.toml"))
+    run_scenario(folds, tmp_path / "fold1", workers=1)
+    run_scenario(plain, tmp_path / "plain1", workers=1)
+    folded, played = _wins(tmp_path / "fold1", "trained(fold)"), _wins(tmp_path / "plain1",
+                                                                        "trained(plain)")
+    assert folded + 10 < played, (folded, played)
+    # one worker or two: the same rows
+    run_scenario(folds, tmp_path / "fold2", workers=2)
+    for name in ("matches", "seats", "counts"):
+        a, b = (load_tables(tmp_path / out, [name])[name] for out in ("fold1", "fold2"))
+        keys = [c for c in ("point", "chunk", "match", "seat") if c in a.columns]
+        pd.testing.assert_frame_equal(a.sort_values(keys).reset_index(drop=True),
+                                      b.sort_values(keys).reset_index(drop=True), obj=name)
+
+
+def test_a_mixture_with_a_table_plays_it_in_every_row_and_the_referee_agrees(tmp_path):
+    from nop_sim.games.new_order.hands import referee
+
+    write_table(tmp_path / "fold_table.npz", SMALL, fold_table())
+    write_agent_file(tmp_path / "mix.toml", [ROW, {"preset": "rock"}], [1.0, 1.0], {},
+                     betting={"table": "fold_table.npz"})
+    write_agent_file(tmp_path / "plainmix.toml", [ROW, {"preset": "rock"}], [1.0, 1.0], {})
+    wins = {}
+    for name in ("mix", "plainmix"):
+        scn = load_scenario(scenario(tmp_path, f'rotate = ["@{name}.toml", "balanced", '
+                                               f'"maniac"]', name=f"{name}-s.toml"))
+        run_scenario(scn, tmp_path / name, workers=1)
+        seats = load_tables(tmp_path / name, ["seats"])["seats"]
+        mine = seats[seats["preset"] == f"trained({name})"]
+        assert set(mine["mix_row"]) == {0, 1}  # both rows drawn
+        wins[name] = int((mine["place"] == 1).sum())
+    assert wins["mix"] + 10 < wins["plainmix"], wins
+    # the referee replays a tabular seat's logged matches and accepts every one
+    scn = load_scenario(tmp_path / "mix-s.toml")
+    point = scn.points()[0]
+    assert referee(scn.settings_at(point), scn.seat_specs(point, 0), 6, 1) == 6

@@ -20,7 +20,13 @@ from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import agent_table
 from nop_sim.games.new_order.engine import play_batches
 from nop_sim.games.new_order.history import EVENT_COLUMNS
-from nop_sim.games.new_order.seats import is_mixture, match_tables, mix_rows, seat_label
+from nop_sim.games.new_order.seats import (
+    is_mixture,
+    match_tables,
+    mix_rows,
+    seat_betting,
+    seat_label,
+)
 
 __all__ = ["play_chunk", "play_chunks"]
 
@@ -164,7 +170,8 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     A seat given a mixture plays, in each match, the row :func:`mix_rows` draws
     for it; the matches then seat one agent table per combination of rotation
     and rows drawn (the engine's ``table_of``). Without a mixture every match of
-    a rotation seats that rotation's table.
+    a rotation seats that rotation's table. A seat whose agent file names a betting
+    table plays its betting decisions from it (:func:`seat_betting`).
     """
     sizes = [c.n_matches for c in chunks]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -189,9 +196,13 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
             mix_row[mine] = mix_rows(scn.seed, specs[r], ids[mine])
     if (mix_row >= 0).any():
         tables, table_of = match_tables(specs, rotation, mix_row)
+        table_rotation = np.zeros(tables.shape[0], np.int64)
+        table_rotation[table_of] = rotation  # every table seats one rotation
     else:
         tables, table_of = np.stack([agent_table(specs[r], settings.players)
                                      for r in range(scn.n_rotations)]), None
+        table_rotation = np.arange(scn.n_rotations)
+    betting = seat_betting(specs, table_rotation)  # None: no seat plays a betting table
     out: dict = {"events": [np.zeros((0, T.EV_WIDTH), np.int64)] * len(chunks)}
 
     def put(rows: np.ndarray, of_chunk: np.ndarray, res) -> None:
@@ -221,7 +232,7 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
         res = play_batches(settings, tables, [b[1] for b in batches],
                            [b[2].size for b in batches], [b[3] for b in batches],
                            table_of=None if table_of is None else table_of[rows],
-                           log_mask=mask)
+                           log_mask=mask, betting=betting)
         put(rows, np.array([b[0] for b in batches], np.int64), res)
         for (i, _r, idx, _s, _l), events in zip(batches, res.events, strict=True):
             if events.shape[0]:  # the batch's match index -> the run's match id

@@ -12,7 +12,13 @@ from nop_sim.games import registry
 from nop_sim.games.new_order.engine import play_matches
 from nop_sim.games.new_order.history import EVENT_COLUMNS, render_history, to_records
 from nop_sim.games.new_order.referee import check_results
-from nop_sim.games.new_order.seats import match_tables, mix_rows, row_spec, seat_label
+from nop_sim.games.new_order.seats import (
+    match_tables,
+    mix_rows,
+    row_spec,
+    seat_betting,
+    seat_label,
+)
 
 __all__ = ["fresh_hands", "referee", "stored_hands"]
 
@@ -22,6 +28,7 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
     point = scn.points()[0]
     settings = scn.settings_at(point)
     specs = scn.seat_specs(point, 0)
+    betting = seat_betting([specs], np.zeros(1, np.int64))
     labels = [seat_label(s) for s in specs]
     records: list[dict] = []
     names: dict[int, list[str]] = {}  # match -> its seats' names (a mixture's row by match)
@@ -31,7 +38,8 @@ def fresh_hands(scn, count: int) -> tuple[str, list[dict]]:
         rows = mix_rows(scn.seed, specs, np.array([match]))[0]
         names[match] = registry.seat_names(labels, rows)
         res = play_matches(settings, [row_spec(s, r) for s, r in zip(specs, rows, strict=True)],
-                           1, seed=match_seed, chunk_size=1, threads=1, log_every=1)
+                           1, seed=match_seed, chunk_size=1, threads=1, log_every=1,
+                           betting=betting)
         for rec in to_records(res.events):
             rec["match"] = match
             records.append(rec)
@@ -62,9 +70,11 @@ def stored_hands(log) -> tuple[str, list[dict]]:
 def referee(settings, specs: list, n: int, seed: int) -> int:
     rows = mix_rows(seed, specs, np.arange(n))
     if (rows < 0).all():
-        res = play_matches(settings, specs, n, seed=seed, chunk_size=n, threads=1, log_every=1)
+        res = play_matches(settings, specs, n, seed=seed, chunk_size=n, threads=1, log_every=1,
+                           betting=seat_betting([specs], np.zeros(1, np.int64)))
     else:  # a mixture: each match seats the rows drawn for it, as a run's would
         tables, table_of = match_tables([specs], np.zeros(n, np.int64), rows)
         res = play_matches(settings, tables, n, seed=seed, chunk_size=n, threads=1,
-                           log_every=1, table_of=table_of)
+                           log_every=1, table_of=table_of,
+                           betting=seat_betting([specs], np.zeros(len(tables), np.int64)))
     return check_results(res)

@@ -3,7 +3,9 @@
 A seat is a preset name, a table of parameters or an agent file
 (:class:`nop_sim.games.registry.SeatFile`); a file of several rows is a mixture, which
 plays in each match the row :func:`mix_rows` draws for it, and :func:`match_tables`
-gives every combination of rotation and rows drawn its agent table.
+gives every combination of rotation and rows drawn its agent table. An agent file that
+names a betting table (``SeatFile.betting``) plays its betting decisions from it:
+:func:`seat_betting` gives the engine those tables beside the agent tables.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 
 from nop_sim.core.errors import did_you_mean
 from nop_sim.games import registry
+from nop_sim.games.new_order.abstraction import Abstraction, BettingTables
 from nop_sim.games.new_order.agents import (
     AgentError,
     agent_row,
@@ -24,7 +27,7 @@ from nop_sim.games.new_order.agents import (
 )
 
 __all__ = ["MIX_TAG", "check_seat", "check_seats", "is_mixture", "match_tables", "mix_rows",
-           "row_spec", "seat_label"]
+           "row_spec", "seat_betting", "seat_label"]
 
 # A mixture seat's row for match g of a run with seed s, at seat k:
 # ``draw_rows(weights, (s, MIX_TAG), [g], k)`` (:func:`mix_rows`); the tag keeps the
@@ -56,6 +59,7 @@ def check_seats(specs: list, players: int) -> None:
     # AgentError is a ValueError naming the parameter; a mixture's rows are checked
     # one by one (check_seat), its first stands for it here
     agent_table([row_spec(s, 0) for s in specs], players)
+    seat_betting([specs], np.zeros(1, np.int64))  # the betting tables: one abstraction
 
 
 def is_mixture(spec) -> bool:
@@ -102,3 +106,44 @@ def match_tables(specs: list[list], rotation: np.ndarray, mix_row: np.ndarray
     tables = np.stack([np.stack([choices[combo[0]][seat][max(row, 0)]
                                  for seat, row in enumerate(combo[1:])]) for combo in combos])
     return tables, table_of.reshape(-1).astype(np.int64)
+
+
+def seat_betting(specs: list[list], table_rotation: np.ndarray) -> BettingTables | None:
+    """The betting tables the seats play, beside the agent tables: None when no seat's
+    agent file names one (``SeatFile.betting``).
+
+    ``specs[r]``: rotation ``r``'s seat specs; ``table_rotation``: int (k,), the rotation
+    each agent table seats (``match_tables``' tables, or one table a rotation:
+    ``arange(R)``). The distinct tables (one per file's weights) are stacked in the order
+    first seated; ``seat_table`` (k, players) gives each agent table's seats theirs, -1
+    for a seat without one. Every table must be over one abstraction: two are refused in
+    one line (``ValueError``) naming both files.
+    """
+    index: dict[str, int] = {}   # a table's betting_id -> its place in the stack
+    tables = []
+    first = None                 # (the abstraction's [train] keys, its file)
+    rows = np.full((len(table_rotation), len(specs[0])), -1, np.int64)
+    for r, seats in enumerate(specs):
+        for seat, spec in enumerate(seats):
+            train_weights = getattr(spec, "betting", None)
+            if train_weights is None:
+                continue
+            train, weights = train_weights
+            if first is None:
+                first = (train, spec.betting_table)
+            elif train != first[0]:
+                raise ValueError(f"betting tables over two abstractions cannot play in one "
+                                 f"run: {first[1]} ({_train_text(first[0])}) and "
+                                 f"{spec.betting_table} ({_train_text(train)})")
+            if spec.betting_id not in index:
+                index[spec.betting_id] = len(tables)
+                tables.append(weights)
+            rows[np.asarray(table_rotation) == r, seat] = index[spec.betting_id]
+    if first is None:
+        return None
+    return BettingTables(Abstraction.from_train(first[0], f"{first[1]}: abstraction"),
+                         np.stack(tables), rows)
+
+
+def _train_text(train: Mapping) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in train.items())
