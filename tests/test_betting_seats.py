@@ -208,3 +208,17 @@ def test_a_mixture_with_a_table_plays_it_in_every_row_and_the_referee_agrees(tmp
     scn = load_scenario(tmp_path / "mix-s.toml")
     point = scn.points()[0]
     assert referee(scn.settings_at(point), scn.seat_specs(point, 0), 6, 1) == 6
+
+
+def test_an_independent_check_rewrites_strong_toml_and_keeps_its_table(tmp_path):
+    from nop_sim.studies.train.value import record_check
+
+    class Found:  # what nop-sim exploit's search returns, as far as the record reads
+        matches, starts, gain, low, high = 1_000, 2, 0.6, 0.5, 0.7
+
+    path = tabular_file(tmp_path, "strong")
+    scn = load_scenario(scenario(tmp_path, 'all = "balanced"'))
+    assert record_check(scn, tmp_path, Found(), 10_000)
+    f = read_agent_file(path)
+    assert f.training["checked_exploitability"] == 60.0
+    assert f.betting_table == str(tmp_path / "strong_table.npz")
