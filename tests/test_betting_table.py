@@ -279,8 +279,8 @@ def test_bad_train_values_get_one_clear_line(train, words):
 
 def test_train_table_defaults_and_games_without_one():
     scn = Scenario.from_mapping({"train": {"bet_sizes": [0.33, 0.75, 1.5]}}, source="x.toml")
-    assert scn.train == Abstraction(bet_sizes=(0.33, 0.75, 1.5))
-    assert Scenario.from_mapping({}, source="x.toml").train == Abstraction()
+    assert scn.train.abstraction == Abstraction(bet_sizes=(0.33, 0.75, 1.5))
+    assert Scenario.from_mapping({}, source="x.toml").train.abstraction == Abstraction()
     assert (Scenario.from_mapping({"train": {"odds_buckets": 5}}).fingerprint()
             == Scenario.from_mapping({}).fingerprint())  # what a trainer learns over
     with pytest.raises(ScenarioError, match=r"x.toml: \[train\]: the .* game has no training"):

@@ -106,7 +106,7 @@ def test_the_cfr_field_is_a_seat_like_any_other(tmp_path):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["scenarios/baseline.toml", "--method", "cfr"], "no regret-minimisation trainer yet"),
+    (["scenarios/ordered_hand.toml", "--method", "cfr"], "no regret-minimisation trainer yet"),
     (["scenarios/baseline.toml", "--iterations", "5"], "give it with --method cfr"),
     ([KUHN, "--method", "psro", "--iterations", "5"], "give it with --method cfr"),
     ([KUHN, "--budget-matches", "1000"], "kuhn3 trains by cfr unless --method psro"),

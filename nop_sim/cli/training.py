@@ -109,7 +109,7 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
         f"{scn.name}-train" if method == default else f"{scn.name}-{method}")
     if method == "cfr":
         return _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet,
-                             no_report, asked is None)
+                             no_report, asked is None, workers)
     if iterations is not None:
         raise click.BadParameter("counts CFR iterations: give it with --method cfr "
                                  "(PSRO's budget is --budget-matches)",
@@ -158,7 +158,7 @@ def _say_trained(scn, result, out: Path, report) -> None:
 
 
 def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet,
-                  no_report, by_default=False):
+                  no_report, by_default=False, workers=None):
     """``train --method cfr``: the game's regret trainer into a folder
     (:mod:`nop_sim.studies.train.regret`)."""
     from nop_sim.studies.train.regret import regret_folder
@@ -178,13 +178,14 @@ def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quie
     progress = _Progress(quiet, "iterations", label="CFR iterations")
     with _holding(out):
         with contextlib.closing(progress):
-            result = regret_folder(scn, out, iterations, resume=resume,
+            result = regret_folder(scn, out, iterations, resume=resume, threads=workers,
                                    progress=lambda d, t: progress(d, t, d))
         report = None if no_report else write_train_report(out)
     rate = result.iterations / result.seconds if result.seconds > 0 else 0.0
+    updates = result.updates / result.seconds if result.seconds > 0 else 0.0
     click.echo(f"{scn.name}: {result.iterations:,} iterations of {result.method} in "
-               f"{result.seconds:.1f} s ({rate:,.0f} iterations/s, "
-               f"{rate * result.infosets:,.0f} information-set updates/s); abstraction: "
+               f"{result.seconds:.1f} s ({rate:,.1f} iterations/s, "
+               f"{updates:,.0f} information-set updates/s); abstraction: "
                f"{result.infosets} information sets, {result.actions} actions each")
     if result.exact:  # the game knows the field's figures exactly (Kuhn poker)
         unit = scn.game_type.policy.unit

@@ -127,25 +127,34 @@ class RegretTrainer:
 
     method : the algorithm in prose, for strong.toml's header and the terminal
     iterations : the default number of iterations
-    new(settings) : a fresh state
-    run(settings, state, iterations, progress) : iterate ``state`` (in place) until it
-        has done ``iterations``; ``progress(done)`` now and then; returns the state
+    new(settings, train) : a fresh state; ``train`` is the scenario's ``[train]``
+        (``Game.train_settings``; None for a game without them)
+    run(settings, train, state, iterations, progress, *, seed, threads) : iterate
+        ``state`` until it has done ``iterations``; ``progress(done)`` now and then;
+        returns the state. A trainer that samples draws from ``seed`` alone: the same on
+        any number of ``threads``
     done(state) : the iterations a state has done
-    row(state) : the average strategy as one agent row (the field, weight 1)
-    size(settings) : ``(information sets, actions)`` of what it learns
+    row(state) : the field's agent row (one row, weight 1): the average strategy, or
+        what plays the decisions the betting table does not
+    size(settings, train) : ``(information sets, actions)`` of what it learns
     default : whether ``nop-sim train`` runs it when no ``--method`` is given: where the
         figures say it trains the stronger field (Kuhn poker: exact NashConv 0.00002 in
         a second, where PSRO reaches 0.11 in a minute), PSRO otherwise
+    betting(state, train, path) : optional; write the betting table the field's seats
+        play (New Order) to ``path``, beside strong.toml; returns its abstraction in a line
+    decisions(state) : optional; the sampled decisions the updates used (throughput)
     """
 
     method: str
     iterations: int
-    new: Callable[[Any], Mapping[str, Any]]
+    new: Callable[[Any, Any], Mapping[str, Any]]
     run: Callable[..., Mapping[str, Any]]
     done: Callable[[Mapping[str, Any]], int]
     row: Callable[[Mapping[str, Any]], Any]
-    size: Callable[[Any], tuple[int, int]]
+    size: Callable[[Any, Any], tuple[int, int]]
     default: bool = False
+    betting: Callable[[Mapping[str, Any], Any, Any], str] | None = None
+    decisions: Callable[[Mapping[str, Any]], int] | None = None
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,7 @@ class Scenario:
         tune = _tune(_table(data, "tune", source), source, played)
         strong = _strong(_table(data, "strong", source), source, played, folder,
                          run_values["matches"])
-        train = _train(_table(data, "train", source), source, played)
+        train = _train(_table(data, "train", source), source, played, folder)
         text = tomli_w.dumps(data)  # any text, emoji included; comments are not kept
         scn = cls(
             name=str(name or data.get("name") or "scenario"), source=source, text=text,
@@ -615,15 +615,20 @@ def _strong(table: Mapping, source: str, played: Game, folder: str | Path | None
     return StrongField(spec[1:].strip(), seat, n)
 
 
-def _train(table: Mapping, source: str, played: Game):
+def _train(table: Mapping, source: str, played: Game, folder: str | Path | None):
     """``[train]``: the game's training settings (``Game.train_settings``), defaults for
-    the keys not given; None for a game without them (which refuses the table)."""
+    the keys not given; None for a game without them (which refuses the table). A
+    ``base`` that names an agent file (``"@path"``) is given to the game as the seat read
+    from it, found as a seat's file is."""
     where = f"{source}: [train]"
     if played.train_settings is None:
         if table:
             raise ScenarioError(f"{where}: the {played.title} game has no training settings; "
                                 f"remove the table")
         return None
+    if _names_file(table.get("base")):
+        table = {**table, "base": _seat_file(table["base"].strip(), f"{where} base", played,
+                                             folder, {})}
     try:
         return played.train_settings(table, where)
     except ValueError as exc:  # one line naming the file, the key and what is allowed

@@ -167,7 +167,7 @@ def run(iterations: int, state: CFRState | None = None, *, every: int = 0,
 
 
 # -- what nop-sim train --method cfr drives (nop_sim.games.registry.RegretTrainer) ----------
-def _new(settings) -> dict:
+def _new(settings, train=None) -> dict:
     st = CFRState.new()
     return {"regret": st.regret, "strategy_sum": st.strategy_sum,
             "iteration": np.array(st.iteration, np.int64)}
@@ -178,7 +178,9 @@ def _state(arrays) -> CFRState:
                     np.array(arrays["strategy_sum"], np.float64), int(arrays["iteration"]))
 
 
-def _run(settings, arrays, iterations: int, progress=None) -> dict:
+def _run(settings, train, arrays, iterations: int, progress=None, *, seed: int = 0,
+         threads: int | None = None) -> dict:
+    # full width: no random number drawn, the same on any number of threads
     st, _ = run(iterations, _state(arrays), progress=progress)
     return {"regret": st.regret, "strategy_sum": st.strategy_sum,
             "iteration": np.array(st.iteration, np.int64)}
@@ -192,7 +194,7 @@ def _row(arrays) -> np.ndarray:
     return average(_state(arrays))
 
 
-def _size(settings) -> tuple[int, int]:
+def _size(settings, train=None) -> tuple[int, int]:
     return N_INFOSETS, 2
 
 

@@ -251,5 +251,5 @@ GAME = register_game(Game(
     open_replay="nop_sim.games.new_order.table:open_replay",
     compare="nop_sim.games.new_order.compare:compare_metrics",
     bench="nop_sim.games.new_order.bench:engine_bench",
-    train_settings="nop_sim.games.new_order.abstraction:train_settings",
+    train_settings="nop_sim.games.new_order.cfr:train_settings",
 ))

@@ -28,6 +28,7 @@ from nop_sim.games.new_order.agents import (
     read_agent_file,
     write_agent_file,
 )
+from nop_sim.games.new_order.cfr import TRAINER as REGRET
 from nop_sim.games.registry import FieldPlay, PolicySpace
 
 __all__ = ["MECHANICS", "POLICY", "SEARCH_POWER", "play_field", "searched"]
@@ -129,4 +130,5 @@ POLICY = PolicySpace(
     fixed=_SWITCHES,
     power=SEARCH_POWER,
     field_tables=disruptor_table,
+    regret=REGRET,
 )

@@ -36,6 +36,7 @@ from nop_sim.studies.train.trainer import rules_key, training_checkpoint
 __all__ = ["RegretResult", "regret_folder"]
 
 STATE_VERSION = 1
+TABLE_FILE = "strong_table.npz"   # a field's betting table, beside strong.toml
 SLICES = 20          # checkpoints per training (at most): a crash loses a twentieth
 
 
@@ -53,11 +54,14 @@ class RegretResult:
     actions: int
     exact: dict | None
     curve: list[dict]
+    updates: int = 0          # information-set updates (sampled decisions, or full width)
 
 
 def _identity(scn, settings) -> dict:
     return {"fingerprint": scn.fingerprint(), "rules": rules_key(settings), "method": "cfr",
-            "version": STATE_VERSION}
+            "seed": scn.seed, "version": STATE_VERSION,
+            # [train] is not in the fingerprint (a run does not play it): a trainer's is
+            **({"train": scn.train.identity()} if hasattr(scn.train, "identity") else {})}
 
 
 def _checkpoint(out: Path, identity: dict, resume: bool, iterations: int) -> dict | None:
@@ -83,9 +87,11 @@ def _checkpoint(out: Path, identity: dict, resume: bool, iterations: int) -> dic
 
 
 def regret_folder(scn, out: Path, iterations: int | None = None, *, resume: bool = False,
+                  threads: int | None = None,
                   progress: Callable[[int, int], None] | None = None) -> RegretResult:
     """Train ``scn``'s rules by the game's regret trainer into ``out`` (see the module
-    docstring); ``progress(done, total)`` in iterations."""
+    docstring); ``progress(done, total)`` in iterations; ``threads``: the engine's
+    threads where the trainer plays matches (the result does not depend on them)."""
     out = Path(out)
     if len(scn.points()) > 1:
         raise ValueError(f"{scn.source}: has a [sweep] of {len(scn.points())} points; train "
@@ -104,7 +110,7 @@ def regret_folder(scn, out: Path, iterations: int | None = None, *, resume: bool
     started = saved.get("started", now) if saved else now
     seconds = float(saved.get("seconds", 0.0)) if saved else 0.0
     curve = list(saved.get("curve", [])) if saved else []
-    arrays = saved["_arrays"] if saved else dict(trainer.new(settings))
+    arrays = saved["_arrays"] if saved else dict(trainer.new(settings, scn.train))
     first = trainer.done(arrays)
     goal = max(goal, first)
     step = max(1, -(-goal // SLICES))
@@ -128,9 +134,10 @@ def regret_folder(scn, out: Path, iterations: int | None = None, *, resume: bool
         t0 = time.perf_counter()
         target = min(goal, (done // step + 1) * step)
         base = done
-        arrays = dict(trainer.run(settings, arrays, target,
+        arrays = dict(trainer.run(settings, scn.train, arrays, target,
                                   None if progress is None else
-                                  (lambda d, b=base: progress(b - first + d, goal - first))))
+                                  (lambda d, b=base: progress(b - first + d, goal - first)),
+                                  seed=scn.seed, threads=threads))
         seconds += time.perf_counter() - t0
         done = trainer.done(arrays)
         figures = exact_of(trainer.row(arrays))
@@ -142,9 +149,14 @@ def regret_folder(scn, out: Path, iterations: int | None = None, *, resume: bool
         save()
     row = np.asarray(trainer.row(arrays), float)
     exact = exact_of(row)
-    infosets, actions = trainer.size(settings)
+    infosets, actions = trainer.size(settings, scn.train)
+    updates = (trainer.decisions(arrays) if trainer.decisions is not None
+               else done * infosets)
+    # the betting table the field's seats play, where the trainer learns one (New Order)
+    betting = (None if trainer.betting is None
+               else trainer.betting(arrays, scn.train, out / TABLE_FILE))
     _write_field(out, scn, settings, policy, trainer, row, done, seconds, exact,
-                 infosets, actions)
+                 infosets, actions, betting)
     if curve:
         cols = list(curve[0])
         atomic_write(out / "curve.csv", ",".join(cols) + "\n" + "".join(
@@ -155,20 +167,24 @@ def regret_folder(scn, out: Path, iterations: int | None = None, *, resume: bool
         "scenario": {"name": scn.name, "source": scn.source, "kind": scn.kind,
                      "text": scn.text, "fingerprint": scn.fingerprint()},
         "trainer": trainer.method, "iterations": done,
-        "abstraction": {"infosets": infosets, "actions": actions},
-        "exact": exact, "throughput": {"seconds": seconds,
-                                       "updates_per_s": (done * infosets / seconds
+        "abstraction": {"infosets": infosets, "actions": actions,
+                        **({"describe": betting, "train": scn.train.describe()}
+                           if betting is not None else {})},
+        "exact": exact, "throughput": {"seconds": seconds, "updates": int(updates),
+                                       "updates_per_s": (updates / seconds
                                                          if seconds > 0 else None)},
         "versions": versions(), "started": started,
         "ended": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "status": "finished",
     }, indent=1, default=float))
     return RegretResult(row=row, iterations=done, seconds=seconds, method=trainer.method,
-                        infosets=infosets, actions=actions, exact=exact, curve=curve)
+                        infosets=infosets, actions=actions, exact=exact, curve=curve,
+                        updates=int(updates))
 
 
 def _write_field(out, scn, settings, policy, trainer, row, done, seconds, exact,
-                 infosets, actions) -> None:
-    """strong.toml (one row of weight 1) and the game's own files of the field."""
+                 infosets, actions, betting=None) -> None:
+    """strong.toml (one row of weight 1), the betting table it names where the trainer
+    learns one (``strong_table.npz``), and the game's own files of the field."""
     training = {
         "scenario": scn.name, "fingerprint": scn.fingerprint(), "rules": rules_key(settings),
         "method": "cfr", "trainer": trainer.method, "iterations": int(done),
@@ -180,14 +196,23 @@ def _write_field(out, scn, settings, policy, trainer, row, done, seconds, exact,
     exactly = "" if not exact else (
         f"Exactly: NashConv {exact['nash_conv']:.6f} {policy.unit} per hand; the best "
         f"single-seat deviation gains {exact['gain_per_seat']:.6f} {policy.unit} per hand.\n")
+    if betting is None:
+        what = (f"the average strategy of {done:,} iterations of {trainer.method} "
+                f"({infosets} information sets, {actions} actions each), one row every "
+                f"seat plays.")
+        extra = {}
+    else:  # the row plays what the table does not: the betting is the table's
+        training["base"] = scn.train.base
+        what = (f"every seat bets by the average strategy of {done:,} iterations of "
+                f"{trainer.method}, in {TABLE_FILE} ({betting}); the row below "
+                f"({scn.train.base}) plays every other decision.")
+        extra = {"betting": {"table": TABLE_FILE}}
     policy.write_agent_file(
         out / "strong.toml", [row], [1.0], training,
         textwrap.fill(f"The strong field for {scn.name}, written by nop-sim train --method "
-                      f"cfr: the average strategy of {done:,} iterations of {trainer.method} "
-                      f"({infosets} information sets, {actions} actions each), one row every "
-                      f"seat plays.", 86) + "\n"
+                      f"cfr: {what}", 86) + "\n"
         f"{exactly}"
         f"Use it as a seat: [seats] all = \"@<path of this file>\", or\n"
-        f"nop-sim run SCENARIO --set seats.all=@<path of this file>")
+        f"nop-sim run SCENARIO --set seats.all=@<path of this file>", **extra)
     if policy.write_extra is not None:  # the game's own files of the field (Kuhn: policy.csv)
         policy.write_extra(out, row[None], np.ones(1))

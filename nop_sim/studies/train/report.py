@@ -653,8 +653,14 @@ def _regret_findings(t: _Regret):
     else:
         items.append("This game has no exact figure: check the field with nop-sim exploit, "
                      "whose gain is a lower bound on what a deviation can gain.")
-    items.append(f"The abstraction: {ab['infosets']:,} information sets, {ab['actions']} "
-                 f"actions each.")
+    if ab.get("describe"):  # a betting abstraction (New Order), the trainer's settings
+        items.append(f"The abstraction: {ab['describe']}; {ab['train']}.")
+    else:
+        items.append(f"The abstraction: {ab['infosets']:,} information sets, {ab['actions']} "
+                     f"actions each.")
+    if tp.get("updates_per_s"):
+        items.append(f"Throughput: {tp['updates_per_s']:,.0f} information-set updates a "
+                     f"second ({tp.get('updates', 0):,} in all, on this machine).")
     return [R.Bullets(items)]
 
 
@@ -684,8 +690,12 @@ def _regret_field(t: _Regret):
     names = [k for k in row if k != "weight"]
     table = pd.DataFrame({"parameter": names, "value": [R.num(float(row[n]), 4)
                                                         for n in names]})
-    return [R.Note("One row every seat plays (each seat reads its own information sets): "
-                   "the average strategy, the part of CFR that converges."),
+    table_file = t.field.get("betting", {}).get("table")
+    note = ("One row every seat plays (each seat reads its own information sets): the "
+            "average strategy, the part of CFR that converges." if not table_file else
+            f"Every seat bets by the average strategy in {table_file} (the part of CFR "
+            f"that converges); the row below plays every other decision.")
+    return [R.Note(note),
             R.Table(table, "The strong field", csv="strong_field.csv")]
 
 

@@ -1,0 +1,334 @@
+"""New Order's regret trainer: outcome-sampling MCCFR over the betting abstraction.
+
+What ``nop-sim train SCENARIO --method cfr`` learns for New Order: a betting table
+(:mod:`nop_sim.games.new_order.abstraction`), the average strategy over the
+abstraction's information sets, which every seat of the field plays; the seats' other
+decisions (promotions, hedges, draws, the draft, Disruptor targets) are the ``base``
+agent row's, a preset or the heaviest row of an agent file (``[train] base``).
+
+Why outcome sampling: the compiled engine cannot branch a match state or say how
+likely a shuffle was, and outcome sampling needs neither (:mod:`nop_sim.kernels.mccfr`).
+An *episode* is one hand: the traced seat's payoff is its chips at the hand's end less
+at its start, over the starting stack. Every iteration plays, for each seat in turn,
+``[train] matches`` matches in which every seat bets by regret matching over the
+shared table and the traced seat explores (``[train] exploration``); its decisions
+update the regrets (OpenSpiel's outcome sampling without a baseline) and the average
+strategy (stochastically weighted, each iteration's share growing as ``t**2``), and
+the regrets are discounted as Discounted CFR does (alpha 1.5, beta 0, gamma 2: Brown
+and Sandholm 2019). The matches of iteration ``t`` and seat ``s`` are seeded by the
+scenario's seed, ``t`` and ``s``; their chunks are seeded apart, so the trace, and
+the table, are the same on any number of threads.
+
+The ``[train]`` keys (:data:`CFR_KEYS`, beside the abstraction's
+:data:`~nop_sim.games.new_order.abstraction.TRAIN_KEYS`)::
+
+    [train]
+    base = "balanced"        # a preset, or "@agent file" (its heaviest row)
+    matches = 200            # matches per seat per iteration
+    exploration = 0.3        # the traced seat's uniform share (outcome sampling's epsilon)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nop_sim.core.errors import AbstractionError, did_you_mean
+from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.abstraction import (
+    TRACE_COLUMNS,
+    TRAIN_KEYS,
+    Abstraction,
+    BettingTables,
+    write_table,
+)
+from nop_sim.games.new_order.agents import AgentError, agent_row
+from nop_sim.games.registry import RegretTrainer
+
+__all__ = ["CFR_KEYS", "TRAINER", "CfrSettings", "episodes", "train_settings"]
+
+ALPHA, BETA, GAMMA = 1.5, 0.0, 2.0
+SEED_TAG = 0x636672            # "cfr": keeps the trainer's streams apart from a run's
+TRACE_PER_MATCH = 2_000        # trace rows a chunk keeps per match (more: refused, not lost)
+CHUNK = 8                      # matches per chunk (part of the identity, as a run's chunk)
+_COL = {name: i for i, name in enumerate(TRACE_COLUMNS)}
+
+# [train] key -> (what it sets, its default), the regret trainer's own
+CFR_KEYS: dict[str, tuple[str, Any]] = {
+    "base": ("the agent whose row plays every decision but the bets (promotions, hedges, "
+             "draws, the draft): a preset name or \"@agent file\" (its heaviest row)",
+             "balanced"),
+    "matches": ("matches each seat plays per iteration, 1 to 100,000", 200),
+    "exploration": ("the traced seat's uniform share when it samples its bets (outcome "
+                    "sampling's epsilon), above 0 and at most 1", 0.3),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class CfrSettings:
+    """A scenario's ``[train]`` for New Order: the abstraction and the trainer's keys."""
+
+    abstraction: Abstraction = field(default_factory=Abstraction)
+    base: str = "balanced"            # as given (a preset or "@path"), for the header
+    base_row: np.ndarray = field(default_factory=lambda: agent_row("balanced"))
+    matches: int = 200
+    exploration: float = 0.3
+
+    def describe(self) -> str:
+        return (f"base {self.base}, {self.matches:,} matches a seat an iteration, "
+                f"exploration {self.exploration:g}")
+
+    def identity(self) -> dict:
+        """What a training's checkpoint must share to be resumed with these settings."""
+        return {**self.abstraction.to_train(), "base": self.base,
+                "base_row": [float(v) for v in self.base_row], "matches": self.matches,
+                "exploration": self.exploration}
+
+
+def _base(value, where: str) -> tuple[str, np.ndarray]:
+    """(label, row) of ``[train] base``: a preset name, or a seat read from an agent
+    file (the scenario reads ``"@path"``; a mixture gives its heaviest row)."""
+    rows = getattr(value, "rows", None)
+    if rows is not None:  # a SeatFile: its heaviest row
+        weights = np.asarray(value.weights, float)
+        label = f"@{value.given}" + (f" (row {int(weights.argmax())})" if len(rows) > 1 else "")
+        value = rows[int(weights.argmax())]
+        try:
+            return label, agent_row(value)
+        except AgentError as exc:
+            raise AbstractionError(f"{where} base = {label!r}: {exc}") from None
+    if not isinstance(value, str):
+        raise AbstractionError(f"{where} base = {value!r} is not allowed: give a preset name "
+                               f"or \"@agent file\"")
+    try:
+        return value, agent_row(value)
+    except (AgentError, ValueError, KeyError) as exc:
+        raise AbstractionError(f"{where} base = {value!r} is not allowed: {exc}") from None
+
+
+def train_settings(table: Mapping[str, Any], where: str) -> CfrSettings:
+    """``Game.train_settings``: a scenario's ``[train]`` table (the abstraction's keys and
+    :data:`CFR_KEYS`); one line naming ``where``, the key and what is allowed."""
+    table = dict(table or {})
+    known = list(TRAIN_KEYS) + list(CFR_KEYS)
+    for key in table:
+        if key not in known:
+            raise AbstractionError(f"{where}: unknown key {key!r}; use one of "
+                                   f"{', '.join(known)}" + did_you_mean(key, known))
+    abstraction = Abstraction.from_train({k: v for k, v in table.items() if k in TRAIN_KEYS},
+                                         where)
+    label, row = _base(table.get("base", CFR_KEYS["base"][1]), where)
+    matches = table.get("matches", CFR_KEYS["matches"][1])
+    if isinstance(matches, bool) or not isinstance(matches, int) or not 1 <= matches <= 100_000:
+        raise AbstractionError(f"{where} matches = {matches!r} is not allowed: use an integer "
+                               f"from 1 to 100000")
+    eps = table.get("exploration", CFR_KEYS["exploration"][1])
+    if isinstance(eps, bool) or not isinstance(eps, int | float) or not 0.0 < eps <= 1.0:
+        raise AbstractionError(f"{where} exploration = {eps!r} is not allowed: use a number "
+                               f"above 0 and at most 1")
+    return CfrSettings(abstraction, label, row, matches, float(eps))
+
+
+def _config(train) -> CfrSettings:
+    if isinstance(train, CfrSettings):
+        return train
+    return train_settings({} if train is None else train, "[train]")
+
+
+def episodes(trace: np.ndarray) -> np.ndarray:
+    """int64 (n_episodes + 1,) the first row of each episode (one hand of one match) in a
+    trace, rows of a hand being consecutive, and the number of rows last."""
+    match, hand = trace[:, _COL["match"]], trace[:, _COL["hand"]]
+    new = np.ones(trace.shape[0], bool)
+    new[1:] = (match[1:] != match[:-1]) | (hand[1:] != hand[:-1])
+    return np.append(np.flatnonzero(new), trace.shape[0]).astype(np.int64)
+
+
+def _seed(seed: int, iteration: int, seat: int) -> int:
+    return int(np.random.SeedSequence([seed & (2**63 - 1), SEED_TAG, iteration, seat])
+               .generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+# -- what nop-sim train --method cfr drives (nop_sim.games.registry.RegretTrainer) ----------
+def _new(settings, train) -> dict:
+    cfg = _config(train)
+    a = cfg.abstraction
+    return {"regret": a.new_table(), "strategy_sum": a.new_table(),
+            "base": cfg.base_row.copy(), "iteration": np.array(0, np.int64),
+            "decisions": np.array(0, np.int64)}
+
+
+def iterate(settings, cfg: CfrSettings, regret: np.ndarray, strategy_sum: np.ndarray,
+            t: int, seed: int, threads: int | None) -> int:
+    """Iteration ``t`` (1, 2, ...) in place: each seat in turn traced over
+    ``cfg.matches`` matches, its regrets and average updated, then the regrets
+    discounted; the traced decisions it used."""
+    from nop_sim.games.new_order.engine import play_matches  # the kernels: numba
+    from nop_sim.kernels.mccfr import average_update, discount, regret_update
+
+    players = settings.players
+    scratch = np.zeros(regret.shape[1], np.float64)
+    weight = float(t) ** GAMMA
+    used = 0
+    for seat in range(players):
+        bt = BettingTables(cfg.abstraction, regret[None], (0,) * players, trace_seat=seat,
+                           epsilon=cfg.exploration, trace_capacity=TRACE_PER_MATCH * CHUNK)
+        res = play_matches(settings, [cfg.base_row] * players, cfg.matches,
+                           seed=_seed(seed, t, seat), chunk_size=CHUNK, threads=threads,
+                           betting=bt)
+        if res.trace_lost:
+            raise RuntimeError(f"the trace lost {res.trace_lost:,} decisions (more than "
+                               f"{TRACE_PER_MATCH:,} a match): the update would be biased")
+        tr = res.trace
+        if tr.shape[0] == 0:
+            continue
+        starts = episodes(tr)
+        infoset = tr[:, _COL["infoset"]].astype(np.int64)
+        action = tr[:, _COL["action"]].astype(np.int64)
+        legal = tr[:, _COL["legal"]].astype(np.int64)
+        sigma = np.ascontiguousarray(tr[:, _COL["policy_p"]])
+        sample_p = np.ascontiguousarray(tr[:, _COL["sample_p"]])
+        utility = tr[starts[:-1], _COL["payoff"]] / settings.starting_chips
+        average_update(strategy_sum, regret, starts, infoset, legal, sigma, sample_p,
+                       weight, scratch)
+        regret_update(regret, starts, np.ascontiguousarray(utility), infoset, action, legal,
+                      sigma, sample_p)
+        used += tr.shape[0]
+    discount(regret, float(t), ALPHA, BETA)
+    return used
+
+
+def _run(settings, train, arrays, iterations: int, progress: Callable | None = None, *,
+         seed: int = 0, threads: int | None = None) -> dict:
+    cfg = _config(train)
+    regret = np.array(arrays["regret"], np.float64)
+    strategy_sum = np.array(arrays["strategy_sum"], np.float64)
+    t = int(arrays["iteration"])
+    decisions = int(arrays["decisions"])
+    start = t
+    while t < iterations:
+        t += 1
+        decisions += iterate(settings, cfg, regret, strategy_sum, t, seed, threads)
+        if progress is not None:
+            progress(t - start)
+    return {"regret": regret, "strategy_sum": strategy_sum,
+            "base": np.array(arrays["base"], np.float64), "iteration": np.array(t, np.int64),
+            "decisions": np.array(decisions, np.int64)}
+
+
+def _done(arrays) -> int:
+    return int(arrays["iteration"])
+
+
+def _row(arrays) -> np.ndarray:
+    return np.array(arrays["base"], np.float64)
+
+
+def average_table(strategy_sum: np.ndarray) -> np.ndarray:
+    """The average strategy: each information set's row of ``strategy_sum`` over its sum
+    (zeros where never reached: the seat then plays uniformly over the legal actions)."""
+    total = strategy_sum.sum(axis=1, keepdims=True)
+    return np.divide(strategy_sum, total, out=np.zeros_like(strategy_sum), where=total > 0)
+
+
+def _betting(arrays, train, path) -> str:
+    abstraction = _config(train).abstraction
+    write_table(path, abstraction, average_table(np.asarray(arrays["strategy_sum"])))
+    return abstraction.describe()
+
+
+def _size(settings, train) -> tuple[int, int]:
+    a = _config(train).abstraction
+    return a.n_infosets, a.n_actions
+
+
+def _decisions(arrays) -> int:
+    return int(arrays["decisions"])
+
+
+TRAINER = RegretTrainer(
+    method=(f"outcome-sampling MCCFR over the betting abstraction, one hand an episode, "
+            f"discounted as DCFR (alpha {ALPHA}, beta {BETA:g}, gamma {GAMMA:g})"),
+    iterations=300,
+    new=_new, run=_run, done=_done, row=_row, size=_size, betting=_betting,
+    decisions=_decisions,
+)
+
+
+# -- a best response within the abstraction (the second check of a tabular field) -----------
+def best_response(settings, cfg: CfrSettings, field: np.ndarray, iterations: int, *,
+                  seed: int, threads: int | None = None,
+                  progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """A betting table that answers ``field`` (float64 ``(n_infosets, n_actions)``, what
+    every other seat bets by), learned by the same outcome-sampling updates for one seat
+    against the fixed field: the seat in turn is each seat, its other decisions the
+    field's row (``cfg.base_row``). Returns its average strategy; the same for a seed
+    on any number of threads."""
+    from nop_sim.games.new_order.engine import play_matches
+    from nop_sim.kernels.mccfr import average_update, discount, regret_update
+
+    players = settings.players
+    field = np.asarray(field, np.float64)
+    regret = np.zeros_like(field)
+    strategy_sum = np.zeros_like(field)
+    scratch = np.zeros(field.shape[1], np.float64)
+    for t in range(1, iterations + 1):
+        for seat in range(players):
+            seat_table = tuple(1 if k == seat else 0 for k in range(players))
+            bt = BettingTables(cfg.abstraction, np.stack([field, regret]), seat_table,
+                               trace_seat=seat, epsilon=cfg.exploration,
+                               trace_capacity=TRACE_PER_MATCH * CHUNK)
+            res = play_matches(settings, [cfg.base_row] * players, cfg.matches,
+                               seed=_seed(seed ^ 0x6272, t, seat), chunk_size=CHUNK,
+                               threads=threads, betting=bt)
+            tr = res.trace
+            if res.trace_lost:
+                raise RuntimeError(f"the trace lost {res.trace_lost:,} decisions")
+            if tr.shape[0] == 0:
+                continue
+            starts = episodes(tr)
+            infoset = tr[:, _COL["infoset"]].astype(np.int64)
+            legal = tr[:, _COL["legal"]].astype(np.int64)
+            sigma = np.ascontiguousarray(tr[:, _COL["policy_p"]])
+            sample_p = np.ascontiguousarray(tr[:, _COL["sample_p"]])
+            utility = np.ascontiguousarray(tr[starts[:-1], _COL["payoff"]]
+                                           / settings.starting_chips)
+            average_update(strategy_sum, regret, starts, infoset, legal, sigma, sample_p,
+                           float(t) ** GAMMA, scratch)
+            regret_update(regret, starts, utility, infoset,
+                          tr[:, _COL["action"]].astype(np.int64), legal, sigma, sample_p)
+        discount(regret, float(t), ALPHA, BETA)
+        if progress is not None:
+            progress(t)
+    return average_table(strategy_sum)
+
+
+def table_gain(settings, cfg: CfrSettings, field: np.ndarray, answer: np.ndarray,
+               n_matches: int, *, seed: int, threads: int | None = None) -> dict:
+    """What ``answer`` (a betting table) gains against ``field`` in match wins, on deals
+    of its own seed (held out from any training): it bets in each seat in turn, every
+    other seat bets by ``field``, all play ``cfg.base_row`` otherwise. The field in
+    every seat wins ``1 / players`` of the matches by symmetry, so the gain is the win
+    rate less that, in points, with a 95% normal interval: ``{"matches", "gain", "low",
+    "high"}``."""
+    from nop_sim.games.new_order.engine import play_matches
+
+    players = settings.players
+    per_seat = -(-int(n_matches) // players)
+    wins = []
+    for seat in range(players):
+        seat_table = tuple(1 if k == seat else 0 for k in range(players))
+        bt = BettingTables(cfg.abstraction, np.stack([np.asarray(field, np.float64),
+                                                      np.asarray(answer, np.float64)]),
+                           seat_table)
+        res = play_matches(settings, [cfg.base_row] * players, per_seat,
+                           seed=_seed(seed ^ 0x676169, 0, seat), threads=threads, betting=bt)
+        wins.append(res.player[:, seat, T.PL_PLACE] == 1)
+    won = np.concatenate(wins).astype(float)
+    rate, se = won.mean(), won.std(ddof=1) / np.sqrt(won.size)
+    gain = 100.0 * (rate - 1.0 / players)
+    return {"matches": int(won.size), "gain": gain, "low": gain - 196.0 * se,
+            "high": gain + 196.0 * se}
