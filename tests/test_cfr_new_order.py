@@ -113,3 +113,17 @@ def test_the_learned_table_folds_strong_hands_less_than_weak_ones():
     avg = average_table(st["strategy_sum"])
     seen = st["strategy_sum"].sum(axis=1) > 0
     assert np.allclose(avg[seen].sum(axis=1), 1.0) and (avg[~seen] == 0).all()
+
+
+def test_a_best_response_beats_a_uniform_table_and_a_table_ties_itself():
+    from nop_sim.games.new_order.cfr import best_response, table_gain
+
+    cfg = train_settings({"matches": 40}, "[train]")
+    s = Settings()
+    uniform = cfg.abstraction.new_table(1.0)
+    answer = best_response(s, cfg, uniform, 10, seed=3, threads=1)
+    won = table_gain(s, cfg, uniform, answer, 800, seed=9, threads=1)
+    assert won["matches"] == 800 and won["low"] > 20.0, won
+    tie = table_gain(s, cfg, uniform, uniform, 800, seed=9, threads=1)
+    assert tie["low"] < 0.0 < tie["high"], tie
+    assert tie["high"] - tie["low"] < 7.0
