@@ -127,3 +127,57 @@ def test_a_best_response_beats_a_uniform_table_and_a_table_ties_itself():
     tie = table_gain(s, cfg, uniform, uniform, 800, seed=9, threads=1)
     assert tie["low"] < 0.0 < tie["high"], tie
     assert tie["high"] - tie["low"] < 7.0
+
+
+def _scenario(tmp_path, train: str = "matches = 10") -> str:
+    path = tmp_path / "small.toml"
+    path.write_text('[game]\nkind = "new-order"\nmax_hands = 60\n\n[run]\nmatches = 40\n'
+                    f'seed = 5\nchunk = 10\n\n[train]\n{train}\n')
+    return str(path)
+
+
+def test_train_method_cfr_writes_a_field_a_run_seats_and_resumes(tmp_path):
+    from click.testing import CliRunner
+
+    from nop_sim.cli import main
+    from nop_sim.games.new_order.abstraction import read_table
+    from nop_sim.games.new_order.agents import read_agent_file
+
+    scn, out = _scenario(tmp_path), tmp_path / "cfr"
+    res = CliRunner().invoke(main, ["train", scn, "--method", "cfr", "--iterations", "4",
+                                    "--out", str(out), "--workers", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    assert "540 information sets" in res.output and "updates/s" in res.output
+    f = read_agent_file(out / "strong.toml")
+    assert f.betting_table == str((out / "strong_table.npz").resolve())
+    assert f.training["base"] == "balanced" and f.training["iterations"] == 4
+    abstraction, table = read_table(out / "strong_table.npz")
+    assert abstraction == Abstraction() and np.allclose(table[table.sum(1) > 0].sum(1), 1)
+    assert (out / "report.html").exists() and (out / "curve.csv").exists()
+    # more iterations on resume: the same table as 6 in one sitting (two workers)
+    res = CliRunner().invoke(main, ["train", scn, "--method", "cfr", "--iterations", "6",
+                                    "--out", str(out), "--resume", "--no-report", "-q"])
+    assert res.exit_code == 0, res.output
+    once = tmp_path / "once"
+    res = CliRunner().invoke(main, ["train", scn, "--method", "cfr", "--iterations", "6",
+                                    "--out", str(once), "--workers", "2", "--no-report",
+                                    "-q"])
+    assert res.exit_code == 0, res.output
+    assert np.array_equal(read_table(out / "strong_table.npz")[1],
+                          read_table(once / "strong_table.npz")[1])
+    # the field is a seat like any other
+    res = CliRunner().invoke(main, ["run", scn, "--set", f"seats.all=@{out}/strong.toml",
+                                    "--out", str(tmp_path / "run"), "--no-report", "-q"])
+    assert res.exit_code == 0, res.output
+
+
+def test_train_cfr_refuses_bad_train_keys_before_writing(tmp_path):
+    from click.testing import CliRunner
+
+    from nop_sim.cli import main
+
+    out = tmp_path / "never"
+    res = CliRunner().invoke(main, ["train", _scenario(tmp_path, "strength_bucket = 4"),
+                                    "--method", "cfr", "--out", str(out)])
+    assert res.exit_code == 2 and "unknown key 'strength_bucket'" in res.output, res.output
+    assert "Traceback" not in res.output and not out.exists()
