@@ -52,6 +52,7 @@ __all__ = ["CFR_KEYS", "TRAINER", "CfrSettings", "episodes", "train_settings"]
 
 ALPHA, BETA, GAMMA = 1.5, 0.0, 2.0
 SEED_TAG = 0x636672            # "cfr": keeps the trainer's streams apart from a run's
+BR_TAG, GAIN_TAG = 0x6272, 0x676169  # "br", "gai": a best response's, its held-out deals
 TRACE_PER_MATCH = 2_000        # trace rows a chunk keeps per match (more: refused, not lost)
 CHUNK = 8                      # matches per chunk (part of the identity, as a run's chunk)
 _COL = {name: i for i, name in enumerate(TRACE_COLUMNS)}
@@ -161,43 +162,59 @@ def _new(settings, train) -> dict:
             "decisions": np.array(0, np.int64)}
 
 
+def _sample(settings, cfg: CfrSettings, tables: np.ndarray, seat_table, seat: int,
+            seed: int, regret: np.ndarray, strategy_sum: np.ndarray, weight: float,
+            threads: int | None) -> int:
+    """Play ``cfg.matches`` matches with ``seat`` traced (it bets by ``tables[seat_table
+    [seat]]``, which is ``regret``, exploring), and add its episodes' sampled regrets to
+    ``regret`` and its reach-weighted strategy, times ``weight``, to ``strategy_sum``, in
+    place; the decisions used."""
+    # here, not at the top: the engine and the updates load numba, which reading a
+    # scenario's [train] needs not
+    from nop_sim.games.new_order.engine import play_matches
+    from nop_sim.kernels.mccfr import average_update, regret_update
+
+    players = settings.players
+    bt = BettingTables(cfg.abstraction, tables, tuple(seat_table), trace_seat=seat,
+                       epsilon=cfg.exploration, trace_capacity=TRACE_PER_MATCH * CHUNK)
+    res = play_matches(settings, [cfg.base_row] * players, cfg.matches, seed=seed,
+                       chunk_size=CHUNK, threads=threads, betting=bt)
+    if res.trace_lost:
+        raise RuntimeError(f"the trace lost {res.trace_lost:,} decisions (more than "
+                           f"{TRACE_PER_MATCH:,} a match): the update would be biased")
+    tr = res.trace
+    if tr.shape[0] == 0:
+        return 0
+    starts = episodes(tr)
+    infoset = tr[:, _COL["infoset"]].astype(np.int64)
+    legal = tr[:, _COL["legal"]].astype(np.int64)
+    sigma = np.ascontiguousarray(tr[:, _COL["policy_p"]])
+    sample_p = np.ascontiguousarray(tr[:, _COL["sample_p"]])
+    utility = np.ascontiguousarray(tr[starts[:-1], _COL["payoff"]] / settings.starting_chips)
+    # the average first: the strategy the episodes were played with
+    average_update(strategy_sum, regret, starts, infoset, legal, sigma, sample_p, weight,
+                   np.zeros(regret.shape[1], np.float64))
+    regret_update(regret, starts, utility, infoset, tr[:, _COL["action"]].astype(np.int64),
+                  legal, sigma, sample_p)
+    return int(tr.shape[0])
+
+
+def _discount(regret: np.ndarray, t: int) -> None:
+    from nop_sim.kernels.mccfr import discount  # numba: loaded where training runs
+
+    discount(regret, float(t), ALPHA, BETA)
+
+
 def iterate(settings, cfg: CfrSettings, regret: np.ndarray, strategy_sum: np.ndarray,
             t: int, seed: int, threads: int | None) -> int:
     """Iteration ``t`` (1, 2, ...) in place: each seat in turn traced over
     ``cfg.matches`` matches, its regrets and average updated, then the regrets
     discounted; the traced decisions it used."""
-    from nop_sim.games.new_order.engine import play_matches  # the kernels: numba
-    from nop_sim.kernels.mccfr import average_update, discount, regret_update
-
     players = settings.players
-    scratch = np.zeros(regret.shape[1], np.float64)
-    weight = float(t) ** GAMMA
-    used = 0
-    for seat in range(players):
-        bt = BettingTables(cfg.abstraction, regret[None], (0,) * players, trace_seat=seat,
-                           epsilon=cfg.exploration, trace_capacity=TRACE_PER_MATCH * CHUNK)
-        res = play_matches(settings, [cfg.base_row] * players, cfg.matches,
-                           seed=_seed(seed, t, seat), chunk_size=CHUNK, threads=threads,
-                           betting=bt)
-        if res.trace_lost:
-            raise RuntimeError(f"the trace lost {res.trace_lost:,} decisions (more than "
-                               f"{TRACE_PER_MATCH:,} a match): the update would be biased")
-        tr = res.trace
-        if tr.shape[0] == 0:
-            continue
-        starts = episodes(tr)
-        infoset = tr[:, _COL["infoset"]].astype(np.int64)
-        action = tr[:, _COL["action"]].astype(np.int64)
-        legal = tr[:, _COL["legal"]].astype(np.int64)
-        sigma = np.ascontiguousarray(tr[:, _COL["policy_p"]])
-        sample_p = np.ascontiguousarray(tr[:, _COL["sample_p"]])
-        utility = tr[starts[:-1], _COL["payoff"]] / settings.starting_chips
-        average_update(strategy_sum, regret, starts, infoset, legal, sigma, sample_p,
-                       weight, scratch)
-        regret_update(regret, starts, np.ascontiguousarray(utility), infoset, action, legal,
-                      sigma, sample_p)
-        used += tr.shape[0]
-    discount(regret, float(t), ALPHA, BETA)
+    used = sum(_sample(settings, cfg, regret[None], (0,) * players, seat,
+                       _seed(seed, t, seat), regret, strategy_sum, float(t) ** GAMMA, threads)
+               for seat in range(players))
+    _discount(regret, t)
     return used
 
 
@@ -267,40 +284,17 @@ def best_response(settings, cfg: CfrSettings, field: np.ndarray, iterations: int
     against the fixed field: the seat in turn is each seat, its other decisions the
     field's row (``cfg.base_row``). Returns its average strategy; the same for a seed
     on any number of threads."""
-    from nop_sim.games.new_order.engine import play_matches
-    from nop_sim.kernels.mccfr import average_update, discount, regret_update
-
     players = settings.players
     field = np.asarray(field, np.float64)
     regret = np.zeros_like(field)
     strategy_sum = np.zeros_like(field)
-    scratch = np.zeros(field.shape[1], np.float64)
     for t in range(1, iterations + 1):
         for seat in range(players):
-            seat_table = tuple(1 if k == seat else 0 for k in range(players))
-            bt = BettingTables(cfg.abstraction, np.stack([field, regret]), seat_table,
-                               trace_seat=seat, epsilon=cfg.exploration,
-                               trace_capacity=TRACE_PER_MATCH * CHUNK)
-            res = play_matches(settings, [cfg.base_row] * players, cfg.matches,
-                               seed=_seed(seed ^ 0x6272, t, seat), chunk_size=CHUNK,
-                               threads=threads, betting=bt)
-            tr = res.trace
-            if res.trace_lost:
-                raise RuntimeError(f"the trace lost {res.trace_lost:,} decisions")
-            if tr.shape[0] == 0:
-                continue
-            starts = episodes(tr)
-            infoset = tr[:, _COL["infoset"]].astype(np.int64)
-            legal = tr[:, _COL["legal"]].astype(np.int64)
-            sigma = np.ascontiguousarray(tr[:, _COL["policy_p"]])
-            sample_p = np.ascontiguousarray(tr[:, _COL["sample_p"]])
-            utility = np.ascontiguousarray(tr[starts[:-1], _COL["payoff"]]
-                                           / settings.starting_chips)
-            average_update(strategy_sum, regret, starts, infoset, legal, sigma, sample_p,
-                           float(t) ** GAMMA, scratch)
-            regret_update(regret, starts, utility, infoset,
-                          tr[:, _COL["action"]].astype(np.int64), legal, sigma, sample_p)
-        discount(regret, float(t), ALPHA, BETA)
+            _sample(settings, cfg, np.stack([field, regret]),
+                    tuple(1 if k == seat else 0 for k in range(players)), seat,
+                    _seed(seed ^ BR_TAG, t, seat), regret, strategy_sum, float(t) ** GAMMA,
+                    threads)
+        _discount(regret, t)
         if progress is not None:
             progress(t)
     return average_table(strategy_sum)
@@ -314,7 +308,7 @@ def table_gain(settings, cfg: CfrSettings, field: np.ndarray, answer: np.ndarray
     every seat wins ``1 / players`` of the matches by symmetry, so the gain is the win
     rate less that, in points, with a 95% normal interval: ``{"matches", "gain", "low",
     "high"}``."""
-    from nop_sim.games.new_order.engine import play_matches
+    from nop_sim.games.new_order.engine import play_matches  # numba, where it plays
 
     players = settings.players
     per_seat = -(-int(n_matches) // players)
@@ -325,7 +319,7 @@ def table_gain(settings, cfg: CfrSettings, field: np.ndarray, answer: np.ndarray
                                                       np.asarray(answer, np.float64)]),
                            seat_table)
         res = play_matches(settings, [cfg.base_row] * players, per_seat,
-                           seed=_seed(seed ^ 0x676169, 0, seat), threads=threads, betting=bt)
+                           seed=_seed(seed ^ GAIN_TAG, 0, seat), threads=threads, betting=bt)
         wins.append(res.player[:, seat, T.PL_PLACE] == 1)
     won = np.concatenate(wins).astype(float)
     rate, se = won.mean(), won.std(ddof=1) / np.sqrt(won.size)
