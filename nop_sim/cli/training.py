@@ -303,8 +303,8 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
     """
     import dataclasses
 
-    from nop_sim.studies.train.checks import checks_json, largest, run_checks
-    from nop_sim.studies.train.value import record_check, record_found
+    from nop_sim.studies.train.checks import checks_json, largest, record_largest, run_checks
+    from nop_sim.studies.train.value import record_found
 
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "exploit")
@@ -317,8 +317,7 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
         _, training = _strong_training(strong_dir, scn)
     top = largest(found)
     _say_checks(scn, found, checks, top, training)
-    best = dataclasses.replace(scn, seed=top.seed)
-    if record_check(best, strong_dir, top.result, budget):
+    if record_largest(scn, strong_dir, top, budget):
         click.echo(f"recorded in {strong_dir / 'strong.toml'}: it found more than the file "
                    f"claimed, so every run seating the field now states this bound")
         # a PSRO training's folder: its report too (a CFR training's has no rounds)
@@ -349,6 +348,14 @@ def _say_checks(scn, found, checks: int, top, training) -> None:
                if np.isfinite(c.effective_matches) else "no noise: it plays as the field")
         click.echo(f"{scn.name}, seed {c.seed}: {c.result.statement()}; re-scored on "
                    f"{c.held_out:,} held-out matches ({eff})")
+        if c.table is not None:  # the field bets by a table: the in-abstraction answer
+            t, d = c.table, policy.digits
+            click.echo(f"{scn.name}, seed {c.seed}: a best response within the field's "
+                       f"betting abstraction ({t['matches'] - t['held_out_matches']:,} "
+                       f"matches of regret minimisation) gains {t['gain']:+.{d}f} "
+                       f"{policy.unit} (95% {t['low']:+.{d}f} to {t['high']:+.{d}f}) on "
+                       f"{t['held_out_matches']:,} held-out matches; the check states "
+                       f"{c.gain:+.{d}f}, the {c.by}'s")
     if checks > 1:
         gains = ", ".join(f"{c.gain:+.{policy.digits}f}" for c in found)
         click.echo(f"largest of {checks} checks: {top.gain:+.{policy.digits}f} {policy.unit} "

@@ -187,7 +187,10 @@ class PolicySpace:
         table ``tables[table_of[i]]`` (float ``(players, len(names))``, one row per seat)
         from RNG state ``states[i]`` (uint64 ``(4,)``): a :class:`FieldPlay`, matches in
         order; a match depends only on its table and state (common random numbers), so
-        slicing a batch never changes it
+        slicing a batch never changes it. A game whose agent files may name a betting
+        table (New Order) also takes ``betting=(tables, seat_table)``: the files'
+        ``betting`` payloads stacked (:attr:`Field.tables`) and, per table of ``tables``,
+        the one each seat bets by (int64 ``(k, players)``, -1: its row alone)
     unit, scale : how a gain is stated: ``scale * gain`` in ``unit`` (win-rate "points",
         100 per unit of win rate, by default; Kuhn poker: "chips" per hand, 1)
     digits : the decimals a gain in ``unit`` is stated with (points: 1; Kuhn's chips: 3)
@@ -206,6 +209,11 @@ class PolicySpace:
         ``drafts.parquet``); None: none
     regret : optional; the game's regret-minimisation trainer (``nop-sim train --method
         cfr``), a :class:`RegretTrainer`; None: the game has none yet
+    table_response(settings, train, field, budget, *, seed, threads, progress) :
+        optional; ``nop-sim exploit``'s second check of a field that bets by a table: a
+        best response within the table's abstraction, learned against the field, and its
+        gain on held-out deals, ``{"gain", "low", "high"}`` (payoff units, as a search's)
+        and ``"matches"``, ``"held_out"``; None where the field bets by no table
     """
 
     names: tuple[str, ...]
@@ -227,6 +235,7 @@ class PolicySpace:
     epsilon: float = 1.0
     exact_exploitability: Callable[[Any, Any, Any], Mapping[str, float]] | None = None
     write_extra: Callable[[Path, Any, Any], Any] | None = None
+    table_response: Callable[..., Mapping[str, float] | None] | None = None
     regret: RegretTrainer | None = None
 
     def __post_init__(self) -> None:

@@ -326,3 +326,34 @@ def table_gain(settings, cfg: CfrSettings, field: np.ndarray, answer: np.ndarray
     gain = 100.0 * (rate - 1.0 / players)
     return {"matches": int(won.size), "gain": gain, "low": gain - 196.0 * se,
             "high": gain + 196.0 * se}
+
+
+def field_response(settings, train, field, budget: int, *, seed: int,
+                   threads: int | None = None,
+                   progress: Callable[[int], None] | None = None) -> dict | None:
+    """``PolicySpace.table_response``: the in-abstraction check of a field of one row that
+    bets by a table (a field ``--method cfr`` trained). Three quarters of ``budget``
+    (matches) train a :func:`best_response` (its other decisions the field's row, the
+    trainer's ``matches`` and ``exploration`` from ``train``), the last quarter measures
+    it on deals of their own (:func:`table_gain`). None for a field without a table, or
+    a mixture (whose rows would each need their own answer)."""
+    if field.tables is None or len(field.rows) != 1 or int(field.table_of[0]) < 0:
+        return None
+    keys, weights = field.tables
+    trainer = train if isinstance(train, CfrSettings) else CfrSettings()
+    cfg = CfrSettings(Abstraction.from_train(keys), "the field's row",
+                      np.asarray(field.rows[0], np.float64), trainer.matches,
+                      trainer.exploration)
+    players = settings.players
+    held_out = max(players, budget // 4)
+    iterations = max(1, (budget - held_out) // (players * cfg.matches))
+    table = np.asarray(weights[int(field.table_of[0])], np.float64)
+    answer = best_response(settings, cfg, table, iterations, seed=seed, threads=threads,
+                           progress=None if progress is None else
+                           (lambda t: progress(t * players * cfg.matches)))
+    g = table_gain(settings, cfg, table, answer, held_out, seed=seed, threads=threads)
+    if progress is not None:
+        progress(iterations * players * cfg.matches + g["matches"])
+    return {"gain": g["gain"] / 100.0, "low": g["low"] / 100.0, "high": g["high"] / 100.0,
+            "matches": iterations * players * cfg.matches + g["matches"],
+            "held_out": g["matches"], "iterations": iterations}

@@ -21,6 +21,7 @@ import pandas as pd
 
 from nop_sim.core.stats import wilson_interval
 from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.abstraction import Abstraction, BettingTables
 from nop_sim.games.new_order.agents import (
     agent_bounds,
     agent_row,
@@ -29,6 +30,7 @@ from nop_sim.games.new_order.agents import (
     write_agent_file,
 )
 from nop_sim.games.new_order.cfr import TRAINER as REGRET
+from nop_sim.games.new_order.cfr import field_response
 from nop_sim.games.registry import FieldPlay, PolicySpace
 
 __all__ = ["MECHANICS", "POLICY", "SEARCH_POWER", "play_field", "searched"]
@@ -74,16 +76,24 @@ def searched(settings) -> tuple[str, ...]:
 
 
 def play_field(settings, tables: np.ndarray, table_of: np.ndarray, states: np.ndarray,
-               threads: int | None = None, streams: bool = True) -> FieldPlay:
+               threads: int | None = None, streams: bool = True, betting=None) -> FieldPlay:
     """:func:`nop_sim.games.new_order.engine.play_field` as a :class:`FieldPlay`: places,
     hands per match, each seat's hands (to its elimination), and the extras ``hedges``
-    (tokens placed, ``(n, players)``) and ``drafted`` (``(n, players, 25)``)."""
+    (tokens placed, ``(n, players)``) and ``drafted`` (``(n, players, 25)``).
+
+    ``betting``: ``(tables, seat_table)``, the betting tables some seats bet by
+    (:func:`field_tables`' ``(train keys, float64 (m, infosets, actions))``) and each
+    agent table's seats' table, int64 ``(k, players)`` (-1: the row alone)."""
     # here, not at the top: the engine loads numba's kernels, which reading a policy needs not
     from nop_sim.games.new_order.engine import play_field as play
 
+    bt = None
+    if betting is not None:
+        (train, weights), seat_table = betting
+        bt = BettingTables(Abstraction.from_train(train), weights, seat_table)
     # split streams: a candidate and the field's occupant of its seat see the same cards
     # at every hand that starts alike, and the other seats the same noise
-    r = play(settings, tables, table_of, states, threads=threads, streams=streams)
+    r = play(settings, tables, table_of, states, threads=threads, streams=streams, betting=bt)
     total = r.match[:, T.M_HANDS]
     elim = r.player[:, :, T.PL_ELIMINATED_HAND]
     return FieldPlay(place=r.player[:, :, T.PL_PLACE], work=total,
@@ -131,4 +141,5 @@ POLICY = PolicySpace(
     power=SEARCH_POWER,
     field_tables=disruptor_table,
     regret=REGRET,
+    table_response=field_response,
 )

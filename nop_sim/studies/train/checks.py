@@ -11,6 +11,12 @@ Searches with other seeds find other deviations, so ``K`` checks (seeds
 alone) state the largest held-out gain as the field's lower bound, with
 every check's figure beside it: how far apart they lie says how much one
 check can be trusted.
+
+A field that bets by a table (trained by ``--method cfr``) gets a second check
+in each: a best response within the table's abstraction, learned by regret
+minimisation against the fixed field and measured on deals of its own (the
+game's ``table_response``). The check states the larger of the two held-out
+gains, and says which found it.
 """
 
 from __future__ import annotations
@@ -25,9 +31,9 @@ from pathlib import Path
 from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
 from nop_sim.studies.train.search import SearchResult
-from nop_sim.studies.train.value import exploit
+from nop_sim.studies.train.value import exploit, record_check, record_claim, strong_field
 
-__all__ = ["Check", "checks_json", "run_checks"]
+__all__ = ["Check", "checks_json", "record_largest", "run_checks"]
 
 
 @dataclass(frozen=True)
@@ -44,14 +50,28 @@ class Check:
     low: float
     high: float
     result: SearchResult
+    # the in-abstraction best response's figures (game units), for a field that bets by a
+    # table; gain, low and high above are then the larger of it and the search
+    table: dict | None = None
+    by: str = "search"
 
     def record(self) -> dict:
         """JSON-ready: ``seed``, ``matches``, ``held_out_matches``, ``effective_matches``
-        (None where infinite), ``gain``, ``low``, ``high``."""
+        (None where infinite), ``gain``, ``low``, ``high`` (the figure stated), ``by``
+        (``search`` or ``table response``, which found it) and, for a field that bets by
+        a table, ``search`` and ``table_response`` (each ``gain``, ``low``, ``high``,
+        ``matches``)."""
         eff = self.effective_matches
-        return {"seed": self.seed, "matches": self.matches, "held_out_matches": self.held_out,
-                "effective_matches": round(eff) if math.isfinite(eff) else None,
-                "gain": self.gain, "low": self.low, "high": self.high}
+        out = {"seed": self.seed, "matches": self.matches, "held_out_matches": self.held_out,
+               "effective_matches": round(eff) if math.isfinite(eff) else None,
+               "gain": self.gain, "low": self.low, "high": self.high, "by": self.by}
+        if self.table is not None:
+            scale = self.result.policy.scale
+            r = self.result
+            out["search"] = {"gain": scale * r.gain, "low": scale * r.low,
+                             "high": scale * r.high, "matches": int(r.matches)}
+            out["table_response"] = dict(self.table)
+        return out
 
 
 def run_checks(scn, folder: Path, *, budget: int, checks: int, threads: int | None = None,
@@ -62,13 +82,17 @@ def run_checks(scn, folder: Path, *, budget: int, checks: int, threads: int | No
     ``scn.seed + i``. ``progress(done, total)`` counts matches over all checks."""
     if checks < 1:
         raise ValueError(f"checks must be at least 1, got {checks}")
-    settings = scn.settings_at(scn.points()[0])
-    scale = policy_of(settings).scale
-    total = budget * checks
+    settings, fld = strong_field(scn, folder)
+    policy = policy_of(settings)
+    scale = policy.scale
+    # a field that bets by a table: each check's second half, the in-abstraction answer
+    tabled = policy.table_response is not None and fld.tables is not None
+    per = budget * (2 if tabled else 1)
+    total = per * checks
     out: list[Check] = []
     for i in range(checks):
         seed = scn.seed + i
-        base = i * budget
+        base = i * per
 
         def step(done: int, _total: int, base=base) -> None:
             if progress is not None:
@@ -76,13 +100,40 @@ def run_checks(scn, folder: Path, *, budget: int, checks: int, threads: int | No
 
         res = exploit(dataclasses.replace(scn, seed=seed), folder, budget=budget,
                       threads=threads, scheduler=scheduler, progress=step)
-        out.append(Check(seed=seed, matches=int(res.matches), held_out=int(res.n_check),
-                         effective_matches=float(res.effective),
-                         gain=scale * res.gain, low=scale * res.low, high=scale * res.high,
-                         result=res))
+        check = Check(seed=seed, matches=int(res.matches), held_out=int(res.n_check),
+                      effective_matches=float(res.effective),
+                      gain=scale * res.gain, low=scale * res.low, high=scale * res.high,
+                      result=res)
+        answer = None if not tabled else policy.table_response(
+            settings, scn.train, fld, budget, seed=seed, threads=threads,
+            progress=lambda done, step=step: step(budget + min(done, budget), 0))
+        if answer is not None:
+            table = {"gain": scale * answer["gain"], "low": scale * answer["low"],
+                     "high": scale * answer["high"], "matches": int(answer["matches"]),
+                     "held_out_matches": int(answer["held_out"])}
+            check = dataclasses.replace(check, table=table, matches=check.matches
+                                        + table["matches"])
+            if table["gain"] > check.gain:
+                check = dataclasses.replace(check, gain=table["gain"], low=table["low"],
+                                            high=table["high"], by="table response")
+        out.append(check)
     if progress is not None:
         progress(total, total)
     return out
+
+
+def record_largest(scn, folder: Path, top: Check, budget: int) -> bool:
+    """Write the largest check into ``folder``'s strong.toml where it found more than the
+    file claims (:func:`~.value.record_check`), by whichever part of it found it: the
+    search, or the in-abstraction best response. Returns whether the file changed."""
+    best = dataclasses.replace(scn, seed=top.seed)
+    if top.by == "search":
+        return record_check(best, folder, top.result, budget)
+    s = top.result.policy.scale
+    return record_claim(best, folder, top.gain / s, top.low / s, top.high / s,
+                        f"nop-sim exploit --seed {top.seed} --budget-matches {budget}: a "
+                        f"best response within the table's abstraction, "
+                        f"{top.table['matches']:,} matches")
 
 
 def largest(found: list[Check]) -> Check:

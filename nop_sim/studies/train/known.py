@@ -44,8 +44,11 @@ def field_key(fld: Field) -> str:
     def rounded(a) -> list:
         return [float(f"{x:.9g}") for x in np.asarray(a, float).ravel()]
 
-    blob = json.dumps([list(np.shape(fld.rows)), rounded(fld.rows),
-                       rounded(fld.weights)]).encode()
+    parts = [list(np.shape(fld.rows)), rounded(fld.rows), rounded(fld.weights)]
+    if fld.tables is not None:  # a field that bets by tables is another field per table
+        parts.append([np.asarray(fld.table_of).tolist(), hashlib.sha256(
+            np.ascontiguousarray(fld.tables[1], np.float64).tobytes()).hexdigest()])
+    blob = json.dumps(parts).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
 

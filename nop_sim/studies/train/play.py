@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -48,23 +49,31 @@ _DRAW_TAG = 0x6D6978  # "mix": a field's draws have keys of their own
 @dataclass(frozen=True)
 class Field:
     """A symmetric mixture: ``rows`` float64 ``(K, parameters)``, ``weights`` ``(K,)``
-    summing to 1, and ``ids``, each row's index in a training's population (or -1)."""
+    summing to 1, and ``ids``, each row's index in a training's population (or -1).
+
+    A row may bet by a table (a field trained by ``--method cfr``): ``tables`` is the
+    game's stack of betting tables, as its ``play_field`` takes them (New Order: the
+    abstraction's ``[train]`` keys and float64 ``(m, infosets, actions)``), and
+    ``table_of`` int64 ``(K,)`` each row's table, -1 for a row that plays alone."""
 
     rows: np.ndarray
     weights: np.ndarray
     ids: np.ndarray | None = None
+    tables: Any = None
+    table_of: np.ndarray | None = None
 
     @classmethod
     def pure(cls, row) -> Field:
         return cls(np.asarray(row, float)[None, :], np.ones(1))
 
     @classmethod
-    def of(cls, rows, weights, ids=None) -> Field:
+    def of(cls, rows, weights, ids=None, tables=None, table_of=None) -> Field:
         w = np.asarray(weights, float)
         keep = w > 0
         rows = np.asarray(rows, float)[keep]
         ids = None if ids is None else np.asarray(ids, np.int64)[keep]
-        return cls(rows, w[keep] / w[keep].sum(), ids)
+        table_of = None if tables is None else np.asarray(table_of, np.int64)[keep]
+        return cls(rows, w[keep] / w[keep].sum(), ids, tables, table_of)
 
     def draw(self, key: tuple[int, ...], n: int, players: int) -> np.ndarray:
         """int64 ``(n, players)``: the row each seat of match ``i`` plays."""
@@ -175,18 +184,21 @@ class Engine:
             self.client = None
 
     def play(self, settings, tables: np.ndarray, table_of: np.ndarray,
-             states: np.ndarray) -> FieldPlay:
-        """The batch's :class:`~nop_sim.games.registry.FieldPlay`, in match order."""
+             states: np.ndarray, betting=None) -> FieldPlay:
+        """The batch's :class:`~nop_sim.games.registry.FieldPlay`, in match order;
+        ``betting``: the betting tables and each table's seats' (the game's
+        ``play_field``), None where no seat bets by a table."""
         play_field = policy_of(settings).play_field
+        more = {} if betting is None else {"betting": betting}
         t0 = time.perf_counter()
         if self.client is None:
-            out = play_field(settings, tables, table_of, states, threads=self.threads)
-        else:
+            out = play_field(settings, tables, table_of, states, threads=self.threads, **more)
+        else:  # betting's seat_table is per table, not per match: every slice takes it all
             cuts = range(0, len(table_of), self.slice_size)
             futures = [self.client.submit(play_field, settings, tables,
                                           table_of[a:a + self.slice_size],
                                           states[a:a + self.slice_size], threads=1,
-                                          pure=False)
+                                          pure=False, **more)
                        for a in cuts]
             parts = self.client.gather(futures)
             out = FieldPlay(place=np.concatenate([p.place for p in parts]),
@@ -246,8 +258,20 @@ def duel(engine: Engine, settings, field: Field, cands: np.ndarray, n: int,
     if reference:
         parts.append(drawn[:, None])
     tables = np.concatenate(parts, axis=1).reshape(n_deals * per, players, width)
+    betting = None
+    if field.tables is not None:  # each seat bets by its drawn row's table; the candidate
+        bets = field.table_of[deal_draws]                        # by its own row: -1
+        cand_bets = np.broadcast_to(bets[:, None, None], (n_deals, block, k, players)).copy()
+        for r in range(block):
+            cand_bets[d_idx, r, c_idx, seat[d_idx * block + r]] = -1
+        bet_parts = [cand_bets.reshape(n_deals, block * k, players)]
+        if reference:
+            bet_parts.append(bets[:, None])
+        betting = (field.tables,
+                   np.concatenate(bet_parts, axis=1).reshape(n_deals * per, players))
     r = engine.play(settings, np.ascontiguousarray(tables),
-                    np.arange(n_deals * per, dtype=np.int64), np.repeat(states, per, axis=0))
+                    np.arange(n_deals * per, dtype=np.int64), np.repeat(states, per, axis=0),
+                    betting)
 
     def split(a):  # (n_deals * per, ...) -> candidates (k, n, ...) and reference (n, ...)
         a = np.asarray(a).reshape(n_deals, per, *np.shape(a)[1:])

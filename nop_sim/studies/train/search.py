@@ -581,7 +581,11 @@ def plays_as_field(row: np.ndarray, space: Space, fld: Field) -> bool:
     own matches it would 'gain' exactly 0 with an interval of width 0."""
     cols = np.concatenate([space.index(), [space.columns.index(n) for n in space.fixed]])
     cols = cols.astype(np.int64)
-    return any(np.allclose(row[cols], f[cols]) for f in fld.rows)
+    # a row that bets by a table is not its row alone: the row is a deviation from it
+    alone = (np.ones(len(fld.rows), bool) if fld.tables is None
+             else np.asarray(fld.table_of) < 0)
+    return any(np.allclose(row[cols], f[cols]) for f, a in zip(fld.rows, alone, strict=True)
+               if a)
 
 
 def check_gain(engine: Engine, settings, fld: Field, row: np.ndarray, key: tuple[int, ...],

@@ -50,7 +50,7 @@ import pandas as pd
 from nop_sim.games.registry import policy_of
 from nop_sim.reporting import atomic_write
 from nop_sim.studies.train.errors import TrainError
-from nop_sim.studies.train.known import known_rows, record_deviation
+from nop_sim.studies.train.known import field_key, known_rows, record_deviation
 from nop_sim.studies.train.play import Engine, Field, duel, effective_matches
 from nop_sim.studies.train.pool import FREE, pooled_cost, pooled_search
 from nop_sim.studies.train.search import SearchConfig, SearchResult, best_response
@@ -135,7 +135,7 @@ def exploit(scn, folder: Path, *, budget: int, threads: int | None = None,
     exploitability it states. One search of the whole budget: against one field, a free
     search found 5.0 points on average where a pooled one of the same matches (the free
     search and one per mechanic) found 2.1 (:mod:`.trainer`)."""
-    settings, fld = _strong_field(scn, folder)
+    settings, fld = strong_field(scn, folder)
     space = space_for(settings)
     starts = _starts(settings, fld)
     cfg = SearchConfig().fitted(lambda s: s.cost(space.dim, settings.players, len(starts),
@@ -157,13 +157,22 @@ def record_check(scn, folder: Path, found: SearchResult, budget: int) -> bool:
     A check whose deviation does not clearly gain (its 95% interval reaches 0) is not
     recorded, nor any check of a field the game knows exactly. Returns whether the file
     changed."""
+    return record_claim(scn, folder, found.gain, found.low, found.high,
+                        f"nop-sim exploit --seed {scn.seed} --budget-matches {budget}: a "
+                        f"{found.matches:,}-match search from {found.starts} starts")
+
+
+def record_claim(scn, folder: Path, gain: float, low: float, high: float, by: str) -> bool:
+    """:func:`record_check` of any check's held-out gain (payoff units, its 95% interval
+    ``low`` to ``high``) found as ``by`` says (e.g. the in-abstraction best response of a
+    field that bets by a table)."""
     path = Path(folder) / "strong.toml"
     settings = scn.settings_at(scn.points()[0])
     policy = policy_of(settings)
     f = policy.read_agent_file(path)
     training = dict(f.training)
     s = policy.scale  # the game's unit per unit of payoff (points: 100)
-    g = {"mean": s * found.gain, "ci_low": s * found.low, "ci_high": s * found.high}
+    g = {"mean": s * gain, "ci_low": s * low, "ci_high": s * high}
     # the claims: the training's bound, an earlier check's, the exact gain where the game
     # computes it (a search never finds more than that, but for its noise); and a bound
     # at or below 0 says nothing
@@ -179,13 +188,12 @@ def record_check(scn, folder: Path, found: SearchResult, budget: int) -> bool:
         return False
     training.update(checked_exploitability=round(g["mean"], 3),
                     checked_low=round(g["ci_low"], 3), checked_high=round(g["ci_high"], 3),
-                    checked_by=f"nop-sim exploit --seed {scn.seed} --budget-matches {budget}: "
-                               f"a {found.matches:,}-match search from {found.starts} starts")
+                    checked_by=by)
     said = "# an independent check found more:"  # the largest one stands; an older goes
     header = "".join(line + "\n" for line in path.read_text().splitlines()
                      if line.startswith("#") and not line.startswith(said))
     header += (f"{said} a deviation gains at least "
-               f"{policy.amount(found.gain)} ({training['checked_by']})\n")
+               f"{policy.amount(gain)} ({training['checked_by']})\n")
     # a field that plays a betting table keeps naming it (New Order's [betting])
     table = getattr(f, "betting_table", None)
     kept = {} if table is None else {"betting": {"table": os.path.relpath(table, path.parent)}}
@@ -200,7 +208,7 @@ def record_found(scn, folder: Path, found: SearchResult, budget: int) -> bool:
     starts from it. Returns whether the file changed."""
     if not found.low > 0:
         return False
-    settings, fld = _strong_field(scn, folder)
+    settings, fld = strong_field(scn, folder)
     s = policy_of(settings).scale  # the game's unit per unit of payoff (points: 100)
     return record_deviation(folder, fld, space_for(settings).columns, found.row,
                             s * found.gain, s * found.low, s * found.high,
@@ -208,7 +216,7 @@ def record_found(scn, folder: Path, found: SearchResult, budget: int) -> bool:
                             f"{found.matches:,}-match search from {found.starts} starts")
 
 
-def _strong_field(scn, folder: Path) -> tuple[object, Field]:
+def strong_field(scn, folder: Path) -> tuple[object, Field]:
     """``scn``'s settings (its first point) and ``folder``'s strong field, refused when
     strong.toml was trained for other rules (another seed is the same rules)."""
     settings = scn.settings_at(scn.points()[0])
@@ -229,7 +237,13 @@ def load_strong(folder: Path, settings) -> tuple[Field, dict]:
     policy = policy_of(settings)
     f = policy.read_agent_file(path)
     rows = np.stack([policy.agent_row(r) for r in f.rows])
-    return Field.of(rows, f.weights), dict(f.training)
+    betting = getattr(f, "betting", None)
+    if betting is None:
+        return Field.of(rows, f.weights), dict(f.training)
+    # every row of the file bets by its table (a field trained by --method cfr)
+    train, weights = betting
+    return (Field.of(rows, f.weights, tables=(train, np.asarray(weights)[None]),
+                     table_of=np.zeros(len(rows), np.int64)), dict(f.training))
 
 
 def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
@@ -253,7 +267,7 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     :data:`~nop_sim.studies.train.pool.LONGEST` times its size: matches beyond ``budget``.
     """
     folder = Path(folder)
-    settings, fld = _strong_field(scn, folder)
+    settings, fld = strong_field(scn, folder)
     space = space_for(settings)
     known = known_rows(folder, fld, space.columns)
     base = SearchConfig()
@@ -264,6 +278,8 @@ def value_folder(scn, folder: Path, mechanics: Sequence[str], *, budget: int,
     cfg = base if cost(base) <= 0.9 * budget else base.fitted(cost, 0.9 * budget)
     identity = json.loads(json.dumps({"rules": rules_key(settings), "seed": scn.seed,
                                       "field": [fld.rows.tolist(), fld.weights.tolist()],
+                                      **({} if fld.tables is None
+                                         else {"field_key": field_key(fld)}),
                                       "search": asdict(cfg), "method": 5,
                                       "known": known.tolist(),
                                       **({} if precision is None
