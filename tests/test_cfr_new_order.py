@@ -129,7 +129,7 @@ def test_a_best_response_beats_a_uniform_table_and_a_table_ties_itself():
     assert tie["high"] - tie["low"] < 7.0
 
 
-def _scenario(tmp_path, train: str = "matches = 10") -> str:
+def _scenario(tmp_path, train: str = "matches = 10\ncurve_matches = 400") -> str:
     path = tmp_path / "small.toml"
     path.write_text('[game]\nkind = "new-order"\nmax_hands = 60\n\n[run]\nmatches = 40\n'
                     f'seed = 5\nchunk = 10\n\n[train]\n{train}\n')
@@ -153,7 +153,10 @@ def test_train_method_cfr_writes_a_field_a_run_seats_and_resumes(tmp_path):
     assert f.training["base"] == "balanced" and f.training["iterations"] == 4
     abstraction, table = read_table(out / "strong_table.npz")
     assert abstraction == Abstraction() and np.allclose(table[table.sum(1) > 0].sum(1), 1)
-    assert (out / "report.html").exists() and (out / "curve.csv").exists()
+    assert (out / "report.html").exists()
+    curve = (out / "curve.csv").read_text().splitlines()
+    assert curve[0] == "iteration,seconds,gain,low,high,bound_matches" and len(curve) == 5
+    assert "a best response within the betting abstraction" in (out / "report.md").read_text()
     # more iterations on resume: the same table as 6 in one sitting (two workers)
     res = CliRunner().invoke(main, ["train", scn, "--method", "cfr", "--iterations", "6",
                                     "--out", str(out), "--resume", "--no-report", "-q"])

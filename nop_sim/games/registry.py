@@ -143,6 +143,10 @@ class RegretTrainer:
     betting(state, train, path) : optional; write the betting table the field's seats
         play (New Order) to ``path``, beside strong.toml; returns its abstraction in a line
     decisions(state) : optional; the sampled decisions the updates used (throughput)
+    bound(settings, train, state, *, seed, threads) : optional, for a game without exact
+        figures; a small check of the average strategy after each slice (the training's
+        curve): a lower bound on a deviation's gain, ``{"gain", "low", "high"}`` in payoff
+        units and ``"matches"``
     """
 
     method: str
@@ -155,6 +159,7 @@ class RegretTrainer:
     default: bool = False
     betting: Callable[[Mapping[str, Any], Any, Any], str] | None = None
     decisions: Callable[[Mapping[str, Any]], int] | None = None
+    bound: Callable[..., Mapping[str, float]] | None = None
 
 
 @dataclass(frozen=True)

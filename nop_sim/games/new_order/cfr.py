@@ -26,6 +26,7 @@ The ``[train]`` keys (:data:`CFR_KEYS`, beside the abstraction's
     base = "balanced"        # a preset, or "@agent file" (its heaviest row)
     matches = 200            # matches per seat per iteration
     exploration = 0.3        # the traced seat's uniform share (outcome sampling's epsilon)
+    curve_matches = 20000    # the small best response checking each twentieth (the curve)
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ CFR_KEYS: dict[str, tuple[str, Any]] = {
     "matches": ("matches each seat plays per iteration, 1 to 100,000", 200),
     "exploration": ("the traced seat's uniform share when it samples its bets (outcome "
                     "sampling's epsilon), above 0 and at most 1", 0.3),
+    "curve_matches": ("matches of the small best response that checks the average strategy "
+                      "after each twentieth of a training (the curve), 100 to 10,000,000",
+                      20_000),
 }
 
 
@@ -77,6 +81,7 @@ class CfrSettings:
     base_row: np.ndarray = field(default_factory=lambda: agent_row("balanced"))
     matches: int = 200
     exploration: float = 0.3
+    curve_matches: int = 20_000
 
     def describe(self) -> str:
         return (f"base {self.base}, {self.matches:,} matches a seat an iteration, "
@@ -86,7 +91,7 @@ class CfrSettings:
         """What a training's checkpoint must share to be resumed with these settings."""
         return {**self.abstraction.to_train(), "base": self.base,
                 "base_row": [float(v) for v in self.base_row], "matches": self.matches,
-                "exploration": self.exploration}
+                "exploration": self.exploration, "curve_matches": self.curve_matches}
 
 
 def _base(value, where: str) -> tuple[str, np.ndarray]:
@@ -130,7 +135,11 @@ def train_settings(table: Mapping[str, Any], where: str) -> CfrSettings:
     if isinstance(eps, bool) or not isinstance(eps, int | float) or not 0.0 < eps <= 1.0:
         raise AbstractionError(f"{where} exploration = {eps!r} is not allowed: use a number "
                                f"above 0 and at most 1")
-    return CfrSettings(abstraction, label, row, matches, float(eps))
+    curve = table.get("curve_matches", CFR_KEYS["curve_matches"][1])
+    if isinstance(curve, bool) or not isinstance(curve, int) or not 100 <= curve <= 10**7:
+        raise AbstractionError(f"{where} curve_matches = {curve!r} is not allowed: use an "
+                               f"integer from 100 to 10000000")
+    return CfrSettings(abstraction, label, row, matches, float(eps), curve)
 
 
 def _config(train) -> CfrSettings:
@@ -266,12 +275,33 @@ def _decisions(arrays) -> int:
     return int(arrays["decisions"])
 
 
+def _bound(settings, train, arrays, *, seed: int, threads: int | None = None) -> dict:
+    """The curve's check after a slice: :func:`field_response` of the average strategy so
+    far, ``[train] curve_matches`` matches (a quarter of them held out)."""
+    cfg = _config(train)
+    field = _TableField(np.asarray(arrays["base"], np.float64)[None],
+                        (cfg.abstraction.to_train(),
+                         average_table(np.asarray(arrays["strategy_sum"]))[None]),
+                        np.zeros(1, np.int64))
+    return field_response(settings, cfg, field, cfg.curve_matches, seed=seed, threads=threads)
+
+
+@dataclass(frozen=True)
+class _TableField:
+    """What :func:`field_response` reads of a field (studies.train.play.Field's
+    ``rows``, ``tables``, ``table_of``)."""
+
+    rows: np.ndarray
+    tables: tuple
+    table_of: np.ndarray
+
+
 TRAINER = RegretTrainer(
     method=(f"outcome-sampling MCCFR over the betting abstraction, one hand an episode, "
             f"discounted as DCFR (alpha {ALPHA}, beta {BETA:g}, gamma {GAMMA:g})"),
     iterations=300,
     new=_new, run=_run, done=_done, row=_row, size=_size, betting=_betting,
-    decisions=_decisions,
+    decisions=_decisions, bound=_bound,
 )
 
 
@@ -322,7 +352,7 @@ def table_gain(settings, cfg: CfrSettings, field: np.ndarray, answer: np.ndarray
                            seed=_seed(seed ^ GAIN_TAG, 0, seat), threads=threads, betting=bt)
         wins.append(res.player[:, seat, T.PL_PLACE] == 1)
     won = np.concatenate(wins).astype(float)
-    rate, se = won.mean(), won.std(ddof=1) / np.sqrt(won.size)
+    rate, se = float(won.mean()), float(won.std(ddof=1) / np.sqrt(won.size))
     gain = 100.0 * (rate - 1.0 / players)
     return {"matches": int(won.size), "gain": gain, "low": gain - 196.0 * se,
             "high": gain + 196.0 * se}
@@ -343,7 +373,7 @@ def field_response(settings, train, field, budget: int, *, seed: int,
     trainer = train if isinstance(train, CfrSettings) else CfrSettings()
     cfg = CfrSettings(Abstraction.from_train(keys), "the field's row",
                       np.asarray(field.rows[0], np.float64), trainer.matches,
-                      trainer.exploration)
+                      trainer.exploration, trainer.curve_matches)
     players = settings.players
     held_out = max(players, budget // 4)
     iterations = max(1, (budget - held_out) // (players * cfg.matches))

@@ -141,9 +141,17 @@ def regret_folder(scn, out: Path, iterations: int | None = None, *, resume: bool
         seconds += time.perf_counter() - t0
         done = trainer.done(arrays)
         figures = exact_of(trainer.row(arrays))
-        curve.append({"iteration": done, "seconds": round(seconds, 3),
-                      **({k: figures[k] for k in ("nash_conv", "gain_per_seat")}
-                         if figures else {})})
+        point = {"iteration": done, "seconds": round(seconds, 3),
+                 **({k: figures[k] for k in ("nash_conv", "gain_per_seat")}
+                    if figures else {})}
+        if figures is None and trainer.bound is not None:
+            # no exact figure: a small best response against the average so far, a lower
+            # bound on what a deviation gains (its seconds are not the training's)
+            b = trainer.bound(settings, scn.train, arrays, seed=scn.seed + done,
+                              threads=threads)
+            point.update({k: round(float(policy.scale * b[k]), 4) for k in ("gain", "low", "high")},
+                         bound_matches=int(b["matches"]))
+        curve.append(point)
         save()
     if saved is not None and done == first:  # nothing more to do: the files are rewritten
         save()
