@@ -77,3 +77,21 @@ def test_exploit_checks_a_tabular_field(tmp_path):
                            else "search")
     assert "a best response within the field's betting abstraction" in res.output
     assert "[betting]" in (folder / "strong.toml").read_text()
+
+
+def test_value_measures_mechanics_against_a_tabular_field(tmp_path):
+    import pandas as pd
+
+    scn = tmp_path / "s.toml"
+    scn.write_text('[game]\nkind = "new-order"\nplayers = 3\nmax_hands = 60\n\n'
+                   '[run]\nmatches = 40\nseed = 5\nchunk = 10\n')
+    folder = tmp_path / "field"
+    folder.mkdir()
+    tabular_file(folder, "fold")
+    (folder / "fold.toml").rename(folder / "strong.toml")
+    res = CliRunner().invoke(main, ["value", str(scn), "--strong", str(folder),
+                                    "--mechanic", "bluffing", "--budget-matches", "6000",
+                                    "--workers", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    table = pd.read_parquet(folder / "value.parquet")
+    assert "bluffing" in set(table["mechanic"]), table
