@@ -172,6 +172,14 @@ def test_train_method_cfr_writes_a_field_a_run_seats_and_resumes(tmp_path):
     res = CliRunner().invoke(main, ["run", scn, "--set", f"seats.all=@{out}/strong.toml",
                                     "--out", str(tmp_path / "run"), "--no-report", "-q"])
     assert res.exit_code == 0, res.output
+    # a field of 6 iterations is far from strong: a check's bound reaches the report
+    res = CliRunner().invoke(main, ["exploit", scn, "--strong", str(out), "--budget-matches",
+                                    "4000", "--workers", "1", "-q"])
+    assert res.exit_code == 0 and "recorded in" in res.output, res.output
+    from nop_sim.studies.train.report import write_train_report
+
+    write_train_report(out)
+    assert "An independent check: a deviation gains at least" in (out / "report.md").read_text()
 
 
 def test_train_cfr_refuses_bad_train_keys_before_writing(tmp_path):

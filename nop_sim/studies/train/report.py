@@ -650,6 +650,13 @@ def _regret_findings(t: _Regret):
                      f"single-seat deviation from the field gains {e['gain_per_seat']:.6f} "
                      f"{unit} per hand, averaged over the seats (0 at a Nash equilibrium; "
                      f"enumerated, not estimated).")
+    elif "checked_exploitability" in t.checked_training:
+        c = t.checked_training
+        items.append(f"**An independent check: a deviation gains at least "
+                     f"{c['checked_exploitability']:.{t.policy.digits}f} {unit}** (95% "
+                     f"{c['checked_low']:.{t.policy.digits}f} to "
+                     f"{c['checked_high']:.{t.policy.digits}f}; {c['checked_by']}). A lower "
+                     f"bound: a larger search may find more.")
     else:
         items.append("This game has no exact figure: check the field with nop-sim exploit, "
                      "whose gain is a lower bound on what a deviation can gain.")
@@ -706,7 +713,15 @@ def _bound_curve(t: _Regret):
                           f"gain ({unit})": [f"{v:+.{d}f}" for v in c["gain"]],
                           "95% interval": [f"{lo:+.{d}f} to {hi:+.{d}f}"
                                            for lo, hi in zip(c["low"], c["high"], strict=True)]})
-    return [R.png(fig, "curve", f"What a best response within the betting abstraction, "
+    clear = int((c["low"] > 0).sum())
+    said = (f"{clear} of {len(c)} points clearly gain (their 95% interval above 0)." if clear
+            else "No point clearly gains: a best response of this size, learned from "
+                 "nothing, finds no answer inside the abstraction that beats the table "
+                 "(it plays worse than the table itself where its gain is below 0). That is "
+                 "no bound on the field: nop-sim exploit's parametric search, which moves "
+                 "every decision, is its check.")
+    return [R.Note(said, "p" if clear else "muted"),
+            R.png(fig, "curve", f"What a best response within the betting abstraction, "
                   f"learned in {n:,} matches against the average strategy after each "
                   f"twentieth of the iterations, gains on held-out deals: a lower bound on "
                   f"a deviation's gain, and a small one (nop-sim exploit checks the final "
