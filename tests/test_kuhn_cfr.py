@@ -112,6 +112,7 @@ def test_the_cfr_field_is_a_seat_like_any_other(tmp_path):
     ([KUHN, "--budget-matches", "1000"], "kuhn3 trains by cfr unless --method psro"),
     ([KUHN, "--method", "cfr", "--budget-matches", "1000"], "--method cfr runs --iterations"),
     ([KUHN, "--method", "cfr", "--seeds", "2"], "--method cfr runs --iterations"),
+    ([KUHN, "--method", "cfr", "--scheduler", "tcp://127.0.0.1:9"], "--workers threads"),
 ])
 def test_cfr_options_out_of_place_get_one_line(tmp_path, args, needle):
     out = tmp_path / "never"

@@ -50,10 +50,12 @@ from nop_sim.cli.common import (
               help="psro: a mixture over a population of searched policies (every game with "
                    "a policy space); cfr: counterfactual regret minimisation, the average "
                    "strategy over the game's information sets (Kuhn poker: full-width "
-                   "Discounted CFR over the true infosets). [default: the game's stronger "
+                   "Discounted CFR over the true infosets; New Order: outcome-sampling MCCFR "
+                   "of the betting over [train]'s abstraction). [default: the game's stronger "
                    "trainer by the figures: cfr for Kuhn poker, psro elsewhere]")
 @click.option("--iterations", type=click.IntRange(1, 10**9), default=None,
-              help="--method cfr: iterations to run [default: the game's, Kuhn poker 1,000].")
+              help="--method cfr: iterations to run [default: the game's, Kuhn poker 1,000, "
+                   "New Order 300].")
 @_train_options
 def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iterations, budget,
               seed, workers, scheduler, overrides, quiet):
@@ -85,6 +87,14 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
     exploitability. The halves are fields nop-sim value and exploit take as
     --strong.
 
+    --method cfr (New Order): the betting by outcome-sampling MCCFR over an
+    abstraction the scenario's [train] table sets (strength_buckets 10,
+    odds_buckets 3, stack_buckets 3, bet_sizes [0.5, 1.0]: 540 information
+    sets x 4 actions), every other decision by its base row (base, a preset
+    or "@agent file"; matches a seat an iteration, exploration; see
+    docs/scenarios.md). strong.toml names the table it writes beside it,
+    strong_table.npz.
+
     \b
     Examples:
       nop-sim train scenarios/baseline.toml
@@ -95,6 +105,7 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
       nop-sim run scenarios/baseline.toml --set seats.all=@reports/baseline-train/strong.toml
       nop-sim train scenarios/kuhn3.toml      # Kuhn poker trains by CFR: reports/kuhn3-train
       nop-sim train scenarios/kuhn3.toml --method psro      # by PSRO: reports/kuhn3-psro
+      nop-sim train scenarios/baseline.toml --method cfr --iterations 2000   # reports/baseline-cfr
     """
     from nop_sim.studies.train import TrainConfig, train_folder
     from nop_sim.studies.train.report import write_train_report
@@ -109,7 +120,7 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
         f"{scn.name}-train" if method == default else f"{scn.name}-{method}")
     if method == "cfr":
         return _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet,
-                             no_report, asked is None, workers)
+                             no_report, asked is None, workers, scheduler)
     if iterations is not None:
         raise click.BadParameter("counts CFR iterations: give it with --method cfr "
                                  "(PSRO's budget is --budget-matches)",
@@ -158,17 +169,20 @@ def _say_trained(scn, result, out: Path, report) -> None:
 
 
 def _train_regret(scn, out_dir, iterations, resume, seeds, budget, epsilon, quiet,
-                  no_report, by_default=False, workers=None):
+                  no_report, by_default=False, workers=None, scheduler=None):
     """``train --method cfr``: the game's regret trainer into a folder
     (:mod:`nop_sim.studies.train.regret`)."""
     from nop_sim.studies.train.regret import regret_folder
     from nop_sim.studies.train.report import write_train_report
 
     for given, name in ((seeds > 1, "--seeds"), (budget is not None, "--budget-matches"),
-                        (epsilon is not None, "--epsilon")):
+                        (epsilon is not None, "--epsilon"),
+                        (scheduler is not None, "--scheduler")):
         if given:
             raise click.BadParameter(
-                "is PSRO's; --method cfr runs --iterations" + (
+                "is PSRO's; --method cfr " + ("plays on this machine's --workers threads"
+                                              if name == "--scheduler" else
+                                              "runs --iterations") + (
                     f" ({scn.kind} trains by cfr unless --method psro is given)"
                     if by_default else ""), param_hint=name)
     if scn.game_type.policy.regret is None:
