@@ -40,7 +40,8 @@ DEFAULT_KIND = "new-order"  # a scenario's [game] without ``kind``, a manifest w
 
 class Deferred:
     """A game's function given by its dotted name, ``"package.module:function"``, and
-    imported on its first call.
+    imported on its first call (or an object so named, a trainer: imported on the first
+    read of one of its attributes).
 
     It calls as the function does and states the function's ``__module__`` and
     ``__name__`` without importing it. There is one per name, and it pickles as its
@@ -73,6 +74,12 @@ class Deferred:
     def __call__(self, *args, **kwargs):
         return self.resolve()(*args, **kwargs)
 
+    def __getattr__(self, name: str):
+        # an object given by name (a game's RegretTrainer): its attributes, read on use
+        if name.startswith("__") or name in ("target", "_function"):
+            raise AttributeError(name)
+        return getattr(self.resolve(), name)
+
     def __reduce__(self):
         return Deferred, (self.target,)
 
@@ -85,7 +92,8 @@ def _defer_named(descriptor) -> None:
     type is a callable, or a mapping of them) into a :class:`Deferred`."""
     for f in fields(descriptor):
         value = getattr(descriptor, f.name)
-        if "Callable" not in str(f.type):
+        # a trainer, too, may be named: its module (numba's kernels) loads on first use
+        if "Callable" not in str(f.type) and "RegretTrainer" not in str(f.type):
             continue
         if isinstance(value, str):
             object.__setattr__(descriptor, f.name, Deferred(value))

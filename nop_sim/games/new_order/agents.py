@@ -80,7 +80,6 @@ import numpy as np
 from nop_sim.core.errors import AbstractionError, AgentError, did_you_mean
 from nop_sim.games.agent_files import AgentFile, draw_rows, read_rows, training_text, write_rows
 from nop_sim.games.new_order import types as T
-from nop_sim.games.new_order.abstraction import read_table
 
 __all__ = ["AgentError", "AgentFile", "DRAFT_VALUES", "PRESETS", "agent_bounds", "agent_row",
            "agent_table", "draw_rows", "load_agent_file", "preset_names", "read_agent_file",
@@ -237,6 +236,9 @@ def read_agent_file(path: str | Path) -> AgentFile:
     f = read_rows(path, agent_row, T.AGENT_PARAM_NAMES, AgentError, betting=True)
     if f.betting_table is None:
         return f
+    # here: the abstraction reads the kernels' layout, which a referee must not load
+    from nop_sim.games.new_order.abstraction import read_table
+
     try:
         abstraction, weights = read_table(f.betting_table)
     except AbstractionError as exc:

@@ -21,7 +21,6 @@ import pandas as pd
 
 from nop_sim.core.stats import wilson_interval
 from nop_sim.games.new_order import types as T
-from nop_sim.games.new_order.abstraction import Abstraction, BettingTables
 from nop_sim.games.new_order.agents import (
     agent_bounds,
     agent_row,
@@ -29,8 +28,6 @@ from nop_sim.games.new_order.agents import (
     read_agent_file,
     write_agent_file,
 )
-from nop_sim.games.new_order.cfr import TRAINER as REGRET
-from nop_sim.games.new_order.cfr import field_response
 from nop_sim.games.registry import FieldPlay, PolicySpace
 
 __all__ = ["MECHANICS", "POLICY", "SEARCH_POWER", "play_field", "searched"]
@@ -85,6 +82,7 @@ def play_field(settings, tables: np.ndarray, table_of: np.ndarray, states: np.nd
     (:func:`field_tables`' ``(train keys, float64 (m, infosets, actions))``) and each
     agent table's seats' table, int64 ``(k, players)`` (-1: the row alone)."""
     # here, not at the top: the engine loads numba's kernels, which reading a policy needs not
+    from nop_sim.games.new_order.abstraction import Abstraction, BettingTables
     from nop_sim.games.new_order.engine import play_field as play
 
     bt = None
@@ -140,6 +138,8 @@ POLICY = PolicySpace(
     fixed=_SWITCHES,
     power=SEARCH_POWER,
     field_tables=disruptor_table,
-    regret=REGRET,
-    table_response=field_response,
+    # by name: the trainer and its check load the betting abstraction (the kernels'
+    # layout), which registering the game, and the referee, must not
+    regret="nop_sim.games.new_order.cfr:TRAINER",
+    table_response="nop_sim.games.new_order.cfr:field_response",
 )

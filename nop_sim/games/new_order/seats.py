@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from nop_sim.core.errors import did_you_mean
 from nop_sim.games import registry
-from nop_sim.games.new_order.abstraction import Abstraction, BettingTables
 from nop_sim.games.new_order.agents import (
     AgentError,
     agent_row,
@@ -25,6 +25,9 @@ from nop_sim.games.new_order.agents import (
     draw_rows,
     preset_names,
 )
+
+if TYPE_CHECKING:  # the abstraction reads the kernels' layout: imported where used
+    from nop_sim.games.new_order.abstraction import BettingTables
 
 __all__ = ["MIX_TAG", "check_seat", "check_seats", "is_mixture", "match_tables", "mix_rows",
            "row_spec", "seat_betting", "seat_label"]
@@ -141,6 +144,9 @@ def seat_betting(specs: list[list], table_rotation: np.ndarray) -> BettingTables
             rows[np.asarray(table_rotation) == r, seat] = index[spec.betting_id]
     if first is None:
         return None
+    # here: the abstraction reads the kernels' layout, which a referee must not load
+    from nop_sim.games.new_order.abstraction import Abstraction, BettingTables
+
     return BettingTables(Abstraction.from_train(first[0], f"{first[1]}: abstraction"),
                          np.stack(tables), rows)
 
