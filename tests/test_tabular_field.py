@@ -9,6 +9,8 @@ gain of exactly 0 on every match).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from click.testing import CliRunner
 
@@ -52,7 +54,9 @@ def test_the_field_file_loads_with_its_table_and_its_table_is_in_its_key(tmp_pat
     assert field_key(plain) != field_key(fld)
 
 
-def test_exploit_checks_a_tabular_field(tmp_path):
+def _scenario_and_field(tmp_path) -> tuple[Path, Path]:
+    """A 3-player scenario over SMALL's abstraction, and a training folder whose
+    strong.toml is the balanced row betting by the table that folds to every bet."""
     scn = tmp_path / "s.toml"
     scn.write_text('[game]\nkind = "new-order"\nplayers = 3\nmax_hands = 60\n\n'
                    '[run]\nmatches = 40\nseed = 5\nchunk = 10\n\n[train]\n'
@@ -61,6 +65,11 @@ def test_exploit_checks_a_tabular_field(tmp_path):
     folder.mkdir()
     tabular_file(folder, "fold")
     (folder / "fold.toml").rename(folder / "strong.toml")
+    return scn, folder
+
+
+def test_exploit_checks_a_tabular_field(tmp_path):
+    scn, folder = _scenario_and_field(tmp_path)
     res = CliRunner().invoke(main, ["exploit", str(scn), "--strong", str(folder),
                                     "--budget-matches", "3000", "--workers", "1", "-q",
                                     "--json", str(tmp_path / "checks.json")])
@@ -82,13 +91,7 @@ def test_exploit_checks_a_tabular_field(tmp_path):
 def test_value_measures_mechanics_against_a_tabular_field(tmp_path):
     import pandas as pd
 
-    scn = tmp_path / "s.toml"
-    scn.write_text('[game]\nkind = "new-order"\nplayers = 3\nmax_hands = 60\n\n'
-                   '[run]\nmatches = 40\nseed = 5\nchunk = 10\n')
-    folder = tmp_path / "field"
-    folder.mkdir()
-    tabular_file(folder, "fold")
-    (folder / "fold.toml").rename(folder / "strong.toml")
+    scn, folder = _scenario_and_field(tmp_path)
     res = CliRunner().invoke(main, ["value", str(scn), "--strong", str(folder),
                                     "--mechanic", "bluffing", "--budget-matches", "6000",
                                     "--workers", "1", "-q"])
