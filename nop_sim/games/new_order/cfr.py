@@ -32,7 +32,7 @@ The ``[train]`` keys (:data:`CFR_KEYS`, beside the abstraction's
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -72,6 +72,14 @@ CFR_KEYS: dict[str, tuple[str, Any]] = {
 }
 
 
+# the trainer's numeric keys: (types, the test of a value, what a message allows)
+_RANGES = {
+    "matches": (int, lambda v: 1 <= v <= 100_000, "an integer from 1 to 100000"),
+    "exploration": (int | float, lambda v: 0.0 < v <= 1.0, "a number above 0 and at most 1"),
+    "curve_matches": (int, lambda v: 100 <= v <= 10**7, "an integer from 100 to 10000000"),
+}
+
+
 @dataclass(frozen=True, eq=False)
 class CfrSettings:
     """A scenario's ``[train]`` for New Order: the abstraction and the trainer's keys."""
@@ -99,20 +107,18 @@ def _base(value, where: str) -> tuple[str, np.ndarray]:
     file (the scenario reads ``"@path"``; a mixture gives its heaviest row)."""
     rows = getattr(value, "rows", None)
     if rows is not None:  # a SeatFile: its heaviest row
-        weights = np.asarray(value.weights, float)
-        label = f"@{value.given}" + (f" (row {int(weights.argmax())})" if len(rows) > 1 else "")
-        value = rows[int(weights.argmax())]
-        try:
-            return label, agent_row(value)
-        except AgentError as exc:
-            raise AbstractionError(f"{where} base = {label!r}: {exc}") from None
-    if not isinstance(value, str):
+        heaviest = int(np.argmax(value.weights))
+        label = f"@{value.given}" + (f" (row {heaviest})" if len(rows) > 1 else "")
+        spec = rows[heaviest]
+    elif isinstance(value, str):
+        label = spec = value
+    else:
         raise AbstractionError(f"{where} base = {value!r} is not allowed: give a preset name "
                                f"or \"@agent file\"")
     try:
-        return value, agent_row(value)
+        return label, agent_row(spec)
     except (AgentError, ValueError, KeyError) as exc:
-        raise AbstractionError(f"{where} base = {value!r} is not allowed: {exc}") from None
+        raise AbstractionError(f"{where} base = {label!r} is not allowed: {exc}") from None
 
 
 def train_settings(table: Mapping[str, Any], where: str) -> CfrSettings:
@@ -127,19 +133,13 @@ def train_settings(table: Mapping[str, Any], where: str) -> CfrSettings:
     abstraction = Abstraction.from_train({k: v for k, v in table.items() if k in TRAIN_KEYS},
                                          where)
     label, row = _base(table.get("base", CFR_KEYS["base"][1]), where)
-    matches = table.get("matches", CFR_KEYS["matches"][1])
-    if isinstance(matches, bool) or not isinstance(matches, int) or not 1 <= matches <= 100_000:
-        raise AbstractionError(f"{where} matches = {matches!r} is not allowed: use an integer "
-                               f"from 1 to 100000")
-    eps = table.get("exploration", CFR_KEYS["exploration"][1])
-    if isinstance(eps, bool) or not isinstance(eps, int | float) or not 0.0 < eps <= 1.0:
-        raise AbstractionError(f"{where} exploration = {eps!r} is not allowed: use a number "
-                               f"above 0 and at most 1")
-    curve = table.get("curve_matches", CFR_KEYS["curve_matches"][1])
-    if isinstance(curve, bool) or not isinstance(curve, int) or not 100 <= curve <= 10**7:
-        raise AbstractionError(f"{where} curve_matches = {curve!r} is not allowed: use an "
-                               f"integer from 100 to 10000000")
-    return CfrSettings(abstraction, label, row, matches, float(eps), curve)
+    values = {key: table.get(key, CFR_KEYS[key][1]) for key in _RANGES}
+    for key, (kinds, holds, allowed) in _RANGES.items():
+        v = values[key]
+        if isinstance(v, bool) or not isinstance(v, kinds) or not holds(v):
+            raise AbstractionError(f"{where} {key} = {v!r} is not allowed: use {allowed}")
+    return CfrSettings(abstraction, label, row, values["matches"],
+                       float(values["exploration"]), values["curve_matches"])
 
 
 def _config(train) -> CfrSettings:
@@ -276,24 +276,11 @@ def _decisions(arrays) -> int:
 
 
 def _bound(settings, train, arrays, *, seed: int, threads: int | None = None) -> dict:
-    """The curve's check after a slice: :func:`field_response` of the average strategy so
-    far, ``[train] curve_matches`` matches (a quarter of them held out)."""
-    cfg = _config(train)
-    field = _TableField(np.asarray(arrays["base"], np.float64)[None],
-                        (cfg.abstraction.to_train(),
-                         average_table(np.asarray(arrays["strategy_sum"]))[None]),
-                        np.zeros(1, np.int64))
-    return field_response(settings, cfg, field, cfg.curve_matches, seed=seed, threads=threads)
-
-
-@dataclass(frozen=True)
-class _TableField:
-    """What :func:`field_response` reads of a field (studies.train.play.Field's
-    ``rows``, ``tables``, ``table_of``)."""
-
-    rows: np.ndarray
-    tables: tuple
-    table_of: np.ndarray
+    """The curve's check after a slice: :func:`respond` to the average strategy so far,
+    ``[train] curve_matches`` matches (a quarter of them held out)."""
+    cfg = replace(_config(train), base_row=np.asarray(arrays["base"], np.float64))
+    return respond(settings, cfg, average_table(np.asarray(arrays["strategy_sum"])),
+                   cfg.curve_matches, seed=seed, threads=threads)
 
 
 TRAINER = RegretTrainer(
@@ -365,8 +352,8 @@ def field_response(settings, train, field, budget: int, *, seed: int,
     bets by a table (a field ``--method cfr`` trained). Three quarters of ``budget``
     (matches) train a :func:`best_response` (its other decisions the field's row, the
     trainer's ``matches`` and ``exploration`` from ``train``), the last quarter measures
-    it on deals of their own (:func:`table_gain`). None for a field without a table, or
-    a mixture (whose rows would each need their own answer)."""
+    it on deals of their own (:func:`respond`). None for a field without a table, or a
+    mixture (whose rows would each need their own answer)."""
     if field.tables is None or len(field.rows) != 1 or int(field.table_of[0]) < 0:
         return None
     keys, weights = field.tables
@@ -374,10 +361,20 @@ def field_response(settings, train, field, budget: int, *, seed: int,
     cfg = CfrSettings(Abstraction.from_train(keys), "the field's row",
                       np.asarray(field.rows[0], np.float64), trainer.matches,
                       trainer.exploration, trainer.curve_matches)
+    return respond(settings, cfg, np.asarray(weights[int(field.table_of[0])], np.float64),
+                   budget, seed=seed, threads=threads, progress=progress)
+
+
+def respond(settings, cfg: CfrSettings, table: np.ndarray, budget: int, *, seed: int,
+            threads: int | None = None,
+            progress: Callable[[int], None] | None = None) -> dict:
+    """Answer ``table`` (every other seat bets by it, all play ``cfg.base_row`` otherwise):
+    three quarters of ``budget`` (matches) train a :func:`best_response`, the last quarter
+    measures it on deals of their own (:func:`table_gain`). ``{"gain", "low", "high"}``
+    in payoff units, ``"matches"``, ``"held_out"``, ``"iterations"``."""
     players = settings.players
     held_out = max(players, budget // 4)
     iterations = max(1, (budget - held_out) // (players * cfg.matches))
-    table = np.asarray(weights[int(field.table_of[0])], np.float64)
     answer = best_response(settings, cfg, table, iterations, seed=seed, threads=threads,
                            progress=None if progress is None else
                            (lambda t: progress(t * players * cfg.matches)))

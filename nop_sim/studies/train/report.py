@@ -723,9 +723,10 @@ def _bound_curve(t: _Regret):
     return [R.Note(said, "p" if clear else "muted"),
             R.png(fig, "curve", f"What a best response within the betting abstraction, "
                   f"learned in {n:,} matches against the average strategy after each "
-                  f"twentieth of the iterations, gains on held-out deals: a lower bound on "
-                  f"a deviation's gain, and a small one (nop-sim exploit checks the final "
-                  f"field with the parametric search too)."),
+                  f"twentieth of the iterations, gains on held-out deals (95% intervals): "
+                  f"where an interval lies above 0, a small lower bound on a deviation's "
+                  f"gain (nop-sim exploit checks the final field with the parametric search "
+                  f"too)."),
             R.Table(table, "The curve", csv="curve.csv")]
 
 
