@@ -538,6 +538,40 @@ def test_a_finished_training_goes_on_with_a_larger_budget(tmp_path):
     assert r.exit_code == 0 and json.loads((out / "state.json").read_text()) == after
 
 
+def test_a_resumed_training_admits_the_deviations_its_checks_found(tmp_path):
+    """A deviation ``nop-sim exploit`` kept against the finished field joins the
+    population when the training goes on (a stronger oracle's best response, as a round
+    admits its own); the training's own pick and a deviation of another field do not,
+    and a second resume admits nothing again."""
+    from nop_sim.studies.train.known import record_deviation
+    from nop_sim.studies.train.value import load_strong
+    path = _scenario(tmp_path)
+    out = tmp_path / "t"
+    base = ["train", str(path), "--out", str(out), "--quiet", "--no-report", "--workers", "1"]
+    assert _cli([*base, "--budget-matches", "8000"]).exit_code == 0
+    scn = load_scenario(path)
+    settings = scn.settings_at(scn.points()[0])
+    fld, _ = load_strong(out, settings)
+    (out / "deviations.json").unlink(missing_ok=True)  # the training's own pick: not admitted
+    hedger = agent_row("hedger")
+    own = agent_row("balanced")
+    record_deviation(out, fld, T.AGENT_PARAM_NAMES, hedger, 12.0, 9.0, 15.0,
+                     "nop-sim exploit --seed 5 --budget-matches 9000: a search")
+    record_deviation(out, fld, T.AGENT_PARAM_NAMES, own, 3.0, 1.0, 5.0,
+                     "nop-sim train --seed 2 --budget-matches 8000: its final search")
+    r = _cli([*base, "--budget-matches", "20000", "--resume"])
+    assert r.exit_code == 0, r.output
+    after = json.loads((out / "state.json").read_text())
+    [admitted] = after["admitted"]
+    assert admitted["found_by"].startswith("nop-sim exploit --seed 5")
+    assert np.array_equal(after["population"][admitted["member"]], hedger)
+    assert after["labels"][admitted["member"]].startswith("checked response")
+    assert admitted["member"] in after["members"]
+    # went on past the finished field: a new final search; the same file admits nothing new
+    r = _cli([*base, "--budget-matches", "20000", "--resume"])
+    assert r.exit_code == 0 and len(json.loads((out / "state.json").read_text())["admitted"]) == 1
+
+
 NO_PROMOTION = FREE_HEDGE.replace("hedge_payout = 50", "hedge_payout = 50\npromotions_per_action = 0")
 
 

@@ -36,7 +36,10 @@ from nop_sim.cli.common import (
 @click.option("--resume", is_flag=True, help="Finish a stopped training, keeping its rounds, "
                                             "or go on with a finished one given a larger "
                                             "--budget-matches or a smaller --epsilon (with "
-                                            "--seeds: each training, then the pool).")
+                                            "--seeds: each training, then the pool). A "
+                                            "finished one first admits the deviations "
+                                            "nop-sim exploit kept against its field "
+                                            "(deviations.json) to its population.")
 @click.option("--no-report", is_flag=True, help="Write strong.toml and the tables only.")
 @click.option("--seeds", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Train this many times, with seeds --seed, --seed + 1, ..., each a full "
@@ -102,6 +105,8 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
       nop-sim train scenarios/baseline.toml --budget-matches 2000000 --epsilon 2
       nop-sim train scenarios/baseline.toml --resume          # after a crash or Ctrl-C
       nop-sim train scenarios/baseline.toml --budget-matches 4000000 --resume   # go on
+      nop-sim exploit scenarios/baseline.toml --strong reports/baseline-train --checks 3
+      nop-sim train scenarios/baseline.toml --budget-matches 8000000 --resume   # answer them
       nop-sim run scenarios/baseline.toml --set seats.all=@reports/baseline-train/strong.toml
       nop-sim train scenarios/kuhn3.toml      # Kuhn poker trains by CFR: reports/kuhn3-train
       nop-sim train scenarios/kuhn3.toml --method psro      # by PSRO: reports/kuhn3-psro

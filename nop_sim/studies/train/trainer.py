@@ -59,7 +59,10 @@ candidate of every generation, screen, selection and check), ``manifest.json``,
 and the report. Every seed derives from ``(seed, round, ...)``, so a resumed
 training plays exactly what an uninterrupted one would have. A finished
 training asked for more (a larger budget, a smaller epsilon) with
-``--resume`` goes on from its last round.
+``--resume`` goes on from its last round; first, the deviations that
+``nop-sim exploit`` checks kept against its field (``deviations.json``) join
+its population as a round's pick would (:func:`_admit_checked`): a check is
+a larger search than a round's, and a field it beat is answered, not kept.
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ import json
 import math
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -82,7 +85,7 @@ from nop_sim.reporting import atomic_write
 from nop_sim.run.provenance import versions
 from nop_sim.studies.resume import same_study
 from nop_sim.studies.train.errors import TrainError
-from nop_sim.studies.train.known import record_deviation
+from nop_sim.studies.train.known import FILE, known_rows, record_deviation
 from nop_sim.studies.train.meta import ProfileTable, max_members, regret, solve
 from nop_sim.studies.train.play import Engine, Field, duel
 from nop_sim.studies.train.search import SearchConfig, best_response, statement
@@ -329,10 +332,13 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                    cfg: TrainConfig, engine: Engine, *, state: dict | None = None,
                    save: Callable[[dict, pd.DataFrame], None] = None,
                    progress: Callable[[int, int], None] | None = None,
-                   restrict: dict | None = None) -> TrainResult:
+                   restrict: dict | None = None,
+                   responses: Sequence[tuple[np.ndarray, str]] = ()) -> TrainResult:
     """Train from a first ``population`` (rows, labels, weights: :func:`start_population`)
     under ``settings``; ``state`` resumes a checkpoint, ``save`` is called with the
-    checkpoint and the history after every round."""
+    checkpoint and the history after every round. ``responses``: ``(row, found_by)`` of
+    deviations an independent check found to beat the checkpoint's field, which join
+    its population before the next round (:func:`_admit_checked`)."""
     t0 = time.perf_counter()
     space = space_for(settings, restrict)
     players = settings.players
@@ -400,6 +406,7 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
         engine.matches = 0
         spend(pop.sample(engine, settings, meta, (cfg.seed, 0, 7)))
         pop.solve()
+    _admit_checked(pop, state, responses or (), engine, settings, meta, cfg.seed, spend)
     # a round: a search and the table's matches; the final search is kept room for. A
     # round whose search finds nothing that gains epsilon does not end the training while
     # the budget holds a search twice as large: a small search misses deviations a larger
@@ -502,6 +509,39 @@ def train_settings(settings, population: tuple[np.ndarray, list[str], np.ndarray
                        check_matches=int(fin.get("check_matches", 0)),
                        effective_matches=fin.get("effective"),
                        ranked=fin.get("ranked") or None)
+
+
+def _admit_checked(pop: _Population, state: dict, responses, engine: Engine, settings,
+                   meta: int, seed: int, spend: Callable[[int], None]) -> None:
+    """Admit deviations that independent checks (``nop-sim exploit``) found to beat the
+    field, as a round admits its search's pick: the check was a best-response oracle
+    stronger than the training's own searches (the shipped baseline field's final search,
+    3.5M matches, found +0.0 points; one of three 2M-match checks found a deviation gaining
+    +7.5 on held-out deals). Each row not in the population already joins it, the table
+    is sampled where the new mixture is read (the round's two half-samples, keyed
+    ``(seed, round, 9, i)``), and the training is no longer finished: its rounds go on
+    from the new field with whatever budget is left. Recorded in ``state["admitted"]``;
+    a row admitted before (a resumed resume) is not admitted again."""
+    have = {tuple(np.round(r, 12)) for r in pop.rows}
+    fresh = [(np.asarray(row, float), by) for row, by in responses
+             if tuple(np.round(np.asarray(row, float), 12)) not in have]
+    if not fresh:
+        return
+    r = state["round"]
+    for row, by in fresh:
+        new = pop.admit(row, f"checked response {r}")
+        state.setdefault("admitted", []).append({"round": r, "member": new, "found_by": by})
+    for i in range(2):
+        pop.solve()
+        engine.matches = 0
+        spend(pop.sample(engine, settings, meta // 2, (seed, r, 9, i)))
+    pop.solve()
+    # a new field: its rounds start again at the first search size (a large search is for
+    # confirming convergence; the baseline field, its new mixture solved from a table
+    # that had barely met the admitted rows and no round after, was beaten by 12.5 points)
+    state["final"] = None
+    state["converged"] = False
+    state["scale"] = 1
 
 
 def _least_exploitable(state: dict, exact: Callable[[list[int], list[float]], float] | None
@@ -607,6 +647,25 @@ def check_folder(scn, out: Path, cfg: TrainConfig, resume: bool = False) -> dict
     return _load_checkpoint(Path(out), identity, resume, cfg)
 
 
+def _checked(out: Path, state: dict | None, settings) -> list[tuple[np.ndarray, str]]:
+    """The deviations ``nop-sim exploit`` kept in ``out``'s deviations.json against the
+    field a finished checkpoint ``state`` wrote (:mod:`.known`), with what found each:
+    what a resumed training admits. The training's own final pick is not one (it was
+    measured by the training, and a round would find it again)."""
+    if state is None or state.get("final") is None:
+        return []
+    fin = state["final"]
+    rows = np.asarray(state["population"], float)
+    fld = Field.of(rows[fin["members"]], fin["weights"], fin["members"])
+    path = out / FILE
+    if not path.is_file() or not known_rows(out, fld, space_for(settings).columns).size:
+        return []
+    names = list(space_for(settings).columns)
+    entries = json.loads(path.read_text())["deviations"]
+    return [(np.array([float(e["row"][n]) for n in names]), e["found_by"]) for e in entries
+            if e["found_by"].startswith("nop-sim exploit") and float(e["low"]) > 0]
+
+
 def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None,
                  scheduler: str | None = None, resume: bool = False,
                  progress: Callable[[int, int], None] | None = None,
@@ -638,8 +697,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         first = start_population(scn, point) if population is None else population
         if state is None and start is not None:
             state = json.loads(json.dumps(start))  # a copy: the training writes into it
-        result = train_settings(settings, first, cfg, engine,
-                                state=state, save=save, progress=progress)
+        result = train_settings(settings, first, cfg, engine, state=state, save=save,
+                                progress=progress, responses=_checked(out, state, settings))
     finally:
         engine.close()
     policy = policy_of(settings)
