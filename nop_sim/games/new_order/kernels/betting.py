@@ -408,5 +408,7 @@ def betting_round(st, cfg, out, rng, rnd):
                     break
         else:
             idle += 1
-        p = (p + 1) % n
+        p += 1
+        if p == n:
+            p = 0
     return_uncalled(g, ps, out[OUT_EVENTS])
