@@ -375,7 +375,7 @@ def return_uncalled(g, ps, ev):
     return back
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")  # one call site: kernels.match._play_hand
 def betting_round(st, cfg, out, rng, rnd):
     """Play Bet I, II or III (``rnd`` 0, 1, 2) until every player still able has matched."""
     g, ps = st[ST_G], st[ST_PS]
