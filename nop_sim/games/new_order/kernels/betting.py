@@ -393,7 +393,9 @@ def betting_round(st, cfg, out, rng, rnd):
     g[G_LAST_RAISE] = settings[S_SMALL_BET]
     if count_live(ps, n) <= 1 or count_can_act(ps, n, -1) < 2:
         return
-    p = (g[G_BUTTON] + 1) % n
+    p = g[G_BUTTON] + 1  # (button + 1) % n, and the next seat below, without a division
+    if p == n:
+        p = 0
     idle = 0
     while idle < n:
         if can_act(ps, p) and (ps[p, P_ACTED] == 0 or ps[p, P_ROUND_BET] < g[G_LEVEL]):

@@ -163,7 +163,9 @@ def mark_allin(g, ps, p):
 def next_alive(ps, n, seat):
     """The first seat left of ``seat`` still in the match."""
     for i in range(1, n + 1):
-        q = (seat + i) % n
+        q = seat + i  # (seat + i) % n without a division: seat < n, so q < 2 n
+        if q >= n:
+            q -= n
         if ps[q, P_ALIVE] != 0:
             return q
     return seat
@@ -175,7 +177,9 @@ def seat_order(g, ps, out_order):
     n = g[G_N]
     k = 0
     for i in range(1, n + 1):
-        q = (g[G_BUTTON] + i) % n
+        q = g[G_BUTTON] + i  # (button + i) % n without a division: button < n
+        if q >= n:
+            q -= n
         if ps[q, P_INHAND] != 0:
             out_order[k] = q
             k += 1
