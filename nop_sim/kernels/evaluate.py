@@ -849,7 +849,18 @@ def score_row_unforced(cards, i, wild_ranks, lv_a, lv_b, order):
     """
     sm = 0
     n = 0
-    for j in range(cards.shape[1]):
+    # the first eight columns (a hand has at most eight cards) in a loop of fixed length,
+    # which LLVM unrolls into plain loads: over range(cards.shape[1]) it vectorized the
+    # loop into AVX-512 gathers of CARD_BIT, whose latency sat on every evaluation of New
+    # Order's engine (issue 37). The obvious form: ``for j in range(cards.shape[1])``.
+    n_cols = cards.shape[1]
+    for j in range(8):
+        if j < n_cols:
+            c = cards[i, j]
+            if c >= 0:
+                sm |= CARD_BIT[c]
+                n += 1
+    for j in range(8, n_cols):
         c = cards[i, j]
         if c >= 0:
             sm |= CARD_BIT[c]

@@ -375,7 +375,7 @@ def return_uncalled(g, ps, ev):
     return back
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")  # one call site: kernels.match._play_hand
 def betting_round(st, cfg, out, rng, rnd):
     """Play Bet I, II or III (``rnd`` 0, 1, 2) until every player still able has matched."""
     g, ps = st[ST_G], st[ST_PS]
@@ -393,7 +393,9 @@ def betting_round(st, cfg, out, rng, rnd):
     g[G_LAST_RAISE] = settings[S_SMALL_BET]
     if count_live(ps, n) <= 1 or count_can_act(ps, n, -1) < 2:
         return
-    p = (g[G_BUTTON] + 1) % n
+    p = g[G_BUTTON] + 1  # (button + 1) % n, and the next seat below, without a division
+    if p == n:
+        p = 0
     idle = 0
     while idle < n:
         if can_act(ps, p) and (ps[p, P_ACTED] == 0 or ps[p, P_ROUND_BET] < g[G_LEVEL]):
@@ -408,5 +410,7 @@ def betting_round(st, cfg, out, rng, rnd):
                     break
         else:
             idle += 1
-        p = (p + 1) % n
+        p += 1
+        if p == n:
+            p = 0
     return_uncalled(g, ps, out[OUT_EVENTS])

@@ -926,14 +926,17 @@ def _play_hand(st, cfg, out, rng, check):
     n_order = seat_order(g, ps, order)
     _ante(st, cfg, out, order, n_order)
     _deal(st, cfg, out, rng, order, n_order)
-    betting_round(st, cfg, out, rng, 0)
-    if count_live(ps, n) > 1:
-        _draw(st, cfg, out, rng, order, n_order)
-        _community(st, out, rng, g[G_THIRD])
-        betting_round(st, cfg, out, rng, 1)
-        if count_live(ps, n) > 1:
-            _community(st, out, rng, 1)
-            betting_round(st, cfg, out, rng, 2)
+    # Bet I; with two live hands or more, the Draw, the community cards and Bet II; again,
+    # the last community card and Bet III. One call site of betting_round, inlined here:
+    # three calls that passed the state tuples cost about 300 stores each
+    for rnd in range(3):
+        if rnd > 0:
+            if count_live(ps, n) <= 1:
+                break
+            if rnd == 1:
+                _draw(st, cfg, out, rng, order, n_order)
+            _community(st, out, rng, g[G_THIRD] if rnd == 1 else 1)
+        betting_round(st, cfg, out, rng, rnd)
     pickers = st[ST_TMP][TMP_PICKERS:TMP_PICKERS + MAX_PLAYERS]
     if count_live(ps, n) > 1:
         n_pick, k = _showdown(st, cfg, out, rng, order, n_order, pickers)

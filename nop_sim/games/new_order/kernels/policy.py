@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from nop_sim.core.types import N_CATEGORIES
-from nop_sim.games.new_order.kernels.common import count_live, player_category
+from nop_sim.games.new_order.kernels.common import count_live, player_category, powi
 from nop_sim.games.new_order.kernels.state import (
     ACT_BLUFF,
     CFG_AGENTS,
@@ -144,7 +144,7 @@ def single_strength(st, cfg, p):
     return beat_one(dist, tail, t, e, elev != 0), cat, e
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def strength(agent, ps, n, rng, s1):
     """Judged chance to beat every live opponent, with the agent's noise.
 
@@ -155,7 +155,7 @@ def strength(agent, ps, n, rng, s1):
     by the promotion) for one column and one set of cards.
     """
     n_opp = count_live(ps, n) - 1
-    s = s1 ** max(n_opp, 1)
+    s = powi(s1, max(n_opp, 1))
     noise = agent[A_NOISE]
     if noise > 0.0:
         s += noise * (uniform(rng) - 0.5)
@@ -220,7 +220,7 @@ def _agent_size(st, cfg, p, rng, lo, hi, pot, s1):
     if agent[A_SIZE_STRENGTH] != 0.0:
         # strength without the noise: sizing draws nothing from the RNG
         g, ps = st[ST_G], st[ST_PS]
-        s = s1 ** max(count_live(ps, g[G_N]) - 1, 1)
+        s = powi(s1, max(count_live(ps, g[G_N]) - 1, 1))
         fraction += agent[A_SIZE_STRENGTH] * (s - 0.5)
     size = fraction * pot
     if st[ST_G][G_BETTING] == BET_NO_LIMIT:
@@ -257,8 +257,8 @@ def _agent_promotion(st, cfg, p, rng, fee, pot, s1, cat, e):
         t = TAB_R5 + g[G_BOARD_N]
         gain = 0.5 * (dist[t, e - 1] + dist[t, e])
         n_opp = max(count_live(ps, g[G_N]) - 1, 1)
-        before = s1 ** n_opp
-        after = min(1.0, s1 + gain) ** n_opp
+        before = powi(s1, n_opp)
+        after = powi(min(1.0, s1 + gain), n_opp)
         v = w * (after - before) * pot
         if v > fee:
             own = target

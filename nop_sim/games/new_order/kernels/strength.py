@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from nop_sim.core.types import N_CATEGORIES
+from nop_sim.games.new_order.kernels.common import powi
 from nop_sim.games.new_order.kernels.state import (
     CFG_TAB_FREQ,
     CFG_TAB_MASK,
@@ -103,9 +104,9 @@ def winner_positions(st, cfg, t, m):
 
 @jit(_nrt=False)
 def _winner_row(tail, t, m, fs, o):
-    hi = tail[t, 0] ** m
+    hi = powi(tail[t, 0], m)
     for k in range(N_CATEGORIES):
-        lo = tail[t, k + 1] ** m
+        lo = powi(tail[t, k + 1], m)
         fs[o + k] = hi - lo
         hi = lo
 

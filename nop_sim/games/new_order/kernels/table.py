@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nop_sim.games.new_order.kernels.common import count_live, size_bounds
+from nop_sim.games.new_order.kernels.common import count_live, powi, size_bounds
 from nop_sim.games.new_order.kernels.policy import seat_rng
 from nop_sim.games.new_order.kernels.state import (
     AB_EPSILON,
@@ -106,7 +106,7 @@ def judged(st, s1):
     """The judged chance to beat every live opponent, without noise, from ``s1``
     (:func:`~.policy.single_strength`'s chance to beat one)."""
     g, ps = st[ST_G], st[ST_PS]
-    return max(s1, 0.0) ** max(count_live(ps, g[G_N]) - 1, 1)
+    return powi(max(s1, 0.0), max(count_live(ps, g[G_N]) - 1, 1))
 
 
 @jit(_nrt=False)
