@@ -120,13 +120,22 @@ def test_the_shipped_baseline_field_is_for_the_baseline_rules():
         f"scenarios/fields/README.md")
     values = Path(scn.strong.file.path).parent / "value.parquet"
     assert values.is_file(), "the shipped field's values (nop-sim value) ship beside it"
-    # and the deviation its check found, which those values' searches started from
+    # and the deviations kept beside each field valued, which those values' searches
+    # started from: a pooled field is valued against its two halves (no shared seed)
+    pooled = "pool" in training
+    valued = ([values.parent / h for h in ("half-a", "half-b")] if pooled
+              else [values.parent])
+    assert pd.read_parquet(values)["fields"].min() == len(valued)
+    for folder in valued:
+        fld, _ = load_strong(folder, scn.settings)
+        known = known_rows(folder, fld, policy_of(scn.settings).names)
+        said = json.loads((folder / "value.json").read_text())["identity"]
+        assert len(known) and said["known"] == known.tolist(), (
+            f"the values against {folder.name} start from the deviations kept beside it: "
+            f"run the train, exploit and value commands in scenarios/fields/README.md")
+    # and the checks' deviations against the shipped field itself are kept beside it
     fld, _ = load_strong(values.parent, scn.settings)
-    known = known_rows(values.parent, fld, policy_of(scn.settings).names)
-    said = json.loads((values.parent / "value.json").read_text())["identity"]
-    assert len(known) and said["known"] == known.tolist(), (
-        "the shipped values start from the deviations kept beside the field: run the "
-        "exploit and value commands in scenarios/fields/README.md")
+    assert len(known_rows(values.parent, fld, policy_of(scn.settings).names))
 
 
 def test_an_independent_check_that_finds_more_is_recorded_in_the_field(tmp_path, field):

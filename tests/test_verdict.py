@@ -91,8 +91,10 @@ def test_value_against_two_fields_writes_the_range_columns(tmp_path):
         assert t.at["hedging", "fields"] == 2
     # copies of one field share its training seed: the output says so, and the two
     # measurements (the same seeds on the same field) agree to the bit
-    seed = tomllib.loads((a / "strong.toml").read_text())["training"]["seed"]
-    assert f"share training seed(s) [{seed}]" in r.output
+    training = tomllib.loads((a / "strong.toml").read_text())["training"]
+    seeds = ([*training["pool"]["seeds"], training["pool"]["hardened"]["seed"]]
+             if "pool" in training else [training["seed"]])  # a pool: its PSRO's seed too
+    assert f"share training seed(s) [{', '.join(map(str, seeds))}]" in r.output, r.output
     ta, tb = (pd.read_parquet(d / "value.parquet").set_index("mechanic") for d in (a, b))
     assert ta.at["hedging", "loss"] == tb.at["hedging", "loss"]
     assert ta.at["hedging", "range_low"] == ta.at["hedging", "range_high"]
