@@ -559,6 +559,9 @@ def test_a_resumed_training_admits_the_deviations_its_checks_found(tmp_path):
                      "nop-sim exploit --seed 5 --budget-matches 9000: a search")
     record_deviation(out, fld, T.AGENT_PARAM_NAMES, own, 3.0, 1.0, 5.0,
                      "nop-sim train --seed 2 --budget-matches 8000: its final search")
+    # asked for no more budget, the finished training is read back as it is
+    assert _cli([*base, "--budget-matches", "8000", "--resume"]).exit_code == 0
+    assert "admitted" not in json.loads((out / "state.json").read_text())
     r = _cli([*base, "--budget-matches", "20000", "--resume"])
     assert r.exit_code == 0, r.output
     after = json.loads((out / "state.json").read_text())

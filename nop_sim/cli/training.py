@@ -37,7 +37,8 @@ from nop_sim.cli.common import (
                                             "or go on with a finished one given a larger "
                                             "--budget-matches or a smaller --epsilon (with "
                                             "--seeds: each training, then the pool). A "
-                                            "finished one first admits the deviations "
+                                            "finished one given more budget first admits "
+                                            "the deviations "
                                             "nop-sim exploit kept against its field "
                                             "(deviations.json) to its population.")
 @click.option("--no-report", is_flag=True, help="Write strong.toml and the tables only.")

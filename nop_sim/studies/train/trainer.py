@@ -647,12 +647,17 @@ def check_folder(scn, out: Path, cfg: TrainConfig, resume: bool = False) -> dict
     return _load_checkpoint(Path(out), identity, resume, cfg)
 
 
-def _checked(out: Path, state: dict | None, settings) -> list[tuple[np.ndarray, str]]:
+def _checked(out: Path, state: dict | None, settings,
+             budget: int) -> list[tuple[np.ndarray, str]]:
     """The deviations ``nop-sim exploit`` kept in ``out``'s deviations.json against the
     field a finished checkpoint ``state`` wrote (:mod:`.known`), with what found each:
-    what a resumed training admits. The training's own final pick is not one (it was
-    measured by the training, and a round would find it again)."""
+    what a training resumed with a larger ``budget`` admits (with none left for rounds,
+    a field re-solved from the admitted rows alone would be stated, and may be weaker).
+    The training's own final pick is not one (it was measured by the training, and a
+    round would find it again)."""
     if state is None or state.get("final") is None:
+        return []
+    if budget <= state.get("limits", {}).get("budget", budget):
         return []
     fin = state["final"]
     rows = np.asarray(state["population"], float)
@@ -698,7 +703,8 @@ def train_folder(scn, out: Path, cfg: TrainConfig, *, threads: int | None = None
         if state is None and start is not None:
             state = json.loads(json.dumps(start))  # a copy: the training writes into it
         result = train_settings(settings, first, cfg, engine, state=state, save=save,
-                                progress=progress, responses=_checked(out, state, settings))
+                                progress=progress, responses=_checked(out, state, settings,
+                                                          cfg.budget))
     finally:
         engine.close()
     policy = policy_of(settings)
