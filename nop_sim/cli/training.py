@@ -38,9 +38,8 @@ from nop_sim.cli.common import (
                                             "--budget-matches or a smaller --epsilon (with "
                                             "--seeds: each training, then the pool). A "
                                             "finished one given more budget first admits "
-                                            "the deviations "
-                                            "nop-sim exploit kept against its field "
-                                            "(deviations.json) to its population.")
+                                            "the deviations nop-sim exploit kept against "
+                                            "its field (deviations.json) to its population.")
 @click.option("--no-report", is_flag=True, help="Write strong.toml and the tables only.")
 @click.option("--seeds", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Train this many times, with seeds --seed, --seed + 1, ..., each a full "

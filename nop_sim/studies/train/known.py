@@ -30,7 +30,7 @@ from nop_sim.reporting import atomic_write
 from nop_sim.studies.train.errors import TrainError
 from nop_sim.studies.train.play import Field
 
-__all__ = ["FILE", "MOST", "field_key", "known_rows", "record_deviation"]
+__all__ = ["FILE", "MOST", "field_key", "known", "known_rows", "record_deviation"]
 
 FILE = "deviations.json"
 MOST = 8   # entries kept, the largest gains first
@@ -74,12 +74,20 @@ def known_rows(folder: Path, fld: Field, names: Sequence[str]) -> np.ndarray:
     deviations.json), largest gain first; none where there is no file or it belongs to
     another field. Raises :class:`TrainError` for a file that cannot be read, or one whose
     rows lack a parameter of ``names``."""
+    rows, _ = known(folder, fld, names)
+    return rows
+
+
+def known(folder: Path, fld: Field, names: Sequence[str]) -> tuple[np.ndarray, list[dict]]:
+    """:func:`known_rows` and, beside each row, its entry of the file (``found_by``,
+    ``gain``, ``low``, ``high``: what found it and how much it gains)."""
     path = Path(folder) / FILE
+    none = np.zeros((0, len(names))), []
     if not path.is_file():
-        return np.zeros((0, len(names)))
+        return none
     data = _read(path)
     if data["field"] != field_key(fld):
-        return np.zeros((0, len(names)))
+        return none
     rows = []
     for e in data["deviations"]:
         missing = [n for n in names if n not in e["row"]]
@@ -87,7 +95,8 @@ def known_rows(folder: Path, fld: Field, names: Sequence[str]) -> np.ndarray:
             raise TrainError(f"{path}: a deviation lacks {', '.join(missing)}; remove the "
                              f"file (nop-sim exploit finds deviations again)")
         rows.append([float(e["row"][n]) for n in names])
-    return np.asarray(rows, float).reshape(len(rows), len(names))
+    return (np.asarray(rows, float).reshape(len(rows), len(names)),
+            list(data["deviations"]))
 
 
 def record_deviation(folder: Path, fld: Field, names: Sequence[str], row: np.ndarray,

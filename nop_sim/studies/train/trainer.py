@@ -85,7 +85,7 @@ from nop_sim.reporting import atomic_write
 from nop_sim.run.provenance import versions
 from nop_sim.studies.resume import same_study
 from nop_sim.studies.train.errors import TrainError
-from nop_sim.studies.train.known import FILE, known_rows, record_deviation
+from nop_sim.studies.train.known import known, record_deviation
 from nop_sim.studies.train.meta import ProfileTable, max_members, regret, solve
 from nop_sim.studies.train.play import Engine, Field, duel
 from nop_sim.studies.train.search import SearchConfig, best_response, statement
@@ -662,12 +662,8 @@ def _checked(out: Path, state: dict | None, settings,
     fin = state["final"]
     rows = np.asarray(state["population"], float)
     fld = Field.of(rows[fin["members"]], fin["weights"], fin["members"])
-    path = out / FILE
-    if not path.is_file() or not known_rows(out, fld, space_for(settings).columns).size:
-        return []
-    names = list(space_for(settings).columns)
-    entries = json.loads(path.read_text())["deviations"]
-    return [(np.array([float(e["row"][n]) for n in names]), e["found_by"]) for e in entries
+    found, entries = known(out, fld, space_for(settings).columns)
+    return [(row, e["found_by"]) for row, e in zip(found, entries, strict=True)
             if e["found_by"].startswith("nop-sim exploit") and float(e["low"]) > 0]
 
 

@@ -13,6 +13,7 @@ from nop_sim.games.new_order.kernels.common import (
     mark_allin,
     size_bounds,
     swap_positions,
+    wrap_seat,
 )
 from nop_sim.games.new_order.kernels.decide import (
     choose_action,
@@ -393,9 +394,7 @@ def betting_round(st, cfg, out, rng, rnd):
     g[G_LAST_RAISE] = settings[S_SMALL_BET]
     if count_live(ps, n) <= 1 or count_can_act(ps, n, -1) < 2:
         return
-    p = g[G_BUTTON] + 1  # (button + 1) % n, and the next seat below, without a division
-    if p == n:
-        p = 0
+    p = wrap_seat(g[G_BUTTON] + 1, n)
     idle = 0
     while idle < n:
         if can_act(ps, p) and (ps[p, P_ACTED] == 0 or ps[p, P_ROUND_BET] < g[G_LEVEL]):
@@ -410,7 +409,5 @@ def betting_round(st, cfg, out, rng, rnd):
                     break
         else:
             idle += 1
-        p += 1
-        if p == n:
-            p = 0
+        p = wrap_seat(p + 1, n)
     return_uncalled(g, ps, out[OUT_EVENTS])

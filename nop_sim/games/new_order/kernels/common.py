@@ -115,6 +115,13 @@ def powi(x, k):
 
 
 # -- seats -------------------------------------------------------------------------
+@jit(_nrt=False, inline="always")
+def wrap_seat(q, n):
+    """``q % n`` for ``0 <= q < 2 n`` (a seat a turn or a table's width past another),
+    without the division that sat on the betting loop's path (issue 37)."""
+    return q - n if q >= n else q
+
+
 @jit(_nrt=False)
 def is_live(ps, p):
     """Dealt into this hand and not folded."""
@@ -163,9 +170,7 @@ def mark_allin(g, ps, p):
 def next_alive(ps, n, seat):
     """The first seat left of ``seat`` still in the match."""
     for i in range(1, n + 1):
-        q = seat + i  # (seat + i) % n without a division: seat < n, so q < 2 n
-        if q >= n:
-            q -= n
+        q = wrap_seat(seat + i, n)
         if ps[q, P_ALIVE] != 0:
             return q
     return seat
@@ -177,9 +182,7 @@ def seat_order(g, ps, out_order):
     n = g[G_N]
     k = 0
     for i in range(1, n + 1):
-        q = g[G_BUTTON] + i  # (button + i) % n without a division: button < n
-        if q >= n:
-            q -= n
+        q = wrap_seat(g[G_BUTTON] + i, n)
         if ps[q, P_INHAND] != 0:
             out_order[k] = q
             k += 1
