@@ -135,6 +135,23 @@ def test_the_readmes_word_on_relative_paths_holds(tmp_path, monkeypatch):
     assert Path(load_scenario(copy).strong.file.path).resolve() == shipped.resolve()
 
 
+def test_the_strong_side_run_keeps_an_event_log_only_when_asked(tmp_path, monkeypatch):
+    """[strong] log_sample: 0 by default (no section reads the side run's log, which cost
+    its play 8 to 12% at the baseline's 50), the run's own log untouched; any other
+    value is the side run's, and a bad one is one line naming the table."""
+    monkeypatch.chdir(ROOT)
+    base = ROOT / "scenarios" / "baseline.toml"
+    scn = load_scenario(base)
+    assert scn.log_sample == 50 and scn.strong.log_sample == 0
+    assert scn.strong_scenario().log_sample == 0
+    asked = load_scenario(base, ["strong.log_sample=7"])
+    assert asked.strong_scenario().log_sample == 7 and asked.log_sample == 50
+    for bad in ("-1", "true", "2.5"):
+        with pytest.raises(ScenarioError, match=r"\[strong\] log_sample = .* is not allowed: "
+                                                r"use an integer from 0"):
+            load_scenario(base, [f"strong.log_sample={bad}"])
+
+
 def test_set_seats_to_an_agent_file(tmp_path, strong):
     base = ROOT / "scenarios" / "baseline.toml"  # its [seats] is a rotation: --set replaces it
     scn = load_scenario(base, [f"seats.all=@{strong}"])
