@@ -83,6 +83,28 @@ def test_same_seed_same_bytes_whatever_the_threads():
     assert a.match.tobytes() != c.match.tobytes()
 
 
+def test_a_kept_event_buffer_gives_each_call_its_own_log_and_nothing_of_the_last():
+    """play_batches keeps its thread's log buffer between calls: a call after a longer log
+    (rows left in the buffer) returns exactly what a fresh buffer gives, and the logs a
+    first call returned are not overwritten by the next."""
+    from nop_sim.games.new_order import engine as E
+
+    s = Settings(players=4, max_hands=150)
+    tables = agent_table(["rock", "maniac", "manipulator", "hedger"], 4)[None]
+    long_mask, short_mask = np.ones(12, np.int8), np.zeros(12, np.int8)
+    short_mask[[3, 10]] = 1
+    first = E.play_batches(s, tables, [0, 0], [6, 6], [5, 6], log_mask=long_mask)
+    kept = [e.copy() for e in first.events]
+    second = E.play_batches(s, tables, [0, 0], [6, 6], [7, 8], log_mask=short_mask)
+    assert all(np.array_equal(a, b) for a, b in zip(first.events, kept, strict=True))
+    assert E._kept.events.shape[0] >= 2  # the second call did use the kept buffer
+    E._kept.events = None  # a fresh buffer: the oracle
+    fresh = E.play_batches(s, tables, [0, 0], [6, 6], [7, 8], log_mask=short_mask)
+    assert [len(e) for e in second.events] == [len(e) for e in fresh.events]
+    assert all(np.array_equal(a, b) for a, b in zip(second.events, fresh.events, strict=True))
+    assert sum(len(e) for e in kept) > sum(len(e) for e in fresh.events) > 0
+
+
 def test_play_batches_plays_what_play_matches_plays_batch_by_batch():
     # the oracle: one play_matches call per batch, each batch its own seeded chunk
     s = Settings(players=4, disruptors="chaos", max_hands=150)

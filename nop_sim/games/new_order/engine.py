@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -106,6 +107,10 @@ __all__ = ["BatchResults", "FieldResults", "MatchResults", "ScriptedMatch", "com
 
 DEFAULT_CHUNK = 32
 DEFAULT_HORIZON = 1000
+# A thread's event-log buffer, kept between play_batches calls up to this size (address
+# space: only the rows written are touched); see _log_buffer.
+KEPT_LOG_BYTES = 1 << 30
+_kept = threading.local()
 
 
 def refresh_kernel_cache() -> None:
@@ -323,7 +328,8 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
     ``play_matches``'s ``log_matches`` logs them, ``log_capacity`` rows a batch (the
     log of a batch ``play_matches`` plays as one chunk); None: no log. The log's
     buffer takes ``log_capacity * EV_WIDTH * 8`` bytes of address space a batch, of
-    which only the rows written are touched. ``betting``: seats that play their betting
+    which only the rows written are touched, and is kept for the thread's next call
+    (:func:`_log_buffer`). ``betting``: seats that play their betting
     decisions from tables (as :func:`play_matches`; a ``seat_table`` of one row per table
     of ``tables``); no trace is returned.
     """
@@ -347,7 +353,7 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
     log_mask = np.ascontiguousarray(log_mask, dtype=np.int8)
     cap = log_capacity if log_mask.any() else 0
     b = _buffers(settings, tables, agent_of, bounds, states, horizon, cap, False, log_mask,
-                 betting)
+                 betting, keep_log=True)
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, sizes.size, threads)
     players = settings.players
@@ -542,9 +548,25 @@ def play_scripted(settings: Settings, table: np.ndarray, rng_state: np.ndarray, 
                          player=b["out_player"][0, :settings.players].copy())
 
 
+def _log_buffer(n_chunks: int, cap: int, keep: bool) -> np.ndarray:
+    """The (n_chunks, cap, EV_WIDTH) event log a driver call writes into. ``keep``: this
+    thread's buffer of an earlier call where it is large enough (and it is kept for the
+    next), so that the pages a log touched stay mapped: a fresh 22 MB a batch, faulted
+    in again each call, cost a runner's logged calls 3% of their play. The kernel writes
+    every column of the rows it logs, and every reader copies those rows out."""
+    shape = (n_chunks, cap, T.EV_WIDTH)
+    if not keep or cap == 0 or n_chunks * cap * T.EV_WIDTH * 8 > KEPT_LOG_BYTES:
+        return np.empty(shape, np.int64)
+    buf = getattr(_kept, "events", None)
+    if buf is None or buf.shape[0] < n_chunks or buf.shape[1] != cap:
+        buf = _kept.events = np.empty(shape, np.int64)
+    return buf[:n_chunks]
+
+
 def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bounds: np.ndarray,
              rng_states: np.ndarray, horizon: int, cap: int, check: bool,
-             log_mask: np.ndarray, betting: BettingTables | None = None) -> dict[str, Any]:
+             log_mask: np.ndarray, betting: BettingTables | None = None,
+             keep_log: bool = False) -> dict[str, Any]:
     """Every argument of the match drivers, by name (the caller sets ``eval_fn``, ``draft_fn``).
 
     ``tables`` (n_tables, players, N_AGENT_PARAMS), ``agent_of`` (n,) the table of each
@@ -566,7 +588,7 @@ def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bound
         check=int(bool(check)), log_mask=log_mask,
         # the kernel writes every column of each row it logs, and readers take the first
         # ev_counts rows: left unzeroed, the untouched pages of a large log cost nothing
-        events=np.empty((n_chunks, cap, T.EV_WIDTH), np.int64),
+        events=_log_buffer(n_chunks, cap, keep_log),
         ev_counts=np.zeros((n_chunks, 4), np.int64),  # events written, lost; trace the same
         out_match=np.zeros((n_matches, T.N_MATCH_FIELDS), np.int64),
         out_player=np.zeros((n_matches, T.MAX_PLAYERS, T.N_PLAYER_FIELDS), np.int64),
