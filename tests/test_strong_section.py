@@ -80,6 +80,31 @@ def test_a_run_plays_its_strong_field_and_the_report_reads_it(tmp_path, field):
     assert load_scenario(plain).fingerprint() == load_scenario(path).fingerprint()
 
 
+def test_the_side_run_logs_only_when_asked_and_a_changed_one_is_played_again(tmp_path, field):
+    """No event log by default; the same command with another [strong] setting (as after
+    a retrained field) plays the side run again where it refused before, and the run
+    itself, all reused, states no rate."""
+    from nop_sim.results.store import load_tables
+
+    path = _with_strong(tmp_path, field, "matches = 90\nlog_sample = 0")
+    out = tmp_path / "r"
+    r = _cli(["run", str(path), "--out", str(out), "--quiet", "--workers", "1", "--no-report"])
+    assert r.exit_code == 0, r.output
+    assert len(load_tables(out / "strong-play", ["events"])["events"]) == 0
+    assert len(load_tables(out, ["events"])["events"]) == 0   # SMALL logs nothing either
+    before = json.loads((out / "strong-play" / "manifest.json").read_text())
+    r = _cli(["run", str(path), "--out", str(out), "--workers", "1", "--no-report",
+              "--set", "strong.log_sample=30"])
+    assert r.exit_code == 0, r.output
+    assert "held the play of another field or [strong] setting; playing it again" in r.output
+    assert "(0 chunks run, 2 reused) in" in r.output and "hands/s" not in r.output.split(
+        "reused) in")[1].splitlines()[0]
+    after = json.loads((out / "strong-play" / "manifest.json").read_text())
+    assert after["scenario"]["fingerprint"] != before["scenario"]["fingerprint"]
+    logged = load_tables(out / "strong-play", ["events"])["events"]
+    assert sorted(logged["match"].unique()) == [0, 30, 60]
+
+
 def test_a_field_for_other_rules_is_not_played(tmp_path, field):
     path = _with_strong(tmp_path, field)
     other = tmp_path / "other"

@@ -48,10 +48,12 @@ def _say_ran(ran, profile: bool) -> None:
     from nop_sim.games.agent_files import training_text
 
     result, scn = ran.result, ran.scenario
-    rate = result.n_work / result.seconds if result.seconds > 0 else 0.0
+    # a rate only where every chunk was played here: reused chunks took no time
+    rate = (f" ({result.n_work / result.seconds:,.0f} {result.work}/s)"
+            if result.seconds > 0 and not result.reused else "")
     click.echo(f"{scn.name}: {result.n_matches:,} matches, {result.n_work:,} {result.work} "
                f"({result.computed} chunks run, {result.reused} reused) in "
-               f"{result.seconds:.1f} s ({rate:,.0f} {result.work}/s)")
+               f"{result.seconds:.1f} s{rate}")
     for f in scn.agent_files:  # whom the results are about: the trained agents seated
         mixture = (f" (a mixture of {len(f.rows)} rows, weights "
                    f"{', '.join(f'{w:.3g}' for w in f.weights)})" if f.is_mixture else "")

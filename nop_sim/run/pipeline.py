@@ -221,6 +221,7 @@ def strong_hook(scn: Scenario, *, workers: int | None = None, scheduler: str | N
 
     def play(out):
         sub = scn.strong_scenario()
+        _drop_stale(Path(out) / STRONG_FOLDER, sub, say)
         try:
             with contextlib.closing(progress(sub.game_type.work, "strong field")) as bar:
                 run_scenario(sub, Path(out) / STRONG_FOLDER, workers=workers,
@@ -228,6 +229,20 @@ def strong_hook(scn: Scenario, *, workers: int | None = None, scheduler: str | N
         except RunError as exc:  # says which run failed; still a RunError (the CLI's exit 1)
             raise RunError(f"[strong] {exc}") from None
     return play
+
+
+def _drop_stale(folder: Path, sub: Scenario, say: Callable[[str], None]) -> None:
+    """Remove a side run's folder that holds another field's or setting's play (the field
+    retrained, ``[strong] log_sample`` changed): the run's own folder owns it, and a
+    report must never mix two fields, so it is played again rather than refused."""
+    try:
+        held = json.loads((folder / "manifest.json").read_text())["scenario"]["fingerprint"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # none, or damaged: run_scenario says what to do
+    if held != sub.fingerprint():
+        say(f"[strong] {folder}: held the play of another field or [strong] setting; "
+            f"playing it again")
+        shutil.rmtree(folder)
 
 
 def sweep_verdict(out: Path) -> list[str]:
