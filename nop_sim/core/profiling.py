@@ -1,9 +1,10 @@
 """Where a run's time goes: named phases, timed per process and summed (``--profile``).
 
-A phase is timed with :func:`phase`; the times add up per process in a plain
-dict that :func:`take` hands over and clears. Workers send theirs back with
-each part they finish, so the parent can add up the whole run's. Timing a
-phase costs two ``perf_counter`` calls, so phases are always timed.
+A phase is timed with :func:`phase`; the times add up per thread (a run's parts
+play on threads of one process, or in worker processes) in a plain dict that
+:func:`take` hands over and clears. Workers send theirs back with each part they
+finish, so the run can add up the whole run's. Timing a phase costs two
+``perf_counter`` calls, so phases are always timed.
 
     with phase("simulation"):
         res = play_matches(...)
@@ -11,6 +12,7 @@ phase costs two ``perf_counter`` calls, so phases are always timed.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
@@ -30,33 +32,43 @@ PHASES = {
     "report": "the report",
 }
 
-_totals: defaultdict[str, float] = defaultdict(float)
+_local = threading.local()
+
+
+def _totals() -> defaultdict[str, float]:
+    """This thread's phase times (a part's thread reads its own simulation time)."""
+    try:
+        return _local.totals
+    except AttributeError:
+        _local.totals = defaultdict(float)
+        return _local.totals
 
 
 @contextmanager
 def phase(name: str) -> Iterator[None]:
-    """Add the time spent in the ``with`` block to phase ``name`` of this process."""
+    """Add the time spent in the ``with`` block to phase ``name`` of this thread."""
     t = time.perf_counter()
     try:
         yield
     finally:
-        _totals[name] += time.perf_counter() - t
+        _totals()[name] += time.perf_counter() - t
 
 
 def add(name: str, seconds: float) -> None:
-    """Add ``seconds`` to phase ``name`` of this process."""
-    _totals[name] += seconds
+    """Add ``seconds`` to phase ``name`` of this thread."""
+    _totals()[name] += seconds
 
 
 def current(name: str) -> float:
-    """Phase ``name``'s seconds so far in this process."""
-    return _totals.get(name, 0.0)
+    """Phase ``name``'s seconds so far in this thread."""
+    return _totals().get(name, 0.0)
 
 
 def take() -> dict[str, float]:
-    """This process's phase times since the last call (and start again from zero)."""
-    out = dict(_totals)
-    _totals.clear()
+    """This thread's phase times since the last call (and start again from zero)."""
+    totals = _totals()
+    out = dict(totals)
+    totals.clear()
     return out
 
 

@@ -3,12 +3,13 @@
 An executor is ``parts(game, scn, plan, out)``: it takes parts from the
 :class:`~nop_sim.run.planning.PartPlan` and yields each :class:`PartResult` as
 it finishes. The game plays each part (``Game.play_chunks``, else its
-``play_chunk`` chunk by chunk, :func:`part_player`). A small run plays in the
-main process; a larger one starts worker processes, forked from a fork server
-that loaded the kernels once (the main process plays meanwhile), or uses a Dask
-cluster. A local worker writes its part into the run folder itself
-(:func:`nop_sim.results.store.write_part`); a Dask worker, which need not share the
-run's disk, sends its tables back.
+``play_chunk`` chunk by chunk, :func:`part_player`). A local run plays on
+``--workers`` threads of this process once the kernels are compiled (the kernels
+release the GIL); cold, it starts worker processes that compile them in parallel
+(forked from a fork server that loaded the kernels once; the main process plays
+meanwhile). Or a Dask cluster plays. A local thread or process writes its part into
+the run folder itself (:func:`nop_sim.results.store.write_part`); a Dask worker, which
+need not share the run's disk, sends its tables back.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ __all__ = ["PartResult", "dask_client", "executor", "part_player", "play_part"]
 
 WORKERS_WORTH = 1.5  # seconds of simulation workers must save to be started (their start-up)
 STARTING_PART = 0.2  # seconds of play a part played here while the workers start aims at
+# Local runs play on threads of this process once the kernels are compiled (threads);
+# NOP_SIM_PROCESSES=1 plays them in worker processes, as before (a game whose kernels
+# would hold the GIL).
+PROCESSES = os.environ.get("NOP_SIM_PROCESSES", "") not in ("", "0")
 # A run of this many matches or more starts the workers' fork server at once, while
 # this process loads its kernels: even cheap matches (50 us) then save WORKERS_WORTH.
 EARLY_SERVER_MATCHES = 60_000
@@ -196,11 +201,49 @@ def _worker_context(kind: str):
     return ctx
 
 
+def threads(game: Game, scn: Scenario, plan: PartPlan, out: Path,
+            workers: int) -> Iterator[PartResult]:
+    """Parts played on ``workers`` threads of this process, which loaded the compiled
+    kernels once: they run without the GIL (``nogil``), so the threads play on as many
+    cores, and a run starts no process (worker processes took a second to start, and
+    the whole command 6% longer on 2 cores). Each thread writes its part itself;
+    the results are the chunks' own, whichever thread plays them."""
+    player = part_player(game)
+    load_kernels(scn.kind)
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="nop-sim-part")
+    try:
+        pending = set()
+
+        def submit():
+            pending.add(pool.submit(play_part, player, scn, plan.next(), game.work, out,
+                                    game.store_version))
+
+        for _ in range(workers):  # one part each: a thread waits for nothing to start
+            if plan:
+                submit()
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                pending.discard(fut)
+                part = fut.result()
+                plan.learn(part)
+                if plan:
+                    submit()
+                yield part
+    finally:  # Ctrl-C or an error: the parts not started are dropped, those playing end
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def local(workers: int):
-    """``parts``: ``workers`` local processes, after a first part played here."""
+    """``parts``: ``workers`` threads here once the kernels are compiled
+    (:func:`threads`); cold, ``workers`` local processes that compile the kernel groups
+    in parallel first, after a first part played here."""
     def parts(game: Game, scn: Scenario, plan: PartPlan, out: Path) -> Iterator[PartResult]:
         player = part_player(game)
         compiled = game.warm_up is None or kernels_compiled(scn.kind)
+        if compiled and not PROCESSES:
+            yield from threads(game, scn, plan, out, workers)
+            return
         if compiled and scn.matches * len(scn.points()) >= EARLY_SERVER_MATCHES:
             _worker_context(scn.kind)  # surely worth workers: their server starts now
         if compiled:
