@@ -114,6 +114,7 @@ def test_local_workers_are_threads_that_start_no_process_and_processes_on_reques
         return play(*args, **kwargs)
 
     with monkeypatch.context() as m:
+        m.setattr(executors, "PROCESSES", False)
         m.setattr(executors, "ProcessPoolExecutor", None)  # asked for, it would fail
         m.setattr(executors, "play_part", noted)
         run_scenario(scn, tmp_path / "threads", workers=2)

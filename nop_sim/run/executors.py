@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import partial
 from multiprocessing import forkserver
 from pathlib import Path
+from typing import Any
 
 from nop_sim.core.errors import RunError
 from nop_sim.core.profiling import add, current, phase, take
@@ -211,27 +212,33 @@ def threads(game: Game, scn: Scenario, plan: PartPlan, out: Path,
     player = part_player(game)
     load_kernels(scn.kind)
     pool = ThreadPoolExecutor(workers, thread_name_prefix="nop-sim-part")
-    try:
-        pending = set()
-
-        def submit():
-            pending.add(pool.submit(play_part, player, scn, plan.next(), game.work, out,
-                                    game.store_version))
-
-        for _ in range(workers):  # one part each: a thread waits for nothing to start
-            if plan:
-                submit()
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                pending.discard(fut)
-                part = fut.result()
-                plan.learn(part)
-                if plan:
-                    submit()
-                yield part
+    try:  # one part each: a thread waits for nothing to start
+        yield from _as_finished(plan, workers, lambda chunks: pool.submit(
+            play_part, player, scn, chunks, game.work, out, game.store_version))
     finally:  # Ctrl-C or an error: the parts not started are dropped, those playing end
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _as_finished(plan: PartPlan, n: int, submit: Callable[[list[Chunk]], Any],
+                 started: Callable[[bool], None] = lambda pending: None
+                 ) -> Iterator[PartResult]:
+    """Keep ``n`` parts of ``plan`` playing (``submit(chunks)``: a future of the part's
+    :class:`PartResult`), each next part sized by what the finished ones took; yield each
+    as it finishes. ``started(pending)`` is called once the first ``n`` are submitted."""
+    pending = set()
+    for _ in range(n):
+        if plan:
+            pending.add(submit(plan.next()))
+    started(bool(pending))
+    while pending:
+        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for fut in finished:
+            pending.discard(fut)
+            part = fut.result()
+            plan.learn(part)
+            if plan:
+                pending.add(submit(plan.next()))
+            yield part
 
 
 def local(workers: int):
@@ -280,28 +287,13 @@ def local(workers: int):
                     plan.learn(part)
                     yield part
                 ready = ready.result()
-            pending = {}
 
-            def submit():
-                chunks = plan.next()
-                fut = pool.submit(play_part, player, scn, chunks, game.work, out,
-                                  game.store_version)
-                pending[fut] = chunks
+            def started(pending: bool) -> None:
+                if pending or all(f.done() for f in ready):  # (no wait when nothing is left)
+                    add("start", max(f.result()[0] for f in ready) - t0 if ready else 0.0)
 
-            for _ in range(2 * workers):
-                if plan:
-                    submit()
-            if pending or all(f.done() for f in ready):  # (no wait when nothing is left)
-                add("start", max(f.result()[0] for f in ready) - t0 if ready else 0.0)
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    pending.pop(fut)
-                    part = fut.result()
-                    plan.learn(part)
-                    if plan:
-                        submit()
-                    yield part
+            yield from _as_finished(plan, 2 * workers, lambda chunks: pool.submit(
+                play_part, player, scn, chunks, game.work, out, game.store_version), started)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     return parts
