@@ -79,6 +79,7 @@ from nop_sim.games.new_order.kernels.strength import (
     eff_position,
     ensure_table,
     shape_value,
+    winner_categories,
     winner_positions,
 )
 from nop_sim.games.new_order.types import (
@@ -329,38 +330,43 @@ def _agent_hedge(st, cfg, p, rng, settings, s1, cat, e):
     if current >= 0 and agent[A_HEDGE_MOVE] <= 0.0:
         return -1
     own_w = agent[A_HEDGE_OWN]
-    colpos = st[ST_COLPOS]
     s = strength(agent, ps, g[G_N], rng, s1)
     s = min(max(s, 0.0), 1.0)
-    inverted = g[G_INVERTED] != 0
     t_final = TAB_R7 + (1 if g[G_THIRD] > 1 else 0)
     n_opp = max(count_live(ps, g[G_N]) - 1, 1)
     payout = settings[S_HEDGE_PAYOUT] * g[G_HEDGE_MULT] * ps[p, P_HFUND]
-    o = winner_positions(st, cfg, t_final, n_opp)
-    win = st[ST_FTMP]
+    o = winner_categories(st, cfg, t_final, n_opp)
+    # a view of the row: its constant indices need no check for negative ones
+    win = st[ST_FTMP][o:o + N_CATEGORIES]
     best_c = -1
     best_v = -1.0
-    cur_v = 0.0
     for c in range(N_CATEGORIES):
-        k = eff_position(colpos, inverted, c)
-        prob = (1.0 - s) * win[o + k]
-        if c == cat:
-            prob += own_w * s  # own_w == 1.0 (the default) adds s exactly
-            if own_w != 1.0:
-                prob = min(prob, 1.0)
-        v = prob * payout
-        if c == current:
-            cur_v = v
+        v = _hedge_value(win, c, s, cat, own_w, payout)
         if v > best_v:
             best_v = v
             best_c = c
     if best_c == current:
         return -1
+    cur_v = 0.0
     if current >= 0:
+        cur_v = _hedge_value(win, current, s, cat, own_w, payout)
         w *= agent[A_HEDGE_MOVE]  # a move; exact at the default 1.0
     if w * (best_v - cur_v) > settings[S_HEDGE_COST]:
         return best_c
     return -1
+
+
+@jit(_nrt=False, inline="always")
+def _hedge_value(win, c, s, cat, own_w, payout):
+    """The hedge's value of the token on category ``c``: the chance ``c`` wins the
+    showdown (``win``: by category, :func:`winner_categories`) when ``p``'s own hand
+    (category ``cat``, judged strength ``s``) does not, plus ``own_w * s`` on its own."""
+    prob = (1.0 - s) * win[c]
+    if c == cat:
+        prob += own_w * s  # own_w == 1.0 (the default) adds s exactly
+        if own_w != 1.0:
+            prob = min(prob, 1.0)
+    return prob * payout
 
 
 # -- draw --------------------------------------------------------------------------------
