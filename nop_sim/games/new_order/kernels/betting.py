@@ -27,7 +27,7 @@ from nop_sim.games.new_order.kernels.eventlog import (
     log_promote,
     log_uncalled,
 )
-from nop_sim.games.new_order.kernels.policy import single_strength
+from nop_sim.games.new_order.kernels.policy import judge_turn, single_strength
 from nop_sim.games.new_order.kernels.state import (
     ACT_BET,
     ACT_BLUFF,
@@ -179,13 +179,13 @@ def promote(g, col, colpos, cat):
 
 
 @jit(_nrt=False, inline="always")
-def _hedge_turn(st, cfg, out, rng, p, s1, cat, e):
+def _hedge_turn(st, cfg, out, rng, p, cat, e):
     g, ps = st[ST_G], st[ST_PS]
     settings = cfg[CFG_SETTINGS]
     cost = settings[S_HEDGE_COST]
     if ps[p, P_CHIPS] < cost:  # R5: exactly the cost will do
         return
-    h = choose_hedge(st, cfg, p, rng, settings, s1, cat, e)
+    h = choose_hedge(st, cfg, p, rng, settings, cat, e)
     if h < 0 or h == ps[p, P_HEDGE]:
         return
     counts, catst, oplayer, ev = out[OUT_COUNTS], out[OUT_CAT], out[OUT_PLAYER], out[OUT_EVENTS]
@@ -220,6 +220,7 @@ def _manipulate(st, cfg, out, rng, p, stake, s1, cat, e):
             break
         if made > 0 and cfg[CFG_AGENTS][p, A_RANDOM] < 0.5:  # the column moved
             s1, cat, e = single_strength(st, cfg, p)
+            judge_turn(st, s1)
         target = choose_promotion(st, cfg, p, rng, fee, pot_total(g, ps) + stake, s1, cat, e)
         if target < 0 or colpos[target] == 0:
             break
@@ -255,7 +256,8 @@ def _take_turn(st, cfg, out, rng, p):
     e = -1
     if cfg[CFG_AGENTS][p, A_RANDOM] < 0.5 or tabular(cfg, p):  # a table buckets it
         s1, cat, e = single_strength(st, cfg, p)
-    _hedge_turn(st, cfg, out, rng, p, s1, cat, e)
+        judge_turn(st, s1)
+    _hedge_turn(st, cfg, out, rng, p, cat, e)
     if ps[p, P_ALLIN] != 0:  # the hedge took the last chip: no action left to take
         ps[p, P_ACTED] = 1
         ps[p, P_ACT_SEQ] = g[G_FULL_SEQ]
@@ -290,7 +292,7 @@ def _take_turn(st, cfg, out, rng, p):
             put = to_call + g[G_UNIT]
         else:
             lo, hi = size_bounds(g, settings, act == ACT_BET, to_call, pot, chips)
-            put = choose_size(st, cfg, p, rng, lo, hi, pot + to_call, s1)
+            put = choose_size(st, cfg, p, rng, lo, hi, pot + to_call)
         put = min(put, chips)
     if act == ACT_CALL or act == ACT_BET or act == ACT_RAISE:
         if g[G_FROZEN] == 0 and settings[S_PROMOTIONS] > 0:

@@ -101,13 +101,13 @@ def choose_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, 
         return _scripted_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1)
     if tabular(cfg, p):
         return table_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1)
-    return _agent_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1)
+    return _agent_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot)
 
 
 @jit(_nrt=False)
 def _scripted_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1):
     if recording(cfg):
-        a = _agent_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1)
+        a = _agent_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot)
         record(st, SK_ACTION, a, 0)
         return a
     o = script_next(st, p, SK_ACTION)
@@ -149,22 +149,21 @@ def _action_pause(st, cfg, p, to_call, can_check, can_bet, can_raise, pot):
 
 
 @jit(_nrt=False, inline="always")
-def choose_size(st, cfg, p, rng, lo, hi, pot, s1):
-    """Chips for a pot-limit / no-limit bet or raise, within [lo, hi] (``s1``: as
-    :func:`choose_action`'s)."""
+def choose_size(st, cfg, p, rng, lo, hi, pot):
+    """Chips for a pot-limit / no-limit bet or raise, within [lo, hi]."""
     if hi <= lo:
         return hi
     if scripted(cfg, p):
-        return _scripted_size(st, cfg, p, rng, lo, hi, pot, s1)
+        return _scripted_size(st, cfg, p, rng, lo, hi, pot)
     if tabular(cfg, p):
         return table_size(st, lo, hi)
-    return _agent_size(st, cfg, p, rng, lo, hi, pot, s1)
+    return _agent_size(st, cfg, p, rng, lo, hi, pot)
 
 
 @jit(_nrt=False)
-def _scripted_size(st, cfg, p, rng, lo, hi, pot, s1):
+def _scripted_size(st, cfg, p, rng, lo, hi, pot):
     if recording(cfg):
-        a = _agent_size(st, cfg, p, rng, lo, hi, pot, s1)
+        a = _agent_size(st, cfg, p, rng, lo, hi, pot)
         record(st, SK_SIZE, a, 0)
         return a
     o = script_next(st, p, SK_SIZE)
@@ -211,19 +210,19 @@ def _scripted_promotion(st, cfg, p, rng, fee, pot, s1, cat, e):
 
 
 @jit(_nrt=False, inline="always")
-def choose_hedge(st, cfg, p, rng, settings, s1, cat, e):
+def choose_hedge(st, cfg, p, rng, settings, cat, e):
     """Category to put the Hedging Token on now (place or move), or -1.
 
-    ``s1, cat, e``: :func:`single_strength` of ``p`` now."""
+    ``cat, e``: :func:`single_strength`'s of ``p`` now."""
     if scripted(cfg, p):
-        return _scripted_hedge(st, cfg, p, rng, settings, s1, cat, e)
-    return _agent_hedge(st, cfg, p, rng, settings, s1, cat, e)
+        return _scripted_hedge(st, cfg, p, rng, settings, cat, e)
+    return _agent_hedge(st, cfg, p, rng, settings, cat, e)
 
 
 @jit(_nrt=False)
-def _scripted_hedge(st, cfg, p, rng, settings, s1, cat, e):
+def _scripted_hedge(st, cfg, p, rng, settings, cat, e):
     if recording(cfg):
-        a = _agent_hedge(st, cfg, p, rng, settings, s1, cat, e)
+        a = _agent_hedge(st, cfg, p, rng, settings, cat, e)
         record(st, SK_HEDGE, a, 0)
         return a
     current = st[ST_PS][p, P_HEDGE]

@@ -21,6 +21,7 @@ from nop_sim.games.new_order.kernels.state import (
     CFG_AGENTS,
     CFG_DTYPE,
     CFG_SETTINGS,
+    F_BEAT_ALL,
     G_BETTING,
     G_BOARD_N,
     G_HEDGE_MULT,
@@ -79,6 +80,7 @@ from nop_sim.games.new_order.kernels.strength import (
     eff_position,
     ensure_table,
     shape_value,
+    winner_categories,
     winner_positions,
 )
 from nop_sim.games.new_order.types import (
@@ -145,17 +147,21 @@ def single_strength(st, cfg, p):
 
 
 @jit(_nrt=False, inline="always")
-def strength(agent, ps, n, rng, s1):
-    """Judged chance to beat every live opponent, with the agent's noise.
+def judge_turn(st, s1):
+    """Keep ``s1 ** (live opponents)`` (at least one), the chance to beat them all, for the
+    choices of a turn (``s1``: :func:`single_strength`'s chance to beat one hand).
 
-    ``s1`` is :func:`single_strength`'s chance to beat one hand, which the turn
-    computes once (kernels.betting) and hands to every choice of the turn: a call
-    that takes the state tuples costs about 200 stores, and the strength used to be
-    judged four times a turn (twice by the hedge, once by the action and once more
-    by the promotion) for one column and one set of cards.
+    The turn judges ``s1`` once (kernels.betting) and this once with it, where the
+    hedge, the action, its size and the promotion each counted the live seats and raised
+    ``s1`` to that power: about 20 powers and 30 counts a balanced hand (issue 37).
     """
-    n_opp = count_live(ps, n) - 1
-    s = powi(s1, max(n_opp, 1))
+    st[ST_FTMP][F_BEAT_ALL] = powi(s1, max(count_live(st[ST_PS], st[ST_G][G_N]) - 1, 1))
+
+
+@jit(_nrt=False, inline="always")
+def strength(st, agent, rng):
+    """Judged chance to beat every live opponent (:func:`judge_turn`), with the agent's noise."""
+    s = st[ST_FTMP][F_BEAT_ALL]
     noise = agent[A_NOISE]
     if noise > 0.0:
         s += noise * (uniform(rng) - 0.5)
@@ -164,10 +170,10 @@ def strength(agent, ps, n, rng, s1):
 
 # -- betting ---------------------------------------------------------------------------
 @jit(_nrt=False, inline="always")
-def _agent_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, s1):
-    """One of ACT_* (0 fold, 1 check, 2 call, 3 bet, 4 raise) among the legal ones
-    (``s1``: :func:`single_strength` of ``p`` now), plus ``ACT_BLUFF`` on a bet or raise
-    the strength alone would not have made (the bluff draw made it)."""
+def _agent_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot):
+    """One of ACT_* (0 fold, 1 check, 2 call, 3 bet, 4 raise) among the legal ones (the
+    strength: :func:`judge_turn`'s), plus ``ACT_BLUFF`` on a bet or raise the strength
+    alone would not have made (the bluff draw made it)."""
     rng = seat_rng(st, cfg, p, rng)
     agent = cfg[CFG_AGENTS][p]
     if agent[A_RANDOM] >= 0.5:
@@ -190,7 +196,7 @@ def _agent_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, 
         return opts[below(rng, k)]
     if agent[A_STATION] >= 0.5:
         return 1 if can_check else 2
-    s = strength(agent, st[ST_PS], st[ST_G][G_N], rng, s1)
+    s = strength(st, agent, rng)
     strong = s >= agent[A_BET_THRESHOLD]
     aggressive = strong or uniform(rng) < agent[A_BLUFF]  # the draw only when not strong
     bluff = 0 if strong else ACT_BLUFF
@@ -207,9 +213,9 @@ def _agent_action(st, cfg, p, rng, to_call, can_check, can_bet, can_raise, pot, 
 
 
 @jit(_nrt=False)
-def _agent_size(st, cfg, p, rng, lo, hi, pot, s1):
-    """Chips for a pot-limit / no-limit bet or raise, within [lo, hi] (``s1``: as
-    :func:`choose_action`'s)."""
+def _agent_size(st, cfg, p, rng, lo, hi, pot):
+    """Chips for a pot-limit / no-limit bet or raise, within [lo, hi] (the strength:
+    :func:`judge_turn`'s)."""
     rng = seat_rng(st, cfg, p, rng)
     if hi <= lo:
         return hi
@@ -219,9 +225,7 @@ def _agent_size(st, cfg, p, rng, lo, hi, pot, s1):
     fraction = agent[A_BET_FRACTION]
     if agent[A_SIZE_STRENGTH] != 0.0:
         # strength without the noise: sizing draws nothing from the RNG
-        g, ps = st[ST_G], st[ST_PS]
-        s = powi(s1, max(count_live(ps, g[G_N]) - 1, 1))
-        fraction += agent[A_SIZE_STRENGTH] * (s - 0.5)
+        fraction += agent[A_SIZE_STRENGTH] * (st[ST_FTMP][F_BEAT_ALL] - 0.5)
     size = fraction * pot
     if st[ST_G][G_BETTING] == BET_NO_LIMIT:
         size *= agent[A_NL_SCALE]  # exact at the default 1.0
@@ -257,7 +261,7 @@ def _agent_promotion(st, cfg, p, rng, fee, pot, s1, cat, e):
         t = TAB_R5 + g[G_BOARD_N]
         gain = 0.5 * (dist[t, e - 1] + dist[t, e])
         n_opp = max(count_live(ps, g[G_N]) - 1, 1)
-        before = powi(s1, n_opp)
+        before = st[ST_FTMP][F_BEAT_ALL]  # powi(s1, n_opp), judged with s1
         after = powi(min(1.0, s1 + gain), n_opp)
         v = w * (after - before) * pot
         if v > fee:
@@ -306,10 +310,10 @@ def _hurt_promotion(st, cfg, cat):
 
 
 @jit(_nrt=False, inline="always")
-def _agent_hedge(st, cfg, p, rng, settings, s1, cat, e):
+def _agent_hedge(st, cfg, p, rng, settings, cat, e):
     """Category to put the Hedging Token on now (place or move), or -1.
 
-    ``s1, cat, e``: :func:`single_strength` of ``p`` now."""
+    ``cat, e``: :func:`single_strength`'s of ``p`` now (the strength: :func:`judge_turn`'s)."""
     rng = seat_rng(st, cfg, p, rng)
     g, ps = st[ST_G], st[ST_PS]
     agent = cfg[CFG_AGENTS][p]
@@ -329,38 +333,43 @@ def _agent_hedge(st, cfg, p, rng, settings, s1, cat, e):
     if current >= 0 and agent[A_HEDGE_MOVE] <= 0.0:
         return -1
     own_w = agent[A_HEDGE_OWN]
-    colpos = st[ST_COLPOS]
-    s = strength(agent, ps, g[G_N], rng, s1)
+    s = strength(st, agent, rng)
     s = min(max(s, 0.0), 1.0)
-    inverted = g[G_INVERTED] != 0
     t_final = TAB_R7 + (1 if g[G_THIRD] > 1 else 0)
     n_opp = max(count_live(ps, g[G_N]) - 1, 1)
     payout = settings[S_HEDGE_PAYOUT] * g[G_HEDGE_MULT] * ps[p, P_HFUND]
-    o = winner_positions(st, cfg, t_final, n_opp)
-    win = st[ST_FTMP]
+    o = winner_categories(st, cfg, t_final, n_opp)
+    # a view of the row: its constant indices need no check for negative ones
+    win = st[ST_FTMP][o:o + N_CATEGORIES]
     best_c = -1
     best_v = -1.0
-    cur_v = 0.0
     for c in range(N_CATEGORIES):
-        k = eff_position(colpos, inverted, c)
-        prob = (1.0 - s) * win[o + k]
-        if c == cat:
-            prob += own_w * s  # own_w == 1.0 (the default) adds s exactly
-            if own_w != 1.0:
-                prob = min(prob, 1.0)
-        v = prob * payout
-        if c == current:
-            cur_v = v
+        v = _hedge_value(win, c, s, cat, own_w, payout)
         if v > best_v:
             best_v = v
             best_c = c
     if best_c == current:
         return -1
+    cur_v = 0.0
     if current >= 0:
+        cur_v = _hedge_value(win, current, s, cat, own_w, payout)
         w *= agent[A_HEDGE_MOVE]  # a move; exact at the default 1.0
     if w * (best_v - cur_v) > settings[S_HEDGE_COST]:
         return best_c
     return -1
+
+
+@jit(_nrt=False, inline="always")
+def _hedge_value(win, c, s, cat, own_w, payout):
+    """The hedge's value of the token on category ``c``: the chance ``c`` wins the
+    showdown (``win``: by category, :func:`winner_categories`) when ``p``'s own hand
+    (category ``cat``, judged strength ``s``) does not, plus ``own_w * s`` on its own."""
+    prob = (1.0 - s) * win[c]
+    if c == cat:
+        prob += own_w * s  # own_w == 1.0 (the default) adds s exactly
+        if own_w != 1.0:
+            prob = min(prob, 1.0)
+    return prob * payout
 
 
 # -- draw --------------------------------------------------------------------------------

@@ -224,7 +224,9 @@ TMP_FIELDS = (
 MAX_BET_SIZES = 3   # a tabular policy's bet sizes at most (AB_SIZES)
 F_FIELDS = (
     ("WIN", 9 * 13, "chance the best of m random hands sits at each position (row m of 13)"),
+    ("WIN_CAT", 9 * 13, "the same rows in category order: WIN's chance at each category's position"),
     ("SHAPE", 19, "strength.shape_value per table (its version in TMP_SVER)"),
+    ("BEAT_ALL", 1, "the turn's chance to beat every live opponent (policy.judge_turn)"),
     ("SIGMA", 2 + MAX_BET_SIZES, "a tabular decision's chance of each action (kernels.table)"),
     ("SAMPLE", 2 + MAX_BET_SIZES, "the chances it is sampled with, exploration included"),
 )
