@@ -53,10 +53,11 @@ def dask_cluster(tmp_path_factory):
 
 @pytest.fixture
 def real_workers(monkeypatch):
-    """Runs with --workers N > 1 play on N workers even when small: threads (they cost
-    nothing to start), or, cold or with ``executors.PROCESSES``, N worker processes,
-    which a small run otherwise skips after its first part (starting them would cost
-    more than they save; see ``executors.WORKERS_WORTH``)."""
+    """Runs with --workers N > 1 start their N worker processes even when small.
+
+    (A small run otherwise plays here after its first part: starting workers
+    would cost more than they save; see ``executors.WORKERS_WORTH``.)
+    """
     from nop_sim.run import executors
 
     monkeypatch.setattr(executors, "WORKERS_WORTH", 0.0)

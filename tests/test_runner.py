@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -95,39 +94,6 @@ def test_same_seed_same_numbers_whatever_the_worker_count(tmp_path, real_workers
     a = sorted_tables(tmp_path / "one")["matches"]["hands"].to_numpy()
     b = sorted_tables(tmp_path / "three")["matches"]["hands"].to_numpy()
     assert (a != b).any()
-
-
-def test_local_workers_are_threads_that_start_no_process_and_processes_on_request(
-        tmp_path, real_workers, monkeypatch):
-    """Compiled kernels: --workers 2 plays on two threads of this process (no worker
-    process is asked for), with the numbers of one worker; NOP_SIM_PROCESSES plays in
-    worker processes, with the same numbers."""
-    from nop_sim.run import executors
-
-    scn = load_scenario(write(tmp_path, SMALL), ["run.log_sample=3"])
-    run_scenario(scn, tmp_path / "one", workers=1)
-    played_on = set()
-    play = executors.play_part
-
-    def noted(*args, **kwargs):
-        played_on.add(threading.current_thread().name)
-        return play(*args, **kwargs)
-
-    with monkeypatch.context() as m:
-        m.setattr(executors, "PROCESSES", False)
-        m.setattr(executors, "ProcessPoolExecutor", None)  # asked for, it would fail
-        m.setattr(executors, "play_part", noted)
-        run_scenario(scn, tmp_path / "threads", workers=2)
-    assert len(played_on) == 2 and all(n.startswith("nop-sim-part") for n in played_on)
-    assert_same_results(tmp_path / "one", tmp_path / "threads")
-    monkeypatch.setattr(executors, "PROCESSES", True)
-    started = []
-    pool = executors.ProcessPoolExecutor
-    monkeypatch.setattr(executors, "ProcessPoolExecutor",
-                        lambda *a, **k: started.append(1) or pool(*a, **k))
-    run_scenario(scn, tmp_path / "processes", workers=2)
-    assert started == [1]
-    assert_same_results(tmp_path / "one", tmp_path / "processes")
 
 
 def test_rerun_into_the_same_folder_reuses_every_chunk(tmp_path):

@@ -157,8 +157,7 @@ def _run_options(f):
         click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
                      help="Root seed (overrides [run] seed)."),
         click.option("--workers", type=click.IntRange(1, 1024), default=None,
-                     help="Local workers: threads of this process once the kernels are "
-                          "compiled (NOP_SIM_PROCESSES=1: processes) [default: all cores]."),
+                     help="Local worker processes [default: all cores]."),
         click.option("--scheduler", metavar="ADDRESS", default=None,
                      help="Run on a Dask cluster, e.g. tcp://10.0.0.5:8786."),
         click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,

@@ -126,7 +126,7 @@ def tune_cmd(scenario, trials, matches, top, out_dir, seed, workers, scheduler, 
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
               help="Seed of a scenario file run on the fly [default: the other side's].")
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
-              help="Local workers (threads) for a scenario file [default: all cores].")
+              help="Local worker processes for a scenario file [default: all cores].")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def compare_cmd(a, b, out_dir, point_a, point_b, min_effect, matches, seed, workers, quiet):
     """Compare two runs: every key metric, B minus A, with intervals and findings.

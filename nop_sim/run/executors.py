@@ -3,13 +3,12 @@
 An executor is ``parts(game, scn, plan, out)``: it takes parts from the
 :class:`~nop_sim.run.planning.PartPlan` and yields each :class:`PartResult` as
 it finishes. The game plays each part (``Game.play_chunks``, else its
-``play_chunk`` chunk by chunk, :func:`part_player`). A local run plays on
-``--workers`` threads of this process once the kernels are compiled (the kernels
-release the GIL); cold, it starts worker processes that compile them in parallel
-(forked from a fork server that loaded the kernels once; the main process plays
-meanwhile). Or a Dask cluster plays. A local thread or process writes its part into
-the run folder itself (:func:`nop_sim.results.store.write_part`); a Dask worker, which
-need not share the run's disk, sends its tables back.
+``play_chunk`` chunk by chunk, :func:`part_player`). A small run plays in the
+main process; a larger one starts worker processes, forked from a fork server
+that loaded the kernels once (the main process plays meanwhile), or uses a Dask
+cluster. A local worker writes its part into the run folder itself
+(:func:`nop_sim.results.store.write_part`); a Dask worker, which need not share the
+run's disk, sends its tables back.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from dataclasses import dataclass
 from functools import partial
 from multiprocessing import forkserver
 from pathlib import Path
-from typing import Any
 
 from nop_sim.core.errors import RunError
 from nop_sim.core.profiling import add, current, phase, take
@@ -39,10 +37,6 @@ __all__ = ["PartResult", "dask_client", "executor", "part_player", "play_part"]
 
 WORKERS_WORTH = 1.5  # seconds of simulation workers must save to be started (their start-up)
 STARTING_PART = 0.2  # seconds of play a part played here while the workers start aims at
-# Local runs play on threads of this process once the kernels are compiled (threads);
-# NOP_SIM_PROCESSES=1 plays them in worker processes, as before (a game whose kernels
-# would hold the GIL).
-PROCESSES = os.environ.get("NOP_SIM_PROCESSES", "") not in ("", "0")
 # A run of this many matches or more starts the workers' fork server at once, while
 # this process loads its kernels: even cheap matches (50 us) then save WORKERS_WORTH.
 EARLY_SERVER_MATCHES = 60_000
@@ -202,55 +196,11 @@ def _worker_context(kind: str):
     return ctx
 
 
-def threads(game: Game, scn: Scenario, plan: PartPlan, out: Path,
-            workers: int) -> Iterator[PartResult]:
-    """Parts played on ``workers`` threads of this process, which loaded the compiled
-    kernels once: they run without the GIL (``nogil``), so the threads play on as many
-    cores, and a run starts no process (worker processes took a second to start, and
-    the whole command 6% longer on 2 cores). Each thread writes its part itself;
-    the results are the chunks' own, whichever thread plays them."""
-    player = part_player(game)
-    load_kernels(scn.kind)
-    pool = ThreadPoolExecutor(workers, thread_name_prefix="nop-sim-part")
-    try:  # one part each: a thread waits for nothing to start
-        yield from _as_finished(plan, workers, lambda chunks: pool.submit(
-            play_part, player, scn, chunks, game.work, out, game.store_version))
-    finally:  # Ctrl-C or an error: the parts not started are dropped, those playing end
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _as_finished(plan: PartPlan, n: int, submit: Callable[[list[Chunk]], Any],
-                 started: Callable[[bool], None] = lambda pending: None
-                 ) -> Iterator[PartResult]:
-    """Keep ``n`` parts of ``plan`` playing (``submit(chunks)``: a future of the part's
-    :class:`PartResult`), each next part sized by what the finished ones took; yield each
-    as it finishes. ``started(pending)`` is called once the first ``n`` are submitted."""
-    pending = set()
-    for _ in range(n):
-        if plan:
-            pending.add(submit(plan.next()))
-    started(bool(pending))
-    while pending:
-        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-        for fut in finished:
-            pending.discard(fut)
-            part = fut.result()
-            plan.learn(part)
-            if plan:
-                pending.add(submit(plan.next()))
-            yield part
-
-
 def local(workers: int):
-    """``parts``: ``workers`` threads here once the kernels are compiled
-    (:func:`threads`); cold, ``workers`` local processes that compile the kernel groups
-    in parallel first, after a first part played here."""
+    """``parts``: ``workers`` local processes, after a first part played here."""
     def parts(game: Game, scn: Scenario, plan: PartPlan, out: Path) -> Iterator[PartResult]:
         player = part_player(game)
         compiled = game.warm_up is None or kernels_compiled(scn.kind)
-        if compiled and not PROCESSES:
-            yield from threads(game, scn, plan, out, workers)
-            return
         if compiled and scn.matches * len(scn.points()) >= EARLY_SERVER_MATCHES:
             _worker_context(scn.kind)  # surely worth workers: their server starts now
         if compiled:
@@ -287,13 +237,28 @@ def local(workers: int):
                     plan.learn(part)
                     yield part
                 ready = ready.result()
+            pending = {}
 
-            def started(pending: bool) -> None:
-                if pending or all(f.done() for f in ready):  # (no wait when nothing is left)
-                    add("start", max(f.result()[0] for f in ready) - t0 if ready else 0.0)
+            def submit():
+                chunks = plan.next()
+                fut = pool.submit(play_part, player, scn, chunks, game.work, out,
+                                  game.store_version)
+                pending[fut] = chunks
 
-            yield from _as_finished(plan, 2 * workers, lambda chunks: pool.submit(
-                play_part, player, scn, chunks, game.work, out, game.store_version), started)
+            for _ in range(2 * workers):
+                if plan:
+                    submit()
+            if pending or all(f.done() for f in ready):  # (no wait when nothing is left)
+                add("start", max(f.result()[0] for f in ready) - t0 if ready else 0.0)
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    pending.pop(fut)
+                    part = fut.result()
+                    plan.learn(part)
+                    if plan:
+                        submit()
+                    yield part
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     return parts

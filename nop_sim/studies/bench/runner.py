@@ -19,12 +19,12 @@ with 2 workers). ``load`` is the machine's load average (1 minute) before
 and after. ``startup_s`` is the fixed
 cost of a run: the median wall time of ``nop-sim run`` for one match per
 worker in a fresh process (imports, loading the cached kernels, writing and
-merging). ``workers_start_s`` is the first long run's phase "start": the local
-workers are threads of the process that loaded the kernels, so it is that load
-(0 in this process, which loaded them before the clock); with NOP_SIM_PROCESSES=1,
-from asking for worker processes until every one is ready (wall), which includes
-starting the fork server that loads the kernels once. ``profile`` is all phases of
-the last long run (``nop-sim run --profile``).
+merging; so small a run plays in the main process). ``workers_start_s`` is
+the first long run's phase "start": from asking for workers until every one
+is ready (wall), which includes starting the fork server that loads the
+kernels once (later runs of the same process reuse it; the main process
+plays meanwhile); ``profile`` is all phases of the last long run
+(``nop-sim run --profile``).
 
 A scenario whose ``[strong]`` table names a field trained for its rules (as
 scenarios/baseline.toml does) has ``nop-sim run`` play that field in every seat
