@@ -103,7 +103,11 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
 @command("compile")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Processes compiling at once [default: all cores].")
-def compile_cmd(workers):
+@click.option("--runs", is_flag=True,
+              help="Only the groups a run and its report need (make run's first report "
+                   "comes sooner); the rest compile on first use or with a plain "
+                   "nop-sim compile, which loads these.")
+def compile_cmd(workers, runs):
     """Compile every simulation kernel into numba's cache now, in parallel.
 
     Numba otherwise compiles each kernel on first use, so the first run after
@@ -115,15 +119,17 @@ def compile_cmd(workers):
     what is still compiling. Running it again only loads them (seconds).
 
     \b
-    Example:
+    Examples:
       nop-sim compile
+      nop-sim compile --runs     # what nop-sim run needs, first (make run)
     """
     from nop_sim.run.compiling import COMPILE_TIME, compile_all
 
     click.echo(f"compiling the simulation kernels into numba's cache, once ({COMPILE_TIME}; "
                f"runs then load them in about a second)...", err=True)
     t0 = time.perf_counter()
-    times = compile_all(workers, progress=lambda e: click.echo(_compile_line(e), err=True))
+    times = compile_all(workers, progress=lambda e: click.echo(_compile_line(e), err=True),
+                        runs=runs)
     click.echo(f"kernels ready in {time.perf_counter() - t0:.1f} s ({len(times)} groups); "
                f"runs now load them from the cache")
 

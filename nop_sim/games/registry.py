@@ -412,6 +412,8 @@ class Game:
     kernels : named groups of compiled kernels, each a function that compiles
         it into numba's cache (or loads it); ``nop-sim compile`` runs every
         game's groups at once, one process each
+    run_kernels : the names of the groups a ``nop-sim run`` of the game (and its
+        report) needs; ``nop-sim compile --runs`` compiles only those (None: all)
     refresh_kernels() : optional; drop the game's stale kernels from numba's cache
         (sources changed since they were compiled); ``nop-sim compile`` calls it
         once before its workers start, so that no worker drops what another one
@@ -478,6 +480,7 @@ class Game:
     warm_up: Callable[[Any], None] | None = None
     load_kernels: Callable[[], None] | None = None
     kernels: Mapping[str, Callable[[], None]] = field(default_factory=dict)
+    run_kernels: tuple[str, ...] | None = None
     refresh_kernels: Callable[[], None] | None = None
     kernel_sources: tuple[str, ...] = ()
     agent_file: Callable[[Path], Any] | None = None
@@ -521,6 +524,10 @@ class Game:
         _defer_named(self)
         if self.fair_win_rate is None:
             object.__setattr__(self, "fair_win_rate", one_winner)
+        unknown = set(self.run_kernels or ()) - set(self.kernels)
+        if unknown:
+            raise ValueError(f"game {self.kind!r}: run_kernels names no kernel group: "
+                             f"{sorted(unknown)} (its groups: {sorted(self.kernels)})")
 
     @property
     def result_tables(self) -> tuple[str, ...]:

@@ -107,20 +107,24 @@ class CompileEvent:
 
 
 def compile_all(workers: int | None = None,
-                progress: Callable[[CompileEvent], None] | None = None) -> dict[str, float]:
+                progress: Callable[[CompileEvent], None] | None = None,
+                runs: bool = False) -> dict[str, float]:
     """Compile (or load) every registered game's kernel groups, ``workers`` processes at once.
 
     Returns ``"<game>: <group>" -> seconds``. ``progress(event)`` hears each
     group start and finish, and every :data:`HEARTBEAT` seconds without either
     (:class:`CompileEvent`). A group starts when a worker is free for it, so
-    the events say which groups run and how many are left.
+    the events say which groups run and how many are left. ``runs``: only the groups
+    a run needs (``Game.run_kernels``), so that a first run starts sooner; the others
+    compile on first use, or in a later call without it (which loads these).
     """
 
     t0 = time.perf_counter()
     for game in registered_games():  # drop stale kernels once, before the workers look
         if game.refresh_kernels is not None:
             game.refresh_kernels()
-    queue = [(g.kind, name) for g in registered_games() for name in g.kernels]
+    queue = [(g.kind, name) for g in registered_games() for name in g.kernels
+             if not runs or g.run_kernels is None or name in g.run_kernels]
     total = len(queue)
     workers = max(1, min(workers or os.cpu_count() or 1, total))
     times: dict[str, float] = {}

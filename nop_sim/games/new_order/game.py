@@ -238,6 +238,9 @@ GAME = register_game(Game(
              "evaluator and draft": "nop_sim.games.new_order.engine:compile_callees",
              "parallel driver": "nop_sim.games.new_order.engine:compile_parallel",
              "evaluator": "nop_sim.evaluator:compile_kernels"},
+    # a run and its report play through the match driver and its callees; the parallel
+    # driver (training, play_matches on threads) and the public evaluate() compile later
+    run_kernels=("match driver", "evaluator and draft"),
     refresh_kernels="nop_sim.games.new_order.engine:refresh_kernel_cache",
     kernel_sources=KERNEL_SOURCES,
     agent_file=read_agent_file,
