@@ -6,22 +6,22 @@ STAMP := $(VENV)/.installed-dev
 
 .PHONY: run test test-slow test-readme test-numba-range bench lint clean-cache clean install ordered ordered-sweep
 
-# The install: the runtime, then the kernels a run needs (nop-sim compile --runs) while the
-# dev extra's packages install beside them (the same list as '.[dev]', read from
-# pyproject.toml: reinstalling nop-sim itself under a compile that imports it is not safe).
-# The first report waits for no more than that; the other kernel groups (the parallel
-# driver, the public evaluate()) compile before the tests (KERNELS).
+# The install, in the order that brings the first report soonest: what the kernels'
+# compile imports and nop-sim itself (scripts/install_order.py splits pyproject.toml),
+# then the kernels a run needs (nop-sim compile --runs) while every other package
+# installs beside them. The first report waits for no more; the other kernel groups
+# (the parallel driver, the public evaluate()) compile before the tests (KERNELS).
 KERNELS := $(VENV)/.kernels
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e .
-	$(BIN)/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', \
-	  'rb'))['project']['optional-dependencies']['dev']))" > $(VENV)/dev-requirements.txt
+	$(BIN)/python scripts/install_order.py $(VENV)
+	$(BIN)/python -m pip install -q -r $(VENV)/compile.txt
+	$(BIN)/python -m pip install -q --no-deps -e .
 	@echo "nop-sim: compiling the kernels a run needs, once, so that runs start in seconds"
-	$(BIN)/python -m pip install -q -r $(VENV)/dev-requirements.txt > $(VENV)/dev-install.log \
-	  2>&1 & dev=$$!; $(BIN)/nop-sim compile --runs; rc=$$?; \
-	  wait $$dev || { cat $(VENV)/dev-install.log; exit 1; }; exit $$rc
+	$(BIN)/python -m pip install -q -r $(VENV)/rest.txt > $(VENV)/install.log 2>&1 & \
+	  rest=$$!; $(BIN)/nop-sim compile --runs; rc=$$?; \
+	  wait $$rest || { cat $(VENV)/install.log; exit 1; }; exit $$rc
 	touch $(STAMP)
 
 $(KERNELS): $(STAMP)

@@ -745,6 +745,67 @@ def test_the_compile_time_is_stated_alike_everywhere():
     assert COMPILE_TIME in COMPILE_NOTE
 
 
+_COMPILE_IMPORTS = """
+import importlib, sys
+sys.path.insert(0, {scripts!r})
+from install_order import COMPILE_NEEDS
+from importlib.metadata import distribution
+
+class Later:  # the packages make installs while the kernels compile
+    def __init__(self, names):
+        self.names = names
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.names:
+            raise ImportError(f"the compile imported {{name}}, which make installs later")
+
+allowed = set()
+for dist in COMPILE_NEEDS + ("nop-sim",):
+    # a distribution's own packages, and those of what it requires, may load
+    todo = [dist]
+    while todo:
+        d = distribution(todo.pop())
+        tops = (d.read_text("top_level.txt") or "").split() or [d.metadata["Name"].replace("-", "_")]
+        if not set(tops) - allowed and d.metadata["Name"] in allowed:
+            continue
+        allowed |= set(tops) | {{d.metadata["Name"]}}
+        for req in d.requires or []:
+            if "extra ==" not in req:
+                name = req.split(";")[0].split("[")[0].split("<")[0].split(">")[0].split("=")[0]
+                name = name.split("!")[0].split("~")[0].strip()
+                try:
+                    distribution(name)
+                except Exception:
+                    continue
+                if name not in allowed:
+                    todo.append(name)
+later = {{"matplotlib", "optuna", "SALib", "cma", "filelock", "pytest", "hypothesis", "distributed",
+          "dask", "eval7", "phevaluator"}} - allowed
+sys.meta_path.insert(0, Later(later))
+from nop_sim.cli import main
+from nop_sim.games import registered_games
+from nop_sim.run import compiling  # noqa: F401
+for game in registered_games():
+    for name in game.run_kernels or game.kernels:
+        importlib.import_module(game.kernels[name].__module__)
+try:
+    main(["compile", "--help"], standalone_mode=False)
+except SystemExit:
+    pass
+print("ok")
+"""
+
+
+def test_the_compile_make_starts_early_imports_only_what_is_installed_by_then():
+    """make install starts nop-sim compile --runs once scripts/install_order.py's
+    COMPILE_NEEDS are installed, the rest installing meanwhile: the CLI, the compile
+    and every run kernel group's module import none of the rest (a fresh interpreter
+    that refuses them)."""
+    code = _COMPILE_IMPORTS.format(scripts=str(ROOT / "scripts"))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
 def test_a_compile_is_announced_once():
     import numba
     from numba.core import event
