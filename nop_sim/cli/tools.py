@@ -104,9 +104,9 @@ def frequencies(n_hands: int, moved_text: str, wild_text: str, seed: int):
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Processes compiling at once [default: all cores].")
 @click.option("--runs", is_flag=True,
-              help="Only the groups a run and its report need (make run's first report "
-                   "comes sooner); the rest compile on first use or with a plain "
-                   "nop-sim compile, which loads these.")
+              help="Only the groups a New Order run and its report need (make run's "
+                   "first report comes sooner); the rest compile on first use or with a "
+                   "plain nop-sim compile, which loads these.")
 def compile_cmd(workers, runs):
     """Compile every simulation kernel into numba's cache now, in parallel.
 

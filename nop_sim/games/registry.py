@@ -413,7 +413,8 @@ class Game:
         it into numba's cache (or loads it); ``nop-sim compile`` runs every
         game's groups at once, one process each
     run_kernels : the names of the groups a ``nop-sim run`` of the game (and its
-        report) needs; ``nop-sim compile --runs`` compiles only those (None: all)
+        report) needs (None: all); ``nop-sim compile --runs`` compiles only those of
+        the default game
     refresh_kernels() : optional; drop the game's stale kernels from numba's cache
         (sources changed since they were compiled); ``nop-sim compile`` calls it
         once before its workers start, so that no worker drops what another one

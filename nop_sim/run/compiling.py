@@ -31,7 +31,7 @@ import numba
 
 import nop_sim.kernels
 from nop_sim.core.kernel_sources import kernel_digest
-from nop_sim.games import get_game, registered_games
+from nop_sim.games import DEFAULT_KIND, get_game, registered_games
 
 # the note and its listener live with the numba options (kernels.jit installs it)
 from nop_sim.kernels.jit import COMPILE_NOTE, COMPILE_TIME, announce_compiles
@@ -115,15 +115,17 @@ def compile_all(workers: int | None = None,
     group start and finish, and every :data:`HEARTBEAT` seconds without either
     (:class:`CompileEvent`). A group starts when a worker is free for it, so
     the events say which groups run and how many are left. ``runs``: only the groups
-    a run needs (``Game.run_kernels``), so that a first run starts sooner; the others
-    compile on first use, or in a later call without it (which loads these).
+    a run of the default game needs (its ``Game.run_kernels``: what ``make run`` plays),
+    so that a first run starts sooner and no other group takes a core from them; the
+    others compile on first use, or in a later call without it (which loads these).
     """
 
     t0 = time.perf_counter()
-    for game in registered_games():  # drop stale kernels once, before the workers look
+    games = [get_game(DEFAULT_KIND)] if runs else registered_games()
+    for game in games:  # drop stale kernels once, before the workers look
         if game.refresh_kernels is not None:
             game.refresh_kernels()
-    queue = [(g.kind, name) for g in registered_games() for name in g.kernels
+    queue = [(g.kind, name) for g in games for name in g.kernels
              if not runs or g.run_kernels is None or name in g.run_kernels]
     total = len(queue)
     workers = max(1, min(workers or os.cpu_count() or 1, total))
@@ -154,6 +156,6 @@ def compile_all(workers: int | None = None,
                 say("done", label, times[label])
                 if queue:
                     start_next()
-    for g in registered_games():
+    for g in games:
         mark_compiled(g.kind)
     return times
