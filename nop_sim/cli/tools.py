@@ -112,9 +112,10 @@ def compile_cmd(workers, runs):
 
     Numba otherwise compiles each kernel on first use, so the first run after
     an install or an update waits for it. A cold compile of the six kernel
-    groups takes 40 s to 4 minutes on 2 cores (measured: 42 to 44 s with both
-    cores free, 135 to 245 s with other work running); make install runs this once,
-    and afterwards a run loads the kernels in about a second. A line says when each group
+    groups takes 40 s to 4 minutes on 2 cores (measured: 42 to 105 s with both
+    cores free, 135 to 245 s with other work running); make install runs it once
+    (--runs first, the groups make run needs), and afterwards a run loads the
+    kernels in about a second. A line says when each group
     starts and ends (with its time and how many are done), and every 15 s
     what is still compiling. Running it again only loads them (seconds).
 
