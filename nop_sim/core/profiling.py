@@ -1,7 +1,7 @@
 """Where a run's time goes: named phases, timed per process and summed (``--profile``).
 
-A phase is timed with :func:`phase`; the times add up per thread (a run's parts
-play on threads of one process, or in worker processes) in a plain dict that
+A phase is timed with :func:`phase`; the times add up per thread (a Dask worker
+plays parts on several threads side by side) in a plain dict that
 :func:`take` hands over and clears. Workers send theirs back with each part they
 finish, so the run can add up the whole run's. Timing a phase costs two
 ``perf_counter`` calls, so phases are always timed.
@@ -36,7 +36,7 @@ _local = threading.local()
 
 
 def _totals() -> defaultdict[str, float]:
-    """This thread's phase times (a part's thread reads its own simulation time)."""
+    """This thread's phase times (a part reads back its own simulation time)."""
     try:
         return _local.totals
     except AttributeError:
