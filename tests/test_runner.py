@@ -750,6 +750,7 @@ import importlib, sys
 sys.path.insert(0, {scripts!r})
 from install_order import COMPILE_NEEDS
 from importlib.metadata import distribution
+from packaging.requirements import Requirement
 
 class Later:  # the packages make installs while the kernels compile
     def __init__(self, names):
@@ -768,16 +769,14 @@ for dist in COMPILE_NEEDS + ("nop-sim",):
         if not set(tops) - allowed and d.metadata["Name"] in allowed:
             continue
         allowed |= set(tops) | {{d.metadata["Name"]}}
-        for req in d.requires or []:
-            if "extra ==" not in req:
-                name = req.split(";")[0].split("[")[0].split("<")[0].split(">")[0].split("=")[0]
-                name = name.split("!")[0].split("~")[0].strip()
+        for req in map(Requirement, d.requires or []):
+            if req.marker is None or req.marker.evaluate({{"extra": ""}}):
                 try:
-                    distribution(name)
+                    distribution(req.name)
                 except Exception:
                     continue
-                if name not in allowed:
-                    todo.append(name)
+                if req.name not in allowed:
+                    todo.append(req.name)
 later = {{"matplotlib", "optuna", "SALib", "cma", "filelock", "pytest", "hypothesis", "distributed",
           "dask", "eval7", "phevaluator"}} - allowed
 sys.meta_path.insert(0, Later(later))
