@@ -236,3 +236,35 @@ def test_every_help_has_an_example_and_no_escaped_percent():
         assert res.exit_code == 0, name
         assert "%%" not in res.output, name
         assert "nop-sim " + name in res.output, name
+
+
+_BLAS_THREADS = """
+import ctypes, glob, os, sys
+import nop_sim.cli  # the command's first import
+import numpy
+libs = glob.glob(os.path.join(os.path.dirname(numpy.__file__) + ".libs", "*openblas*"))
+get = None
+for lib in libs:
+    dll = ctypes.CDLL(lib)
+    for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads"):
+        get = getattr(dll, name, None) or get
+print(os.environ.get("OPENBLAS_NUM_THREADS"), get() if get else "?")
+"""
+
+
+@pytest.mark.parametrize("given, wanted", [(None, "1"), ("2", "2")])
+def test_the_command_runs_one_blas_thread_a_process_unless_told(given, wanted):
+    """OpenBLAS's pool in each worker process spun on the cores the others play on: the
+    command sets one thread before NumPy loads, and a value the user set stays."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    out = subprocess.run([sys.executable, "-c", _BLAS_THREADS], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out[0] == wanted
+    if out[1] != "?":   # this NumPy's OpenBLAS answers: the pool it started with
+        assert out[1] == wanted
