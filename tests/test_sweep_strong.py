@@ -64,6 +64,41 @@ def test_nearest_is_the_closest_earlier_point_each_knob_scaled_to_its_range():
     assert nearest([{"a": 1}, {"a": 3}, {"a": 2}], 2) == 0   # a tie goes to the earlier
 
 
+def test_known_answers_on_two_points_where_nobody_may_promote(tmp_path):
+    """The small version of the 2 x 2 grid's known answers (slow): with promotions off,
+    manipulation's value holds 0 at both hedge costs and free hedging is worth clearly
+    more than hedging at 15; the values, the drafts and the strong-play table are
+    written, the second point is warm-started from the first, the report has the section,
+    and a sweep into the same cache reads every point and value back, unplayed."""
+    text = GRID.replace("promotions_per_action = [0, 1]\n", "").replace(
+        "hedge_payout = 50\n", "hedge_payout = 50\npromotions_per_action = 0\n")
+    asked = ("--mechanic", "manipulation", "--mechanic", "hedging")
+    r = _sweep(tmp_path, text, "run", "--workers", "1", *asked)
+    assert r.exit_code == 0, r.output
+    run = tmp_path / "run"
+    values = pd.read_csv(run / "values.csv")
+    assert list(values.columns[:6]) == ["point", "hedge_cost", "mechanic", "value", "low",
+                                        "high"]
+    assert len(values) == 2 * 2
+    assert ((values["low"] <= values["value"]) & (values["value"] <= values["high"])).all()
+    v = values.set_index(["hedge_cost", "mechanic"])
+    for cost in (0, 15):
+        assert v.loc[(cost, "manipulation"), "low"] <= 0 <= v.loc[(cost, "manipulation"), "high"]
+    assert v.loc[(0, "hedging"), "low"] > v.loc[(15, "hedging"), "high"]
+    drafts = pd.read_csv(run / "drafts.csv")
+    assert set(drafts["point"]) == {0, 1}
+    assert list(pd.read_csv(run / "strong_play.csv")["warm_from"]) == [-1, 0]
+    assert 'id="worth"' in (run / "report.html").read_text()
+    stamps = {p: (p / "value.parquet").stat().st_mtime_ns
+              for p in (tmp_path / "cache").iterdir()}
+    again = _sweep(tmp_path, text, "again", "--workers", "2", "--no-report", *asked)
+    assert again.exit_code == 0, again.output
+    assert again.output.count(": reused ") == 2
+    assert {p: (p / "value.parquet").stat().st_mtime_ns for p in stamps} == stamps
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "again" / "values.csv"), values)
+
+
+@pytest.mark.slow  # 26 s; the small version above keeps two points' known answers
 def test_known_answers_on_a_two_by_two_grid(tmp_path, monkeypatch):
     # the flag for a point whose field did not settle, at 5 points rather than 10 here:
     # this grid's small trainings state -2.8 to 6.2 (seeded), so one point is flagged

@@ -513,7 +513,8 @@ def test_sweep_train_trains_each_point_once(tmp_path):
                                                         ["trained(point 1)"] * 3]
     report = (tmp_path / "run" / "report.md").read_text()
     assert "trained(point" in report and "exploitability at training" in report
-    r = _cli([*args[:-5], "--out", str(tmp_path / "again"), "--workers", "1", "--quiet"])
+    r = _cli([*args[:-5], "--out", str(tmp_path / "again"), "--workers", "1", "--quiet",
+              "--no-report"])
     assert r.exit_code == 0, r.output
     assert [(f / "state.json").stat().st_mtime_ns for f in folders] == stamps  # reused
 

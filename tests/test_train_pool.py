@@ -288,6 +288,21 @@ def _kill_when(args, env, ready) -> None:
     proc.wait()
 
 
+def test_a_finished_pool_asked_again_is_read_back_playing_nothing(pooled):
+    """The fast half of the kill test below (slow): every training and field's PSRO of a
+    finished pool is read, none played, and the fields come out the same."""
+    path, out, _ = pooled
+    states = {p: p.stat().st_mtime_ns for p in out.glob("*/state.json")}
+    assert len(states) == 5   # two trainings, three fields' PSROs
+    fields = {p: p.read_bytes() for p in [out / "pool.json", *out.rglob("strong.toml")]}
+    r = _cli(["train", str(path), "--seeds", "2", "--budget-matches", BUDGET, "--out", str(out),
+              "--quiet", "--no-report", "--workers", "1"])
+    assert r.exit_code == 0 and "0 trained now, 2 read; 0 of 3" in r.output, r.output
+    assert {p: p.stat().st_mtime_ns for p in states} == states   # none trained again
+    assert {p: p.read_bytes() for p in fields} == fields
+
+
+@pytest.mark.slow  # 21 to 30 s: a second pool, killed twice; the read-back above is fast
 def test_a_pool_killed_in_a_training_and_in_a_fields_psro_resumes_without_replaying(
         pooled, tmp_path):
     path, straight, _ = pooled
