@@ -22,8 +22,11 @@ import sys
 import tomllib
 from pathlib import Path
 
-# the distributions the compile's import chain loads (their own dependencies follow)
-COMPILE_NEEDS = ("numpy", "numba", "pandas", "scipy", "click", "pyarrow", "tomli-w")
+# the distributions the compile's import chain loads (their own dependencies follow):
+# numba imports scipy when it is there, so scipy comes first rather than half-installed
+# under an import; pandas, pyarrow and tomli-w (6.7 of the 16 s these took) load only
+# inside the functions that use them
+COMPILE_NEEDS = ("numpy", "numba", "scipy", "click")
 
 
 def name_of(requirement: str) -> str:

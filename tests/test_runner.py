@@ -747,8 +747,9 @@ def test_the_compile_time_is_stated_alike_everywhere():
 
 _COMPILE_IMPORTS = """
 import importlib, sys
+from pathlib import Path
 sys.path.insert(0, {scripts!r})
-from install_order import COMPILE_NEEDS
+from install_order import COMPILE_NEEDS, split
 from importlib.metadata import distribution
 from packaging.requirements import Requirement
 
@@ -759,26 +760,38 @@ class Later:  # the packages make installs while the kernels compile
         if name.split(".")[0] in self.names:
             raise ImportError(f"the compile imported {{name}}, which make installs later")
 
-allowed = set()
-for dist in COMPILE_NEEDS + ("nop-sim",):
-    # a distribution's own packages, and those of what it requires, may load
-    todo = [dist]
+def tops(d):
+    # a distribution's import names: top_level.txt, else the roots of its files
+    listed = (d.read_text("top_level.txt") or "").split()
+    if listed:
+        return set(listed)
+    roots = {{f.parts[0].removesuffix(".py") for f in d.files or ()
+             if len(f.parts) > 1 or f.suffix == ".py"}}
+    return {{r for r in roots if not r.endswith((".dist-info", ".data", ".libs"))
+            and r not in ("__pycache__", "..")}} or {{d.metadata["Name"].replace("-", "_")}}
+
+def closure(names):
+    # the import names of the distributions named, and of all they require
+    seen, found, todo = set(), set(), list(names)
     while todo:
-        d = distribution(todo.pop())
-        tops = (d.read_text("top_level.txt") or "").split() or [d.metadata["Name"].replace("-", "_")]
-        if not set(tops) - allowed and d.metadata["Name"] in allowed:
+        name = todo.pop()
+        try:
+            d = distribution(name)
+        except Exception:
             continue
-        allowed |= set(tops) | {{d.metadata["Name"]}}
+        if d.metadata["Name"].lower() in seen:
+            continue
+        seen.add(d.metadata["Name"].lower())
+        found |= tops(d)
         for req in map(Requirement, d.requires or []):
             if req.marker is None or req.marker.evaluate({{"extra": ""}}):
-                try:
-                    distribution(req.name)
-                except Exception:
-                    continue
-                if req.name not in allowed:
-                    todo.append(req.name)
-later = {{"matplotlib", "optuna", "SALib", "cma", "filelock", "pytest", "hypothesis", "distributed",
-          "dask", "eval7", "phevaluator"}} - allowed
+                todo.append(req.name)
+    return found
+
+allowed = closure(COMPILE_NEEDS) | {{"nop_sim"}}   # nop-sim itself, installed --no-deps
+_, rest = split(Path({scripts!r}).parent / "pyproject.toml")
+later = closure(Requirement(r).name for r in rest) - allowed
+assert {{"pandas", "pyarrow", "tomli_w", "matplotlib"}} <= later, sorted(later)
 sys.meta_path.insert(0, Later(later))
 from nop_sim.cli import main
 from nop_sim.games import DEFAULT_KIND, get_game
@@ -786,6 +799,7 @@ from nop_sim.run import compiling  # noqa: F401
 game = get_game(DEFAULT_KIND)
 for name in game.run_kernels or game.kernels:
     importlib.import_module(game.kernels[name].__module__)
+    compiling._compile_group(DEFAULT_KIND, name)   # what a compile worker runs (cached here)
 try:
     main(["compile", "--help"], standalone_mode=False)
 except SystemExit:
@@ -797,8 +811,8 @@ print("ok")
 def test_the_compile_make_starts_early_imports_only_what_is_installed_by_then():
     """make install starts nop-sim compile --runs once scripts/install_order.py's
     COMPILE_NEEDS are installed, the rest installing meanwhile: the CLI, the compile
-    and the default game's run kernel groups' modules import none of the rest (a fresh
-    interpreter that refuses them)."""
+    and the default game's run kernel groups (imported and run, as a compile worker runs
+    them) import none of the rest (a fresh interpreter that refuses them)."""
     code = _COMPILE_IMPORTS.format(scripts=str(ROOT / "scripts"))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)

@@ -29,14 +29,15 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-import tomli_w
 
 from nop_sim.core.errors import MissingData, toml_problem
 from nop_sim.core.stats import rate_columns
+
+if TYPE_CHECKING:  # pandas loads where a function needs it (the kernels' compile does not)
+    import pandas as pd
 
 __all__ = ["AgentFile", "BETTING_KEYS", "MIXTURE_COLUMNS", "PLAYS_ALIKE", "checked_bound", "draw_rows",
            "gain_unit", "mixture_rows", "plays_alike", "read_rows", "rules_key",
@@ -230,6 +231,8 @@ def write_rows(path: str | Path, rows: Sequence, weights: Sequence[float],
     weights that do not pair up, a weight that is not a positive number, a row
     with a ``weight`` key, or a row ``check_row`` refuses; returns ``path``.
     """
+    import tomli_w  # not at import: the kernels' compile must not need it (install_order.py)
+
     # start-up: nop_sim.reporting loads pandas, which a worker (the engine) never needs
     from nop_sim.reporting.write import atomic_write
 
@@ -341,6 +344,7 @@ def mixture_rows(seats: pd.DataFrame | None, records: Sequence[Mapping] | None,
     ``ci_high``), beside ``fair`` (1/players). A row never drawn has 0 seats. Empty for
     a run without a mixture, or a store from before mixtures (no ``mix_row`` column).
     """
+    import pandas as pd  # not at import: the kernels' compile must not need it (install_order.py)
     s = seats
     if s is None or "mix_row" not in s.columns or not (s["mix_row"] >= 0).any():
         return pd.DataFrame(columns=MIXTURE_COLUMNS)

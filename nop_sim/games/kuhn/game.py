@@ -11,9 +11,9 @@ and the report states chips per hand.
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from nop_sim.core.profiling import phase
 from nop_sim.games import registry
@@ -34,6 +34,9 @@ from nop_sim.games.kuhn.tree import (
 )
 from nop_sim.games.kuhn.types import EV_BET, EV_DEAL, EV_PASS, EV_RESULT, EVENT_COLUMNS
 from nop_sim.games.registry import Game, SeatFile, register_game
+
+if TYPE_CHECKING:  # pandas loads where a function needs it (the kernels' compile does not)
+    import pandas as pd
 
 # Imports inside functions: nop_sim.kernels loads numba, which registering the game must
 # not (the report, which loads matplotlib, is named by its dotted name).
@@ -174,6 +177,7 @@ def play_chunk(scn, chunk) -> dict[str, pd.DataFrame]:
     events : with ``[run] log_sample = N``, every hand whose id is a multiple of N: rows
         ``point, chunk, match, player, kind, a, b`` (:mod:`.types`).
     """
+    import pandas as pd  # not at import: the kernels' compile must not need it (install_order.py)
     point = scn.points()[chunk.point]
     n = chunk.n_matches
     rotation, batches = chunk.rotation_batches(scn.n_rotations)

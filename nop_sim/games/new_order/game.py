@@ -12,9 +12,9 @@ referee's matches (:mod:`.hands`), a person's table (:mod:`.table`), the kernels
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.agents import read_agent_file
@@ -31,6 +31,9 @@ from nop_sim.games.new_order.seats import (  # match_tables, mix_rows, MIX_TAG: 
 from nop_sim.games.new_order.settings import Settings
 from nop_sim.games.new_order.sources import KERNEL_SOURCES
 from nop_sim.games.registry import Game, register_game
+
+if TYPE_CHECKING:  # pandas loads where a function needs it (the kernels' compile does not)
+    import pandas as pd
 
 __all__ = ["GAME", "MIX_TAG", "TARGETS", "match_tables", "mix_rows", "seat_label",
            "target_metrics"]
@@ -80,6 +83,7 @@ def target_metrics(tables: Mapping[str, pd.DataFrame]):
     whole chunks (the unit the ``counts`` counters are kept in) without
     rebuilding a table. A rate whose denominator is 0 is NaN.
     """
+    import pandas as pd  # not at import: the kernels' compile must not need it (install_order.py)
     m, s, c = tables["matches"], tables["seats"], tables["counts"]
     chunks = np.unique(c["chunk"].to_numpy())
     mk = np.searchsorted(chunks, m["chunk"].to_numpy())
@@ -144,6 +148,7 @@ def _effect_counts(seats: pd.DataFrame, drafts: pd.DataFrame | None, chunks: np.
     pooled at the 99th percentile): ``(cards, drafters, drafter wins, seats, wins)``,
     the first two ``(chunk, card, stratum)``, the last two ``(chunk, stratum)``; None
     without drafts."""
+    import pandas as pd  # not at import: the kernels' compile must not need it (install_order.py)
     if drafts is None or not len(drafts) or not len(seats) or "chunk" not in drafts:
         return None
     # each draft row's seat row, by one integer key (a pandas merge took 0.2 s a point)

@@ -16,8 +16,9 @@ unit coordinate to a power (:data:`SEARCH_POWER`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from nop_sim.core.stats import wilson_interval
 from nop_sim.games.new_order import types as T
@@ -29,6 +30,9 @@ from nop_sim.games.new_order.agents import (
     write_agent_file,
 )
 from nop_sim.games.registry import FieldPlay, PolicySpace
+
+if TYPE_CHECKING:  # pandas loads where a function needs it (the kernels' compile does not)
+    import pandas as pd
 
 __all__ = ["MECHANICS", "POLICY", "SEARCH_POWER", "play_field", "searched"]
 
@@ -104,6 +108,7 @@ def disruptor_table(settings, won: np.ndarray, extras) -> pd.DataFrame:
     """Per Disruptor of the mix: a strong seat's win rate when it drafted the card and
     when it did not (``won`` ``(n,)`` of one seat per match, ``extras["drafted"]`` that
     seat's ``(n, 25)`` drafts)."""
+    import pandas as pd  # not at import: the kernels' compile must not need it (install_order.py)
     drafted = np.asarray(extras["drafted"]) > 0
     _, mix = settings.to_arrays()
     in_mix = sorted({int(t) for t in mix.deck})

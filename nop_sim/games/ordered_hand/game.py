@@ -11,13 +11,16 @@ wins more than ``1/players`` of its games: :func:`fair_win_rate`.
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from nop_sim.games.ordered_hand.policy import POLICY, read_agent_file
 from nop_sim.games.ordered_hand.seats import check_seat, check_seats, seat_label
 from nop_sim.games.ordered_hand.settings import OrderedSettings
 from nop_sim.games.ordered_hand.sources import KERNEL_SOURCES
 from nop_sim.games.registry import Game, register_game
+
+if TYPE_CHECKING:  # pandas loads where a function needs it (the kernels' compile does not)
+    import pandas as pd
 
 __all__ = ["GAME", "fair_win_rate", "seat_label"]
 
