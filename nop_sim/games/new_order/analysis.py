@@ -783,7 +783,7 @@ def point_metrics(run: RunData, n_boot: int = 500,
     ``|win rate - 1/players|``; their interval is the largest such distance
     reached by the Wilson bounds (a conservative band, not a coverage
     guarantee). ``cache`` may hold already computed tables (keys: length,
-    seat, preset, ledger, hedging) so the report computes them once.
+    seat, preset, ledger, hedging, disruptor, use) so the report computes them once.
     """
     cache = cache if cache is not None else {}
 
@@ -831,7 +831,7 @@ def point_metrics(run: RunData, n_boot: int = 500,
     except MissingData:
         pass
     try:
-        d = get("disruptors", disruptor_stats)
+        d = get("disruptor", disruptor_stats)
     except MissingData:
         d = pd.DataFrame()
     for r in _effect_rows(d):

@@ -105,10 +105,11 @@ def build_report(run: RunData, point: int | None = None, strict: bool = False) -
         sections += R.build_sections(specs, sweep, strict=strict)
     sweeping = sweep is not None
     strong = None if sweeping else strong_run(run.folder)
+    shared = _Point(run, point)  # the strong section's tables of this run, the point's too
     if strong is not None:
-        sections += R.build_sections([STRONG_SECTION], _Strong(_Point(run, point), strong),
+        sections += R.build_sections([STRONG_SECTION], _Strong(shared, strong),
                                      strict=strict, unavailable=(A.MissingData,))
-    sections += R.build_sections(POINT_SECTIONS, _Point(run, point), strict=strict,
+    sections += R.build_sections(POINT_SECTIONS, shared, strict=strict,
                                  prefix=f"p{point}_" if sweeping else "", number_from=1,
                                  suffix=f" (point {point})" if sweeping else "",
                                  unavailable=(A.MissingData,), elsewhere=elsewhere)
