@@ -80,6 +80,14 @@ def _lift_ci(values, lows, highs) -> list[str]:
             for x, lo, hi in zip(values, lows, highs, strict=True)]
 
 
+# What point_metrics reads, by its cache keys, beside the sections that read the same
+# tables (computed once a point); the match length is not here: the strong section's
+# bootstrap draws 300 samples, the headline's 500.
+METRIC_TABLES = (("seat", A.seat_fairness), ("preset", A.preset_results),
+                 ("ledger", A.ledger_summary), ("hedging", A.hedging_summary),
+                 ("disruptor", A.disruptor_stats))
+
+
 @dataclass
 class _Point:
     """What the point sections share: the run cut to one point, and computed tables."""
@@ -114,6 +122,13 @@ class _Point:
             except A.MissingData:
                 out[key] = None
         return out
+
+    def metric_cache(self, *more: tuple[str, Callable]) -> dict[str, pd.DataFrame]:
+        """:data:`METRIC_TABLES` and ``more``, computed once, for
+        :func:`~nop_sim.games.new_order.analysis.point_metrics`' ``cache`` (a table whose
+        data is missing left out: point_metrics tries it and skips it)."""
+        return {k: v for k, v in self.tables(*METRIC_TABLES, *more).items() if v is not None}
+
 
 
 def _metric_text(key: str, v) -> str:

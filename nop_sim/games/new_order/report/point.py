@@ -24,13 +24,7 @@ def _headline(p: _Point) -> list:
         ("seat", A.seat_fairness), ("preset", A.preset_results),
         ("disruptor", A.disruptor_stats), ("length", A.match_length),
         ("winning", A.winning_categories), ("ledger", A.ledger_summary)))
-    # the tables the findings computed, the Disruptors' too (0.18 s a report when
-    # point_metrics computed it again under another key)
-    pm_cache = {k: v for k, v in p.tables(
-        ("length", A.match_length), ("seat", A.seat_fairness), ("preset", A.preset_results),
-        ("ledger", A.ledger_summary), ("hedging", A.hedging_summary),
-        ("disruptor", A.disruptor_stats)).items() if v is not None}
-    metrics = A.point_metrics(p.run, cache=pm_cache).iloc[0]
+    metrics = A.point_metrics(p.run, cache=p.metric_cache(("length", A.match_length))).iloc[0]
     blocks: list = [_scorecard(p, metrics), *_finding_blocks(findings),
                     Table(_run_facts(p), "The run")]
     changed = A.settings_changed(p.run, p.point)

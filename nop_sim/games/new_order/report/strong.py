@@ -64,13 +64,8 @@ def _under_strong(c: _Strong) -> list:
         f"as its stated exploitability says: where a deviation gains several points, what "
         f"it does is strong play as far as its training got.")]
     keys = [k for k in A.METRICS if k not in STRONG_KEYS and k != "max_preset_advantage"]
-    # the styles' tables the point sections read too, computed once (not the match length:
-    # its bootstrap here draws 300 samples, the headline's 500)
-    styles = {k: v for k, v in c.styles.tables(
-        ("seat", A.seat_fairness), ("preset", A.preset_results), ("ledger", A.ledger_summary),
-        ("hedging", A.hedging_summary), ("disruptor", A.disruptor_stats)).items()
-        if v is not None}
-    both = [A.point_metrics(c.styles.run, n_boot=300, cache=styles).iloc[0],
+    # the styles' tables the point sections read too, computed once
+    both = [A.point_metrics(c.styles.run, n_boot=300, cache=c.styles.metric_cache()).iloc[0],
             A.point_metrics(c.strong, n_boot=300).iloc[0]]
     t = pd.DataFrame({"metric": [A.METRICS[k][0] for k in keys]})
     for label, m in zip(("styles (this run)", "strong field"), both, strict=True):
