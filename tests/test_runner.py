@@ -441,6 +441,27 @@ def test_sweep_modes_make_the_points_they_promise(tmp_path):
         load_scenario(write(tmp_path, GOOD + "[sweep]\nmode = 'lhs'\ndart_cap = [1, 2]\n"))
 
 
+def test_a_points_tables_are_its_rows_whether_read_by_point_or_whole(tmp_path):
+    # a run of one point reads its point whole (one thread, no filter): the same
+    # frames, categories included; a sweep's point reads only its own rows
+    names = ("matches", "seats", "drafts", "counts", "arrays")
+    sweep = tmp_path / "sweep"
+    run_scenario(load_scenario(write(tmp_path, SMALL)), sweep, workers=1)
+    one = tmp_path / "one"
+    run_scenario(load_scenario(write(tmp_path, SMALL.split("[sweep]")[0], "one.toml")), one,
+                 workers=1)
+    whole, by_point = load_tables(one, names), load_tables(one, names, point=0)
+    for name in names:
+        pd.testing.assert_frame_equal(by_point[name], whole[name])
+    whole = load_tables(sweep, ("matches", "seats", "drafts"))
+    for point in (0, 1):
+        mine = load_tables(sweep, ("matches", "seats", "drafts"), point=point)
+        for name, frame in mine.items():
+            assert len(frame) and (frame["point"] == point).all()
+            want = whole[name][whole[name]["point"] == point]
+            assert np.array_equal(frame["match"].to_numpy(), want["match"].to_numpy())
+
+
 def test_read_table_streams_row_groups_into_categories(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -944,6 +965,42 @@ def test_workers_fork_from_a_server_that_loaded_the_kernels():
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", _FORK_SERVER_CHECK], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+_EARLY_SERVER_CHECK = """
+import sys, time
+from concurrent.futures import ProcessPoolExecutor
+
+from nop_sim.games import get_game
+from nop_sim.run import executors, server
+
+# what nop-sim run asks before it imports the runner: no server for a small run, one
+# worker or a cluster
+assert not server.start_early("new-order", 59_999, 2, None)
+assert not server.start_early("new-order", 100_000, 1, None)
+assert not server.start_early("new-order", 100_000, 2, "tcp://127.0.0.1:8786")
+assert server.start_early("new-order", 100_000, 2, None)
+ctx = executors._worker_context("new-order")  # the run's own call: the same server
+assert ctx.get_start_method() == "forkserver"
+t = time.perf_counter()
+with ProcessPoolExecutor(1, mp_context=ctx) as pool:
+    loaded = pool.submit(executors._worker_ready,
+                         executors.part_player(get_game("new-order"))).result()[1]
+# this cache holds no compiled kernels: the server must not compile them (a minute of a
+# core beside the run's own compile), so its workers have none loaded
+assert loaded == (), loaded
+assert time.perf_counter() - t < 30, time.perf_counter() - t
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fork server on Windows")
+def test_a_server_started_before_the_kernels_are_compiled_does_not_compile_them(tmp_path):
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache"),
+           "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", _EARLY_SERVER_CHECK], env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
 

@@ -33,6 +33,11 @@ def _execute(scn, out_dir, workers, scheduler, resume, quiet, no_report=False, p
     """Run ``scn`` into its folder (:func:`nop_sim.run.pipeline.execute`: held from the
     start to the report; ``strong``: its [strong] field played beside it;
     ``before_report(folder)`` adds its tables first) and print what it wrote."""
+    from nop_sim.run import server
+
+    # the workers' fork server loads the kernels on the other core while this process
+    # imports the runner (0.5 s), not after
+    server.start_early(scn.kind, scn.matches * len(scn.points()), workers, scheduler)
     from nop_sim.run import pipeline  # here: numba and Arrow load slowly, and --help need not wait
 
     ran = pipeline.execute(scn, out_dir, workers=workers, scheduler=scheduler, resume=resume,

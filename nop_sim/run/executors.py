@@ -16,13 +16,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import partial
-from multiprocessing import forkserver
 from pathlib import Path
 
 from nop_sim.core.errors import RunError
@@ -32,14 +30,13 @@ from nop_sim.results import store
 from nop_sim.run.compiling import kernels_compiled, mark_compiled
 from nop_sim.run.planning import Chunk, PartPlan
 from nop_sim.run.scenario import Scenario
+from nop_sim.run.server import EARLY_SERVER_MATCHES
+from nop_sim.run.server import worker_context as _worker_context
 
 __all__ = ["PartResult", "dask_client", "executor", "part_player", "play_part"]
 
 WORKERS_WORTH = 1.5  # seconds of simulation workers must save to be started (their start-up)
 STARTING_PART = 0.2  # seconds of play a part played here while the workers start aims at
-# A run of this many matches or more starts the workers' fork server at once, while
-# this process loads its kernels: even cheap matches (50 us) then save WORKERS_WORTH.
-EARLY_SERVER_MATCHES = 60_000
 
 
 @dataclass
@@ -147,53 +144,6 @@ def serial(game: Game, scn: Scenario, plan: PartPlan, out: Path) -> Iterator[Par
         part = play_part(part_player(game), scn, plan.next(), game.work)
         plan.learn(part)
         yield part
-
-
-_server_env: tuple | None = None  # what the fork server was started with (None: not started)
-
-
-def _environment() -> tuple:
-    """The settings a worker inherits from its parent's environment (numba's, nop-sim's)."""
-    return tuple(sorted((k, v) for k, v in os.environ.items()
-                        if k.startswith(("NUMBA_", "NOP_SIM_", "PYTHON"))))
-
-
-def _worker_context(kind: str):
-    """How a local run starts its workers.
-
-    Forked from multiprocessing's fork server where the platform has one: a
-    clean process, started once, that imports nop-sim and loads the game's
-    compiled kernels (:mod:`nop_sim.run.forkserver`), so each worker starts in
-    milliseconds instead of importing and loading for a second. Spawned
-    elsewhere (Windows), and when this process's environment no longer is the
-    one the server was started with (another numba cache, say). Never a
-    plain fork: numba's thread pools and Arrow's do not survive it.
-    """
-    global _server_env
-    env = _environment()
-    if "forkserver" not in multiprocessing.get_all_start_methods() or (
-            _server_env is not None and _server_env != env):
-        return multiprocessing.get_context("spawn")
-    ctx = multiprocessing.get_context("forkserver")
-    if _server_env is None:
-        ctx.set_forkserver_preload(["nop_sim.run.forkserver"])
-        previous = os.environ.get("NOP_SIM_PRELOAD")
-        os.environ["NOP_SIM_PRELOAD"] = kind  # read by the server as it starts
-        # the server starts with Ctrl-C ignored (an ignored signal stays ignored
-        # through exec): the run handles it, never a traceback from the server
-        main = threading.current_thread() is threading.main_thread()
-        handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-        try:
-            forkserver.ensure_running()
-        finally:
-            if main:
-                signal.signal(signal.SIGINT, handler)
-            if previous is None:
-                os.environ.pop("NOP_SIM_PRELOAD", None)
-            else:
-                os.environ["NOP_SIM_PRELOAD"] = previous
-        _server_env = env
-    return ctx
 
 
 def local(workers: int):
