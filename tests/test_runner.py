@@ -462,6 +462,22 @@ def test_a_points_tables_are_its_rows_whether_read_by_point_or_whole(tmp_path):
             assert np.array_equal(frame["match"].to_numpy(), want["match"].to_numpy())
 
 
+def test_parts_keep_the_statistics_of_the_columns_reads_filter_on(tmp_path):
+    # read_rows and a sweep's point read skip row groups by the point's and the match's
+    # statistics; the other columns' were a tenth of the write and are not kept
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "run"
+    run_scenario(load_scenario(write(tmp_path, SMALL)), out, workers=1)
+    files = sorted((out / "chunks").glob("*/seats.parquet"))
+    assert files
+    for path in files:
+        group = pq.ParquetFile(path).metadata.row_group(0)
+        kept = {group.column(i).path_in_schema for i in range(group.num_columns)
+                if group.column(i).is_stats_set}
+        assert kept == {"point", "match"}, kept
+
+
 def test_read_table_streams_row_groups_into_categories(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -163,9 +163,9 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     (:func:`nop_sim.games.new_order.engine.play_batches` plays each batch as
     its own chunk either way). Returns the arrays by name: per-match rows
     (chunk after chunk, in match order), counters per chunk (first axis), and
-    ``events``, each chunk's logged rows with the run's match ids; each match's
-    rotation; and the mixture row of each match and seat (int64 ``(n, players)``,
-    -1 where the seat is not a mixture).
+    ``events``, each chunk's logged rows with the run's match ids (a list per chunk of
+    its batches' pieces); each match's rotation; and the mixture row of each match and
+    seat (int64 ``(n, players)``, -1 where the seat is not a mixture).
 
     A seat given a mixture plays, in each match, the row :func:`mix_rows` draws
     for it; the matches then seat one agent table per combination of rotation
@@ -203,7 +203,8 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
                                      for r in range(scn.n_rotations)]), None
         table_rotation = np.arange(scn.n_rotations)
     betting = seat_betting(specs, table_rotation)  # None: no seat plays a betting table
-    out: dict = {"events": [np.zeros((0, T.EV_WIDTH), np.int64)] * len(chunks)}
+    # each chunk's logged rows, a piece a batch (appended once, in _events_frame)
+    out: dict = {"events": [[] for _ in chunks]}
 
     def put(rows: np.ndarray, of_chunk: np.ndarray, res) -> None:
         """Batches' rows into place (``rows``: their positions in the output) and their
@@ -237,7 +238,7 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
         for (i, _r, idx, _s, _l), events in zip(batches, res.events, strict=True):
             if events.shape[0]:  # the batch's match index -> the run's match id
                 events[:, 0] = chunks[i].first_match + idx[events[:, 0]]
-                out["events"][i] = np.concatenate([out["events"][i], events])
+                out["events"][i].append(events)
 
     with phase("simulation"):
         if joint:
@@ -247,17 +248,21 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     return out, rotation, mix_row
 
 
-def _events_frame(chunks: list, events: list[np.ndarray]):
+def _events_frame(chunks: list, events: list[list[np.ndarray]]):
     """Consecutive chunks' logged matches as rows ``point, chunk`` + :data:`EVENT_COLUMNS`,
     chunk after chunk, each match's rows together and in match order.
 
     ``events``: each chunk's kernel rows, int64 (n, EV_WIDTH) (``nop_sim.games.new_order.history``),
-    with the run's match ids. Only whole matches are kept: a log that ran out of room
-    (``events_lost``) loses the matches it cut short, never a part of one. Built once for
-    the chunks (a table a chunk, appended, took 2 ms a chunk).
+    with the run's match ids, in pieces (a batch's). Only whole matches are kept: a log that
+    ran out of room (``events_lost``) loses the matches it cut short, never a part of one.
+    Built once for the chunks (a table a chunk, appended, took 2 ms a chunk), and the
+    pieces appended once (a chunk's appended batch after batch copied its rows up to
+    four times).
     """
-    rows = np.concatenate(events)
-    chunk = np.repeat(np.array([c.index for c in chunks], np.int64), [len(e) for e in events])
+    pieces = [e for of_chunk in events for e in of_chunk]
+    rows = (np.concatenate(pieces) if pieces else np.zeros((0, T.EV_WIDTH), np.int64))
+    chunk = np.repeat(np.array([c.index for c in chunks], np.int64),
+                      [sum(len(e) for e in of_chunk) for of_chunk in events])
     # the chunks' match ids ascend chunk after chunk: one stable sort by match id keeps
     # each chunk's rows together, in chunk order
     order = np.argsort(rows[:, 0], kind="stable")
