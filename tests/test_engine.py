@@ -246,3 +246,16 @@ def test_the_engine_plays_a_table_per_match_as_it_plays_one_table_per_call():
         play_batches(settings, tables, which, sizes, seeds, table_of=np.full(9, 2))
     with pytest.raises(ValueError, match="table_of"):
         play_matches(settings, tables, 9, table_of=np.zeros(8, int))
+
+
+def test_logged_rows_are_gathered_into_columns_in_the_order_given():
+    # the event log's store (chunks._events_frame) takes its columns from this kernel:
+    # NumPy's transpose and take are the reference, for a subset of rows in any order
+    from nop_sim.games.new_order.kernels.eventlog import gather_columns
+
+    rng = np.random.default_rng(3)
+    rows = rng.integers(-1, 1 << 40, size=(1000, T.EV_WIDTH))
+    order = rng.permutation(1000)[:700].astype(np.int64)
+    out = np.full((T.EV_WIDTH, order.size), -7, np.int64)
+    gather_columns(rows, order, out)
+    assert np.array_equal(out, np.take(rows.T, order, axis=1))

@@ -270,10 +270,15 @@ def _events_frame(chunks: list, events: list[list[np.ndarray]]):
     ended = np.unique(rows[rows[:, 2] == T.EV_MATCH_END, 0])
     if ended.size < np.count_nonzero(np.diff(ids)) + (ids.size > 0):  # a match cut short
         order = order[np.isin(ids, ended)]
-    # the columns, each contiguous (Arrow takes them without a copy): transposed once,
-    # then gathered along the rows (a row-major gather, then a column's copy each, took
-    # 3 to 4 times as long)
-    cols = np.take(np.ascontiguousarray(rows.T), order, axis=1)
+    # here, not at the top: the kernels load after engine.refresh_kernel_cache (which
+    # play_batches ran)
+    from nop_sim.games.new_order.kernels.eventlog import gather_columns
+
+    # the columns, each contiguous (Arrow takes them without a copy), gathered in one
+    # pass over the rows (NumPy's transpose then take: 2 to 4 times as long; a row-major
+    # gather, then a column's copy each: 3 to 4 times)
+    cols = np.empty((rows.shape[1], order.size), np.int64)
+    gather_columns(np.ascontiguousarray(rows), order, cols)
     return pa.table({"point": np.full(order.size, chunks[0].point, np.int64),
                      "chunk": chunk[order],
                      **{name: cols[i] for i, name in enumerate(EVENT_COLUMNS)}})

@@ -340,3 +340,16 @@ def log_disruptor_discard(ev, g, seat, card, why, named, slot):
             ev[i, A + 1] = why
             ev[i, A + 2] = named
             ev[i, A + 3] = slot
+
+
+@jit(_nrt=False)
+def gather_columns(rows, order, out):
+    """``out[j, i] = rows[order[i], j]``: logged rows (int64 ``(n, EV_WIDTH)``, a row an
+    event) put in ``order`` and stored column by column (``out``: ``(EV_WIDTH, len(order))``),
+    as a table takes them. One pass over whole rows; NumPy's transpose and take made
+    two, of strided writes (0.05 s of 0.08 for 450,000 rows)."""
+    width = rows.shape[1]
+    for i in range(order.size):
+        r = order[i]
+        for j in range(width):
+            out[j, i] = rows[r, j]
