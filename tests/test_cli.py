@@ -129,6 +129,9 @@ def test_bench_runner_counts_the_strong_side_run_as_the_command_plays_it():
     figures = json.loads(res.output)
     assert 0 < figures["strong_hands"] < figures["hands"]["engine"]
     assert figures["hands"]["runner"] == figures["hands"]["command"]
+    # one repeat: its own shares are the medians'
+    assert figures["command_shares"] == [figures["command_share"]]
+    assert figures["runner_shares"] == [figures["runner_share"]]
 
 
 def test_bench_runner_refuses_a_sweep_in_one_line(tmp_path):

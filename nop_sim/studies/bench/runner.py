@@ -15,7 +15,9 @@ The three are interleaved, one of each per repeat, so that a machine whose
 load changes meanwhile slows them alike. ``runner_share`` and ``command_share``
 are the median runner and command rates over the median engine rate (the
 goal: the command keeps at least 0.85 on a run of 5M hands, 100,000 matches,
-with 2 workers). ``load`` is the machine's load average (1 minute) before
+with 2 workers); ``runner_shares`` and ``command_shares`` are each repeat's,
+against the engine of the same repeat (their spread is the noise on the medians).
+``load`` is the machine's load average (1 minute) before
 and after. ``startup_s`` is the fixed
 cost of a run: the median wall time of ``nop-sim run`` for one match per
 worker in a fresh process (imports, loading the cached kernels, writing and
@@ -78,6 +80,12 @@ def baseline() -> str:
         raise ScenarioError(f"the default game {DEFAULT_KIND!r} has no baseline to bench: "
                             f"name a scenario")
     return bench.baseline
+
+
+def _shares(hands: dict, times: dict, name: str) -> list[float]:
+    """Each repeat's rate of ``name`` over the engine's rate in the same repeat."""
+    return [round((hands[name] / t) / (hands["engine"] / e), 3)
+            for t, e in zip(times[name], times["engine"], strict=True)]
 
 
 def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
@@ -182,6 +190,10 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
         "runner_share": round(rate["runner"] / rate["engine"], 3),
         "command_hands_per_s": round(rate["command"]),
         "command_share": round(rate["command"] / rate["engine"], 3),
+        # each repeat's own shares (its engine, runner and command ran back to back): the
+        # spread a machine whose speed drifts puts on the medians above
+        "runner_shares": _shares(hands, times, "runner"),
+        "command_shares": _shares(hands, times, "command"),
         # hands each played (a repeat's; the runner's and the command's are the same run's),
         # and the side run's among the engine's (0: the scenario plays no strong field)
         "hands": hands,
