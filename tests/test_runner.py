@@ -1062,3 +1062,29 @@ def test_tables_read_back_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path
     shutil.rmtree(tmp_path / "cut4" / "chunks" / "p0000-c000001")
     with pytest.raises(store.RunError, match="--resume"):
         store.load_tables(tmp_path / "cut4")
+
+
+def test_chip_luck_script_splits_every_logged_hand_and_nests_its_all_in_hands(tmp_path):
+    # scripts/chip_luck.py (issue 36's ceiling of an all-in correction): every hand of
+    # every logged match counted once; a hand all in before the first community card is
+    # all in before the last too (nobody can fold once at most one player can bet); the
+    # moves it adds up are the chips' changes that hand_end rows record
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "chip_luck", Path(__file__).resolve().parents[1] / "scripts" / "chip_luck.py")
+    chip_luck = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(chip_luck)
+    scn = load_scenario(write(tmp_path, "[game]\nplayers = 4\n[seats]\nall = 'maniac'\n"
+                              "[run]\nmatches = 12\nchunk = 4\nseed = 3\nlog_sample = 1\n"))
+    out = tmp_path / "run"
+    run_scenario(scn, out, workers=1)
+    events = load_tables(out, ("events",))["events"]
+    rows = list(chip_luck.hand_rows(events))
+    from nop_sim.games.new_order import types as T
+
+    hands = events[events["kind"] == T.EV_HAND_END].groupby("match")["hand"].nunique().sum()
+    assert len(rows) == hands > 12
+    assert all(r["allin_last"] for r in rows if r["allin_first"])
+    assert any(r["allin_first"] for r in rows) and any(r["showdown"] for r in rows)
+    assert all(r["moved"] >= 0 for r in rows) and sum(r["moved"] for r in rows) > 0
