@@ -36,9 +36,10 @@ import numpy as np
 
 from nop_sim.core.errors import RunError
 from nop_sim.games.new_order import types as T
+from nop_sim.games.new_order.history import ACTIONS
 from nop_sim.results.store import load_tables, read_manifest
 
-FOLD = 0  # history.ACTIONS[0]
+FOLD = ACTIONS.index("fold")  # an action event's first argument
 
 
 def hand_rows(events):

@@ -30,7 +30,7 @@ from nop_sim.results import store
 from nop_sim.run.compiling import kernels_compiled, mark_compiled
 from nop_sim.run.planning import Chunk, PartPlan
 from nop_sim.run.scenario import Scenario
-from nop_sim.run.server import EARLY_SERVER_MATCHES
+from nop_sim.run.server import start_early
 from nop_sim.run.server import worker_context as _worker_context
 
 __all__ = ["PartResult", "dask_client", "executor", "part_player", "play_part"]
@@ -151,8 +151,9 @@ def local(workers: int):
     def parts(game: Game, scn: Scenario, plan: PartPlan, out: Path) -> Iterator[PartResult]:
         player = part_player(game)
         compiled = game.warm_up is None or kernels_compiled(scn.kind)
-        if compiled and scn.matches * len(scn.points()) >= EARLY_SERVER_MATCHES:
-            _worker_context(scn.kind)  # surely worth workers: their server starts now
+        if compiled:  # a run surely worth workers starts their server now (at once, if
+            # nop-sim run did not already)
+            start_early(scn.kind, scn.matches * len(scn.points()), workers, None)
         if compiled:
             # With the kernels compiled, the first part is played here: its time says
             # whether workers would save more than their start-up costs. A small run

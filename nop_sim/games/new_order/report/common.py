@@ -130,7 +130,6 @@ class _Point:
         return {k: v for k, v in self.tables(*METRIC_TABLES, *more).items() if v is not None}
 
 
-
 def _metric_text(key: str, v) -> str:
     if not isnum(v):
         return "–"
