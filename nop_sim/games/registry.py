@@ -387,6 +387,11 @@ class Game:
         tables than its matches and counters, e.g. New Order's ``max_disruptor_effect``)
     fair_win_rate(matches, players) : the win rate every seat would have if
         seats were equal (``1/players`` unless wins can be shared)
+    summary_columns : table -> the columns ``summary.md`` reads of it (``point_metrics``,
+        ``extra_metrics``, ``fair_win_rate`` and the win-rate tables: ``point``, ``seat``,
+        ``preset``, ``place``, ``mix_row`` of seats); a table not named is read whole. The
+        summary is written while a side run plays, on the cores its workers use: the
+        columns it skips are CPU they keep
     store_version : bumped when the game's chunk tables change shape; an older
         chunk is redone on resume, never mixed in
     policy : optional; the game's :class:`PolicySpace`: its agents as rows of parameters,
@@ -488,6 +493,7 @@ class Game:
     store_version: int = 1
     policy: PolicySpace | None = None
     extra_metrics: tuple[str, ...] = ()
+    summary_columns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     open_table: Callable[[Any, int, int], Any] | None = None
     open_replay: Callable[[Any], Any] | None = None
     compare: Callable[[], CompareMetrics] | None = None
