@@ -248,14 +248,18 @@ def test_the_engine_plays_a_table_per_match_as_it_plays_one_table_per_call():
         play_matches(settings, tables, 9, table_of=np.zeros(8, int))
 
 
-def test_logged_rows_are_gathered_into_columns_in_the_order_given():
-    # the event log's store (chunks._events_frame) takes its columns from this kernel:
-    # NumPy's transpose and take are the reference, for a subset of rows in any order
-    from nop_sim.games.new_order.kernels.eventlog import gather_columns
+def test_logged_rows_are_scattered_into_columns_at_their_places():
+    # the event log's store (chunks._events_frame) puts each piece of rows into its
+    # columns with this kernel: NumPy's transpose and take are the reference, for a subset
+    # of rows in any order, put piece by piece
+    from nop_sim.games.new_order.kernels.eventlog import scatter_columns
 
     rng = np.random.default_rng(3)
     rows = rng.integers(-1, 1 << 40, size=(1000, T.EV_WIDTH))
-    order = rng.permutation(1000)[:700].astype(np.int64)
+    order = rng.permutation(1000)[:700].astype(np.int64)   # the rows kept, in their order
+    dest = np.full(1000, -1, np.int64)
+    dest[order] = np.arange(order.size)
     out = np.full((T.EV_WIDTH, order.size), -7, np.int64)
-    gather_columns(rows, order, out)
+    for a, b in ((0, 300), (300, 301), (301, 1000)):
+        scatter_columns(np.ascontiguousarray(rows[a:b]), dest[a:b], out)
     assert np.array_equal(out, np.take(rows.T, order, axis=1))

@@ -953,6 +953,59 @@ def test_chunks_played_together_give_each_chunks_rows_and_the_same_sums(tmp_path
     assert isinstance(together["matches"], pa.Table)
 
 
+def test_a_parts_time_series_holds_every_hand_of_every_batch(monkeypatch):
+    # a part adds up its batches' time series only as far as the call's longest match
+    # (the rows past it are zeros): the sum over chunks is every batch's whole series,
+    # read from the engine before the part cut it
+    import nop_sim.games.new_order.chunks as C
+
+    scn = load_scenario(Path("scenarios/baseline.toml"),
+                        ["run.matches=48", "run.chunk=8", "run.log_sample=5"])
+    chunks = plan_chunks(scn)
+    whole = []
+    engine = C.play_batches
+
+    def spy(*args, **kw):
+        res = engine(*args, **kw)
+        whole.append(res.time.sum(axis=0))
+        return res
+
+    monkeypatch.setattr(C, "play_batches", spy)
+    point = scn.points()[0]
+    out, _, _ = C._play_rotated(scn, point, scn.settings_at(point), chunks)
+    assert len(whole) > 1  # logged and unlogged calls
+    want = np.sum(whole, axis=0)
+    from nop_sim.games.new_order import types as T
+
+    assert want[:, T.T_MATCHES].sum() > 48 and np.array_equal(out["time"].sum(axis=0), want)
+
+
+def test_a_parts_event_rows_are_the_engines_each_match_together_in_match_order(monkeypatch):
+    # each logged batch's rows, as the engine gave them, put piece by piece into the
+    # part's columns: the same as appending every piece and sorting by match id (stable)
+    import nop_sim.games.new_order.chunks as C
+
+    scn = load_scenario(Path("scenarios/baseline.toml"),
+                        ["run.matches=40", "run.chunk=8", "run.log_sample=3"])
+    chunks = plan_chunks(scn)
+    given = []
+    frame = C._events_frame
+
+    def spy(of, events):
+        given.append([e.copy() for pieces in events for e in pieces])
+        return frame(of, events)
+
+    monkeypatch.setattr(C, "_events_frame", spy)
+    events = C.play_chunks(scn, chunks)["events"]
+    assert len(given) == 1 and len(given[0]) > len(chunks)  # several pieces a chunk
+    rows = np.concatenate(given[0])
+    want = rows[np.argsort(rows[:, 0], kind="stable")]
+    got = np.column_stack([events[name].to_numpy() for name in C.EVENT_COLUMNS])
+    assert np.array_equal(got, want)
+    assert sorted(set(want[:, 0])) == list(range(0, 40, 3))
+    assert np.array_equal(events["chunk"].to_numpy(), want[:, 0] // 8)
+
+
 _FORK_SERVER_CHECK = """
 import os
 from concurrent.futures import ProcessPoolExecutor

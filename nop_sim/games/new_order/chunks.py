@@ -218,8 +218,16 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
         for name in _ROWS:
             out[name][rows] = getattr(res, name)
         first = np.flatnonzero(np.diff(of_chunk, prepend=-1))  # a chunk's first batch
+        # the time series' rows past the call's longest match are zeros: not read (1000
+        # rows a batch, most of them beyond every match, were half of this function's time)
+        used = int(res.match[:, T.M_HANDS].max(initial=0))
         for name in _SUMS:
-            out[name][of_chunk[first]] += np.add.reduceat(getattr(res, name), first, axis=0)
+            arr = getattr(res, name)
+            if name == "time":
+                out[name][of_chunk[first], :used] += np.add.reduceat(arr[:, :used], first,
+                                                                     axis=0)
+            else:
+                out[name][of_chunk[first]] += np.add.reduceat(arr, first, axis=0)
 
     def play(batches: list, log: bool) -> None:
         """Batches (``joint``'s or ``logged``'s entries, in chunk order) in one engine call."""
@@ -255,30 +263,35 @@ def _events_frame(chunks: list, events: list[list[np.ndarray]]):
     ``events``: each chunk's kernel rows, int64 (n, EV_WIDTH) (``nop_sim.games.new_order.history``),
     with the run's match ids, in pieces (a batch's). Only whole matches are kept: a log that
     ran out of room (``events_lost``) loses the matches it cut short, never a part of one.
-    Built once for the chunks (a table a chunk, appended, took 2 ms a chunk), and the
-    pieces appended once (a chunk's appended batch after batch copied its rows up to
-    four times).
+    Built once for the chunks (a table a chunk, appended, took 2 ms a chunk), each piece
+    put straight into its place in the columns (appending the pieces first copied every
+    row once more).
     """
     pieces = [e for of_chunk in events for e in of_chunk]
-    rows = (np.concatenate(pieces) if pieces else np.zeros((0, T.EV_WIDTH), np.int64))
+    sizes = [len(e) for e in pieces]
+    ids = (np.concatenate([e[:, 0] for e in pieces]) if pieces else np.zeros(0, np.int64))
+    kind = (np.concatenate([e[:, 2] for e in pieces]) if pieces else np.zeros(0, np.int64))
     chunk = np.repeat(np.array([c.index for c in chunks], np.int64),
                       [sum(len(e) for e in of_chunk) for of_chunk in events])
     # the chunks' match ids ascend chunk after chunk: one stable sort by match id keeps
     # each chunk's rows together, in chunk order
-    order = np.argsort(rows[:, 0], kind="stable")
-    ids = rows[order, 0]
-    ended = np.unique(rows[rows[:, 2] == T.EV_MATCH_END, 0])
-    if ended.size < np.count_nonzero(np.diff(ids)) + (ids.size > 0):  # a match cut short
-        order = order[np.isin(ids, ended)]
+    order = np.argsort(ids, kind="stable")
+    ranked = ids[order]
+    ended = np.unique(ids[kind == T.EV_MATCH_END])
+    if ended.size < np.count_nonzero(np.diff(ranked)) + (ranked.size > 0):  # a match cut short
+        order = order[np.isin(ranked, ended)]
+    dest = np.full(ids.size, -1, np.int64)  # each row's place among those kept
+    dest[order] = np.arange(order.size)
     # here, not at the top: the kernels load after engine.refresh_kernel_cache (which
     # play_batches ran)
-    from nop_sim.games.new_order.kernels.eventlog import gather_columns
+    from nop_sim.games.new_order.kernels.eventlog import scatter_columns
 
-    # the columns, each contiguous (Arrow takes them without a copy), gathered in one
-    # pass over the rows (NumPy's transpose then take: 2 to 4 times as long; a row-major
-    # gather, then a column's copy each: 3 to 4 times)
-    cols = np.empty((rows.shape[1], order.size), np.int64)
-    gather_columns(rows, order, cols)
+    # the columns, each contiguous (Arrow takes them without a copy)
+    cols = np.empty((T.EV_WIDTH, order.size), np.int64)
+    at = 0
+    for e, n in zip(pieces, sizes, strict=True):
+        scatter_columns(e, dest[at:at + n], cols)
+        at += n
     return pa.table({"point": np.full(order.size, chunks[0].point, np.int64),
                      "chunk": chunk[order],
                      **{name: cols[i] for i, name in enumerate(EVENT_COLUMNS)}})

@@ -631,7 +631,7 @@ def _callee_addresses() -> tuple[int, int]:
 
 def compile_engine() -> None:
     """Compile (or load from numba's cache) the one-thread match driver, playing nothing,
-    and the gather a run's event log is stored with.
+    and the scatter a run's event log is stored with.
 
     It does not need the kernels it calls through addresses (the evaluator and
     the draft, see :mod:`nop_sim.games.new_order.kernels.firewall`): a caller with two cores
@@ -644,10 +644,10 @@ def compile_engine() -> None:
     bufs["bounds"] = bufs["bounds"][:1]  # no chunk: the driver's loop runs zero times
     _drive(bufs, 0, 1)
     # and what a run's tables take its logged rows with (chunks._events_frame)
-    from nop_sim.games.new_order.kernels.eventlog import gather_columns
+    from nop_sim.games.new_order.kernels.eventlog import scatter_columns
 
-    gather_columns(np.zeros((1, T.EV_WIDTH), np.int64), np.zeros(1, np.int64),
-                   np.zeros((T.EV_WIDTH, 1), np.int64))
+    scatter_columns(np.zeros((1, T.EV_WIDTH), np.int64), np.zeros(1, np.int64),
+                    np.zeros((T.EV_WIDTH, 1), np.int64))
 
 
 def compile_callees() -> None:
