@@ -1006,6 +1006,82 @@ def test_a_parts_event_rows_are_the_engines_each_match_together_in_match_order(m
     assert np.array_equal(events["chunk"].to_numpy(), want[:, 0] // 8)
 
 
+def _script(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        name, Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_card_luck_terms_have_mean_zero_and_add_up_to_zero_over_the_seats(tmp_path):
+    # scripts/card_luck.py (issue 36: how far a chance-event correction goes): at a first
+    # community card with two more to come, the term (equity after the card minus its
+    # expectation before) has mean zero over the card's draws from the stock; over whole
+    # logged matches every term adds up to zero over the seats (shares of one pot)
+    card_luck = _script("card_luck")
+    from nop_sim.games.new_order.history import EVENT_COLUMNS, to_records
+    from nop_sim.games.new_order.referee.match import _Referee
+
+    scn = load_scenario(write(tmp_path, "[game]\nplayers = 4\n[seats]\nall = 'maniac'\n"
+                              "[run]\nmatches = 8\nchunk = 4\nseed = 3\nlog_sample = 1\n"))
+    out = tmp_path / "run"
+    run_scenario(scn, out, workers=1)
+    table = card_luck.luck_table(out, 8, runouts=6, draws=3, seed=2)
+    events = load_tables(out, ("events",))["events"]
+    from nop_sim.games.new_order import types as T
+
+    whole = events[events["kind"] == T.EV_MATCH_END]["match"].nunique()  # logs not cut short
+    assert table["match"].nunique() == whole >= 4 and len(table) == 4 * whole
+    sums = table.groupby("match")[["won", *card_luck.FEATURES]].sum()
+    assert np.allclose(sums["won"], 1) and np.allclose(sums[list(card_luck.FEATURES)], 0)
+    assert (table["board_pot"].abs() > 0).any() and (table["draw"].abs() > 0).any()
+
+    settings = scn.settings_at(scn.points()[0])
+    records = list(to_records(events[list(EVENT_COLUMNS)].to_numpy(np.int64)))
+    ref = _Referee(settings)
+    for r in records:  # to the first community card that two or more players see
+        h = getattr(ref, "h", None)
+        if (r["event"] == "board" and not h.board and ref.restock is None
+                and sum(not h.folded[p] for p in h.order) >= 2):
+            break
+        ref.event(r)
+    h = ref.h
+    live = [p for p in h.order if not h.folded[p]]
+    rng = np.random.default_rng(5)
+    eq = card_luck.Equity(settings, rng, runouts=8, draws=1)
+    stock = card_luck._stock(ref)
+    terms = []
+    for _ in range(400):
+        before = eq.now(ref, live, h.third + 1)
+        order = rng.permutation(stock.size)
+        card, rest = stock[order[:h.third]], stock[order[h.third:]]
+        runs = eq.runs(rest, 1)
+        after = eq.shares(ref, live, [card_luck._rows(h.hole[p] + card.tolist(), runs)
+                                      for p in live], runs)
+        terms.append(after - before)
+    terms = np.array(terms)
+    se = terms.std(axis=0, ddof=1) / np.sqrt(len(terms))
+    # a seat whose share is the same in every run-out (drawing dead, say) has no term
+    assert (se > 0).sum() >= 2 and (np.abs(terms.mean(axis=0)) <= 4 * se).all()
+
+
+def test_card_luck_factor_reads_a_term_that_explains_the_win_and_one_that_does_not():
+    card_luck = _script("card_luck")
+    rng = np.random.default_rng(1)
+    n = 4000
+    won = (rng.random(n) < 0.25).astype(float)
+    frame = pd.DataFrame({"match": np.arange(n) // 4, "won": won, "total": 300.0,
+                          "told": 300 * (won - 0.25 + rng.normal(0, 0.05, n)),
+                          "noise": 300 * rng.normal(0, 1, n)})
+    kept, times = card_luck.factor(frame, ["told"])
+    assert kept < 0.05 and times > 20
+    kept, times = card_luck.factor(frame, ["noise"])
+    assert 0.99 < kept < 1.01
+
+
 _FORK_SERVER_CHECK = """
 import os
 from concurrent.futures import ProcessPoolExecutor
