@@ -953,6 +953,20 @@ def test_chunks_played_together_give_each_chunks_rows_and_the_same_sums(tmp_path
     assert isinstance(together["matches"], pa.Table)
 
 
+def _spied(monkeypatch, module, name: str, take) -> list:
+    """Replace ``module.name`` by a spy for the test; the list it appends ``take(args,
+    result)`` to at each call."""
+    seen, real = [], getattr(module, name)
+
+    def spy(*args, **kw):
+        result = real(*args, **kw)
+        seen.append(take(args, result))
+        return result
+
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
 def test_a_parts_time_series_holds_every_hand_of_every_batch(monkeypatch):
     # a part adds up its batches' time series only as far as the call's longest match
     # (the rows past it are zeros): the sum over chunks is every batch's whole series,
@@ -962,15 +976,7 @@ def test_a_parts_time_series_holds_every_hand_of_every_batch(monkeypatch):
     scn = load_scenario(Path("scenarios/baseline.toml"),
                         ["run.matches=48", "run.chunk=8", "run.log_sample=5"])
     chunks = plan_chunks(scn)
-    whole = []
-    engine = C.play_batches
-
-    def spy(*args, **kw):
-        res = engine(*args, **kw)
-        whole.append(res.time.sum(axis=0))
-        return res
-
-    monkeypatch.setattr(C, "play_batches", spy)
+    whole = _spied(monkeypatch, C, "play_batches", lambda args, res: res.time.sum(axis=0))
     point = scn.points()[0]
     out, _, _ = C._play_rotated(scn, point, scn.settings_at(point), chunks)
     assert len(whole) > 1  # logged and unlogged calls
@@ -988,14 +994,8 @@ def test_a_parts_event_rows_are_the_engines_each_match_together_in_match_order(m
     scn = load_scenario(Path("scenarios/baseline.toml"),
                         ["run.matches=40", "run.chunk=8", "run.log_sample=3"])
     chunks = plan_chunks(scn)
-    given = []
-    frame = C._events_frame
-
-    def spy(of, events):
-        given.append([e.copy() for pieces in events for e in pieces])
-        return frame(of, events)
-
-    monkeypatch.setattr(C, "_events_frame", spy)
+    given = _spied(monkeypatch, C, "_events_frame",
+                   lambda args, res: [e.copy() for pieces in args[1] for e in pieces])
     events = C.play_chunks(scn, chunks)["events"]
     assert len(given) == 1 and len(given[0]) > len(chunks)  # several pieces a chunk
     rows = np.concatenate(given[0])
