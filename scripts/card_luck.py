@@ -76,7 +76,8 @@ class Equity:
                           for s in seats], m)
         score = evaluate(cards, np.array(ref.column), wild_ranks=wild, elevated=elev,
                          inverted=bool(h.inverted), decks=self.settings.decks)
-        win = (score.reshape(len(live), m) == score.reshape(len(live), m).max(axis=0))
+        score = score.reshape(len(live), m)
+        win = score == score.max(axis=0)
         return (win / win.sum(axis=0)).mean(axis=1)
 
     def runs(self, stock: np.ndarray, n: int) -> np.ndarray:
@@ -157,7 +158,7 @@ def match_terms(settings, records: list[dict], eq: Equity) -> pd.DataFrame:
             add("draw", live, before, eq.now(ref, live, to_come), pot)
             continue
         ref.event(r)
-        h = ref.h if hasattr(ref, "h") else None
+        h = getattr(ref, "h", None)
         if event == "deal" and len(h.hole) == len(h.order) and quiet:
             to_come = h.third + 1
             add("deal", list(h.order), eq.before_deal(ref, list(h.order), to_come),

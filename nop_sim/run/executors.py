@@ -151,10 +151,10 @@ def local(workers: int):
     def parts(game: Game, scn: Scenario, plan: PartPlan, out: Path) -> Iterator[PartResult]:
         player = part_player(game)
         compiled = game.warm_up is None or kernels_compiled(scn.kind)
-        if compiled:  # a run surely worth workers starts their server now (at once, if
-            # nop-sim run did not already)
-            start_early(scn.kind, scn.matches * len(scn.points()), workers, None)
         if compiled:
+            # a run surely worth workers starts their server now (at once, if nop-sim run
+            # did not already)
+            start_early(scn.kind, scn.matches * len(scn.points()), workers, None)
             # With the kernels compiled, the first part is played here: its time says
             # whether workers would save more than their start-up costs. A small run
             # (make run) ends here without starting any.

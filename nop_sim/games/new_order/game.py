@@ -196,9 +196,9 @@ def _seat_rows(seats: pd.DataFrame, drafts: pd.DataFrame) -> tuple[np.ndarray, n
     players = max(int(ss.max()), int(ds.max())) + 1
     if min(int(ss.min()), int(ds.min())) >= 0 and span * players <= 4 * len(seats) + 4096:
         lookup = np.full(span * players, -1, np.int64)
-        at = (sm - lo) * players + ss
-        lookup[at] = np.arange(len(seats))
-        if np.array_equal(lookup[at], np.arange(len(seats))):  # no (match, seat) twice
+        at, rows = (sm - lo) * players + ss, np.arange(len(seats))
+        lookup[at] = rows
+        if np.array_equal(lookup[at], rows):  # no (match, seat) twice
             row = lookup[(dm - lo) * players + ds]
             found = row >= 0
             return found, row[found]
