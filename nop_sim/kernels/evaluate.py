@@ -42,7 +42,6 @@ evaluation kernels already live apart (:mod:`nop_sim.kernels.evaltable`).
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -80,48 +79,46 @@ THREE_KIND = THREE_OF_A_KIND
 
 
 # ---------------------------------------------------------------------------
-# Tables over 13-bit rank masks (bit i = rank i + 2), built once at import.
+# Tables over 13-bit rank masks (bit i = rank i + 2), built once at import, in
+# whole-array NumPy (the per-mask Python loops, kept in tests/test_evaluator_tables.py
+# as the reference, took 50 ms of every process's start-up).
 # ---------------------------------------------------------------------------
+_RANK = np.arange(13, dtype=np.int64)
+
+
+def _straight_tops_np(m):
+    """Bit t set when the ranks of ``m`` (an int64 array) hold a straight topped by rank
+    t: five consecutive bits, or the wheel (A-2-3-4-5, top 3)."""
+    run = m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4)
+    return ((run << 4) & ALL_RANKS) | np.where(m & WHEEL_RUN == WHEEL_RUN, 1 << 3, 0)
+
+
+def _pack(ranks, place):
+    """Ranks (+ 2) packed 4 bits each from bit 16 at their ``place`` (1 = highest;
+    0 = not packed), summed over the last axis."""
+    shift = np.clip(16 - 4 * (place - 1), 0, None)
+    return np.where(place > 0, (ranks + 2) << shift, 0).sum(-1)
+
+
 def _build_tables():
-    masks = np.arange(1 << 13)
-    pop = np.zeros(1 << 13, np.int8)
-    hi = np.full(1 << 13, -1, np.int8)
-    pack = np.zeros(1 << 13, np.int32)
-    for m in range(1, 1 << 13):
-        bits = [i for i in range(12, -1, -1) if m >> i & 1]
-        pop[m] = len(bits)
-        hi[m] = bits[0]
-        code = 0
-        for j, b in enumerate(bits[:5]):
-            code |= (b + 2) << (16 - 4 * j)
-        pack[m] = code
-    del masks
-    top5 = np.zeros(1 << 13, np.int16)
-    for m in range(1, 1 << 13):
-        bits = [i for i in range(12, -1, -1) if m >> i & 1][:5]
-        top5[m] = sum(1 << b for b in bits)
+    m = np.arange(1 << 13, dtype=np.int64)
+    bits = (m[:, None] >> _RANK) & 1
+    pop = bits.sum(1)
+    hi = np.where(m > 0, 12 - np.argmax(bits[:, ::-1], axis=1), -1)
+    # each set bit's place among the set bits, from the top (1: the highest)
+    place = np.cumsum(bits[:, ::-1], axis=1)[:, ::-1] * bits
+    top = np.where(place > 5, 0, place)
+    pack = _pack(_RANK, top)
+    top5 = np.where(top > 0, 1 << _RANK, 0).sum(1)
     # best five distinct ranks that are not a straight, as a tie-break: the top
     # five, or when they are a straight the top four and the next lower rank
-    best5 = np.full(1 << 13, -1, np.int32)
-    for m in range(1, 1 << 13):
-        if pop[m] < 5:
-            continue
-        t = int(top5[m])
-        if _straight_tops_py(t):
-            rest = m & ~t
-            if rest == 0:
-                continue
-            t = (t & ~(t & -t)) | (1 << int(hi[rest]))
-        best5[m] = pack[t]
-    return pop, hi, pack, top5, best5
-
-
-def _straight_tops_py(m: int) -> int:
-    run = m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4)
-    tops = (run << 4) & ALL_RANKS
-    if m & WHEEL_RUN == WHEEL_RUN:
-        tops |= 1 << 3
-    return tops
+    rest = m & ~top5
+    straight = _straight_tops_np(top5) != 0
+    below = np.where(rest > 0, 1 << hi[rest].clip(0), 0)
+    best = np.where(straight, (top5 & ~(top5 & -top5)) | below, top5)
+    best5 = np.where((pop >= 5) & ~(straight & (rest == 0)), pack[best], -1)
+    return (pop.astype(np.int8), hi.astype(np.int8), pack.astype(np.int32),
+            top5.astype(np.int16), best5.astype(np.int32))
 
 
 # POP: set bits; HI: highest bit (-1 for 0); PACK: the top five ranks as a
@@ -129,11 +126,11 @@ def _straight_tops_py(m: int) -> int:
 # the top five bits; BEST5: PACK of the best five distinct ranks that are not
 # a straight (-1 when there are none), i.e. PACK[_best_distinct5(m)].
 POP, HI, PACK, TOP5, BEST5 = map(lookup_table, _build_tables())
-STRAIGHT_TOPS = lookup_table(np.array([_straight_tops_py(m) for m in range(1 << 13)], np.int16))
-# bit of each card code in a mask of 16 bits per suit: suit s, rank bit r at 16 * s + r
+STRAIGHT_TOPS = lookup_table(_straight_tops_np(np.arange(1 << 13, dtype=np.int64))
+                             .astype(np.int16))
 # a 13-bit rank mask spread to one 4-bit count per rank
-NIBBLES = np.array([sum(((m >> r) & 1) << (4 * r) for r in range(13)) for m in range(1 << 13)],
-                   np.int64)
+NIBBLES = (((np.arange(1 << 13, dtype=np.int64)[:, None] >> _RANK) & 1) << (4 * _RANK)).sum(1)
+# bit of each card code in a mask of 16 bits per suit: suit s, rank bit r at 16 * s + r
 CARD_BIT = np.array([1 << (16 * (c & 3) + (c >> 2)) for c in range(52)], np.int64)
 
 
@@ -144,30 +141,19 @@ def _build_patterns():
     with wilds or several decks): those, plus 2+1+1+1, 2+2+1 and 3+1+1
     multisets (3+2, 4+1 and 5 are Flush House, Four and Flush Five).
     """
-    flush = []
-    for combo in combinations_with_replacement(range(13), 5):
-        ranks = sorted(combo, reverse=True)
-        shape = sorted(Counter(ranks).values(), reverse=True)
-        mask = 0
-        for r in ranks:
-            mask |= 1 << r
-        if shape == [1, 1, 1, 1, 1]:
-            if _straight_tops_py(mask):
-                continue
-        elif shape not in ([2, 1, 1, 1], [2, 2, 1], [3, 1, 1]):
-            continue
-        tb = 0
-        for j, r in enumerate(ranks):
-            tb |= (r + 2) << (16 - 4 * j)
-        flush.append((tb, ranks, mask, shape == [1, 1, 1, 1, 1]))
-    flush.sort(key=lambda t: -t[0])
-    f_tb = np.array([t[0] for t in flush], np.int64)
-    f_ranks = np.array([t[1] for t in flush], np.int8)
-    f_mask = np.array([t[2] for t in flush], np.int64)
-    hc = [t for t in flush if t[3]]
-    h_tb = np.array([t[0] for t in hc], np.int64)
-    h_mask = np.array([t[2] for t in hc], np.int64)
-    return f_tb, f_ranks, f_mask, h_tb, h_mask
+    # every multiset of five ranks, its ranks highest first
+    ranks = np.array(list(combinations_with_replacement(range(13), 5)), np.int64)[:, ::-1]
+    counts = (ranks[:, :, None] == _RANK).sum(1)
+    shape = -np.sort(-counts, axis=1)[:, :5]  # rank counts, largest first
+    mask = np.bitwise_or.reduce(1 << ranks, axis=1)
+    distinct = (shape == [1, 1, 1, 1, 1]).all(1)
+    keep = ((distinct & (_straight_tops_np(mask) == 0))
+            | (shape == [2, 1, 1, 1, 0]).all(1) | (shape == [2, 2, 1, 0, 0]).all(1)
+            | (shape == [3, 1, 1, 0, 0]).all(1))
+    tb = _pack(ranks, np.arange(1, 6))
+    order = np.flatnonzero(keep)[np.argsort(-tb[keep], kind="stable")]
+    hc = order[distinct[order]]
+    return tb[order], ranks[order].astype(np.int8), mask[order], tb[hc], mask[hc]
 
 
 FLUSH_PAT_TB, FLUSH_PAT_RANKS, FLUSH_PAT_MASK, HIGH_PAT_TB, HIGH_PAT_MASK = map(
