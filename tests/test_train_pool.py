@@ -302,6 +302,54 @@ def test_a_finished_pool_asked_again_is_read_back_playing_nothing(pooled):
     assert {p: p.read_bytes() for p in fields} == fields
 
 
+def test_a_pools_field_goes_on_with_its_own_seed_and_the_pool_then_writes_it(pooled,
+                                                                               tmp_path):
+    """``train --out OUT/pooled --resume`` with a larger budget: the pooled field's PSRO goes
+    on from its checkpoint under its own seed (the scenario's would be another training),
+    first admitting a deviation a check kept against it; ``train --seeds 2 --resume``
+    then writes OUT's field from it and says so, the halves untouched."""
+    import shutil
+
+    from nop_sim.games.new_order import types as T
+    from nop_sim.games.new_order.agents import agent_row
+    from nop_sim.run.scenario import load_scenario
+    from nop_sim.studies.train.known import record_deviation
+    from nop_sim.studies.train.value import load_strong
+
+    path, straight, _ = pooled
+    out = tmp_path / "pool"
+    shutil.copytree(straight, out)
+    field = out / "pooled"
+    before = json.loads((field / "state.json").read_text())
+    scn = load_scenario(path)
+    fld, _ = load_strong(field, scn.settings_at(scn.points()[0]))
+    record_deviation(field, fld, T.AGENT_PARAM_NAMES, agent_row("hedger"), 12.0, 9.0, 15.0,
+                     "nop-sim exploit --seed 5 --budget-matches 9000: a search")
+    r = _cli(["train", str(path), "--out", str(field), "--budget-matches", "40000",
+              "--quiet", "--no-report", "--workers", "1"])
+    assert r.exit_code == 1 and "--resume" in r.output, r.output  # not without it
+    r = _cli(["train", str(path), "--out", str(field), "--budget-matches", "40000",
+              "--resume", "--quiet", "--no-report", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    after = json.loads((field / "state.json").read_text())
+    assert after["identity"] == before["identity"]  # the same training, its seed
+    assert after["identity"]["seed"] == harden_seeds([11, 12])["pool"]
+    assert after["spent"] > before["spent"] and after["round"] >= before["round"]
+    assert after["rounds"][:before["round"]] == before["rounds"]
+    assert [a["found_by"][:24] for a in after["admitted"]] == ["nop-sim exploit --seed 5"]
+    halves_before = {h: (out / h / "strong.toml").read_bytes() for h in ("half-a", "half-b")}
+    r = _cli(["train", str(path), "--seeds", "2", "--budget-matches", BUDGET, "--out",
+              str(out), "--resume", "--quiet", "--no-report", "--workers", "1"])
+    assert r.exit_code == 0 and "0 trained now, 2 read; 0 of 3" in r.output, r.output
+    assert _rows(out / "strong.toml") == _rows(field / "strong.toml")
+    head = (out / "strong.toml").read_text()
+    assert f"{after['spent']:,} matches" in head
+    assert ("It went on to 40,000 matches (nop-sim train --out pooled --resume), first "
+            f"admitting the 1 deviation(s) nop-sim exploit had kept against it (round "
+            f"{before['round']})") in head
+    assert {h: (out / h / "strong.toml").read_bytes() for h in halves_before} == halves_before
+
+
 @pytest.mark.slow  # 21 to 30 s: a second pool, killed twice; the read-back above is fast
 def test_a_pool_killed_in_a_training_and_in_a_fields_psro_resumes_without_replaying(
         pooled, tmp_path):

@@ -39,7 +39,10 @@ from nop_sim.cli.common import (
                                             "--seeds: each training, then the pool). A "
                                             "finished one given more budget first admits "
                                             "the deviations nop-sim exploit kept against "
-                                            "its field (deviations.json) to its population.")
+                                            "its field (deviations.json) to its population. "
+                                            "A pool's field (--out OUT/pooled) goes on "
+                                            "with its own seed; --seeds K --resume then "
+                                            "writes OUT's fields from it.")
 @click.option("--no-report", is_flag=True, help="Write strong.toml and the tables only.")
 @click.option("--seeds", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Train this many times, with seeds --seed, --seed + 1, ..., each a full "
@@ -130,7 +133,10 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
         raise click.BadParameter("counts CFR iterations: give it with --method cfr "
                                  "(PSRO's budget is --budget-matches)",
                                  param_hint="--iterations")
-    cfg = TrainConfig(budget=budget or 1_000_000, seed=scn.seed,
+    # a pooled training's field PSRO (OUT/pooled, half-a, half-b) goes on with its own seed,
+    # drawn after the trainings', not the scenario's
+    own = _field_psro_seed(out_dir) if seed is None and seeds == 1 else None
+    cfg = TrainConfig(budget=budget or 1_000_000, seed=scn.seed if own is None else own,
                       epsilon=scn.game_type.policy.epsilon if epsilon is None else epsilon)
     out = out_dir
     if seeds > 1:
@@ -143,6 +149,21 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
                                   resume=resume, progress=lambda d, t: progress(d, t, d))
         report = None if no_report else write_train_report(out)
     _say_trained(scn, result, out, report)
+
+
+def _field_psro_seed(out: Path) -> int | None:
+    """The seed of the field's PSRO a pooled training (``train --seeds``) trained into
+    ``out`` (its ``pooled/``, ``half-a/`` or ``half-b/``), None where ``out`` holds no such
+    checkpoint. Resumed there with a larger budget, the field goes on from its own
+    checkpoint and first admits the deviations ``nop-sim exploit`` kept against it;
+    ``train --seeds K --resume`` then writes the pool's fields from it."""
+    import json
+
+    try:
+        state = json.loads((Path(out) / "state.json").read_text())
+        return int(state["identity"]["seed"]) if state.get("pooled_from") else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _say_trained(scn, result, out: Path, report) -> None:

@@ -680,6 +680,27 @@ def _psro_said(own: dict, c: dict) -> str:
 
 
 # -- the files ---------------------------------------------------------------------------------
+def _went_on(own: dict) -> str:
+    """The header's line for a pooled field whose PSRO went on after the pool
+    (``train --out OUT/pooled --resume`` with a larger budget), admitting the deviations
+    ``nop-sim exploit`` kept against it; "" for one the pool alone trained."""
+    admitted = own.get("admitted") or []
+    if not admitted:
+        return ""
+    rounds = sorted({int(a["round"]) for a in admitted})
+    return (f"It went on to {int(own['limits']['budget']):,} matches (nop-sim train --out "
+            f"{FIELD_DIRS['pool']} --resume), first admitting the {len(admitted)} deviation(s) "
+            f"nop-sim exploit had kept against it (round {', '.join(map(str, rounds))}).\n")
+
+
+def _pooled_budget(own: dict, cfg: TrainConfig) -> str:
+    """The pool's --budget-matches, and the pooled field's own where its PSRO went on."""
+    went = int(own.get("limits", {}).get("budget", 0))
+    if own.get("admitted") and went > cfg.budget:
+        return f"{cfg.budget}, its pooled field gone on to {went}"
+    return str(cfg.budget)
+
+
 def _write(scn, out: Path, cfg: TrainConfig, sources: list[_Source], state: dict, settings,
            trained: list[Path], played: list[Path], fields: dict[str, dict]) -> PoolResult:
     policy = policy_of(settings)
@@ -746,6 +767,7 @@ def _write(scn, out: Path, cfg: TrainConfig, sources: list[_Source], state: dict
             + "".join(f"  seed {s['seed']} ({s['folder']}/): {source_statement(s, policy)}\n"
                       for s in said)
             + f"Pooled field: {_final_statement(fin, policy)}.\n"
+            + _went_on(own)
             + ("" if not exact else
                f"Exactly: NashConv {policy.amount(exact['nash_conv'] / policy.scale)} per hand; "
                f"the best single-seat deviation gains "
@@ -767,7 +789,7 @@ def _write(scn, out: Path, cfg: TrainConfig, sources: list[_Source], state: dict
                          np.asarray(fin["deviation"], float), fin["exploitability"],
                          fin["low"], fin["high"],
                          f"nop-sim train --seeds {len(seeds)} --seed {seeds[0]} "
-                         f"--budget-matches {cfg.budget}: the pooled field's "
+                         f"--budget-matches {_pooled_budget(own, cfg)}: the pooled field's "
                          f"{fin['matches']:,}-match search from {fin['starts']} starts")
     written = {name: _write_field(scn, out, name, state, fields[name], sources, settings)
                for name in FIELD_DIRS}
