@@ -348,6 +348,11 @@ def test_a_pools_field_goes_on_with_its_own_seed_and_the_pool_then_writes_it(poo
             f"admitting the 1 deviation(s) nop-sim exploit had kept against it (round "
             f"{before['round']})") in head
     assert {h: (out / h / "strong.toml").read_bytes() for h in halves_before} == halves_before
+    # the field's final search, kept for value's searches, names the budget it ran under
+    [found] = json.loads((out / "deviations.json").read_text())["deviations"]
+    assert found["found_by"].startswith(
+        f"nop-sim train --seeds 2 --seed 11 --budget-matches {BUDGET}, its pooled field gone "
+        f"on to 40000: the pooled field's {after['final']['matches']:,}-match search")
 
 
 @pytest.mark.slow  # 21 to 30 s: a second pool, killed twice; the read-back above is fast
