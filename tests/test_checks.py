@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 from click.testing import CliRunner
@@ -65,8 +67,14 @@ def test_effective_matches_are_the_plain_matches_of_the_same_interval():
 
 
 def _field(tmp_path: Path) -> Path:
+    """A copy of the shipped field, without the checks its file keeps."""
+    from nop_sim.games.new_order.agents import read_agent_file, write_agent_file
+
     out = tmp_path / "field"
     shutil.copytree(ROOT / "scenarios" / "fields" / "baseline", out)
+    f = read_agent_file(out / "strong.toml")
+    write_agent_file(out / "strong.toml", f.rows, f.weights,
+                     {k: v for k, v in f.training.items() if k != "checks"})
     return out
 
 
@@ -90,6 +98,11 @@ def test_exploit_checks_lists_each_check_and_states_the_largest(tmp_path):
         assert c["effective_matches"] > 0
     assert doc["largest"] == max(c["gain"] for c in checks)
     assert "largest of 2 checks" in r.output and "held-out matches" in r.output
+    # every check is kept in the field's file, as the report and exploit's lines say it
+    kept = tomllib.loads((field / "strong.toml").read_text())["training"]["checks"]
+    assert [(c["seed"], c["budget"]) for c in kept] == [(40, 6000), (41, 6000)]
+    assert [c["gain"] for c in kept] == [round(c["gain"], 1 + 2) for c in checks]
+    assert "recorded in" in r.output and "these 2 checks" in r.output
     # check 1 alone is exploit --seed 41: the same search, the same held-out figure
     again = tmp_path / "again.json"
     r = _cli(["exploit", scenario, "--strong", str(_field(tmp_path / "b")),
@@ -129,3 +142,38 @@ def test_duplicate_deals_are_the_same_on_any_threads_and_on_dask(dask_cluster):
     finally:
         far.close()
     assert _same_duel(one, two) and _same_duel(one, dask)
+
+
+def test_a_fields_file_keeps_every_check_once_and_says_what_they_found(tmp_path):
+    """record_checks: a check of the same seed and budget replaces the earlier one, others
+    are added; the field's text (a run's report, exploit's lines) states how many checks,
+    their size and the range of their held-out gains, beside the training's bound."""
+    from nop_sim.games.agent_files import training_text
+    from nop_sim.games.new_order.agents import read_agent_file
+    from nop_sim.run.scenario import load_scenario
+    from nop_sim.studies.train.value import record_checks
+
+    field = _field(tmp_path)
+    scn = load_scenario(ROOT / "scenarios" / "baseline.toml")
+    rows = read_agent_file(field / "strong.toml").rows
+
+    def check(seed, gain):
+        return SimpleNamespace(seed=seed, gain=gain, low=gain - 0.2, high=gain + 0.2)
+
+    assert record_checks(scn, field, [check(21, 1.7854), check(22, 0.52)], 2_000_000)
+    assert not record_checks(scn, field, [check(22, 0.52)], 2_000_000)  # nothing new
+    assert record_checks(scn, field, [check(22, 0.9), check(8, 0.78)], 2_000_000)
+    f = read_agent_file(field / "strong.toml")
+    assert np.array_equal(f.rows, rows)  # the field itself is untouched
+    kept = f.training["checks"]
+    assert [(c["seed"], c["gain"]) for c in kept] == [(8, 0.78), (21, 1.785), (22, 0.9)]
+    assert kept[1] == {"seed": 21, "budget": 2_000_000, "gain": 1.785, "low": 1.585,
+                       "high": 1.985}
+    text = training_text(f.training)
+    assert text.endswith("; 3 independent checks (nop-sim exploit, 2,000,000 matches each) "
+                         "found from +0.8 to +1.8 points on held-out deals")
+    assert "its exploitability at training: 1.9 points" in text
+    record_checks(scn, field, [check(5, 3.0)], 300_000)
+    assert "4 independent checks (nop-sim exploit, 300,000 to 2,000,000 matches each) " \
+        "found from +0.8 to +3.0 points" in training_text(
+            read_agent_file(field / "strong.toml").training)

@@ -344,7 +344,7 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
     import dataclasses
 
     from nop_sim.studies.train.checks import checks_json, largest, record_largest, run_checks
-    from nop_sim.studies.train.value import record_found
+    from nop_sim.studies.train.value import record_checks, record_found
 
     scn = _load(scenario, overrides, None, seed)
     _trainable(scn, "exploit")
@@ -365,6 +365,10 @@ def exploit_cmd(scenario, strong_dir, checks, json_out, budget, seed, workers, s
             from nop_sim.studies.train.report import write_train_report
 
             click.echo(f"report:       {write_train_report(strong_dir)}")
+    if record_checks(scn, strong_dir, found, budget):
+        click.echo(f"recorded in {strong_dir / 'strong.toml'}: "
+                   f"{'this check' if len(found) == 1 else f'these {len(found)} checks'}, "
+                   f"which every run seating the field states beside its bound")
     for c in found:
         if record_found(dataclasses.replace(scn, seed=c.seed), strong_dir, c.result,
                         budget):

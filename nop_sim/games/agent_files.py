@@ -462,7 +462,27 @@ def training_text(training: Mapping[str, Any], overrides: Mapping[str, Any] | No
                  f"{unit}" + (f" (95% interval {clo:.{d}f} to {chi:.{d}f})"
                               if clo is not None and chi is not None else "")
                  + (f", {by}" if by else ""))
-    return text
+    return text + _checks_text(training.get("checks"), unit, d)
+
+
+def _checks_text(checks, unit: str, d: int) -> str:
+    """The clause on the independent checks ``nop-sim exploit`` kept in ``[training]``
+    (``[[training.checks]]``, each ``seed``, ``budget``, ``gain``): how many, their size,
+    and the range of their held-out gains; "" for none."""
+    try:
+        gains = [float(c["gain"]) for c in checks]
+        budgets = sorted({int(c["budget"]) for c in checks})
+    except (KeyError, TypeError, ValueError):
+        return ""
+    if not gains:
+        return ""
+    n = len(gains)
+    size = (f"{budgets[0]:,}" if len(budgets) == 1
+            else f"{budgets[0]:,} to {budgets[-1]:,}")
+    found = (f"{gains[0]:+.{d}f}" if n == 1
+             else f"from {min(gains):+.{d}f} to {max(gains):+.{d}f}")
+    return (f"; {n} independent check{'s' * (n > 1)} (nop-sim exploit, {size} matches "
+            f"each) found {found} {unit} on held-out deals")
 
 
 # a value's reading where its two picks played alike: exactly 0 with an interval of width 0

@@ -59,7 +59,7 @@ from nop_sim.studies.train.trainer import presets, rules_key
 from nop_sim.studies.train.verdict import HALF, settle, shared_seeds, with_range
 
 __all__ = ["HALVES", "Measured", "exploit", "field_tables", "load_strong", "record_check",
-           "record_found", "restricted_play", "value_fields", "value_folder"]
+           "record_checks", "record_found", "restricted_play", "value_fields", "value_folder"]
 
 _SEARCH_KEY = 2 * 10**9      # every search of a value run: the same seeds
 
@@ -194,12 +194,46 @@ def record_claim(scn, folder: Path, gain: float, low: float, high: float, by: st
                      if line.startswith("#") and not line.startswith(said))
     header += (f"{said} a deviation gains at least "
                f"{policy.amount(gain)} ({training['checked_by']})\n")
-    # a field that plays a betting table keeps naming it (New Order's [betting])
+    _rewrite(policy, path, f, training, header)
+    return True
+
+
+def record_checks(scn, folder: Path, found: Sequence, budget: int) -> bool:
+    """Keep every independent check of ``found`` (``nop-sim exploit``'s: each with
+    ``seed``, and ``gain``, ``low``, ``high`` in the game's unit) in ``folder``'s
+    strong.toml, ``[[training.checks]]`` (``seed``, ``budget``, ``gain``, ``low``,
+    ``high``), in place of an earlier check of the same seed and budget: every reader of
+    the field (a run's report, ``exploit``'s lines) then says what the checks found,
+    also where none found more than the file claims (:func:`record_claim` keeps the
+    largest bound). Returns whether the file changed."""
+    path = Path(folder) / "strong.toml"
+    policy = policy_of(scn.settings_at(scn.points()[0]))
+    f = policy.read_agent_file(path)
+    training = dict(f.training)
+    new = {(int(c.seed), int(budget)): {
+        "seed": int(c.seed), "budget": int(budget), "gain": round(float(c.gain), 3),
+        "low": round(float(c.low), 3), "high": round(float(c.high), 3)} for c in found}
+    kept = {(int(c["seed"]), int(c["budget"])): dict(c)
+            for c in training.get("checks") or [] if isinstance(c, dict)}
+    merged = [v for _, v in sorted({**kept, **new}.items(),
+                                   key=lambda kv: (kv[0][1], kv[0][0]))]
+    if merged == training.get("checks"):
+        return False
+    training["checks"] = merged
+    header = "".join(line + "\n" for line in path.read_text().splitlines()
+                     if line.startswith("#"))
+    _rewrite(policy, path, f, training, header)
+    return True
+
+
+def _rewrite(policy, path: Path, f, training: dict, header: str) -> None:
+    """Write the field ``f`` read from ``path`` back with ``training`` and ``header``
+    (its ``#`` lines); a field that plays a betting table keeps naming it (New Order's
+    ``[betting]``)."""
     table = getattr(f, "betting_table", None)
     kept = {} if table is None else {"betting": {"table": os.path.relpath(table, path.parent)}}
     policy.write_agent_file(path, f.rows, f.weights, training,
                             "\n".join(line[2:] for line in header.splitlines()), **kept)
-    return True
 
 
 def record_found(scn, folder: Path, found: SearchResult, budget: int) -> bool:
