@@ -173,7 +173,12 @@ def test_a_fields_file_keeps_every_check_once_and_says_what_they_found(tmp_path)
     assert text.endswith("; 3 independent checks (nop-sim exploit, 2,000,000 matches each) "
                          "found from +0.8 to +1.8 points on held-out deals")
     assert "its exploitability at training: 1.9 points" in text
-    record_checks(scn, field, [check(5, 3.0)], 300_000)
-    assert "4 independent checks (nop-sim exploit, 300,000 to 2,000,000 matches each) " \
-        "found from +0.8 to +3.0 points" in training_text(
+    # a file whose checks were edited by hand: the malformed entry goes, no traceback
+    text = (field / "strong.toml").read_text().replace("seed = 8, ", "")
+    (field / "strong.toml").write_text(text)
+    assert record_checks(scn, field, [check(5, 3.0)], 300_000)
+    assert [c["seed"] for c in read_agent_file(field / "strong.toml").training["checks"]] \
+        == [5, 21, 22]
+    assert "3 independent checks (nop-sim exploit, 300,000 to 2,000,000 matches each) " \
+        "found from +0.9 to +3.0 points" in training_text(
             read_agent_file(field / "strong.toml").training)

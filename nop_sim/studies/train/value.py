@@ -213,8 +213,11 @@ def record_checks(scn, folder: Path, found: Sequence, budget: int) -> bool:
     new = {(int(c.seed), int(budget)): {
         "seed": int(c.seed), "budget": int(budget), "gain": round(float(c.gain), 3),
         "low": round(float(c.low), 3), "high": round(float(c.high), 3)} for c in found}
+    # (an entry without its seed and budget, edited by hand, cannot be told apart: dropped)
     kept = {(int(c["seed"]), int(c["budget"])): dict(c)
-            for c in training.get("checks") or [] if isinstance(c, dict)}
+            for c in training.get("checks") or []
+            if isinstance(c, dict) and isinstance(c.get("seed"), int)
+            and isinstance(c.get("budget"), int)}
     merged = [v for _, v in sorted({**kept, **new}.items(),
                                    key=lambda kv: (kv[0][1], kv[0][0]))]
     if merged == training.get("checks"):
