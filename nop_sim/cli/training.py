@@ -116,6 +116,7 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
       nop-sim train scenarios/baseline.toml --method cfr --iterations 2000   # reports/baseline-cfr
     """
     from nop_sim.studies.train import TrainConfig, train_folder
+    from nop_sim.studies.train.pooled import field_psro_seed
     from nop_sim.studies.train.report import write_train_report
 
     scn = _load(scenario, overrides, None, seed)
@@ -135,7 +136,7 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
                                  param_hint="--iterations")
     # a pooled training's field PSRO (OUT/pooled, half-a, half-b) goes on with its own seed,
     # drawn after the trainings', not the scenario's
-    own = _field_psro_seed(out_dir) if seed is None and seeds == 1 else None
+    own = field_psro_seed(out_dir) if seed is None and seeds == 1 else None
     cfg = TrainConfig(budget=budget or 1_000_000, seed=scn.seed if own is None else own,
                       epsilon=scn.game_type.policy.epsilon if epsilon is None else epsilon)
     out = out_dir
@@ -149,21 +150,6 @@ def train_cmd(scenario, out_dir, epsilon, resume, no_report, seeds, method, iter
                                   resume=resume, progress=lambda d, t: progress(d, t, d))
         report = None if no_report else write_train_report(out)
     _say_trained(scn, result, out, report)
-
-
-def _field_psro_seed(out: Path) -> int | None:
-    """The seed of the field's PSRO a pooled training (``train --seeds``) trained into
-    ``out`` (its ``pooled/``, ``half-a/`` or ``half-b/``), None where ``out`` holds no such
-    checkpoint. Resumed there with a larger budget, the field goes on from its own
-    checkpoint and first admits the deviations ``nop-sim exploit`` kept against it;
-    ``train --seeds K --resume`` then writes the pool's fields from it."""
-    import json
-
-    try:
-        state = json.loads((Path(out) / "state.json").read_text())
-        return int(state["identity"]["seed"]) if state.get("pooled_from") else None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
 
 
 def _say_trained(scn, result, out: Path, report) -> None:

@@ -124,7 +124,8 @@ from nop_sim.studies.train.trainer import (
 from nop_sim.studies.train.value import HALVES
 
 __all__ = ["FIELD_DIRS", "HARDEN", "KIND", "POOL_TABLE", "RULE", "PoolResult",
-           "harden_seeds", "meta_cap", "pool_folder", "seed_folder", "source_statement"]
+           "field_psro_seed", "harden_seeds", "meta_cap", "pool_folder", "seed_folder",
+           "source_statement"]
 
 KIND = "train-pool"       # manifest.json's kind
 POOL_VERSION = 2          # 2: each field is hardened by PSRO rounds from the pool
@@ -519,6 +520,19 @@ def _own_state(folder: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     return state if isinstance(state, dict) and "pooled_from" in state else None
+
+
+def field_psro_seed(folder: Path) -> int | None:
+    """The seed of the field's PSRO a pool trained into ``folder`` (its ``pooled/``,
+    ``half-a/`` or ``half-b/``: seeded after the trainings, not by the scenario), None
+    where ``folder`` holds none. ``train --out`` such a folder ``--resume`` goes on under
+    it, first admitting the deviations ``nop-sim exploit`` kept against the field;
+    ``train --seeds K --resume`` then writes the pool's fields from it."""
+    own = _own_state(folder)
+    try:
+        return None if own is None else int(own["identity"]["seed"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _check_field_folder(folder: Path) -> None:
