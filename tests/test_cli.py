@@ -1,6 +1,7 @@
 """The nop-sim command line: output a designer reads, and clear errors."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -109,7 +110,6 @@ def test_the_openspiel_reference_is_four_player_limit_holdem():
 
 def test_bench_runner_plays_the_baseline_when_installed():
     import tomllib
-    from pathlib import Path
 
     from nop_sim.studies.bench.runner import baseline
 
@@ -132,6 +132,25 @@ def test_bench_runner_counts_the_strong_side_run_as_the_command_plays_it():
     # one repeat: its own shares are the medians'
     assert figures["command_shares"] == [figures["command_share"]]
     assert figures["runner_shares"] == [figures["runner_share"]]
+    if Path("/proc/stat").exists():  # the machine's CPU while each ran (Linux)
+        assert len(figures["engine_cpu_s"]) == len(figures["command_cpu_s"]) == 1
+        # (the engine's 8 matches may take under one 10 ms tick of CPU)
+        assert figures["command_cpu_s"][0] > 0 and figures["cpu_share"] >= 0
+        assert figures["command_busy"] > 0
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads Linux's /proc/stat")
+def test_bench_runner_reads_the_cpu_this_process_spends():
+    import time
+
+    from nop_sim.studies.bench.runner import _busy_cpu
+
+    before, cpu0 = _busy_cpu(), time.process_time()
+    while time.process_time() - cpu0 < 0.3:  # 0.3 s of this process's CPU
+        sum(range(1000))
+    spent = _busy_cpu() - before
+    # the machine's busy CPU holds this process's (ticks of 10 ms; other processes only add)
+    assert spent >= 0.3 - 0.05
 
 
 def test_bench_runner_refuses_a_sweep_in_one_line(tmp_path):

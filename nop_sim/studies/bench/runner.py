@@ -18,7 +18,13 @@ goal: the command keeps at least 0.85 on a run of 5M hands, 100,000 matches,
 with 2 workers); ``runner_shares`` and ``command_shares`` are each repeat's,
 against the engine of the same repeat (their spread is the noise on the medians).
 ``load`` is the machine's load average (1 minute) before
-and after. ``startup_s`` is the fixed
+and after. ``engine_cpu_s`` and ``command_cpu_s`` are the CPU seconds every core spent
+(user and system, the whole machine's, from ``/proc/stat``: run the bench on a quiet
+machine; absent where there is no ``/proc/stat``) while each repeat's engine and command
+ran; ``cpu_share`` is the engine's CPU per hand over the command's (medians), and
+``command_busy`` the command's CPU over its wall time on ``W`` cores: near 1, the command
+is bound by CPU, so its share can rise only by spending less of it (start-up, tables,
+Parquet, the summary), never by waiting less. ``startup_s`` is the fixed
 cost of a run: the median wall time of ``nop-sim run`` for one match per
 worker in a fresh process (imports, loading the cached kernels, writing and
 merging; so small a run plays in the main process). ``workers_start_s`` is
@@ -80,6 +86,33 @@ def baseline() -> str:
         raise ScenarioError(f"the default game {DEFAULT_KIND!r} has no baseline to bench: "
                             f"name a scenario")
     return bench.baseline
+
+
+def _busy_cpu() -> float | None:
+    """CPU seconds all cores have been busy since boot (user, nice, system, irq, softirq;
+    not idle, iowait or steal), from ``/proc/stat``; None where it cannot be read."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = fh.readline().split()
+        ticks = [int(x) for x in fields[1:8]]
+    except (OSError, ValueError):
+        return None
+    if fields[0] != "cpu" or len(ticks) < 7:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq = ticks
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_figures(hands: dict, cpu: dict, wall: list[float], workers: int) -> dict:
+    """``engine_cpu_s``, ``command_cpu_s`` (each repeat's), ``cpu_share`` and
+    ``command_busy`` (see :func:`bench_runner`); empty where the CPU could not be read."""
+    if any(v is None for k in ("engine", "command") for v in cpu[k]):
+        return {}
+    engine, command = np.median(cpu["engine"]), np.median(cpu["command"])
+    return {"engine_cpu_s": [round(v, 2) for v in cpu["engine"]],
+            "command_cpu_s": [round(v, 2) for v in cpu["command"]],
+            "cpu_share": round((engine / hands["engine"]) / (command / hands["command"]), 3),
+            "command_busy": round(float(command / (np.median(wall) * workers)), 3)}
 
 
 def _shares(hands: dict, times: dict, name: str) -> list[float]:
@@ -151,13 +184,19 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
         load = [round(os.getloadavg()[0], 2)]
         engine_threads()  # compile or load the parallel driver outside the clock
         times: dict[str, list[float]] = {"engine": [], "runner": [], "command": []}
+        cpu: dict[str, list[float | None]] = {"engine": [], "command": []}
+
+        def spent(since: float | None) -> float | None:
+            now = _busy_cpu()
+            return None if since is None or now is None else now - since
         hands = {}
         profile = None
         first_start = None
         for i in range(repeats):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), _busy_cpu()
             hands["engine"] = engine_threads()
             times["engine"].append(time.perf_counter() - t)
+            cpu["engine"].append(spent(c))
             out = work / f"run{i}"
             t = time.perf_counter()
             res, hands["runner"] = runner(out)
@@ -167,9 +206,10 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
                 first_start = profile.get("start", 0.0)
             shutil.rmtree(out)
             out = work / f"command{i}"
-            t = time.perf_counter()
+            t, c = time.perf_counter(), _busy_cpu()
             hands["command"] = command(out)
             times["command"].append(time.perf_counter() - t)
+            cpu["command"].append(spent(c))
             shutil.rmtree(out)
         # the fixed cost a user waits for: a one-match-per-worker run in a fresh process
         startup = []
@@ -202,6 +242,7 @@ def bench_runner(scenario: str | Path | None = None, n_matches: int = 21_000,
         "engine_s": [round(t, 2) for t in times["engine"]],
         "runner_s": [round(t, 2) for t in times["runner"]],
         "command_s": [round(t, 2) for t in times["command"]],
+        **_cpu_figures(hands, cpu, times["command"], workers),
         "startup_s": round(float(np.median(startup)), 2),
         "workers_start_s": round(first_start or 0.0, 2),
         "profile": {k: round(v, 2) for k, v in (profile or {}).items()},
