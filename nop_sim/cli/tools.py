@@ -222,7 +222,9 @@ def bench_engine_cmd(seconds: float, cold: bool, rounds: int):
 def bench_runner_cmd(scenario: Path | None, n_matches: int, workers: int, repeats: int):
     """The runner's rate against the in-process engine's on the same cores
     (runner_share), a whole `nop-sim run` command's in a fresh process (command_share),
-    its phases and start-up cost, as JSON on stdout.
+    the machine's CPU while each ran (cpu_share: the engine's CPU per hand over the
+    command's; command_busy: near 1, the command is bound by CPU), its phases and
+    start-up cost, as JSON on stdout. Run it on an otherwise quiet machine.
 
     \b
     Examples:
