@@ -109,6 +109,8 @@ def _cpu_figures(hands: dict, cpu: dict, wall: list[float], workers: int) -> dic
     if any(v is None for k in ("engine", "command") for v in cpu[k]):
         return {}
     engine, command = np.median(cpu["engine"]), np.median(cpu["command"])
+    if command <= 0:  # the clock's ticks missed it (a command takes a second at least)
+        return {}
     return {"engine_cpu_s": [round(v, 2) for v in cpu["engine"]],
             "command_cpu_s": [round(v, 2) for v in cpu["command"]],
             "cpu_share": round((engine / hands["engine"]) / (command / hands["command"]), 3),
