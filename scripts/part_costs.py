@@ -21,7 +21,10 @@ engine call: a part's fixed cost is 13 to 17 ms. A part of 42 chunks (5,250 matc
 takes 0.93 to 0.96 s of CPU with the baseline's log (one match in 50) and 0.84 s
 without: the log costs 0.23 to 0.28 s per 12,500 matches, 1.8 to 2.2 s of a
 100,000-match run (its Parquet file 0.034 to 0.041 s a part, its table 0.020 to 0.060,
-the engine's logging 0.016 to 0.018).
+the engine's logging 0.016 to 0.018). Played alone here, a part's event table pays for
+fresh pages more often than in a worker: the whole command spent about 1.2 CPU s less
+without the log (``nop-sim bench runner`` on a copy of the baseline with ``log_sample =
+0``: 32.7 CPU s against 33.9).
 """
 
 from __future__ import annotations
