@@ -69,15 +69,15 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     base = load_scenario(args.scenario, [f"run.matches={args.matches}"])
-    runs = [("run", base)] + ([("side run", base.strong_scenario())] if base.strong else [])
+    quiet = load_scenario(args.scenario, [f"run.matches={args.matches}", "run.log_sample=0"])
+    runs = [("run", base, quiet)]
+    if base.strong:
+        runs.append(("side run", base.strong_scenario(), quiet.strong_scenario()))
     load_kernels(base.kind)
     with tempfile.TemporaryDirectory(prefix="nop-part-costs-") as tmp:
-        for name, scn in runs:
+        for name, scn, plain_scn in runs:
             chunks = plan_chunks(scn)
-            quiet = load_scenario(args.scenario, [f"run.matches={args.matches}",
-                                                  "run.log_sample=0"])
-            quiet = quiet.strong_scenario() if name == "side run" else quiet
-            play_part(part_player(get_game(scn.kind)), scn, chunks[:2], "hands", Path(tmp))
+            part_cpu(scn, chunks[:2], Path(tmp))  # the scenario's tables, outside the clock
             one = medians([part_cpu(scn, [chunks[10 + k]], Path(tmp) / name)
                            for k in range(4 * args.repeats)])
             n = args.chunks
@@ -85,13 +85,15 @@ def main() -> None:
             for k in range(args.repeats):  # interleaved: a drifting machine slows both alike
                 part = chunks[100 + k * n:100 + (k + 1) * n]
                 logged.append(part_cpu(scn, part, Path(tmp) / name / "logged"))
-                plain.append(part_cpu(quiet, part, Path(tmp) / name / "plain"))
-            logged, plain = medians(logged), medians(plain)
+                if scn.log_sample:
+                    plain.append(part_cpu(plain_scn, part, Path(tmp) / name / "plain"))
+            logged = medians(logged)
             per = sum(c.n_matches for c in chunks[100:100 + n])
             print(f"{name} ({scn.log_sample and f'log_sample {scn.log_sample}' or 'no log'}):")
             show("a part of 1 chunk", one)
             show(f"a part of {n} chunks ({per:,} matches)", logged)
             if scn.log_sample:
+                plain = medians(plain)
                 show("the same, log_sample 0", plain)
                 cost = (logged["cpu"] - plain["cpu"]) / per
                 print(f"  the event log: {cost * 12_500:.3f} s of CPU per 12,500 matches, "
