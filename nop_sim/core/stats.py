@@ -313,14 +313,20 @@ def stratified_mean_difference(values: np.ndarray, has: np.ndarray, strata: np.n
 def mantel_haenszel(win: np.ndarray, has: np.ndarray, strata: np.ndarray):
     """Risk difference of ``win`` between ``has`` and not, pooled over strata.
 
-    Mantel-Haenszel weights ``n1 n0 / N`` per stratum and the standard error
-    of a Wald interval from the per-stratum binomial variances (NaN when they
-    are all 0: every stratum's rates at 0 or 1 tell nothing about the noise).
-    Strata with only one group carry no information and drop out. Returns
-    (diff, se): :func:`symmetric_test` gives the interval and the
-    test it inverts, so that they agree (the Cochran-Mantel-Haenszel test with
-    its continuity correction, beside this interval, did not: an interval of
-    +0.1 to +4.9 points sat beside p = 0.055).
+    Mantel-Haenszel weights ``n1 n0 / N`` per stratum, and the standard error of a
+    Wald interval from Sato's variance (Sato 1989, Biometrics 45:1323; the "Sato
+    variance" of R's cardx and epiR), which holds both with few large strata and with
+    many thin ones. The per-stratum binomial variances it replaced vanish in a
+    stratum whose rates are 0 or 1, and thin strata are mostly such: under no effect
+    at all, 80 seats in 10 strata read p < 0.05 in 11.6% of samples (5.8% with
+    Sato's), and a 20-match report stated a Disruptor lead at p = 1e-71. With one
+    stratum it is the Wald variance of a difference of two rates. NaN when it is 0
+    (every stratum's rates at 0 and 1, the same lead in each: nothing tells the
+    noise). Strata with only one group carry no information and drop out. Returns
+    (diff, se): :func:`symmetric_test` gives the interval and the test it inverts,
+    so that they agree (the Cochran-Mantel-Haenszel test with its continuity
+    correction, beside this interval, did not: an interval of +0.1 to +4.9 points
+    sat beside p = 0.055).
     """
     s = np.asarray(strata, np.int64)
     cap = int(np.percentile(s, 99)) if s.size else 0
@@ -334,11 +340,15 @@ def mantel_haenszel(win: np.ndarray, has: np.ndarray, strata: np.ndarray):
     if not ok.any():
         return (np.nan, np.nan)
     n1, n0, w1, w0 = n1[ok], n0[ok], w1[ok], w0[ok]
-    p1, p0 = w1 / n1, w0 / n0
-    weight = n1 * n0 / (n1 + n0)
-    diff = float(np.sum(weight * (p1 - p0)) / weight.sum())
-    var = np.sum(weight ** 2 * (p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0)) / weight.sum() ** 2
-    return (diff, float(np.sqrt(var)) if var > 0 else np.nan)
+    n = n1 + n0
+    weight = n1 * n0 / n
+    diff = float(np.sum(weight * (w1 / n1 - w0 / n0)) / weight.sum())
+    # Sato's P and Q of each stratum (wins w1 of n1 with the card, w0 of n0 without)
+    p = (n1 * n1 * w0 - n0 * n0 * w1 + n1 * n0 * (n0 - n1) / 2) / (n * n)
+    q = (w1 * (n0 - w0) + w0 * (n1 - w1)) / (2 * n)
+    var = (diff * p.sum() + q.sum()) / weight.sum() ** 2
+    # (a variance 0 that rounding left a hair above or below it is 0)
+    return (diff, float(np.sqrt(var)) if var > 1e-12 * q.sum() / weight.sum() ** 2 else np.nan)
 
 
 # ---------------------------------------------------------------------------

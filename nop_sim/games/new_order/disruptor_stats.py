@@ -60,8 +60,9 @@ def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
       this comparison is not causal.
     - ``adjusted_lift``: the same difference within seats that drafted the
       same number of Disruptor cards in the match (Mantel-Haenszel risk
-      difference over those strata, with a Wald interval ``adjusted_low``,
-      ``adjusted_high`` and the test it inverts, ``p_adjusted``; Holm across
+      difference over those strata, with a Wald interval from Sato's variance,
+      clipped to [-1, 1], ``adjusted_low``, ``adjusted_high`` and the test it
+      inverts, ``p_adjusted``; Holm across
       cards ``p_adjusted_holm``, with the interval at Holm's level
       ``adjusted_holm_low``, ``adjusted_holm_high``). A seat that drafts many
       cards won many showdowns; comparing like with like asks whether *this*
@@ -149,9 +150,16 @@ def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
     g["p_holm"], g["lift_holm_low"], g["lift_holm_high"] = holm_intervals(p, interval,
                                                                            g["point"])
     interval, p = symmetric_test(g["adjusted_lift"], g.pop("adjusted_se"))
-    g["adjusted_low"], g["adjusted_high"] = interval(ALPHA)
+
+    def within(alpha):
+        # a difference of two win rates lies in [-1, 1]: so does its interval (a thin
+        # run's Wald interval reached past +100 points)
+        low, high = interval(alpha)
+        return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
+
+    g["adjusted_low"], g["adjusted_high"] = within(ALPHA)
     g["p_adjusted"] = p
     g["p_adjusted_holm"], g["adjusted_holm_low"], g["adjusted_holm_high"] = holm_intervals(
-        p, interval, g["point"])
+        p, within, g["point"])
     g["outlier"] = (g["p_adjusted_holm"] < ALPHA) & (g["adjusted_lift"].abs() >= min_effect)
     return g
