@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -265,6 +266,44 @@ def test_cli_report_command_writes_the_report(small_run, small_report):
     res = CliRunner().invoke(main, ["report", str(small_run)])
     assert res.exit_code == 0, res.output
     assert "report.html" in res.output
+    # the findings the Headline flagged, printed at the end, one a line, as the report
+    # words them (or that none was flagged)
+    found = pd.read_csv(small_run / "tables" / "findings.csv")
+    warn = found[found["severity"] == "warning"]
+    printed = [line for line in res.output.splitlines() if line.startswith("  - ")]
+    assert [line.split(": ", 1)[1] for line in printed] == list(warn["finding"])
+    assert ("none flagged" in res.output) == (not len(warn))
+
+
+def test_the_terminal_lists_what_the_report_flagged(tmp_path):
+    """nop-sim run and nop-sim report end with the report's findings: each warning of a
+    point's Headline (notes are not findings), the first SHOWN_FINDINGS and how many more;
+    a sweep's detailed points each under their number; none flagged says so; a folder
+    without the table (a game with no Headline findings) prints nothing."""
+    from nop_sim.run.pipeline import report_findings
+
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    assert report_findings(tmp_path) == []
+    rows = [{"point": 0, "severity": "warning", "section": "seats",
+             "finding": f"seat {k} wins", "value": 0.1} for k in range(12)]
+    rows.insert(1, {"point": 0, "severity": "note", "section": "ledger_cap",
+                    "finding": "the cap is never reached", "value": None})
+    pd.DataFrame(rows).to_csv(tables / "findings.csv", index=False)
+    lines = report_findings(tmp_path, shown=10)
+    assert lines[0].startswith("findings: 12 flagged for a look")
+    assert lines[1:11] == [f"  - Seats: seat {k} wins" for k in range(10)]
+    assert lines[11] == "  - and 2 more in the report" and len(lines) == 12
+    (tables / "findings.csv").unlink()
+    pd.DataFrame(rows[:1]).to_csv(tables / "p7_findings.csv", index=False)
+    pd.DataFrame([{"point": 12, "severity": "note", "section": "ledger_cap",
+                   "finding": "x", "value": 1}]).to_csv(tables / "p12_findings.csv", index=False)
+    assert report_findings(tmp_path) == [
+        "findings at point 7: 1 flagged for a look (the report's Headline links each to "
+        "its section):", "  - Seats: seat 0 wins",
+        "findings at point 12: none flagged (the report's Headline says what was checked)"]
+    (tables / "p7_findings.csv").write_text("not,a\n\"table")  # damaged: left out
+    assert report_findings(tmp_path)[0].startswith("findings at point 12: none")
 
 
 # ---------------------------------------------------------------------------

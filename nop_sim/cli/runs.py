@@ -77,7 +77,7 @@ def _say_written(written) -> None:
     click.echo(f"summary: {written.summary}")
     if written.report:
         click.echo(f"report:  {written.report}")
-        for line in written.ranking:
+        for line in (*written.ranking, *written.findings):
             click.echo(line)
 
 
@@ -90,7 +90,8 @@ def run_cmd(scenario, matches, seed, workers, scheduler, out_dir, overrides, res
 
     Results go to reports/<file name>/ (scenarios/cap30.toml: reports/cap30/)
     unless --out says otherwise; running the same scenario again into the same
-    folder reuses what is done.
+    folder reuses what is done. It ends with where everything went and what the
+    report's Headline flagged, one finding a line.
 
     \b
     Examples:
@@ -307,7 +308,8 @@ def _fresh_hands(scenario: Path, count: int, seed, overrides, json_path) -> None
 @command("report")
 @click.argument("results_dir", type=click.Path(path_type=Path))
 def report_cmd(results_dir):
-    """Regenerate the summary and report of a finished results folder.
+    """Regenerate the summary and report of a finished results folder, and print
+    what the report's Headline flagged.
 
     \b
     Example:

@@ -82,11 +82,14 @@ class Written:
     report : the report's path; None without one (``--no-report``, or a game that writes none)
     ranking : the sweep ranking's verdict in words (:func:`sweep_verdict`); empty without a
         report
+    findings : what the report flagged, in words (:func:`report_findings`); empty without
+        a report or a findings table
     """
 
     summary: Path
     report: Path | None
     ranking: list[str]
+    findings: list[str] = ()
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,7 @@ def _execute_held(scn, out, workers, scheduler, resume, no_report, before_report
         if copy is not None:
             copy.close()
     played = scn.strong is not None and (out / STRONG_FOLDER / "manifest.json").is_file()
-    written = Written(summary, report, sweep_verdict(out) if report else [])
+    written = _written(out, summary, report)
     times = dict(result.profile)
     for k, v in take().items():
         times[k] = times.get(k, 0.0) + v
@@ -196,7 +199,13 @@ def rebuild_report(folder: Path) -> Written:
             report = _build_report(folder)
         finally:
             renderer.disable()
-    return Written(summary, report, sweep_verdict(folder) if report else [])
+    return _written(folder, summary, report)
+
+
+def _written(out: Path, summary: Path, report: Path | None) -> Written:
+    if report is None:
+        return Written(summary, None, [])
+    return Written(summary, report, sweep_verdict(out), report_findings(out))
 
 
 def strong_hook(scn: Scenario, *, workers: int | None = None, scheduler: str | None = None,
@@ -267,6 +276,45 @@ def sweep_verdict(out: Path) -> list[str]:
             lines.append(f"flagged: the training of point(s) {', '.join(map(str, shaky))} did "
                          f"not settle (a deviation gains at least {UNSETTLED:g} points): their "
                          f"numbers under strong play read their fields' weaknesses")
+    return lines
+
+
+#: the findings ``nop-sim run`` prints one by one, in the report's order (the rest are
+#: counted): a screenful; the report's Headline lists them all
+SHOWN_FINDINGS = 10
+
+
+def report_findings(out: Path, shown: int = SHOWN_FINDINGS) -> list[str]:
+    """What the report flagged, as lines for the terminal, read from the tables its
+    Headlines wrote (``tables/findings.csv``, or a sweep's ``tables/p<N>_findings.csv`` of
+    each point it details: ``severity, section, finding``): the first ``shown`` warnings
+    of each, one a line, and how many more; a report that flagged nothing says so (its
+    Headline says what was checked); no such table (a game whose report has no Headline
+    findings): nothing."""
+    tables = out / "tables"
+    one = tables / "findings.csv"
+    found = ([(one, "")] if one.is_file() else
+             [(t, f" at point {t.name[1:-len('_findings.csv')]}")
+              for t in sorted(tables.glob("p*_findings.csv"),
+                              key=lambda t: int(t.name[1:-len("_findings.csv")]))
+              if t.name[1:-len("_findings.csv")].isdigit()])
+    lines = []
+    for table, where in found:
+        try:
+            rows = pd.read_csv(table)
+            warn = rows[rows["severity"] == "warning"]
+        except (OSError, ValueError, KeyError):
+            continue  # the report itself is the record; a damaged table is not the run's
+        if not len(warn):
+            lines.append(f"findings{where}: none flagged (the report's Headline says what "
+                         f"was checked)")
+            continue
+        lines.append(f"findings{where}: {len(warn)} flagged for a look (the report's "
+                     f"Headline links each to its section):")
+        lines += [f"  - {str(r.section).replace('_', ' ').capitalize()}: {r.finding}"
+                  for r in warn.head(shown).itertuples()]
+        if len(warn) > shown:
+            lines.append(f"  - and {len(warn) - shown} more in the report")
     return lines
 
 
