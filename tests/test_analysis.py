@@ -316,12 +316,25 @@ def test_findings_unresolved_cap_and_never_winning_categories():
     f = A.findings(run, cache=cache)
     text = " | ".join(f["finding"])
     assert "3.0% of matches unresolved" in text
-    assert "ends every match at its cap" in text
+    # every one of 100: the bound says how much of the time that is (Wilson, 100 / 103.84)
+    assert ("the dart ends every one of 100 matches at its cap (20) (so at least 96.3% of "
+            "matches, 95% Wilson bound)") in text
     # only One Pair wins in this run: Two Pair, Flush, ... never do although expected
     assert "Two Pair never wins" in text
     assert "presets sat in only 1 of 4 seat orders" in text
     notes = f[f["severity"] == "note"]["finding"].str.cat()
     assert "Flush Five" in notes                       # impossible with one deck, no wilds
+
+
+def test_a_cap_never_reached_in_few_matches_says_how_rare_that_shows_it_to_be():
+    # 0 of 20 matches at the cap: the cap may still end 16% of matches (Wilson's upper
+    # bound, 3.84 / 23.84); 0 of 400 pins it under 1%
+    for n, bound in ((20, "16.1%"), (400, "1.0%")):
+        run = fake_run([n // 4] * 4, dart=np.full(n, 7), dart_cap=20)
+        text = " | ".join(A.findings(run)["finding"])
+        assert (f"the dart never ends a match at its cap (20) in {n:,} matches (so in at "
+                f"most {bound} of matches, 95% Wilson bound); the mean final dart is 7.0"
+                ) in text
 
 
 def test_findings_name_report_sections_by_id():

@@ -531,7 +531,7 @@ def ledger_summary(run: RunData) -> pd.DataFrame:
             at_cap = int((mm["dart"] >= cap).sum())
             lo, hi = wilson_interval(at_cap, len(mm))
             row.update(at_cap=at_cap, at_cap_share=at_cap / len(mm) if len(mm) else np.nan,
-                       at_cap_low=float(lo), at_cap_high=float(hi))
+                       at_cap_low=float(lo), at_cap_high=float(hi), at_cap_of=len(mm))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -984,12 +984,18 @@ def findings(run: RunData, *, unresolved_limit: float = 0.01,
         for _, r in led.iterrows():
             if not np.isfinite(r.get("at_cap_share", np.nan)):
                 continue
+            # "never" in a few matches is what a cap reached now and then also gives: the
+            # bound says how rare the data show it to be
+            n = int(r["at_cap_of"])
             if r["at_cap"] == 0:
                 add(r["point"], "warning", "ledger",
-                    f"the dart never ends a match at its cap ({r['dart_cap']}); the mean final "
-                    f"dart is {r['final_dart']:.1f}", r["at_cap_share"])
+                    f"the dart never ends a match at its cap ({r['dart_cap']:g}) in "
+                    f"{n:,} matches (so in at most {100 * r['at_cap_high']:.1f}% of "
+                    f"matches, 95% Wilson bound); the mean final dart is "
+                    f"{r['final_dart']:.1f}", r["at_cap_share"])
             elif r["at_cap_share"] == 1:
                 add(r["point"], "warning", "ledger",
-                    f"the dart ends every match at its cap ({r['dart_cap']})",
-                    r["at_cap_share"])
+                    f"the dart ends every one of {n:,} matches at its cap "
+                    f"({r['dart_cap']:g}) (so at least {100 * r['at_cap_low']:.1f}% of matches, "
+                    f"95% Wilson bound)", r["at_cap_share"])
     return pd.DataFrame(rows, columns=["point", "severity", "section", "finding", "value"])
