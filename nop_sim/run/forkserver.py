@@ -20,6 +20,9 @@ import signal
 # the server and the workers it forks ignore it, so none prints a traceback.
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 
+# pyarrow imports pandas at a worker's first table (pa.array, even of a NumPy array,
+# asks whether it is a pandas object): once here (0.15 s), not once a worker
+import pandas  # noqa: E402,F401
 import pyarrow.parquet  # noqa: E402,F401 - every worker writes Parquet
 
 from nop_sim.core import profiling  # noqa: E402
