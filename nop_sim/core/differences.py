@@ -27,7 +27,7 @@ from nop_sim.core.stats import (
     median_draws,
     newcombe_test,
     normal_quantile,
-    ratio_interval,
+    ratio_se,
     symmetric_test,
 )
 
@@ -146,26 +146,27 @@ def mean_difference(va, vb, pairs: bool) -> dict:
     return row
 
 
-def _ratio_se(y, x) -> tuple[float, float]:
-    r = ratio_interval(y, x)
-    return r["ratio"], (r["ci_high"] - r["ratio"]) / _Z
-
-
 def ratio_difference(ya, xa, yb, xb, pairs: bool) -> dict:
-    """Difference of two ratios of sums over units (delta method); paired over the units."""
-    ra, sa = _ratio_se(ya, xa)
-    rb, sb = _ratio_se(yb, xb)
+    """Difference of two ratios of sums over units (delta method); paired over the units.
+
+    Student t: Welch-Satterthwaite's degrees of freedom from each ratio's ``n - 1``
+    (:func:`ratio_interval`'s), paired ``n - 1``."""
+    ra, sa, na = ratio_se(ya, xa)
+    rb, sb, nb = ratio_se(yb, xb)
     diff = rb - ra
     se = np.sqrt(sa ** 2 + sb ** 2)
-    row = _row(ra, rb, diff, *symmetric_test(diff, se), "ratio of sums, delta method", False)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = se ** 4 / (sa ** 4 / max(na - 1, 1) + sb ** 4 / max(nb - 1, 1))
+    row = _row(ra, rb, diff, *symmetric_test(diff, se, df if np.isfinite(df) else None),
+               "ratio of sums, delta method", False)
     ya, xa, yb, xb = (np.asarray(v, float) for v in (ya, xa, yb, xb))
     n = ya.size
     if pairs and n == yb.size and n > 1 and xa.sum() > 0 and xb.sum() > 0:
-        # the linearised ratio of each unit, B minus A, summed like ratio_interval's residuals
+        # the linearised ratio of each unit, B minus A, summed like ratio_se's residuals
         d = (yb - rb * xb) / xb.sum() - (ya - ra * xa) / xa.sum()
         pse = float(np.sqrt(n / (n - 1) * np.sum(d * d)))
         if pse < se or not np.isfinite(se):
-            row = _row(ra, rb, diff, *symmetric_test(diff, pse),
+            row = _row(ra, rb, diff, *symmetric_test(diff, pse, n - 1),
                        "ratio of sums, paired delta method", True)
     return row
 

