@@ -567,6 +567,42 @@ def test_an_interval_beside_a_holm_p_never_contradicts_it():
     _agree(cards, raw[0], _holm_p(cards), 0.0)
 
 
+def test_the_largest_advantages_band_leaves_0_out_only_where_a_seat_is_flagged():
+    # seat 0 wins 121 of 400: its own 95% interval leaves 25% out (p = 0.015), but one
+    # of four seats, Holm p = 0.06, no seat is flagged; the headline's "largest seat
+    # advantage" read 5.2 points "(1.0 to 9.9)", a band that said a seat was favoured
+    for wins in ([121, 93, 93, 93], [130, 90, 90, 90], [100, 100, 100, 100],
+                 [140, 100, 80, 80], [112, 96, 96, 96]):
+        run = fake_run(wins)
+        m = A.point_metrics(run, n_boot=20).iloc[0]
+        flagged = A.seat_fairness(run)["outside"].any()
+        assert (m["max_seat_advantage_low"] > 0) == flagged, wins
+        assert m["max_seat_advantage_low"] <= m["max_seat_advantage"] \
+            <= m["max_seat_advantage_high"]
+    # the band holds every seat's advantage at once: Bonferroni's level (1 - 0.05 / 4)
+    from nop_sim.core.stats import wilson_interval
+
+    m = A.point_metrics(fake_run([121, 93, 93, 93]), n_boot=20).iloc[0]
+    low, high = wilson_interval(121, 400, 1 - 0.05 / 4)
+    assert m["max_seat_advantage_high"] == pytest.approx(high - 0.25)
+    assert m["max_seat_advantage_low"] == 0.0
+
+
+def test_the_largest_disruptor_effects_band_leaves_0_out_only_where_a_card_is_flagged():
+    # card a's drafters win 6 points more: its own 95% interval leaves 0 out (p = 0.02),
+    # one card of four, Holm p = 0.08: the headline's band read "(+0.9 to ...)"; at 130
+    # lucky drafters it is an outlier, and the band leaves 0 out
+    for lucky, flagged in ((118, False), (130, True)):
+        run = _drafted_run(lucky=lucky)
+        m = A.point_metrics(run, n_boot=20).iloc[0]
+        d = A.disruptor_stats(run)
+        assert (d["p_adjusted_holm"] < 0.05).any() == flagged
+        assert (m["max_disruptor_effect_low"] > 0) == flagged, lucky
+        a = d.set_index("card").loc["a"]
+        half = 2.4977054 * a["adjusted_se"]  # z at 0.05 / (2 * 4 cards)
+        assert m["max_disruptor_effect_high"] == pytest.approx(a["adjusted_lift"] + half)
+
+
 def test_every_table_pairs_its_intervals_and_p_values_by_one_test():
     run = _drafted_run(lucky=130)        # card a: +10 points, Holm p < 0.05, an outlier
     tables = [(A.seat_fairness(run), "fair"), (A.preset_results(run), "fair"),

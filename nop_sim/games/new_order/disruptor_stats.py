@@ -149,7 +149,7 @@ def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
     g["p_value"] = p
     g["p_holm"], g["lift_holm_low"], g["lift_holm_high"] = holm_intervals(p, interval,
                                                                            g["point"])
-    interval, p = symmetric_test(g["adjusted_lift"], g.pop("adjusted_se"))
+    interval, p = symmetric_test(g["adjusted_lift"], g["adjusted_se"])
 
     def within(alpha):
         # a difference of two win rates lies in [-1, 1]: so does its interval (a thin
