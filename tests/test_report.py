@@ -302,6 +302,7 @@ def test_the_terminal_lists_what_the_report_flagged(tmp_path):
         "findings at point 7: 1 flagged for a look (the report's Headline links each to "
         "its section):", "  - Seats: seat 0 wins",
         "findings at point 12: none flagged (the report's Headline says what was checked)"]
+    (tables / "pnotes_findings.csv").write_text("point\n")  # not a point's: left out
     (tables / "p7_findings.csv").write_text("not,a\n\"table")  # damaged: left out
     assert report_findings(tmp_path)[0].startswith("findings at point 12: none")
 

@@ -89,7 +89,7 @@ class Written:
     summary: Path
     report: Path | None
     ranking: list[str]
-    findings: list[str] = ()
+    findings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,7 @@ def rebuild_report(folder: Path) -> Written:
 def _written(out: Path, summary: Path, report: Path | None) -> Written:
     if report is None:
         return Written(summary, None, [])
-    return Written(summary, report, sweep_verdict(out), report_findings(out))
+    return Written(summary, report, sweep_verdict(out), tuple(report_findings(out)))
 
 
 def strong_hook(scn: Scenario, *, workers: int | None = None, scheduler: str | None = None,
@@ -293,11 +293,10 @@ def report_findings(out: Path, shown: int = SHOWN_FINDINGS) -> list[str]:
     findings): nothing."""
     tables = out / "tables"
     one = tables / "findings.csv"
+    points = {int(t.name[1:-len("_findings.csv")]): t for t in tables.glob("p*_findings.csv")
+              if t.name[1:-len("_findings.csv")].isdigit()}
     found = ([(one, "")] if one.is_file() else
-             [(t, f" at point {t.name[1:-len('_findings.csv')]}")
-              for t in sorted(tables.glob("p*_findings.csv"),
-                              key=lambda t: int(t.name[1:-len("_findings.csv")]))
-              if t.name[1:-len("_findings.csv")].isdigit()])
+             [(points[k], f" at point {k}") for k in sorted(points)])
     lines = []
     for table, where in found:
         try:
