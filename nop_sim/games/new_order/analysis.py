@@ -57,6 +57,7 @@ from nop_sim.core.stats import (
     holm_intervals,
     mean_half_width,
     mean_interval,
+    normal_quantile,
     rank_points,
     ranking_lines,
     rate_columns,
@@ -820,9 +821,7 @@ def point_metrics(run: RunData, n_boot: int = 500,
         # point's at once: the largest advantage lies in the band they reach with at
         # least 95% probability
         size = t.groupby("point")["win_rate"].transform("size").to_numpy(float)
-        from statistics import NormalDist  # here: statistics loads fractions (8 ms)
-
-        z = np.array([NormalDist().inv_cdf(1 - ALPHA / (2 * k)) for k in size])
+        z = np.array([normal_quantile(1 - ALPHA / k) for k in size])
         low, high = wilson_interval(t["wins"].to_numpy(), t["seats"].to_numpy(), z=z)
         fair = t["fair"].to_numpy(float)
         far = np.maximum(np.abs(low - fair), np.abs(high - fair))
@@ -891,9 +890,7 @@ def _effect_rows(d: pd.DataFrame) -> list[dict]:
             lift = e["adjusted_lift"].to_numpy(float)
             if "adjusted_se" in e:
                 tested = int(g["p_adjusted"].notna().sum()) if "p_adjusted" in g else len(g)
-                from statistics import NormalDist  # here: statistics loads fractions (8 ms)
-
-                z = NormalDist().inv_cdf(1 - ALPHA / (2 * max(tested, 1)))
+                z = normal_quantile(1 - ALPHA / max(tested, 1))
                 half = z * e["adjusted_se"].to_numpy(float)
                 lo, hi = np.clip(lift - half, -1, 1), np.clip(lift + half, -1, 1)
             else:  # a table without standard errors (an older report's): its own intervals
