@@ -251,3 +251,23 @@ def test_every_row_of_a_real_comparison_agrees_with_itself(hedge_runs, tmp_path)
     md = (out / "report.md").read_text()
     assert "B - A (Holm-adjusted 95% interval)" in md and "| Holm p |" in md
     assert "Holm-adjusted" in res.output
+    assert "could not be built" not in md
+
+
+def test_a_difference_with_no_bound_at_holms_level_still_draws_its_section(tmp_path):
+    # two seeds of the same rules: the medians' bootstrap cannot bound their difference at
+    # the level Holm holds it to among 50-odd metrics, (-inf, inf); drawn as the largest
+    # float, it made the Match length section fail ("could not be built (LinAlgError:
+    # Singular matrix)") in most comparisons of runs that do not differ
+    from nop_sim import reporting as R
+    from nop_sim.core.errors import MissingData
+    from nop_sim.studies.compare_report import sections
+
+    runs = [A.load_run(_run(tmp_path / f"s{seed}", HEDGE.format(cost=5, matches=200),
+                            [f"run.seed={seed}"])) for seed in (1, 2)]
+    cmp = compare_runs(*runs, n_boot=200)
+    median = cmp.table.set_index("metric").loc["median_hands"]
+    assert np.isinf(median["holm_low"]) and np.isinf(median["holm_high"])
+    built = R.build_sections(sections(cmp.metrics), cmp, strict=True,
+                             unavailable=(MissingData,))
+    assert "length" in [b.id for b in built]

@@ -242,6 +242,29 @@ def test_rows_with_few_observations_are_hollow_and_left_out_of_the_axis_range():
     assert np.less_equal(axes[0, 0].get_xlim(), (1.0, 5.0)).tolist() == [True, False]
 
 
+def test_a_row_with_no_bound_runs_past_the_edge_and_leaves_the_range_to_the_others():
+    # a bootstrap interval at a level its resamples cannot reach is (-inf, inf): drawn as
+    # the largest float, it made the axes singular and a compare lost its Match length
+    import warnings
+
+    import numpy as np
+
+    fig, axes = R.figure(2.0)
+    ax = axes[0, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # matplotlib's overflow warnings included
+        R.hbar_ci(ax, ["median", "mean"], [0.5, 0.2], [-np.inf, -14.1], [np.inf, 14.5],
+                  percent=False, ref=0.0)
+        R.png(fig, "unbounded", "")
+    lo, hi = ax.get_xlim()
+    assert -20 < lo < -14.1 and 14.5 < hi < 20        # the bounded row sets the range
+    hollow = [ln for ln in ax.get_lines() if str(ln.get_markerfacecolor()) == "none"
+              and ln.get_marker() == "o"]
+    assert [list(ln.get_xdata()) for ln in hollow] == [[0.5]]
+    assert "no bound at this level" in [t.get_text() for t in ax.legend().get_texts()]
+    assert (R.interval_err([0.5], [-np.inf], [np.inf]) == 0).all()
+
+
 def test_interval_err_is_never_negative():
     # a Wilson interval at a rate of 1 can end a hair below 1: matplotlib refuses negative
     # error bars, so a report section once failed on a three-game run

@@ -20,10 +20,11 @@ def percent_axis(axis, decimals: int | None = None) -> None:
 def interval_err(values, lows, highs) -> np.ndarray:
     """matplotlib's ``xerr``/``yerr`` (2, n) of intervals around ``values``: never negative
     (an interval rounded just inside its own estimate, e.g. Wilson at a rate of 1), 0 where
-    unknown."""
+    unknown or unbounded (an infinite bound drawn as the largest float broke the axes:
+    :func:`hbar_ci` draws such a side to the axes' edge)."""
     values = np.asarray(values, float)
     err = np.vstack([values - np.asarray(lows, float), np.asarray(highs, float) - values])
-    return np.nan_to_num(np.clip(err, 0, None))
+    return np.nan_to_num(np.clip(err, 0, None), posinf=0.0, neginf=0.0)
 
 
 def hbar_ci(ax, labels, values, lows, highs, *, color=PALETTE["blue"], ref=None,
@@ -39,7 +40,9 @@ def hbar_ci(ax, labels, values, lows, highs, *, color=PALETTE["blue"], ref=None,
     (cut at its edge; a dot beyond it becomes a triangle there), so that one
     placement's 21-100% interval does not squeeze the others; ``few_label``
     names them in a legend. Say so in the caption. When every row of the axes
-    is few, they set the range after all.
+    is few, they set the range after all. A row whose interval has an infinite side
+    is drawn so too, that side dotted past the axes' edge ("no bound at this level"
+    unless ``few_label`` names few rows already).
     ``offset`` shifts the rows, so that two series can sit side by side.
     ``max_ticks`` caps the ticks of the value axis (long percent labels crowd).
     Its legend: :func:`hbar_legend`, once every series is drawn.
@@ -47,9 +50,23 @@ def hbar_ci(ax, labels, values, lows, highs, *, color=PALETTE["blue"], ref=None,
     n = len(labels)
     y = np.arange(n)[::-1] + offset
     values = np.asarray(values, float)
-    err = interval_err(values, lows, highs)
+    lows, highs = np.asarray(lows, float), np.asarray(highs, float)
     flagged = np.zeros(n, bool) if highlight is None else np.asarray(highlight, bool)
     few = np.zeros(n, bool) if few is None else np.asarray(few, bool)
+    # a side with no bound (a bootstrap interval at a level its resamples cannot reach):
+    # the row is drawn as a few row, that side running past the edge of what the other
+    # rows span
+    unbounded = np.isfinite(values) & (np.isinf(lows) | np.isinf(highs))
+    if unbounded.any():
+        ends = np.concatenate([values, lows, highs])
+        ends = ends[np.isfinite(ends)]
+        width = float(np.ptp(ends)) or max(1.0, float(np.abs(ends).max()))
+        lows = np.where(np.isneginf(lows), ends.min() - 10 * width, lows)
+        highs = np.where(np.isposinf(highs), ends.max() + 10 * width, highs)
+        if not few.any() and few_label is None:
+            few_label = "no bound at this level"
+        few = few | unbounded
+    err = interval_err(values, lows, highs)
     for sel, c, lab in ((~flagged & ~few, color, label),
                         (flagged & ~few, PALETTE["vermillion"], None)):
         if sel.any():

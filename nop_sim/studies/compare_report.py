@@ -197,9 +197,13 @@ def _diff_figure(t: pd.DataFrame, name: str, title: str) -> R.Figure:
                   ref_label="no difference", highlight=s["finding"].to_numpy(bool),
                   percent=kind == "share", max_ticks=6 if len(kinds) == 1 else 4)
         ax.set_xlabel("B - A" + (" (win-rate or share points)" if kind == "share" else ""))
+    unbounded = ~(np.isfinite(t["holm_low"]) & np.isfinite(t["holm_high"])) \
+        & np.isfinite(t["difference"])
     return R.png(fig, name, f"{title}: B minus A with its Holm-adjusted 95% interval (it "
                             f"excludes 0 exactly when Holm p < 0.05); findings (significant "
-                            f"after Holm and at least the threshold) in vermillion.")
+                            f"after Holm and at least the threshold) in vermillion."
+                 + (" Hollow grey, dotted: no bound at that level (a bootstrap whose "
+                    "resamples cannot reach it)." if unbounded.any() else ""))
 
 
 def _group(group: str, title: str, top: int | None = None):
