@@ -71,7 +71,11 @@ from nop_sim.games.new_order.baseline import (
     default_baseline,
     simulate_baseline_wins,
 )
-from nop_sim.games.new_order.disruptor_stats import DRAFT_COLUMNS, disruptor_stats
+from nop_sim.games.new_order.disruptor_stats import (
+    DRAFT_COLUMNS,
+    disruptor_stats,
+    lift_test,
+)
 from nop_sim.games.new_order.disruptors import EFFECT_MIN_DRAFTERS
 from nop_sim.games.new_order.policy import MECHANICS
 from nop_sim.games.new_order.settings import Settings, auto_chips
@@ -887,14 +891,9 @@ def _effect_rows(d: pd.DataFrame) -> list[dict]:
             row[f"disruptor_effect_{r.card}_high"] = r.adjusted_high
         e = g[(g["drafters"] >= EFFECT_MIN_DRAFTERS) & g["adjusted_lift"].notna()]
         if len(e):
-            lift = e["adjusted_lift"].to_numpy(float)
-            if "adjusted_se" in e:
-                tested = int(g["p_adjusted"].notna().sum()) if "p_adjusted" in g else len(g)
-                z = normal_quantile(1 - ALPHA / max(tested, 1))
-                half = z * e["adjusted_se"].to_numpy(float)
-                lo, hi = np.clip(lift - half, -1, 1), np.clip(lift + half, -1, 1)
-            else:  # a table without standard errors (an older report's): its own intervals
-                lo, hi = e["adjusted_low"].to_numpy(float), e["adjusted_high"].to_numpy(float)
+            interval, _p = lift_test(e["adjusted_lift"].to_numpy(float),
+                                     e["adjusted_se"].to_numpy(float))
+            lo, hi = interval(ALPHA / max(int(g["p_adjusted"].notna().sum()), 1))
             near = np.where((lo <= 0) & (0 <= hi), 0.0, np.minimum(np.abs(lo), np.abs(hi)))
             far = np.maximum(np.abs(lo), np.abs(hi))
             row.update(max_disruptor_effect=float(e["adjusted_lift"].abs().max()),

@@ -26,7 +26,7 @@ from nop_sim.core.stats import (
 )
 from nop_sim.results.run_data import RunData
 
-__all__ = ["DRAFT_COLUMNS", "disruptor_stats"]
+__all__ = ["DRAFT_COLUMNS", "disruptor_stats", "lift_test"]
 
 #: the columns of the drafts table the statistics read (it runs to millions of rows)
 DRAFT_COLUMNS = ("point", "match", "seat", "card", "count")
@@ -41,6 +41,19 @@ def _disruptor_arrays(run: RunData) -> pd.DataFrame:
                          aggfunc="sum", fill_value=0).reset_index()
     wide.columns.name = None
     return wide.rename(columns={"label": "card"})
+
+
+def lift_test(lift, se):
+    """:func:`~nop_sim.core.stats.symmetric_test` of adjusted lifts (``(interval, p)``),
+    the interval at any level kept within [-1, 1], where a difference of two win rates
+    lies (a thin run's Wald interval reached past +100 points)."""
+    interval, p = symmetric_test(lift, se)
+
+    def within(alpha):
+        low, high = interval(alpha)
+        return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
+
+    return within, p
 
 
 def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
@@ -149,17 +162,10 @@ def disruptor_stats(run: RunData, min_effect: float = 0.05) -> pd.DataFrame:
     g["p_value"] = p
     g["p_holm"], g["lift_holm_low"], g["lift_holm_high"] = holm_intervals(p, interval,
                                                                            g["point"])
-    interval, p = symmetric_test(g["adjusted_lift"], g["adjusted_se"])
-
-    def within(alpha):
-        # a difference of two win rates lies in [-1, 1]: so does its interval (a thin
-        # run's Wald interval reached past +100 points)
-        low, high = interval(alpha)
-        return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
-
-    g["adjusted_low"], g["adjusted_high"] = within(ALPHA)
+    interval, p = lift_test(g["adjusted_lift"], g["adjusted_se"])
+    g["adjusted_low"], g["adjusted_high"] = interval(ALPHA)
     g["p_adjusted"] = p
     g["p_adjusted_holm"], g["adjusted_holm_low"], g["adjusted_holm_high"] = holm_intervals(
-        p, within, g["point"])
+        p, interval, g["point"])
     g["outlier"] = (g["p_adjusted_holm"] < ALPHA) & (g["adjusted_lift"].abs() >= min_effect)
     return g
