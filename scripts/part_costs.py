@@ -67,8 +67,12 @@ def main() -> None:
     ap.add_argument("--matches", type=int, default=100_000)
     ap.add_argument("--chunks", type=int, default=42, help="chunks in a part (default 42)")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--log-sample", type=int, default=50,
+                    help="the event log weighed against none (default one match in 50, "
+                         "what the baseline kept before any match could be played again)")
     args = ap.parse_args()
-    base = load_scenario(args.scenario, [f"run.matches={args.matches}"])
+    base = load_scenario(args.scenario, [f"run.matches={args.matches}",
+                                         f"run.log_sample={args.log_sample}"])
     quiet = load_scenario(args.scenario, [f"run.matches={args.matches}", "run.log_sample=0"])
     runs = [("run", base, quiet)]
     if base.strong:

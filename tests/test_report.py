@@ -566,14 +566,20 @@ def test_the_replays_are_the_median_shortest_longest_and_most_disrupted(small_ru
     from nop_sim.results.store import load_tables, read_rows
 
     matches = load_tables(small_run, ["matches"])["matches"]
+    drafts = load_tables(small_run, ["drafts"])["drafts"]
     events = read_rows(small_run, "events", 0)
     logged = sorted(events["match"].unique())
     assert logged == list(range(0, 20, 3))
-    m = matches.set_index("match").loc[logged]
+    # a match's Disruptor effects are its drafted cards: the logged ones count alike
+    effects = drafts.groupby("match")["count"].sum().reindex(matches["match"], fill_value=0)
+    seen = events[events["kind"] == T.EV_EFFECT].groupby("match").size()
+    assert effects.loc[logged].tolist() == seen.reindex(logged, fill_value=0).tolist()
+    assert effects.loc[logged].sum() > 0
+    # every match of the run is a candidate (any plays again), not the logged ones only
+    m = matches.set_index("match").sort_index()
     median = np.median(matches["hands"])
     distance = (m["hands"] - median).abs()
-    per_hand = (events[events["kind"] == T.EV_EFFECT].groupby("match").size()
-                .reindex(logged, fill_value=0) / m["hands"])
+    per_hand = effects.to_numpy() / m["hands"]
     want = {"median": int(distance[distance == distance.min()].index.min()),
             "shortest": int(m.index[m["hands"] == m["hands"].min()].min()),
             "longest": int(m.index[m["hands"] == m["hands"].max()].min()),
@@ -609,9 +615,19 @@ def test_every_replay_the_report_prints_opens(small_run, small_report, sweep_rep
         assert "http://127.0.0.1:" in res.output and "stopped" in res.output
 
 
-def test_a_run_that_logged_no_match_says_how_to_log_as_replay_does(tmp_path, monkeypatch):
+def test_a_run_that_logged_no_match_lists_matches_to_replay_and_an_older_one_says_how(
+        tmp_path, monkeypatch):
     out = tmp_path / "nolog"
     run_scenario(_scenario("nolog", 4, 4), out, workers=1)
+    md = (write_report(out, strict=True).parent / "report.md").read_text(encoding="utf-8")
+    assert "the shortest of the 4 matches" in md
+    for command in pd.read_csv(out / "tables" / "replays.csv")["command"]:
+        res = _replayed(command, monkeypatch)
+        assert res.exit_code == 0, (command, res.output)
+    # a run of an older nop-sim (no match can be played again) that logged none
+    manifest = json.loads((out / "manifest.json").read_text())
+    del manifest["replayable"]
+    (out / "manifest.json").write_text(json.dumps(manifest))
     md = (write_report(out, strict=True).parent / "report.md").read_text(encoding="utf-8")
     said = md.split("Matches to replay\n", 1)[1].strip().split("\n\n")[1]
     res = _replayed(f"nop-sim replay {out} --match 0", monkeypatch)

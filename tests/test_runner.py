@@ -596,17 +596,72 @@ def test_logged_matches_are_stored_and_printed_from_the_run_folder(tmp_path, rea
     records = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
     assert records[0]["event"] == "match_start" and {r["match"] for r in records} == {match}
 
-    # a match that was not logged: one line that says which were
-    missing = next(m for m in range(12) if (0, m) not in logged)
-    code, output = invoke("hands", out, "--match", missing)
+    # a match that was not logged is played again from the seed: the log a run that
+    # logged it stores, row for row, at every point, from a folder that logged none too
+    from nop_sim.results.match_log import load_match_log
+    from nop_sim.run.replay import replay_events
+
+    every = tmp_path / "every"
+    run_scenario(load_scenario(path, ["run.log_sample=1"]), every, workers=1)
+    stored = load_tables(every, ["events"])["events"]
+    for folder in (out, plain):
+        for point, match in [(0, 1), (1, 7), (1, 11)]:
+            want = stored[(stored["point"] == point) & (stored["match"] == match)]
+            got = load_match_log(folder, match, point, replay=replay_events).events
+            pd.testing.assert_frame_equal(got.reset_index(drop=True),
+                                          want.reset_index(drop=True), check_dtype=False)
+    res = CliRunner().invoke(main, ["hands", str(plain), "--match", "7", "--point", "1"])
+    assert res.exit_code == 0 and "=== Match 7:" in res.output, res.output
+    # one that the run has not: one line naming those it has
+    code, output = invoke("hands", plain, "--match", 12)
     assert code == 1 and len(output.strip().splitlines()) == 1, output
-    assert f"match {missing}" in output and "logged" in output
-    assert ", ".join(str(m) for p, m in logged if p == 0)[:20] in output
-    code, output = invoke("hands", plain, "--match", 0)
-    assert code == 1 and "log_sample" in output, output
+    assert "match 12 is not a match of this run: use 0 to 11" in output
     # a folder needs --match; --match needs a folder
     assert invoke("hands", out)[0] == 2
     assert invoke("hands", path, "--match", 0)[0] == 2
+
+
+def test_a_replay_refuses_a_match_it_cannot_play_as_the_run_did(tmp_path):
+    # a mixture field's match played again is the one the run logged; after its agent
+    # file changed, or where the stored match differs, the replay names why in one line
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from nop_sim.results.match_log import load_match_log
+    from nop_sim.run.replay import replay_events
+
+    field = tmp_path / "field.toml"
+    shutil.copy(ROOT / "scenarios" / "fields" / "baseline" / "strong.toml", field)
+    path = write(tmp_path, "[game]\nplayers = 4\n[seats]\nall = \"@field.toml\"\n"
+                           "[run]\nmatches = 6\nchunk = 3\nseed = 8\nlog_sample = 5\n")
+    out = tmp_path / "out"
+    run_scenario(load_scenario(path), out, workers=1)
+    logged = load_tables(out, ["events"])["events"]
+    want = logged[logged["match"] == 5].reset_index(drop=True)
+    replayed = replay_events(out, json.loads((out / "manifest.json").read_text()), 0, 5)
+    pd.testing.assert_frame_equal(replayed, want, check_dtype=False)
+    assert load_match_log(out, 4, replay=replay_events).events["match"].eq(4).all()
+
+    text = field.read_text()
+    first = next(line for line in text.splitlines() if line.startswith("weight = "))
+    field.write_text(text.replace(first, "weight = 0.9", 1))  # weights are normalised
+    code, output = invoke("hands", out, "--match", 4)
+    assert code == 1 and len(output.strip().splitlines()) == 1, output
+    assert "match 4 cannot be played again" in output and "field.toml changed" in output
+    field.write_text(text)
+    assert invoke("hands", out, "--match", 4)[0] == 0
+
+    # the stored match says one hand more than its play: the replay refuses to show it
+    part = out / "chunks" / "p0000-c000000" / "matches.parquet"  # holds matches 0 to 2
+    table = pq.read_table(part)
+    hands = table.column("hands").to_numpy().copy()
+    hands[table.column("match").to_numpy() == 1] += 1  # match 1: not logged
+    pq.write_table(table.set_column(table.schema.get_field_index("hands"), "hands",
+                                    pa.array(hands)), part)
+    code, output = invoke("hands", out, "--match", 1)
+    assert code == 1 and "match 1 cannot be played again" in output, output
+    assert "ends otherwise than the run stored it" in output and "Traceback" not in output
+    assert invoke("hands", out, "--match", 2)[0] == 0  # the other matches still play
 
 
 SEATED = """

@@ -141,10 +141,10 @@ def test_the_strong_side_run_keeps_an_event_log_only_when_asked(tmp_path, monkey
     value is the side run's, and a bad one is one line naming the table."""
     monkeypatch.chdir(ROOT)
     base = ROOT / "scenarios" / "baseline.toml"
-    scn = load_scenario(base)
+    scn = load_scenario(base, ["run.log_sample=50"])  # the baseline logs none (any replays)
     assert scn.log_sample == 50 and scn.strong.log_sample == 0
     assert scn.strong_scenario().log_sample == 0
-    asked = load_scenario(base, ["strong.log_sample=7"])
+    asked = load_scenario(base, ["run.log_sample=50", "strong.log_sample=7"])
     assert asked.strong_scenario().log_sample == 7 and asked.log_sample == 50
     for bad in ("-1", "true", "2.5"):
         with pytest.raises(ScenarioError, match=r"\[strong\] log_sample = .* is not allowed: "

@@ -65,16 +65,19 @@ def play_cmd(scenario, seat, field, seed, overrides, port, pace, out, no_browser
 @click.argument("out", metavar="RUN", type=click.Path(path_type=Path, file_okay=False,
                                                       exists=True))
 @click.option("--match", "match_id", type=click.IntRange(0), required=True,
-              help="The logged match to step through (a run logs one match in [run] log_sample).")
+              help="The match to step through: any of a New Order run (played again from "
+                   "its seed); of another game's, one [run] log_sample logged.")
 @click.option("--point", type=click.IntRange(0), default=0, show_default=True,
               help="The sweep point of a sweep's folder.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0,
               help="Port on 127.0.0.1  [default: a free one]")
 @click.option("--no-browser", is_flag=True, help="Print the URL only.")
 def replay_cmd(out, match_id, point, port, no_browser):
-    """Step through a logged match of RUN on the play page: forward, back and a slider,
-    every card shown, the chips, pot and column of each step as the referee replays the
-    run's log. A folder nop-sim play saved is a run of one match, --match 0.
+    """Step through a match of RUN on the play page: forward, back and a slider, every
+    card shown, the chips, pot and column of each step as the referee replays its log.
+    Any match of a New Order run is played again from the run's seed, exactly as the run
+    played it; another game's run shows the matches [run] log_sample logged. A folder
+    nop-sim play saved is a run of one match, --match 0.
 
     \b
     Examples:

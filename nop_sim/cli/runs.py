@@ -235,19 +235,22 @@ def _train_points(scn, budget, cache, workers, scheduler, quiet, value_budget=No
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a setting (a scenario), e.g. --set betting=no-limit.")
 @click.option("--match", "match_id", type=click.IntRange(0), default=None,
-              help="A results folder's logged match to show ([run] log_sample picks them).")
+              help="A results folder's match to show: any of a New Order run (played "
+                   "again from its seed); of another game's, one [run] log_sample logged.")
 @click.option("--point", type=click.IntRange(0), default=0, show_default=True,
               help="The sweep point of --match.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
               help="Also write the raw event log as JSON lines to this file.")
 @click.pass_context
 def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
-    """Readable hand histories: fresh hands of a SCENARIO, or a match a run logged.
+    """Readable hand histories: fresh hands of a SCENARIO, or a match of a run.
 
     With a scenario file, plays matches of its first sweep point with the event
     log on and prints COUNT hands like a poker room's hand history, with the
     column and the dart shown as they move. With a results folder, prints the
-    stored history of --match N (a run keeps them with [run] log_sample).
+    history of --match N: any match of a New Order run, played again from the
+    run's seed exactly as the run played it; of another game's run, a match
+    [run] log_sample logged.
 
     \b
     Examples:
@@ -269,8 +272,8 @@ def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
             raise click.UsageError(f"{' and '.join(given)}: not for a results folder "
                                    f"({source}); they apply to a scenario file")
         if match_id is None:
-            raise click.UsageError(f"{source}: is a results folder; say which logged match "
-                                   f"to show with --match N")
+            raise click.UsageError(f"{source}: is a results folder; say which match to "
+                                   f"show with --match N")
         _stored_hands(source, match_id, point, json_path)
         return
     if match_id is not None:
@@ -280,10 +283,11 @@ def hands_cmd(ctx, source, count, seed, overrides, match_id, point, json_path):
 
 
 def _stored_hands(out: Path, match_id: int, point: int, json_path) -> None:
-    """The stored history of one logged match of a results folder."""
+    """The history of one match of a results folder: logged, or played again."""
     from nop_sim.results.match_log import load_match_log  # here: start-up time (the games)
+    from nop_sim.run.replay import replay_events
 
-    log = load_match_log(out, match_id, point)
+    log = load_match_log(out, match_id, point, replay=replay_events)
     click.echo(log.history())
     if json_path is not None:
         _write_records(json_path, log.records())

@@ -445,6 +445,11 @@ class Game:
         :class:`~nop_sim.core.errors.IllegalAction`, changing nothing, for an action
         that is not legal), ``done`` and ``save(folder)`` (the match as a run folder
         that ``nop-sim hands`` reads); None: the game cannot be played in person yet
+    replay_chunk(scn, chunk, ids) : optional; one chunk of a run played again with the
+        run's matches ``ids`` (int64) logged: the tables ``play_chunk`` gives, its
+        ``events`` those matches' (every match's rows as the run stored them: a chunk's
+        play depends on its seed alone). Any match of such a game's run can be read back
+        (:mod:`nop_sim.run.replay`); None: only those the run logged (``[run] log_sample``)
     open_replay(log) : optional; a logged match of a run (a ``MatchLog``) step by step
         for the same page (``nop-sim replay``): ``state(step)`` with every card shown,
         and ``n_steps``; None: the game has no replay yet
@@ -495,6 +500,7 @@ class Game:
     extra_metrics: tuple[str, ...] = ()
     summary_columns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     open_table: Callable[[Any, int, int], Any] | None = None
+    replay_chunk: Callable[[Any, Any, Any], dict] | None = None
     open_replay: Callable[[Any], Any] | None = None
     compare: Callable[[], CompareMetrics] | None = None
     bench: Callable[[], EngineBench] | None = None

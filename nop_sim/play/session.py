@@ -10,6 +10,7 @@ from nop_sim.games import get_game
 from nop_sim.play.save import save_match
 from nop_sim.play.server import TableServer
 from nop_sim.results.match_log import load_match_log
+from nop_sim.run.replay import replay_events
 
 __all__ = ["open_replay_server", "open_server"]
 
@@ -32,10 +33,12 @@ def open_server(scn: Any, seat: int, *, port: int = 0, pace_ms: int = 400,
 def open_replay_server(out: Path, match: int, point: int = 0, *, port: int = 0) -> TableServer:
     """Serve match ``match`` (sweep point ``point``) of the run folder ``out``, step by step.
 
-    Raises ``RunError`` (one line) for a folder that logged no match (saying how to log
-    one) or did not log this one (naming those it did), ``ValueError`` for a game without
+    Any match of a run whose game plays matches again (:mod:`nop_sim.run.replay`);
+    else a logged one. Raises ``RunError`` (one line) for a match that cannot be played
+    again (saying why) or, in another run, a folder that logged no match (saying how to
+    log one) or did not log this one (naming those it did), ``ValueError`` for a game without
     a replay, ``OSError`` when the port cannot be bound."""
-    log = load_match_log(out, match, point)
+    log = load_match_log(out, match, point, replay=replay_events)
     game = get_game(log.kind)
     if game.open_replay is None:
         raise ValueError(f"{out}: {game.title} has no replay yet")

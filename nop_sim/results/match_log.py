@@ -8,6 +8,7 @@ with its seats and settings (:func:`load_match_log`), for ``nop-sim hands RUN``.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from nop_sim.results.store import (
     no_match_logged,
     read_manifest,
     read_rows,
+    replayable,
 )
 
 __all__ = ["MatchLog", "load_match_log", "run_game"]
@@ -66,11 +68,17 @@ def _list_ids(ids: list[int], limit: int = 20) -> str:
     return text + (f", ... ({len(ids)} matches)" if len(ids) > limit else "")
 
 
-def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
-    """The stored event log of match ``match`` at sweep point ``point`` of a run folder.
+def load_match_log(out: str | Path, match: int, point: int = 0,
+                   replay: Callable[[Path, dict, int, int], pd.DataFrame] | None = None
+                   ) -> MatchLog:
+    """The event log of match ``match`` at sweep point ``point`` of a run folder: the
+    one the run stored, or, given ``replay`` (:func:`nop_sim.run.replay.replay_events`:
+    ``replay(out, manifest, point, match)`` -> the match's event rows) and a folder whose
+    matches can be played again (:func:`~nop_sim.results.store.replayable`), any match
+    of the run played again from its seed.
 
-    Raises :class:`RunError` (one line) when the folder holds no such log,
-    naming the matches that were logged.
+    Raises :class:`RunError` (one line) when the folder holds no such log and it cannot
+    be played again, naming the matches that were logged.
     """
     out = Path(out)
     manifest = read_manifest(out)
@@ -85,14 +93,17 @@ def load_match_log(out: str | Path, match: int, point: int = 0) -> MatchLog:
                        + (f"use 0 to {n_points - 1}" if n_points > 1
                           else "it has none, leave --point out"))
     data = tomllib.loads(text)
-    if not data.get("run", {}).get("log_sample", 0):
-        raise RunError(no_match_logged(out))
     logged = logged_matches(out, point)
-    where = f" of point {point}" if n_points > 1 else ""
-    if match not in logged:
+    if match in logged:
+        events = read_rows(out, "events", point, match)
+    elif replay is not None and replayable(out):
+        events = replay(out, manifest, point, match)  # any match, played again
+    elif not data.get("run", {}).get("log_sample", 0):
+        raise RunError(no_match_logged(out))
+    else:
+        where = f" of point {point}" if n_points > 1 else ""
         raise RunError(f"{out}: match {match}{where} was not logged; logged: "
                        + (_list_ids(logged) if logged else "none"))
-    events = read_rows(out, "events", point, match)
     seats = read_rows(out, "seats", point, match).sort_values("seat")
     # one row per seat 0..players-1, sorted; a mixture's seat named with the row it played
     # (mix_row: stores since mixtures)

@@ -50,7 +50,7 @@ from nop_sim.core.profiling import phase
 __all__ = ["DRAFTS_FILE", "STRONG_FOLDER", "STRONG_PLAY_FILE", "UNSETTLED", "VALUES_FILE", "RunError", "concat_tables", "damaged_manifest",
            "finished_parts",
            "load_strong_drafts", "load_strong_play", "load_tables", "logged_matches",
-           "no_match_logged", "not_a_run",
+           "no_match_logged", "not_a_run", "replayable",
            "part_chunks", "read_manifest", "read_rows", "remove_merged", "write_json",
            "write_part"]
 
@@ -338,6 +338,21 @@ def damaged_manifest(out: str | Path) -> str:
     return (f"{Path(out) / 'manifest.json'}: is damaged, so the run cannot be read or "
             f"resumed; run its scenario again into another folder (nop-sim run SCENARIO --out "
             f"DIR), or move this folder away and run into it again (nothing was changed)")
+
+
+def replayable(out: str | Path) -> bool:
+    """Any match of the run folder ``out`` can be played again
+    (:mod:`nop_sim.run.replay`): a run wrote it (its manifest names the seed, the chunks
+    and the scenario's fingerprint, where a match ``nop-sim play`` saved does not) for a
+    game that declares ``replay_chunk`` (named in the manifest's ``replayable``)."""
+    try:
+        manifest = read_manifest(out)
+    except RunError:
+        return False
+    scenario = manifest.get("scenario")
+    return (manifest.get("replayable") is True and isinstance(scenario, dict)
+            and "fingerprint" in scenario
+            and all(k in manifest for k in ("seed", "chunk", "matches_per_point")))
 
 
 def no_match_logged(out: str | Path) -> str:

@@ -82,6 +82,8 @@ def _manifest(scn: Scenario, chunks: list[Chunk], started: str) -> dict[str, Any
         "rotation": [game.seat_label(s) for s in scn.seats] if scn.rotate else None,
         "targets": dict(scn.targets),
         "target_kinds": {t.name: t.kind for t in scn.target_specs},
+        # any match can be played again from the seed (nop_sim.run.replay), logged or not
+        "replayable": game.replay_chunk is not None,
         # the seats read from agent files: label, file, parameters, [training] provenance
         "agent_files": [f.record() for f in scn.agent_files],
         "versions": versions(), "git_revision": git_revision(),

@@ -67,7 +67,6 @@ rotate = ["balanced", "manipulator", "hedger", "rock"]
 matches = 2000
 seed = 20261129
 chunk = 125
-log_sample = 50
 """
 
 # Run in a fresh interpreter (imports not timed); prints the compile figures as JSON.

@@ -28,7 +28,7 @@ from nop_sim.games.new_order.seats import (
     seat_label,
 )
 
-__all__ = ["play_chunk", "play_chunks"]
+__all__ = ["play_chunk", "play_chunks", "replay_chunk"]
 
 
 @cache
@@ -93,12 +93,20 @@ def play_chunks(scn, chunks) -> dict:
             for name in played[0]}
 
 
-def _point_tables(scn, chunks: list) -> dict:
-    """The tables of consecutive chunks of one sweep point (see :func:`play_chunk`)."""
+def replay_chunk(scn, chunk, ids: np.ndarray) -> dict:
+    """One chunk of a run played again with the run's matches ``ids`` (int64) logged: the
+    tables :func:`play_chunk` gives, the ``events`` those matches' (the registry's
+    ``replay_chunk``)."""
+    return _point_tables(scn, [chunk], np.asarray(ids, np.int64))
+
+
+def _point_tables(scn, chunks: list, log_ids: np.ndarray | None = None) -> dict:
+    """The tables of consecutive chunks of one sweep point (see :func:`play_chunk`);
+    ``log_ids``: the matches logged (:func:`_play_rotated`)."""
     p = chunks[0].point
     point = scn.points()[p]
     settings = scn.settings_at(point)
-    res, rotation, mix_row = _play_rotated(scn, point, settings, chunks)
+    res, rotation, mix_row = _play_rotated(scn, point, settings, chunks, log_ids)
     n, players, k = res["match"].shape[0], settings.players, len(chunks)
     sizes = np.array([c.n_matches for c in chunks], np.int64)
     seat_labels = np.array([[seat_label(s) for s in scn.seat_specs(point, r)]
@@ -151,7 +159,8 @@ _SUMS = ("counts", "categories", "time", "disruptors")     # counters, merged by
 LOGGED_PER_CALL = 16
 
 
-def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.ndarray]:
+def _play_rotated(scn, point: dict, settings, chunks: list,
+                  log_ids: np.ndarray | None = None) -> tuple[dict, np.ndarray]:
     """Play consecutive chunks of one point; with a rotation, match ``g`` seats rotation
     ``g % R``.
 
@@ -172,6 +181,11 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
     and rows drawn (the engine's ``table_of``). Without a mixture every match of
     a rotation seats that rotation's table. A seat whose agent file names a betting
     table plays its betting decisions from it (:func:`seat_betting`).
+
+    The matches logged are the run's ids that are multiples of ``[run] log_sample``, or
+    those of ``log_ids`` (int64 run match ids) where given: a match played again with
+    its log on (:func:`replay_chunk`) plays as the run played it, since
+    logging changes no match's rows and each batch keeps its seed.
     """
     sizes = [c.n_matches for c in chunks]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -184,8 +198,11 @@ def _play_rotated(scn, point: dict, settings, chunks: list) -> tuple[dict, np.nd
         rotation[starts[i]:starts[i + 1]] = rot
         for r, idx, seed in batches:
             # log the run's matches whose id is a multiple of log_sample, wherever they fall
-            log = (np.flatnonzero((c.first_match + idx) % scn.log_sample == 0)
-                   if scn.log_sample else np.zeros(0, np.int64))
+            if log_ids is not None:
+                log = np.flatnonzero(np.isin(c.first_match + idx, log_ids))
+            else:
+                log = (np.flatnonzero((c.first_match + idx) % scn.log_sample == 0)
+                       if scn.log_sample else np.zeros(0, np.int64))
             (logged if log.size else joint).append((i, r, idx, seed, log))
     # a match's rows depend on its id alone (mix_rows): drawn once a rotation, not a batch
     ids = np.concatenate([c.first_match + np.arange(c.n_matches, dtype=np.int64)

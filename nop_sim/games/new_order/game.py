@@ -291,6 +291,7 @@ GAME = register_game(Game(
     store_version=4,  # 2: events tables; 3: seats.mix_row; 4: counts.bluffs
     policy=POLICY,
     open_table="nop_sim.games.new_order.table:open_table",
+    replay_chunk="nop_sim.games.new_order.chunks:replay_chunk",
     open_replay="nop_sim.games.new_order.table:open_replay",
     compare="nop_sim.games.new_order.compare:compare_metrics",
     bench="nop_sim.games.new_order.bench:engine_bench",

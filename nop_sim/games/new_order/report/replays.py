@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 
 from nop_sim.games.new_order import analysis as A
-from nop_sim.games.new_order import types as T
 from nop_sim.games.new_order.report.common import _Point
 from nop_sim.reporting import Bullets, Csv, Note, count
-from nop_sim.results.store import logged_matches, no_match_logged, read_rows
+from nop_sim.results.store import logged_matches, no_match_logged, replayable
 
-RULE = ("Among the matches the run logged, one per rule: the match whose length is closest "
+RULE = ("Among the run's matches (any can be played again from its seed; a run of an older "
+        "nop-sim: those it logged), one per rule: the match whose length is closest "
         "to the run's median (the typical match of the Match length section), the shortest, "
         "the longest, and the one with the most Disruptor effects per hand; ties go to the "
         "lower match number, and a match picked by two rules is listed once with both "
@@ -29,34 +29,39 @@ def replay_command(folder, match: int, point: int | None = None) -> str:
 
 
 def pick_replays(p: _Point) -> pd.DataFrame:
-    """The logged matches worth watching at the point of ``p``, by :data:`RULE`: one row
+    """The matches worth watching at the point of ``p``, by :data:`RULE`: one row
     per match picked, ``match, hands, why, command``, in the rules' order; no rows where
-    the run logged no match."""
+    no match can be watched (an older run that logged none).
+
+    A match's Disruptor effects are its cards drafted (the drafts table): each card taken
+    applies its effect once (the engine's ``take_card`` logs one effect a card)."""
     folder, columns = p.run.folder, ["match", "hands", "why", "command"]
     if folder is None:
         raise A.MissingData("the run was not read from a folder")
-    logged = logged_matches(folder, p.point)
-    if not logged:
+    m = p.run.table("matches", "match", "hands", "unresolved").sort_values("match")
+    every = replayable(folder)
+    if not every:
+        m = m[m["match"].isin(logged_matches(folder, p.point))]
+    if not len(m):
         return pd.DataFrame(columns=columns)
-    m = p.run.table("matches", "match", "hands", "unresolved")
-    m = m[m["match"].isin(logged)].sort_values("match")
-    events = read_rows(folder, "events", p.point, columns=["point", "match", "kind"])
-    effects = (events["kind"] == T.EV_EFFECT).groupby(events["match"]).sum()
+    drafts = p.run.table("drafts", "match", "count")
+    effects = drafts["count"].groupby(drafts["match"]).sum()
     ids = m["match"].to_numpy(np.int64)
     hands = m["hands"].to_numpy(np.int64)
     median = float(p.get("length", A.match_length).iloc[0]["median_hands"])
     per_hand = effects.reindex(ids, fill_value=0).to_numpy(float) / np.maximum(hands, 1)
     n = len(ids)
+    among = " matches" if every else " logged"
     # argmin/argmax take the first of equals: ids are sorted, so ties go to the lower number
     picks = [
         (int(np.argmin(np.abs(hands - median))),
          f"its length is closest to the run's median ({median:g} hands)"),
-        (int(np.argmin(hands)), f"the shortest of the {count(n)} logged"),
-        (int(np.argmax(hands)), f"the longest of the {count(n)} logged"
+        (int(np.argmin(hands)), f"the shortest of the {count(n)}{among}"),
+        (int(np.argmax(hands)), f"the longest of the {count(n)}{among}"
          + (", stopped unresolved at max_hands" if m["unresolved"].to_numpy()[
              int(np.argmax(hands))] else "")),
-        (int(np.argmax(per_hand)), f"the most Disruptor effects per hand of the logged "
-         f"({per_hand.max():.2f}: {count(effects.get(ids[int(np.argmax(per_hand))], 0))} "
+        (int(np.argmax(per_hand)), f"the most Disruptor effects per hand of the "
+         f"{count(n)}{among} ({per_hand.max():.2f}: {count(effects.get(ids[int(np.argmax(per_hand))], 0))} "
          f"effects)"),
     ]
     sweeping = len(p.full.points) > 1
