@@ -325,6 +325,24 @@ def test_a_folder_of_another_scenario_says_what_to_change(tmp_path):
     assert f"delete {out}" in output or f"move {out}" in output, output
 
 
+def test_a_folder_whose_run_differs_in_its_log_alone_is_continued(tmp_path):
+    # the baseline logged one match in 50 before any match could be played again: a folder
+    # it wrote then is the same run (a log changes no result), kept and reported again
+    logged = write(tmp_path, SMALL.replace("seed = 5", "seed = 5\nlog_sample = 5"), "a.toml")
+    out = tmp_path / "out"
+    assert invoke("run", logged, "--out", out, "--workers", 1, "-q", "--no-report")[0] == 0
+    first = sorted_tables(out)
+    plain = write(tmp_path, SMALL, "b.toml")
+    code, output = invoke("run", plain, "--out", out, "--workers", 1, "-q", "--no-report")
+    assert code == 0 and "0 chunks run, 6 reused" in output, output
+    assert all(first[k].equals(sorted_tables(out)[k]) for k in first)
+    assert sorted(set(load_tables(out, ["events"])["events"]["match"])) == [0, 5, 10]
+    # anything else that changes results is still another scenario
+    code, output = invoke("run", write(tmp_path, SMALL.replace("seed = 5", "seed = 6"),
+                                       "c.toml"), "--out", out)
+    assert_runtime_error(code, output, "different scenario")
+
+
 def test_unreachable_scheduler_is_one_line_exit_1(tmp_path, monkeypatch):
     pytest.importorskip("distributed")
     monkeypatch.setenv("NOP_SIM_DASK_TIMEOUT", "1s")  # nothing listens there: no need to wait

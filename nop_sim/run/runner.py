@@ -29,6 +29,7 @@ import os
 import shutil
 import sys
 import time
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -116,7 +117,7 @@ def _prepare_folder(out: Path, scn: Scenario, resume: bool) -> dict | None:
         old_fp = old["scenario"]["fingerprint"]
     except (OSError, ValueError, KeyError, TypeError):
         raise RunError(damaged_manifest(out)) from None
-    if old_fp != scn.fingerprint():
+    if old_fp != scn.fingerprint() and not _differs_in_log_alone(scn, old, old_fp):
         raise RunError(
             f"{out}: holds results of a different scenario or settings "
             f"({old['scenario'].get('name')}, fingerprint {old_fp}; this one is "
@@ -125,6 +126,17 @@ def _prepare_folder(out: Path, scn: Scenario, resume: bool) -> dict | None:
             f": run into another folder with --out DIR, or move or delete {out} to start it "
             f"again (nothing was changed)")
     return old
+
+
+def _differs_in_log_alone(scn: Scenario, old: dict, old_fp: str) -> bool:
+    """The folder's run is ``scn`` but for ``[run] log_sample``: the same matches (a log
+    changes no result), so the run goes on in it, its parts kept (the baseline logged one
+    match in 50 before any match could be played again)."""
+    try:
+        logged = tomllib.loads(old["scenario"]["text"]).get("run", {}).get("log_sample")
+    except (KeyError, TypeError, ValueError):
+        return False
+    return scn.fingerprint(log_sample=logged) == old_fp
 
 
 @dataclass

@@ -308,11 +308,14 @@ class Scenario:
     def n_rotations(self) -> int:
         return len(self.seats) if self.rotate else 1
 
-    def fingerprint(self) -> str:
+    def fingerprint(self, log_sample: Any = ...) -> str:
         """Hash of everything that changes results (not the run's size).
 
         An ``"@path"`` seat counts as the parameters and label read from its
-        file, not its path: a retrained file is a different scenario.
+        file, not its path: a retrained file is a different scenario. ``log_sample``:
+        the hash with ``[run] log_sample`` as given instead (None: not written), which
+        changes no result (:func:`nop_sim.run.runner` continues a folder whose run
+        differs in it alone).
         """
         data = tomllib.loads(self.text)
         if self.agent_files:  # [seats] holds one key: all (one spec), seat or rotate (a list)
@@ -333,6 +336,10 @@ class Scenario:
         data.pop("tune", None)
         run = dict(data.get("run", {}))
         run.pop("matches", None)
+        if log_sample is None:
+            run.pop("log_sample", None)
+        elif log_sample is not ...:
+            run["log_sample"] = log_sample
         data["run"] = run
         blob = json.dumps(data, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]

@@ -108,7 +108,7 @@ POINT_SECTIONS = [
     SectionSpec("chips", "Chips",
                 "How fast the table thins out, and how unequal stacks are.", _chips),
     SectionSpec("replays", "Matches to replay",
-                "Logged matches worth watching, each with the command that steps through it "
+                "Matches worth watching, each with the command that steps through it "
                 "in the browser (nop-sim replay): the chips, pot and column of every step, "
                 "every card shown.", _replays),
 ]
