@@ -74,7 +74,8 @@ def load_match_log(out: str | Path, match: int, point: int = 0,
     """The event log of match ``match`` at sweep point ``point`` of a run folder: the
     one the run stored, or, given ``replay`` (:func:`nop_sim.run.replay.replay_events`:
     ``replay(out, manifest, point, match)`` -> the match's event rows) and a folder whose
-    matches can be played again (:func:`~nop_sim.results.store.replayable`), any match
+    manifest says its matches can be played again
+    (:func:`~nop_sim.results.store.replayable`), any match
     of the run played again from its seed.
 
     Raises :class:`RunError` (one line) when the folder holds no such log and it cannot
@@ -96,7 +97,7 @@ def load_match_log(out: str | Path, match: int, point: int = 0,
     logged = logged_matches(out, point)
     if match in logged:
         events = read_rows(out, "events", point, match)
-    elif replay is not None and replayable(out):
+    elif replay is not None and replayable(manifest):
         events = replay(out, manifest, point, match)  # any match, played again
     elif not data.get("run", {}).get("log_sample", 0):
         raise RunError(no_match_logged(out))

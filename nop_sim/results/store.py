@@ -340,15 +340,11 @@ def damaged_manifest(out: str | Path) -> str:
             f"DIR), or move this folder away and run into it again (nothing was changed)")
 
 
-def replayable(out: str | Path) -> bool:
-    """Any match of the run folder ``out`` can be played again
+def replayable(manifest: dict) -> bool:
+    """Any match of the run folder whose manifest this is can be played again
     (:mod:`nop_sim.run.replay`): a run wrote it (its manifest names the seed, the chunks
     and the scenario's fingerprint, where a match ``nop-sim play`` saved does not) for a
     game that declares ``replay_chunk`` (named in the manifest's ``replayable``)."""
-    try:
-        manifest = read_manifest(out)
-    except RunError:
-        return False
     scenario = manifest.get("scenario")
     return (manifest.get("replayable") is True and isinstance(scenario, dict)
             and "fingerprint" in scenario

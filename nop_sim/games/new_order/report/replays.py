@@ -39,7 +39,7 @@ def pick_replays(p: _Point) -> pd.DataFrame:
     if folder is None:
         raise A.MissingData("the run was not read from a folder")
     m = p.run.table("matches", "match", "hands", "unresolved").sort_values("match")
-    every = replayable(folder)
+    every = replayable(p.run.manifest)
     if not every:
         m = m[m["match"].isin(logged_matches(folder, p.point))]
     if not len(m):
