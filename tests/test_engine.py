@@ -140,6 +140,37 @@ def test_play_batches_plays_what_play_matches_plays_batch_by_batch():
         play_batches(s, tables, [0, 0], [3, 0], [1, 2])
 
 
+def test_seeds_computed_at_once_are_numpys_seed_sequence_word_for_word():
+    # the runner seeds a part's 200 batches at once (rng.sequence_words, numpy's algorithm
+    # redone over arrays): every word must be SeedSequence's own, for seeds of one and two
+    # 32-bit words and spawn keys of any length, or every run would change
+    from nop_sim.kernels.rng import seed_states, sequence_words, spawned_states
+    from nop_sim.run.planning import chunk_seed, chunk_seeds
+
+    rng = np.random.default_rng(2)
+    entropy = np.concatenate([rng.integers(0, 2**63, 120, dtype=np.uint64),
+                              rng.integers(0, 2**32, 40, dtype=np.uint64),
+                              np.array([0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**64 - 1],
+                                       np.uint64)])
+    for k in (1, 2, 3):
+        key = rng.integers(0, 2**32, (entropy.size, k), dtype=np.uint64)
+        key[:4] = 0
+        key[4:8] = 2**32 - 1
+        for n_words in (1, 4):
+            want = np.stack([np.random.SeedSequence(int(e), spawn_key=tuple(map(int, kk)))
+                             .generate_state(n_words, np.uint64)
+                             for e, kk in zip(entropy, key, strict=True)])
+            assert np.array_equal(sequence_words(entropy, key, n_words), want), (k, n_words)
+    seeds = entropy[entropy < 2**63]
+    assert np.array_equal(spawned_states(seeds),
+                          np.concatenate([seed_states(int(s), 1) for s in seeds]))
+    for seed, point in [(0, 0), (7, 3), (2**63 - 1, 1), (2**32 + 5, 0)]:
+        assert chunk_seeds(seed, point, np.arange(50)).tolist() == [
+            chunk_seed(seed, point, i) for i in range(50)]
+    with pytest.raises(ValueError, match="spawn_key"):
+        sequence_words(entropy[:2], np.zeros((2, 0), np.uint64), 1)
+
+
 def test_max_hands_cap_flags_unresolved():
     r = play_matches(Settings(max_hands=5), "station", n_matches=6, seed=3, check=True)
     assert (r.match[:, T.M_HANDS] == 5).all()

@@ -335,3 +335,22 @@ def test_an_agent_file_with_overrides_plays_every_row_changed_and_claims_no_expl
         load_scenario(path, ['seats.all={preset = "@train/strong.toml", manipulat = 0}'])
     with pytest.raises(ScenarioError, match="agent file nowhere.toml not found"):
         load_scenario(path, ['seats.all={preset = "@nowhere.toml", hedge = 1}'])
+
+
+def test_the_tables_of_a_part_are_told_apart_as_numpy_tells_rows_apart():
+    # match_tables reads each (rotation, mixture rows) record as one number: the distinct
+    # records and each match's one must be np.unique(axis=0)'s, in its order, for any
+    # number of seats and rows (and the records too wide for one number)
+    from nop_sim.games.new_order.seats import _distinct_rows
+
+    rng = np.random.default_rng(5)
+    cases = [np.column_stack([rng.integers(0, 4, n), rng.integers(-1, k, (n, p))])
+             for n, p, k in [(0, 4, 3), (1, 1, 1), (500, 4, 6), (300, 8, 40), (50, 2, 1)]]
+    wide = np.full((6, 9), 2000, np.int64)
+    wide[::2, 3] = -1
+    for rows in [*cases, wide]:
+        rows = rows.astype(np.int64)
+        want, want_of = np.unique(rows, axis=0, return_inverse=True)
+        got, got_of = _distinct_rows(rows)
+        assert np.array_equal(got, want)
+        assert np.array_equal(got_of.reshape(-1), want_of.reshape(-1))

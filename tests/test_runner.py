@@ -1266,6 +1266,56 @@ def test_tables_read_back_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path
         store.load_tables(tmp_path / "cut4")
 
 
+def test_a_part_a_worker_wrote_counts_only_once_the_run_has_put_it_in_place(tmp_path,
+                                                                            monkeypatch):
+    # a local worker writes its part into a .tmp folder and the run's process syncs and
+    # renames it (store.place_part): until then it is no part of the run, after it is the
+    # part, replacing an older one of its name; a disk that fails meanwhile leaves
+    # neither half a part nor the .tmp folder
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from nop_sim.results import store
+    from nop_sim.run.planning import Chunk
+
+    out = tmp_path / "run"
+    chunk = Chunk(0, 0, 0, 3, 0, 11)
+    tables = {"rows": pa.table({"point": np.zeros(3, np.int64), "match": np.arange(3),
+                                "text": pa.array(["a", "b", "a"], pa.large_string())})}
+    final = out / "chunks" / chunk.name
+
+    def held():
+        return store.finished_parts(out, [chunk], ["rows"], 1)[0]
+
+    tmp = store.write_part(out, [chunk], tables, 1, place=False)
+    assert tmp.name.startswith(".tmp-") and tmp.is_dir() and not final.exists()
+    assert held() == {}
+    store.place_part(tmp, final)
+    assert not tmp.exists() and held() == {chunk.name: [chunk]}
+    read = pq.ParquetFile(final / "rows.parquet")
+    assert read.read().equals(tables["rows"])
+    # integers delta-encoded, text a dictionary (a dictionary of every integer column took
+    # a quarter of the write)
+    meta = read.metadata.row_group(0)
+    assert "DELTA_BINARY_PACKED" in meta.column(1).encodings, meta.column(1).encodings
+    assert "RLE_DICTIONARY" in meta.column(2).encodings, meta.column(2).encodings
+    # written again: the new part replaces the old
+    again = {"rows": tables["rows"].slice(0, 2)}
+    store.place_part(store.write_part(out, [chunk], again, 1, place=False), final)
+    assert pq.read_table(final / "rows.parquet").num_rows == 2
+    # the disk fails as the run syncs a part: the part is not there, the old one either
+    tmp = store.write_part(out, [chunk], tables, 1, place=False)
+
+    def failing(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(OSError, match="Input/output"):
+        store.place_part(tmp, final)
+    assert not tmp.exists()
+    assert pq.read_table(final / "rows.parquet").num_rows == 2
+
+
 def test_chip_luck_script_splits_every_logged_hand_and_nests_its_all_in_hands(tmp_path):
     # scripts/chip_luck.py (issue 36's ceiling of an all-in correction): every hand of
     # every logged match counted once; a hand all in before the first community card is

@@ -7,8 +7,9 @@ it finishes. The game plays each part (``Game.play_chunks``, else its
 main process; a larger one starts worker processes, forked from a fork server
 that loaded the kernels once (the main process plays meanwhile), or uses a Dask
 cluster. A local worker writes its part into the run folder itself
-(:func:`nop_sim.results.store.write_part`); a Dask worker, which need not share the
-run's disk, sends its tables back.
+(:func:`nop_sim.results.store.write_part`) and the main process syncs it to the disk
+and renames it into place (a worker waiting on the disk left its core idle); a Dask
+worker, which need not share the run's disk, sends its tables back.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ class PartResult:
     work: int
     seconds: float   # CPU seconds of the thread that played it
     profile: dict[str, float]
+    # the temporary folder a local worker wrote the part into, for the run to put in place
+    # (:func:`nop_sim.results.store.place_part`); None: sent as tables, or in place already
+    written: Path | None = None
 
 
 def chunk_tables(game: Game) -> tuple[str, ...]:
@@ -83,9 +87,10 @@ def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
               out: Path | None = None, store_version: int = 0) -> PartResult:
     """Play consecutive chunks (``play`` is :func:`part_player`'s) into one set of tables.
 
-    With ``out``, write them there as one part (:func:`nop_sim.results.store.write_part`) and
-    send back only the work done; without, send the tables (a Dask worker need not
-    share the run's disk). Executors ship this function and ``play`` to their workers.
+    With ``out``, write them there as one part (:func:`nop_sim.results.store.write_part`),
+    which the run puts in place (:func:`store_part`), and send back only the work done;
+    without, send the tables (a Dask worker need not share the run's disk). Executors
+    ship this function and ``play`` to their workers.
     """
     load_kernels(scn.kind)
     # the part's own CPU time sizes the next parts (the clock would count other
@@ -104,10 +109,12 @@ def play_part(play: Callable, scn: Scenario, chunks: list[Chunk], work: str,
             tables[name] = store.summed(tables[name])
     seconds = time.thread_time() - t0
     done = store.column_sum(tables["counts"], work)
+    written = None
     if out is not None:
-        store.write_part(out, chunks, tables, store_version)
+        # synced and renamed into place by the run's process, while this one plays on
+        written = store.write_part(out, chunks, tables, store_version, place=False)
         tables = None
-    return PartResult(chunks, tables, done, seconds, take())
+    return PartResult(chunks, tables, done, seconds, take(), written)
 
 
 _loaded: set[str] = set()
@@ -278,7 +285,9 @@ def executor(workers: int, scheduler: str | None):
 
 
 def store_part(out: Path, game: Game, part: PartResult) -> None:
-    """Write a part the worker sent back as tables (a worker with ``out`` wrote it already)."""
+    """Write a part the worker sent back as tables, or put in place the one it wrote."""
     if part.tables is not None:
         store.write_part(out, part.chunks, part.tables, game.store_version)
+    elif part.written is not None:
+        store.place_part(part.written, out / "chunks" / part.chunks[0].name)
 

@@ -99,7 +99,7 @@ from nop_sim.games.new_order.abstraction import (
 )
 from nop_sim.games.new_order.agents import AgentError, agent_bounds, agent_row, agent_table
 from nop_sim.games.new_order.settings import Settings
-from nop_sim.kernels.rng import keyed_states, seed_states
+from nop_sim.kernels.rng import keyed_states, seed_states, spawned_states
 
 __all__ = ["BatchResults", "FieldResults", "MatchResults", "ScriptedMatch", "compile_callees",
            "compile_engine", "compile_parallel", "load_kernels", "match_states", "play_batches", "play_field", "play_matches",
@@ -341,7 +341,7 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
         raise ValueError("batch_table, sizes and seeds need one entry per batch")
     horizon = min(settings.max_hands, DEFAULT_HORIZON) if horizon is None else int(horizon)
     bounds = np.concatenate([[0], np.cumsum(sizes)])
-    states = np.concatenate([seed_states(int(s), 1) for s in seeds])
+    states = spawned_states(seeds)
     n = int(bounds[-1])
     agent_of = (np.repeat(batch_table, sizes) if table_of is None
                 else _check_table_of(table_of, np.asarray(tables).shape[0], n))

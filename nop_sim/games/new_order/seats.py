@@ -101,14 +101,27 @@ def match_tables(specs: list[list], rotation: np.ndarray, mix_row: np.ndarray
     drawn, and each match's table: float64 ``(k, players, N_AGENT_PARAMS)`` and int64
     ``(n,)``. ``specs[r]``: rotation ``r``'s seat specs; ``mix_row``: :func:`mix_rows`'s
     rows of each match."""
-    combos, table_of = np.unique(np.column_stack([rotation, mix_row]), axis=0,
-                                 return_inverse=True)
+    combos, table_of = _distinct_rows(np.column_stack([rotation, mix_row]).astype(np.int64))
     # each seat's rows, checked once: a mixture's every row, another agent's one row
     choices = [[np.stack([agent_row(row) for row in spec.rows]) if is_mixture(spec)
                 else agent_row(spec)[None] for spec in seats] for seats in specs]
     tables = np.stack([np.stack([choices[combo[0]][seat][max(row, 0)]
                                  for seat, row in enumerate(combo[1:])]) for combo in combos])
     return tables, table_of.reshape(-1).astype(np.int64)
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(rows, axis=0, return_inverse=True)`` for int64 rows of values >= -1:
+    each row read as one number (its entries the digits, the first most significant, so
+    the numbers sort as the rows do). ``axis=0`` sorts the rows as records: 5 ms for a
+    part of the strong field's matches, a tenth of that as numbers."""
+    digits = rows + 1
+    radix = digits.max(axis=0, initial=0) + 1
+    if rows.size == 0 or np.log2(radix.astype(float)).sum() > 62:  # would not fit an int64
+        return np.unique(rows, axis=0, return_inverse=True)
+    weight = np.concatenate([np.cumprod(radix[::-1])[::-1][1:], [1]]).astype(np.int64)
+    _, first, inverse = np.unique(digits @ weight, return_index=True, return_inverse=True)
+    return rows[first], inverse
 
 
 def seat_betting(specs: list[list], table_rotation: np.ndarray) -> BettingTables | None:
