@@ -138,6 +138,24 @@ def test_play_batches_plays_what_play_matches_plays_batch_by_batch():
         play_batches(s, tables, [0], sizes, seeds)
     with pytest.raises(ValueError, match="positive"):
         play_batches(s, tables, [0, 0], [3, 0], [1, 2])
+    # rows and slots: the engine writes each match's rows where the caller wants them and
+    # adds each batch's counters into its slot (a runner's chunk sums its rotations'
+    # batches): the same numbers as the copies a caller made after the call
+    rows = np.random.default_rng(4).permutation(sum(sizes))
+    slots = [1, 0, 1, 2]
+    placed = play_batches(s, tables, which, sizes, seeds, log_mask=mask, rows=rows,
+                          slots=slots)
+    for name in ("match", "player", "drafted", "column"):
+        assert np.array_equal(getattr(placed, name)[rows], getattr(got, name)), name
+    for name in ("counts", "categories", "time", "disruptors"):
+        want = np.stack([getattr(got, name)[[b for b, k in enumerate(slots) if k == slot]]
+                         .sum(axis=0) for slot in range(3)])
+        assert np.array_equal(getattr(placed, name), want), name
+    assert all(np.array_equal(a, b) for a, b in zip(placed.events, got.events, strict=True))
+    with pytest.raises(ValueError, match="permutation"):
+        play_batches(s, tables, which, sizes, seeds, rows=np.zeros(sum(sizes), np.int64))
+    with pytest.raises(ValueError, match="one thread"):
+        play_batches(s, tables, which, sizes, seeds, slots=slots, threads=2)
 
 
 def test_seeds_computed_at_once_are_numpys_seed_sequence_word_for_word():

@@ -53,9 +53,10 @@ def _built_tuple(name: str) -> list[str]:
         if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
                 and node.targets[0].id == name):
             items = [ast.unparse(e) for e in node.value.elts]
-            # out_player[m] -> player, cat_stats -> cat, agents[agent_of[m]] -> agents (and
+            # out_player[row] -> player, cat_stats -> cat, agents[agent_of[m]] -> agents (and
             # policy_seat[agent_of[m]] -> policy_seat)
-            return [re.sub(r"^out_|_stats$|\[m\]$|\[agent_of\[m\]\]$", "", x) for x in items]
+            return [re.sub(r"^out_|_stats$|\[(m|row)\]$|\[agent_of\[m\]\]$", "", x)
+                    for x in items]
     raise AssertionError(f"_play_chunk builds no {name}")
 
 

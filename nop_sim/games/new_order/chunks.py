@@ -250,9 +250,12 @@ def _play_rotated(scn, point: dict, settings, chunks: list,
             else:
                 out[name][of_chunk[first]] += np.add.reduceat(arr, first, axis=0)
 
-    def play(batches: list, log: bool) -> None:
-        """Batches (``joint``'s or ``logged``'s entries, in chunk order) in one engine call."""
+    def play(batches: list, log: bool, alone: bool = False) -> None:
+        """Batches (``joint``'s or ``logged``'s entries, in chunk order) in one engine call;
+        ``alone``: every batch of the chunks, whose rows and counters the engine then
+        writes in place (no copy after it)."""
         rows = np.concatenate([starts[i] + idx for i, _r, idx, _s, _l in batches])
+        of_chunk = np.array([b[0] for b in batches], np.int64)
         mask = None
         if log:
             mask = np.zeros(rows.size, np.int8)
@@ -262,8 +265,12 @@ def _play_rotated(scn, point: dict, settings, chunks: list,
         res = play_batches(settings, tables, [b[1] for b in batches],
                            [b[2].size for b in batches], [b[3] for b in batches],
                            table_of=None if table_of is None else table_of[rows],
-                           log_mask=mask, betting=betting)
-        put(rows, np.array([b[0] for b in batches], np.int64), res)
+                           log_mask=mask, betting=betting,
+                           rows=rows if alone else None, slots=of_chunk if alone else None)
+        if alone:
+            out.update({name: getattr(res, name) for name in (*_ROWS, *_SUMS)})
+        else:
+            put(rows, of_chunk, res)
         for (i, _r, idx, _s, _l), events in zip(batches, res.events, strict=True):
             if events.shape[0]:  # the batch's match index -> the run's match id
                 events[:, 0] = chunks[i].first_match + idx[events[:, 0]]
@@ -271,7 +278,7 @@ def _play_rotated(scn, point: dict, settings, chunks: list,
 
     with phase("simulation"):
         if joint:
-            play(joint, log=False)
+            play(joint, log=False, alone=not logged)
         for k in range(0, len(logged), LOGGED_PER_CALL):
             play(logged[k:k + LOGGED_PER_CALL], log=True)
     return out, rotation, mix_row

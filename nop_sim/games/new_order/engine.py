@@ -293,7 +293,8 @@ def play_matches(
 @dataclass(kw_only=True)
 class BatchResults(_Played):
     """What :func:`play_batches` returns: the arrays of :class:`_Played`, rows batch
-    after batch, and each counter per batch (a first axis of one entry a batch).
+    after batch (or where its ``rows`` put them), and each counter per batch (a first
+    axis of one entry a batch, or a slot of its ``slots``).
     ``events``: one int64 (n_events, EV_WIDTH) array a batch, its logged matches' rows
     numbered by the match's position in its batch (empty when the log is off);
     ``events_lost``: int64 (n_batches,) rows each batch's log had no room for."""
@@ -308,7 +309,9 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
                  table_of: Sequence[int] | np.ndarray | None = None,
                  log_mask: np.ndarray | None = None,
                  log_capacity: int = 200_000,
-                 betting: BettingTables | None = None) -> BatchResults:
+                 betting: BettingTables | None = None,
+                 rows: np.ndarray | None = None,
+                 slots: Sequence[int] | np.ndarray | None = None) -> BatchResults:
     """Play several small batches of matches in one engine call.
 
     Batch ``b`` is ``sizes[b]`` matches seated with ``tables[batch_table[b]]``
@@ -332,6 +335,15 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
     (:func:`_log_buffer`). ``betting``: seats that play their betting
     decisions from tables (as :func:`play_matches`; a ``seat_table`` of one row per table
     of ``tables``); no trace is returned.
+
+    ``rows``: int64 (sum(sizes),), a permutation: the row of ``match``, ``player``,
+    ``drafted`` and ``column`` each match is written to, batch after batch (the caller's
+    order: a runner's chunk interleaves its rotations' batches), where None keeps them
+    batch after batch. ``slots``: int (n_batches,), the counter row each batch adds to,
+    rows ``0 .. max(slots)`` (a runner's chunk, whose rotations' batches it sums), where
+    None gives each batch its own; only on one thread. Both save the copies that put
+    the rows and counters in place after the call (a tenth of what a runner's part spends
+    beside the engine).
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     batch_table = np.asarray(batch_table, dtype=np.int64)
@@ -352,17 +364,29 @@ def play_batches(settings: Settings, tables: np.ndarray, batch_table: Sequence[i
                          f"{np.shape(log_mask)}")
     log_mask = np.ascontiguousarray(log_mask, dtype=np.int8)
     cap = log_capacity if log_mask.any() else 0
+    dest = None
+    if rows is not None:
+        dest = np.ascontiguousarray(rows, dtype=np.int64)
+        if dest.shape != (n,) or not (np.bincount(dest, minlength=n) == 1).all():
+            raise ValueError(f"rows must be a permutation of 0 .. {n - 1}, one entry a match")
+    slot = n_slots = None
+    if slots is not None:
+        slot = np.ascontiguousarray(slots, dtype=np.int64)
+        if slot.shape != sizes.shape or slot.min() < 0 or threads != 1:
+            raise ValueError("slots must be one counter row >= 0 a batch, on one thread "
+                             "(threads=1)")
+        n_slots = int(slot.max()) + 1
     b = _buffers(settings, tables, agent_of, bounds, states, horizon, cap, False, log_mask,
-                 betting, keep_log=True)
+                 betting, keep_log=True, dest=dest, slot=slot, n_slots=n_slots)
     b["eval_fn"], b["draft_fn"] = _callee_addresses()
     _drive(b, sizes.size, threads)
     players = settings.players
     ev_counts = b["ev_counts"]
     events = []
     for k in range(sizes.size):
-        rows = b["events"][k, :ev_counts[k, 0]].copy()
-        rows[:, 0] -= bounds[k]  # the kernel numbers matches across the call
-        events.append(rows)
+        logged = b["events"][k, :ev_counts[k, 0]].copy()
+        logged[:, 0] -= bounds[k]  # the kernel numbers matches across the call
+        events.append(logged)
     return BatchResults(match=b["out_match"], player=b["out_player"][:, :players],
                         drafted=b["out_drafted"][:, :players], column=b["out_column"],
                         counts=b["out_counts"], categories=b["out_cat"], time=b["out_time"],
@@ -566,15 +590,20 @@ def _log_buffer(n_chunks: int, cap: int, keep: bool) -> np.ndarray:
 def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bounds: np.ndarray,
              rng_states: np.ndarray, horizon: int, cap: int, check: bool,
              log_mask: np.ndarray, betting: BettingTables | None = None,
-             keep_log: bool = False) -> dict[str, Any]:
+             keep_log: bool = False, dest: np.ndarray | None = None,
+             slot: np.ndarray | None = None, n_slots: int | None = None) -> dict[str, Any]:
     """Every argument of the match drivers, by name (the caller sets ``eval_fn``, ``draft_fn``).
 
     ``tables`` (n_tables, players, N_AGENT_PARAMS), ``agent_of`` (n,) the table of each
-    match; chunk ``c`` plays matches ``bounds[c]:bounds[c+1]`` from ``rng_states[c]``.
+    match; chunk ``c`` plays matches ``bounds[c]:bounds[c+1]`` from ``rng_states[c]``,
+    match ``m`` writing row ``dest[m]`` (default: ``m``) and chunk ``c`` adding its
+    counters to row ``slot[c]`` of ``n_slots`` (default: ``c``, one row a chunk).
     """
     arr, mix = settings.to_arrays()
     n_matches = int(bounds[-1])
     n_chunks = bounds.shape[0] - 1
+    if slot is None:
+        slot, n_slots = np.arange(n_chunks, dtype=np.int64), n_chunks
     tab_start, tab_mask, tab_freq = strength_tables()
     n_tables = np.shape(tables)[0]
     policy, policy_seat, abstraction, tr_cap = (
@@ -590,14 +619,15 @@ def _buffers(settings: Settings, tables: np.ndarray, agent_of: np.ndarray, bound
         # ev_counts rows: left unzeroed, the untouched pages of a large log cost nothing
         events=_log_buffer(n_chunks, cap, keep_log),
         ev_counts=np.zeros((n_chunks, 4), np.int64),  # events written, lost; trace the same
+        dest=np.arange(n_matches, dtype=np.int64) if dest is None else dest, slot=slot,
         out_match=np.zeros((n_matches, T.N_MATCH_FIELDS), np.int64),
         out_player=np.zeros((n_matches, T.MAX_PLAYERS, T.N_PLAYER_FIELDS), np.int64),
         out_drafted=np.zeros((n_matches, T.MAX_PLAYERS, T.N_DISRUPTORS), np.int64),
         out_column=np.zeros((n_matches, T.N_CATEGORIES), np.int8),
-        out_counts=np.zeros((n_chunks, T.N_COUNTS), np.int64),
-        out_cat=np.zeros((n_chunks, T.N_CAT_STATS, T.N_CATEGORIES), np.int64),
-        out_time=np.zeros((n_chunks, horizon, T.N_TIME_STATS), np.int64),
-        out_dis=np.zeros((n_chunks, T.N_DISRUPTOR_STATS, T.N_DISRUPTORS), np.int64),
+        out_counts=np.zeros((n_slots, T.N_COUNTS), np.int64),
+        out_cat=np.zeros((n_slots, T.N_CAT_STATS, T.N_CATEGORIES), np.int64),
+        out_time=np.zeros((n_slots, horizon, T.N_TIME_STATS), np.int64),
+        out_dis=np.zeros((n_slots, T.N_DISRUPTOR_STATS, T.N_DISRUPTORS), np.int64),
         script=np.zeros(T.N_PAUSE, np.int64),  # no scripted seat (play_scripted sets one)
         betting=(policy, policy_seat, abstraction), traces=trace_buffer(n_chunks, tr_cap),
     )

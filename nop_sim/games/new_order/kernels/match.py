@@ -10,6 +10,12 @@ Array drivers:
   parallel driver's time (no parfor lowering, no gufunc), and the parallel
   driver is compiled only when a call asks for more than one thread.
 
+Match ``m`` writes its rows at ``dest[m]`` and chunk ``c`` adds its counters to row
+``slot[c]``: a runner's part plays a chunk's seat rotations as separate chunks (each
+its own seed) whose matches interleave, and they land in match order, each chunk's
+counters summed, with no copy after the call (``engine.play_batches``' ``rows`` and
+``slots``; other callers pass ``arange``).
+
 Inside, the state of one match travels as three tuples of arrays, declared
 item by item in kernels.state (``ST_ITEMS``, ``CFG_ITEMS``, ``OUT_ITEMS``) and
 read by name (``st[ST_G]``, ``cfg[CFG_SETTINGS]``, ``out[OUT_EVENTS]``):
@@ -1099,8 +1105,11 @@ def play_match(st, cfg, out, rng, out_match_row, out_column_row, check):
 @jit(inline="always")  # one call site per driver: no library level of its own
 def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agents, agent_of,
                 tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
-                ev_count, out_match, out_player, out_drafted, out_column, counts, cat_stats,
-                time_stats, dis_stats, script, betting, trace):
+                ev_count, rows, counts, cat_stats, time_stats, dis_stats, script, betting,
+                trace):
+    # rows: (dest, out_match, out_player, out_drafted, out_column), one tuple (a function
+    # of more than 30 arguments is not inlined)
+    dest, out_match, out_player, out_drafted, out_column = rows
     n_cards = 52 * settings[S_DECKS]
     g = np.zeros(N_G, np.int64)
     g[G_EVAL_FN] = eval_fn
@@ -1132,8 +1141,10 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agent
                tab_freq, policy, policy_seat[agent_of[m]], abstraction)
         g[G_MATCH] = m
         g[G_LOG] = log_mask[m]
-        out = (counts, cat_stats, time_stats, dis_stats, out_player[m], out_drafted[m], events)
-        play_match(st, cfg, out, rng, out_match[m], out_column[m], check)
+        row = dest[m]  # where the match's rows go (the caller's order)
+        out = (counts, cat_stats, time_stats, dis_stats, out_player[row], out_drafted[row],
+               events)
+        play_match(st, cfg, out, rng, out_match[row], out_column[row], check)
     ev_count[0] = g[G_EVN]
     ev_count[1] = g[G_EV_LOST]
     ev_count[2] = g[G_TRN]
@@ -1143,22 +1154,25 @@ def _play_chunk(start, stop, rng, settings, dtype, damount, dstack, deck0, agent
 @jit
 def play_chunks_serial(bounds, rng_states, settings, dtype, damount, dstack, deck0, agents,
                        agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
-                       log_mask, events, ev_counts, out_match, out_player, out_drafted, out_column,
-                       out_counts, out_cat, out_time, out_dis, script, betting, traces):
-    """:func:`play_chunks` on one thread, chunk after chunk (same arguments, same results)."""
+                       log_mask, events, ev_counts, dest, slot, out_match, out_player,
+                       out_drafted, out_column, out_counts, out_cat, out_time, out_dis, script,
+                       betting, traces):
+    """:func:`play_chunks` on one thread, chunk after chunk (same arguments, same results);
+    chunks may share a ``slot`` of the counters here (one thread adds to each at a time)."""
     for c in range(bounds.shape[0] - 1):
+        k = slot[c]
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dstack,
                     deck0, agents, agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
-                    log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
-                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c], script,
-                    betting, traces[c])
+                    log_mask, events[c], ev_counts[c],
+                    (dest, out_match, out_player, out_drafted, out_column), out_counts[k],
+                    out_cat[k], out_time[k], out_dis[k], script, betting, traces[c])
 
 
 @pjit
 def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, agents, agent_of,
                 tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check, log_mask, events,
-                ev_counts, out_match, out_player, out_drafted, out_column, out_counts, out_cat,
-                out_time, out_dis, script, betting, traces):
+                ev_counts, dest, slot, out_match, out_player, out_drafted, out_column, out_counts,
+                out_cat, out_time, out_dis, script, betting, traces):
     """Play matches ``0 .. bounds[-1]`` in ``len(bounds) - 1`` chunks, in parallel.
 
     bounds : int64 (n_chunks + 1,) first match of each chunk
@@ -1175,11 +1189,15 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, age
     log_mask : int8 (n,), 1 for the matches whose events are written
     events : int64 (n_chunks, cap, EV_WIDTH); ev_counts : int64 (n_chunks, 4) written: event
     rows written and dropped, then trace rows written and dropped
+    dest : int64 (n,) the row of the outputs below each match writes (a permutation of
+    ``0 .. n-1``; ``arange(n)``: in play order)
+    slot : int64 (n_chunks,) the row of the counters below each chunk adds to (``arange``
+    here: chunks on other threads never share one; the serial driver lets them)
     out_match (n, N_MATCH_FIELDS), out_player (n, 8, N_PLAYER_FIELDS),
     out_drafted (n, 8, 25), out_column int8 (n, 13): written per match
-    out_counts (n_chunks, N_COUNTS), out_cat (n_chunks, N_CAT_STATS, 13),
-    out_time (n_chunks, horizon, N_TIME_STATS), out_dis (n_chunks, N_DISRUPTOR_STATS, 25):
-    accumulated per chunk (sum over axis 0 to merge)
+    out_counts (n_slots, N_COUNTS), out_cat (n_slots, N_CAT_STATS, 13),
+    out_time (n_slots, horizon, N_TIME_STATS), out_dis (n_slots, N_DISRUPTOR_STATS, 25):
+    accumulated per slot (sum over axis 0 to merge)
     script : int64 (N_PAUSE + SCRIPT_WIDTH * n,) a scripted seat's pause record and decisions
     (kernels.script; settings[S_SCRIPTED] names the seat), N_PAUSE zeros when none is
     betting : (policy float64 (n_policies, n_infosets, n_actions) betting tables,
@@ -1191,8 +1209,9 @@ def play_chunks(bounds, rng_states, settings, dtype, damount, dstack, deck0, age
     """
     n_chunks = bounds.shape[0] - 1
     for c in prange(n_chunks):
+        k = slot[c]
         _play_chunk(bounds[c], bounds[c + 1], rng_states[c], settings, dtype, damount, dstack,
                     deck0, agents, agent_of, tab_start, tab_mask, tab_freq, eval_fn, draft_fn, check,
-                    log_mask, events[c], ev_counts[c], out_match, out_player, out_drafted,
-                    out_column, out_counts[c], out_cat[c], out_time[c], out_dis[c], script,
-                    betting, traces[c])
+                    log_mask, events[c], ev_counts[c],
+                    (dest, out_match, out_player, out_drafted, out_column), out_counts[k],
+                    out_cat[k], out_time[k], out_dis[k], script, betting, traces[c])
