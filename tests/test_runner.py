@@ -1266,6 +1266,64 @@ def test_tables_read_back_do_not_depend_on_how_rows_were_cut_into_parts(tmp_path
         store.load_tables(tmp_path / "cut4")
 
 
+def test_a_table_stored_wide_reads_back_as_the_long_table_it_stands_for(tmp_path):
+    # store.wide_table: a row a key, a column a label, read back by every reader as the
+    # long table (a row a nonzero count, in key then label order, the label as text):
+    # the oracle is that long table built row by row, read back from a part of its own
+    import pyarrow as pa
+
+    from nop_sim.results import store
+    from nop_sim.run.planning import Chunk
+
+    rng = np.random.default_rng(8)
+    labels = ["b", "a", "c", "d"]
+    n = 300
+    keys = {"point": np.repeat([0, 1], n // 2).astype(np.int64),
+            "match": np.arange(n, dtype=np.int64)}
+    counts = rng.integers(0, 3, (n, len(labels))) * (rng.random((n, len(labels))) < 0.4)
+    counts[:5] = 0  # keys with nothing: no row
+    long = [(int(keys["point"][i]), int(keys["match"][i]), labels[j], int(counts[i, j]))
+            for i in range(n) for j in range(len(labels)) if counts[i, j]]
+    want = pd.DataFrame(long, columns=["point", "match", "card", "count"])
+    chunks = [Chunk(0, 0, 0, n // 2, 0, 1), Chunk(1, 0, 0, n // 2, 0, 2)]
+    out = tmp_path / "run"
+    for chunk, rows in zip(chunks, (slice(0, n // 2), slice(n // 2, n)), strict=True):
+        wide = store.wide_table({k: v[rows] for k, v in keys.items()}, counts[rows], "card",
+                                "count", labels)
+        empty = store.wide_table({k: v[:0] for k, v in keys.items()}, counts[:0], "card",
+                                 "count", labels)
+        store.write_part(out, [chunk], {"drafts": wide, "none": empty}, 1)
+    store.write_json(out / "manifest.json", {
+        "n_chunks": 2, "status": "finished", "points": [{"point": 0}, {"point": 1}],
+        "tables": {"rows": ["drafts", "none"], "summed": []}})
+
+    def plain(frame):
+        frame = frame.reset_index(drop=True)
+        if "card" in frame:
+            frame["card"] = frame["card"].astype(str)
+        return frame
+
+    read = store.load_tables(out, ["drafts", "none"])
+    assert isinstance(read["drafts"]["card"].dtype, pd.CategoricalDtype)
+    # the categories in the order first met, as a long table's read
+    assert list(read["drafts"]["card"].cat.categories) == list(dict.fromkeys(want["card"]))
+    pd.testing.assert_frame_equal(plain(read["drafts"]), want)
+    assert len(read["none"]) == 0 and list(read["none"]) == list(want)
+    some = store.load_tables(out, ["drafts"], columns={"drafts": ["match", "count"]})
+    pd.testing.assert_frame_equal(some["drafts"].reset_index(drop=True),
+                                  want[["match", "count"]])
+    one = store.load_tables(out, ["drafts"], point=1)["drafts"]
+    pd.testing.assert_frame_equal(plain(one), plain(want[want["point"] == 1]))
+    rows = store.read_rows(out, "drafts", 1, match=200)
+    pd.testing.assert_frame_equal(rows.reset_index(drop=True),
+                                  want[want["match"] == 200].reset_index(drop=True))
+    # in memory (a tune's trial reads the chunks' tables so): long too
+    both = store.concat_tables([{"drafts": store.wide_table(keys, counts, "card", "count",
+                                                              labels)}])["drafts"]
+    pd.testing.assert_frame_equal(plain(both), want)
+    assert pa.types.is_integer(pa.Table.from_pandas(both).schema.field("count").type)
+
+
 def test_a_part_a_worker_wrote_counts_only_once_the_run_has_put_it_in_place(tmp_path,
                                                                             monkeypatch):
     # a local worker writes its part into a .tmp folder and the run's process syncs and

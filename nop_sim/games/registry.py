@@ -402,7 +402,9 @@ class Game:
     Play, replay, report
     --------------------
     play_chunk(scn, chunk) : the chunk's tables, ``{name: table}`` (a pandas
-        DataFrame or a pyarrow Table) with exactly ``tables + summed_tables``;
+        DataFrame or a pyarrow Table; a long table of counts may come wide, as
+        :func:`nop_sim.results.store.wide_table` builds it, and reads back long)
+        with exactly ``tables + summed_tables``;
         it may time its engine call as the phase "simulation"
         (:func:`nop_sim.core.profiling.phase`), for ``--profile``
     play_chunks(scn, chunks) : optional; consecutive chunks at once: the tables
