@@ -27,11 +27,13 @@ fresh pages more often than in a worker: the whole command spent about 1.2 CPU s
 without the log (``nop-sim bench runner`` on a copy of the baseline with ``log_sample =
 0``: 32.7 CPU s against 33.9).
 
-Measured again on 6 December 2026 (``--log-sample 0``; after the worker stopped syncing
+Measured again on 6 December 2026 (``--log-sample 0``): after the worker stopped syncing
 its part, part files delta-encoded their integers, a part's seeds were computed at once
-and the engine wrote its rows in place): a part of one chunk 26 ms (run) and 25.5 ms
-(side run), of which 20 and 15 ms its engine call; a part of 42 chunks 0.90 s (run:
-tables 27 ms, write 17 ms) and 0.59 s (side run: tables 21 ms, write 18 ms).
+and the engine wrote its rows in place, a part of one chunk took 26 ms (run) and 25.5 ms
+(side run), of which 20 and 15 ms its engine call, and a part of 42 chunks 0.90 s (run:
+tables 27 ms, write 17 ms) and 0.59 s (side run: tables 21 ms, write 18 ms); with the
+drafts stored wide too, a part of 42 chunks 0.875 s (run: tables 18.7 ms, write 13.9 ms)
+and 0.595 s (side run: tables 17.1 ms, write 14.0 ms).
 """
 
 from __future__ import annotations
