@@ -87,6 +87,27 @@ def test_target_metrics_agree_with_the_balance_report(tmp_path):
         assert found[name] == pytest.approx(float(row[name]), nan_ok=True), name
 
 
+def test_a_share_no_match_reached_gets_the_interval_of_its_count_not_zero_width():
+    """Resampling chunks cannot give an interval for a share that is 0 in every chunk: the
+    trial states its count's (Wilson: 0 of 64 is at most 5.7%), never [0, 0]."""
+    from nop_sim.core.stats import wilson_interval
+    from nop_sim.games import get_game
+    from nop_sim.run.planning import plan_chunks
+    from nop_sim.studies.tune.search import _estimate
+
+    scn = Scenario.from_mapping({"game": {"chips": 30}, "seats": {"all": "balanced"},
+                                 "run": {"matches": 64, "chunk": 8, "seed": 3}})
+    game = get_game(scn.kind)
+    tables = [game.play_chunk(scn, c) for c in plan_chunks(scn)]
+    got = _estimate(game, [], tables, n_boot=50, seed=1)
+    assert got["unresolved_share"] == 0
+    low, high = wilson_interval(0, 64)
+    assert got["unresolved_share_low"] == 0
+    assert got["unresolved_share_high"] == pytest.approx(float(high)) and high > 0.05
+    # a metric that varies across chunks keeps its resampled interval
+    assert got["median_hands_low"] < got["median_hands"] < got["median_hands_high"]
+
+
 def test_disruptor_effects_and_use_rates_agree_with_the_report(tmp_path):
     """Two codes for one number: the tune objective's chunk-weighted Disruptor effects
     (counts per chunk) and the report's (seat by seat, disruptor_stats), and the use

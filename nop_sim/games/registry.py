@@ -381,7 +381,10 @@ class Game:
         ``estimate(weights=None) -> {target name: value}`` for every name in
         ``targets``; ``weights`` is a float array, one weight per chunk in
         ascending chunk order (a cluster bootstrap's resampling counts), None
-        for all ones. ``nop-sim tune`` scores trials with it
+        for all ones. ``nop-sim tune`` scores trials with it. ``estimate.counts``,
+        optional: target name -> ``(events, trials)`` of the targets that are shares of
+        counted events, whose Wilson interval ``tune`` states where every resample
+        gives the same value (none or all of the events: no spread to resample)
     extra_metrics : names of ``target_metrics`` that ``summary.md`` shows and ``nop-sim
         sensitivity`` analyses beside ``point_metrics`` (ones that need more of a point's
         tables than its matches and counters, e.g. New Order's ``max_disruptor_effect``)

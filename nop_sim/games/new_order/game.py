@@ -138,6 +138,11 @@ def target_metrics(tables: Mapping[str, pd.DataFrame]):
             **_effects(effect, w),
         }
 
+    # the targets that are shares of counted events: (events, trials) of all chunks, for a
+    # count's interval where resampling chunks cannot give one (none of 2,500 matches
+    # unresolved: every resample 0, an interval [0, 0] that would read as certainty)
+    estimate.counts = {"unresolved_share": (int(unresolved.sum()), len(unresolved)),
+                       "hedge_hit_rate": (int(col["hedge_hits"].sum()), int(col["hedges"].sum()))}
     return estimate
 
 

@@ -20,7 +20,9 @@ The objective is the distance to the targets: the root of the weighted sum
 of squared relative misses (:meth:`nop_sim.run.scenario.Target.miss`, 0 when a
 bound holds), the sweep ranking's distance with weights. Its interval, and
 each target metric's, is a cluster bootstrap over chunks (chunks are
-independent blocks of matches; the game's ``target_metrics`` reweights them).
+independent blocks of matches; the game's ``target_metrics`` reweights them). A share
+of counted events that every resample gives alike (none of the matches unresolved) gets
+its count's Wilson interval instead (``estimate.counts``): [0, 0] would read as certainty.
 
 Determinism and resume
 ----------------------
@@ -58,7 +60,7 @@ from optuna.distributions import CategoricalDistribution, FloatDistribution, Int
 from optuna.trial import TrialState
 
 from nop_sim.core.errors import TuneError
-from nop_sim.core.stats import CONFIDENCE, normal_quantile
+from nop_sim.core.stats import CONFIDENCE, normal_quantile, wilson_interval
 from nop_sim.games import get_game
 from nop_sim.reporting import atomic_write
 from nop_sim.results.store import concat_tables
@@ -182,6 +184,11 @@ def _estimate(game, specs, tables: list[dict], n_boot: int, seed: int,
         col = frame[name].to_numpy(np.float64)
         col = col[np.isfinite(col)]
         lo, hi = (np.quantile(col, [0.025, 0.975]) if col.size else (np.nan, np.nan))
+        counted = getattr(estimate, "counts", {}).get(name)
+        if counted is not None and counted[1] > 0 and lo == hi:
+            # every resample the same (none or all of the events): resampling chunks says
+            # nothing of the share's uncertainty, its count does
+            lo, hi = wilson_interval(*counted)
         out[f"{name}_low"], out[f"{name}_high"] = float(lo), float(hi)
     out["hands"] = int(merged["counts"][game.work].sum()) if game.work in merged["counts"] else 0
     return out
