@@ -553,10 +553,9 @@ def _read_file(path: Path, columns: Sequence[str] | None, text: Sequence[str],
                          read_dictionary=[c for c in text if c in schema.names])
 
 
-def _rows(path: Path) -> int:
-    """The rows a part file's table reads back with."""
-    meta = pq.read_metadata(path)
-    layout = _layout(meta.schema.to_arrow_schema())
+def _rows(meta: pq.FileMetaData, schema: pa.Schema) -> int:
+    """The rows a part file's table reads back with (its footer ``meta``, its ``schema``)."""
+    layout = _layout(schema)
     return meta.num_rows if layout is None else int(layout["rows"])
 
 
@@ -583,10 +582,11 @@ def _read_table(paths: Path | Sequence[Path], columns: Sequence[str] | None = No
     time, and card ids stay category codes (categories in the order first met).
     """
     paths = [paths] if isinstance(paths, Path) else list(paths)
-    counts = [_rows(p) for p in paths]
+    metas = [pq.read_metadata(p) for p in paths]  # each file's footer, read once
+    stored = [m.schema.to_arrow_schema() for m in metas]
+    counts = [_rows(m, s) for m, s in zip(metas, stored, strict=True)]
     # the first file with rows types the table (an empty part's text columns may have none)
-    schema = _long_schema(pq.read_schema(paths[next((i for i, n in enumerate(counts) if n),
-                                                    0)]))
+    schema = _long_schema(stored[next((i for i, n in enumerate(counts) if n), 0)])
     if columns is not None:
         schema = pa.schema([f for f in schema if f.name in set(columns)])
     text = _text_columns(schema)
@@ -599,14 +599,13 @@ def _read_table(paths: Path | Sequence[Path], columns: Sequence[str] | None = No
     codes = {name: np.empty(n, dtype=np.int32) for name in text}
     labels: dict[str, dict[str, int]] = {name: {} for name in text}
     pos = 0
-    for path, count in zip(paths, counts, strict=True):
+    for path, meta, stored_schema, count in zip(paths, metas, stored, counts, strict=True):
         if not count:
             continue
-        stored_schema = pq.read_schema(path)
-        pf = pq.ParquetFile(path, read_dictionary=[c for c in text
-                                                   if c in stored_schema.names])
-        stored = _stored_columns(stored_schema, schema.names)
-        for batch in pf.iter_batches(batch_size=1 << 16, columns=stored):
+        pf = pq.ParquetFile(path, metadata=meta,
+                            read_dictionary=[c for c in text if c in stored_schema.names])
+        wanted = _stored_columns(stored_schema, schema.names)
+        for batch in pf.iter_batches(batch_size=1 << 16, columns=wanted):
             batch = _long(batch, schema.names)
             k = batch.num_rows
             for name in data:

@@ -180,11 +180,12 @@ def _estimate(game, specs, tables: list[dict], n_boot: int, seed: int,
     out: dict[str, Any] = {"objective": objective(specs, point)}
     for name, value in point.items():
         out[name] = value
+    counts = getattr(estimate, "counts", {})  # the share targets' (events, trials)
     for name in frame.columns:
         col = frame[name].to_numpy(np.float64)
         col = col[np.isfinite(col)]
         lo, hi = (np.quantile(col, [0.025, 0.975]) if col.size else (np.nan, np.nan))
-        counted = getattr(estimate, "counts", {}).get(name)
+        counted = counts.get(name)
         if counted is not None and counted[1] > 0 and lo == hi:
             # every resample the same (none or all of the events): resampling chunks says
             # nothing of the share's uncertainty, its count does
