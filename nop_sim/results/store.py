@@ -764,8 +764,7 @@ def read_rows(out: str | Path, name: str, point: int, match: int | None = None,
                            f"finish it with nop-sim run ... --resume --out {out}")
     filters = [("point", "==", point)] + ([("match", "==", match)] if match is not None else [])
     try:
-        tables = [_long(pq.read_table(p, columns=_stored_columns(pq.read_schema(p), columns),
-                                      filters=filters), columns) for p in paths]
+        tables = [_long(_read_file(p, columns, (), filters), columns) for p in paths]
         # text as a table stored long reads here: plain strings, not categories
         tables = [t.cast(pa.schema([pa.field(f.name, pa.large_string())
                                     if pa.types.is_dictionary(f.type) else f for f in t.schema]))
