@@ -1089,6 +1089,16 @@ def _script(name: str):
     return module
 
 
+def test_card_luck_stakes_are_what_a_seat_can_still_win_or_lose():
+    # scripts/card_luck.py weighs a change of equity by the chips at stake: a seat's chips
+    # and bet this hand, capped by the largest of another live seat's (a folded seat's
+    # chips are not at stake)
+    card_luck = _script("card_luck")
+    assert card_luck.at_stake({0: 10, 1: 50, 2: 30}, [0, 1, 2]) == [10, 30, 30]
+    assert card_luck.at_stake({0: 10, 1: 50, 2: 30, 3: 99}, [1, 2]) == [30, 30]
+    assert card_luck.at_stake({0: 75, 1: 75}, [0, 1]) == [75, 75]
+
+
 def test_card_luck_terms_have_mean_zero_and_add_up_to_zero_over_the_seats(tmp_path):
     # scripts/card_luck.py (issue 36: how far a chance-event correction goes): at a first
     # community card with two more to come, the term (equity after the card minus its
@@ -1111,6 +1121,8 @@ def test_card_luck_terms_have_mean_zero_and_add_up_to_zero_over_the_seats(tmp_pa
     sums = table.groupby("match")[["won", *card_luck.FEATURES]].sum()
     assert np.allclose(sums["won"], 1) and np.allclose(sums[list(card_luck.FEATURES)], 0)
     assert (table["board_pot"].abs() > 0).any() and (table["draw"].abs() > 0).any()
+    # every chance event also gets its stake-weighted term (scripts/card_luck.py, STAKES)
+    assert (table[list(card_luck.STAKES)].abs() > 0).any().all()
 
     settings = scn.settings_at(scn.points()[0])
     records = list(to_records(events[list(EVENT_COLUMNS)].to_numpy(np.int64)))
