@@ -125,7 +125,10 @@ def _reveal_one(st, out, rng):
     return draw_from_top(g, ddeck, rng, G_DTOP, G_DN)
 
 
-@jit(_nrt=False)
+# One call site (take_card, inlined into the draft): a call passed the state tuples, about
+# 300 arguments pushed each Instant. The draft compiles beside the driver (kernels.firewall),
+# so its inlining costs no wait.
+@jit(_nrt=False, inline="always")
 def _apply_instant(st, cfg, out, rng, p, card):
     g, ps, col, colpos = st[ST_G], st[ST_PS], st[ST_COL], st[ST_COLPOS]
     settings, damount = cfg[CFG_SETTINGS], cfg[CFG_DAMOUNT]

@@ -582,7 +582,10 @@ def card_value(st, cfg, p, card):
     return v
 
 
-@jit(_nrt=False)
+# The draft's choices are inlined where the draft calls them (and in the scripted
+# seats' recorders): each call passed the state tuples, about 250 arguments. The draft
+# compiles beside the driver, so this costs no wait (issue 37).
+@jit(_nrt=False, inline="always")
 def _agent_pick(st, cfg, p, rng, reveal, n_reveal, taken):
     """Index into ``reveal`` of the card ``p`` drafts (mandatory)."""
     rng = seat_rng(st, cfg, p, rng)
@@ -666,7 +669,7 @@ def _own_category(st, p):
     return ps[p, P_LAST_CAT]
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def _agent_promote_target(st, cfg, p, rng):
     """insider_tip: a category not at the top."""
     rng = seat_rng(st, cfg, p, rng)
@@ -678,7 +681,7 @@ def _agent_promote_target(st, cfg, p, rng):
     return col[1 + below(rng, N_CATEGORIES - 1)]
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def _agent_demote_target(st, cfg, p, rng):
     """short_sell: a category not at the bottom."""
     rng = seat_rng(st, cfg, p, rng)
@@ -707,7 +710,7 @@ def _agent_swap(st, cfg, p, rng):
     return i, j
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, inline="always")
 def _agent_elevator_category(st, cfg, p, rng):
     """The category an Elevator names: most often held times what a step up is worth."""
     rng = seat_rng(st, cfg, p, rng)
